@@ -1,0 +1,58 @@
+# shellcheck shell=bash
+# Helpers shared by the benchmark scripts (sourced, not run). Bash.
+
+# Print a message on stderr and exit 1.
+die() {
+    echo "$(basename "$0"): $*" >&2
+    exit 1
+}
+
+# Print a note on stderr.
+note() {
+    echo "$(basename "$0"): $*" >&2
+}
+
+# Path of a program built from tests/programs (tp_NAME) under the build dir, or die.
+find_program() {
+    local build=$1 name=$2 d
+    for d in "$build/tests" "$build/tests/programs" "$build"; do
+        if [[ -x $d/$name ]]; then
+            echo "$d/$name"
+            return 0
+        fi
+    done
+    die "$name not found under $build (build it: cmake --build $build --target $name)"
+}
+
+# Median of the numbers on stdin (one per line; blank lines ignored); prints "-" if none.
+median() {
+    sort -g | awk 'NF { v[n++] = $1 }
+        END {
+            if (n == 0) { print "-"; exit }
+            if (n % 2) printf "%.10g\n", v[(n - 1) / 2]
+            else printf "%.10g\n", (v[n / 2 - 1] + v[n / 2]) / 2
+        }'
+}
+
+# The number after KEY in LINE (KEY is an extended regex, e.g. 'sample cost'); "-" if absent.
+# The first match counts. Accepts integers and decimals; a % or unit after the number is
+# ignored.
+field_after() {
+    local line=$1 key=$2 v
+    v=$(grep -oE "${key}[: =]*[0-9]+(\.[0-9]+)?" <<<"$line" | head -n 1 |
+        grep -oE '[0-9]+(\.[0-9]+)?$' || true)
+    echo "${v:--}"
+}
+
+# The collector/front-end status lines of a batch-mode output file: the lines that carry the
+# "sample cost" figure (the second line of each frame). One per frame, oldest first.
+status_lines() {
+    grep -E 'sample cost' "$1" || true
+}
+
+# A one-line description of the machine, for the results header.
+machine_info() {
+    local cpu
+    cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+    echo "machine: ${cpu:-unknown cpu}, $(nproc) cpus, kernel $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
+}

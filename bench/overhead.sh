@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Target slowdown under rocsys-top, compared with perf record --call-graph dwarf.
+#
+# usage: bench/overhead.sh BUILD_DIR [RUNS]
+#
+# Runs tp_bench_work (a fixed amount of CPU-bound work in 2 threads) RUNS times (default 5) in
+# each of three variants, alternating the variants within each round (and rotating which one
+# goes first) so that slow drifts of the machine (thermal, frequency, other load) hit all of
+# them alike:
+#   bare        tp_bench_work ITER
+#   rocsys-top  BUILD_DIR/rocsys-top -b -d 10 -- tp_bench_work ITER > frames.txt   (1000 Hz)
+#   perf-dwarf  perf record --call-graph dwarf -F 1000 -o DIR/perf.data -- tp_bench_work ITER
+# and prints the medians and the ratios against bare, then the collector's sample cost and
+# drops from rocsys-top's last frame. See docs/performance.md.
+#
+# Environment: BENCH_ITER (work units per thread; default: tp_bench_work's own, ~3 s here),
+# BENCH_KEEP=1 keeps the work directory (frames, logs, per-run timings).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=common.sh
+source "$here/common.sh"
+
+if [[ $# -lt 1 || $# -gt 2 || $1 == -h || $1 == --help ]]; then
+    echo "usage: $0 BUILD_DIR [RUNS]   (RUNS default 5)" >&2
+    exit 2
+fi
+build=$(cd "$1" 2>/dev/null && pwd) || die "no such build directory: $1"
+runs=${2:-5}
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$runs'"
+
+work=$(find_program "$build" tp_bench_work)
+timeit=$(find_program "$build" tp_timeit)
+iter=${BENCH_ITER:-}
+iter_args=()
+if [[ -n $iter ]]; then
+    [[ $iter =~ ^[1-9][0-9]*$ ]] || die "BENCH_ITER must be a positive integer, not '$iter'"
+    iter_args=("$iter")
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-bench.XXXXXX")
+if [[ ${BENCH_KEEP:-0} == 1 ]]; then
+    note "keeping work directory $tmp"
+else
+    trap 'rm -rf "$tmp"' EXIT
+fi
+
+# Which variants can run here.
+variants=(bare)
+rocsys_top=$build/rocsys-top
+if [[ -x $rocsys_top ]]; then
+    variants+=(rocsys-top)
+else
+    note "$rocsys_top not found: skipping the rocsys-top variant"
+fi
+if ! command -v perf >/dev/null 2>&1; then
+    note "perf is not installed: skipping the perf-dwarf variant"
+elif ! perf record -q -o "$tmp/probe.data" -- true >"$tmp/probe.log" 2>&1; then
+    note "perf record does not work here (see below): skipping the perf-dwarf variant"
+    sed 's/^/    /' "$tmp/probe.log" >&2
+else
+    variants+=(perf-dwarf)
+fi
+rm -f "$tmp/probe.data" "$tmp/probe.log"
+
+# Run one variant once (round $2); leaves $tmp/$1.$2.time (wall user sys of the whole command)
+# and $tmp/$1.$2.report (the target's own wall user sys). Returns the command's status.
+run_variant() {
+    local v=$1 r=$2 rc=0
+    local base=$tmp/$v.$r
+    rm -f "$base.report"
+    case $v in
+    bare)
+        TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
+            "$work" "${iter_args[@]}" >"$base.log" 2>&1 || rc=$?
+        ;;
+    rocsys-top)
+        TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
+            "$rocsys_top" -b -d 10 -- "$work" "${iter_args[@]}" \
+            >"$tmp/frames.$r.txt" 2>"$base.log" || rc=$?
+        ;;
+    perf-dwarf)
+        TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
+            perf record -q --call-graph dwarf -F 1000 -o "$tmp/perf.data" -- \
+            "$work" "${iter_args[@]}" >"$base.log" 2>&1 || rc=$?
+        rm -f "$tmp/perf.data" "$tmp/perf.data.old"
+        ;;
+    esac
+    return "$rc"
+}
+
+echo "rocsys-top overhead benchmark: tp_bench_work ${iter:-(default iterations)}, $runs rounds"
+machine_info
+echo "variants: ${variants[*]}"
+echo
+
+declare -A failed=()
+nv=${#variants[@]}
+for ((r = 1; r <= runs; r++)); do
+    line="round $r/$runs:"
+    for ((k = 0; k < nv; k++)); do
+        v=${variants[$(((k + r - 1) % nv))]} # rotate which variant goes first
+        if run_variant "$v" "$r" && [[ -s $tmp/$v.$r.report ]]; then
+            read -r run_wall _ _ <"$tmp/$v.$r.time"
+            line+=" $v $(printf '%.2f' "$run_wall")s"
+        else
+            line+=" $v FAILED"
+            failed[$v]=1
+            rm -f "$tmp/$v.$r.time" "$tmp/$v.$r.report" # failed runs do not count
+            note "$v failed in round $r; its output:"
+            tail -n 5 "$tmp/$v.$r.log" | sed 's/^/    /' >&2
+        fi
+    done
+    echo "$line"
+done
+echo
+
+# Column $2 (1 wall, 2 user, 3 sys, 0 user+sys) of the per-run files $tmp/$1.*.$3, median.
+med() {
+    local v=$1 col=$2 kind=$3 f
+    for f in "$tmp/$v".*."$kind"; do
+        [[ -s $f ]] || continue
+        awk -v c="$col" '{ print (c == 0 ? $2 + $3 : $c) }' "$f"
+    done | median
+}
+
+# Median of the successful runs of each variant.
+declare -A wall=() cpu=() twall=() total=()
+for v in "${variants[@]}"; do
+    if [[ -n ${failed[$v]:-} ]]; then
+        note "$v had failed runs: its medians use the successful ones only"
+    fi
+    wall[$v]=$(med "$v" 1 time)
+    cpu[$v]=$(med "$v" 0 report)
+    twall[$v]=$(med "$v" 1 report)
+    total[$v]=$(med "$v" 0 time)
+done
+
+# A median as printed in the table: 3 decimals, or "-".
+fmt() {
+    awk -v a="$1" 'BEGIN { if (a == "-" || a == "") print "-"; else printf "%.3f", a }'
+}
+
+# a / b with 3 decimals, or "-".
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || a == "" || b == "" || b == 0)
+                                          print "-"; else printf "%.3f", a / b }'
+}
+
+echo "medians over $runs rounds; ratios against bare"
+echo "  wall_s:        the whole command (profiler start-up and shut-down included)"
+echo "  cpu_s:         the target's own CPU (user+sys, all threads, getrusage in the target)"
+echo "  target_wall_s: the target's own wall time (start of its main to its exit)"
+echo "  total_cpu_s:   user+sys of the command and its children (target + profiler)"
+row='%-12s %11s %10s %10s %9s %13s %12s %12s %11s\n'
+# shellcheck disable=SC2059 # the format is the variable
+printf "$row" variant 'wall_s(med)' 'cpu_s(med)' wall_ratio cpu_ratio target_wall_s \
+    target_ratio total_cpu_s total_ratio
+for v in "${variants[@]}"; do
+    # shellcheck disable=SC2059
+    printf "$row" "$v" "$(fmt "${wall[$v]}")" "$(fmt "${cpu[$v]}")" \
+        "$(ratio "${wall[$v]}" "${wall[bare]}")" "$(ratio "${cpu[$v]}" "${cpu[bare]}")" \
+        "$(fmt "${twall[$v]}")" "$(ratio "${twall[$v]}" "${twall[bare]}")" \
+        "$(fmt "${total[$v]}")" "$(ratio "${total[$v]}" "${total[bare]}")"
+done
+
+# The collector's figures from rocsys-top's last frame of the last successful round.
+if [[ " ${variants[*]} " == *" rocsys-top "* ]]; then
+    echo
+    last=""
+    for ((r = runs; r >= 1; r--)); do
+        if [[ -s $tmp/frames.$r.txt ]]; then
+            last=$(status_lines "$tmp/frames.$r.txt" | tail -n 1)
+            [[ -n $last ]] && break
+        fi
+    done
+    if [[ -z $last ]]; then
+        note "no 'sample cost' line in rocsys-top's batch output: collector figures unavailable"
+    else
+        echo "rocsys-top last frame (round $r): samples $(field_after "$last" 'samples')," \
+            "dropped $(field_after "$last" 'dropped')," \
+            "sample cost $(field_after "$last" 'sample cost') ns," \
+            "front end $(field_after "$last" 'front end')% cpu"
+        echo "  status line: $last"
+    fi
+fi

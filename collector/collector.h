@@ -1,0 +1,71 @@
+/* Private header of the injected collector (librocsys-collector.so).
+ * Everything here runs inside someone else's process: functions marked "AS-safe" may be called
+ * from the sampling signal handler: no allocation, no locks of ours, no stdio, no exit. */
+#ifndef ROCSYS_COLLECTOR_COLLECTOR_H
+#define ROCSYS_COLLECTOR_COLLECTOR_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "transport.h"
+
+#define COLLECTOR_EXPORT __attribute__((visibility("default")))
+
+/* Per-thread state, in static TLS (initial-exec) so the signal handler can reach it safely. */
+struct collector_thread {
+    struct transport_ring ring; /* ring.ctl == NULL: this thread has no ring */
+    timer_t timer;
+    int has_timer;
+    volatile sig_atomic_t active; /* sampling enabled for this thread */
+    volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
+    uint32_t tid;
+};
+
+/* Process-wide state, set once at start (and after fork). */
+struct collector_global {
+    volatile sig_atomic_t enabled; /* 0: dormant (no session, disabled, or shutting down) */
+    struct transport transport;
+    uint32_t pid;
+    uint32_t instance;
+    int wall;            /* 1: wall-clock timers, 0: thread CPU-time timers */
+    int follow;          /* profile children */
+    int signo;           /* the sampling signal */
+    uint64_t period_ns;  /* 1e9 / frequency */
+    int log_fd;          /* debug log, -1 if none */
+    char exe[ROCSYS_MAX_PATH];
+    _Atomic uint64_t module_generation; /* last module-map generation reported */
+};
+
+extern struct collector_global collector_g;
+extern __thread struct collector_thread collector_tls __attribute__((tls_model("initial-exec")));
+
+/* collector.c */
+uint64_t collector_now_ns(void);                       /* AS-safe, CLOCK_MONOTONIC */
+uint32_t collector_gettid(void);                       /* AS-safe */
+void collector_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Write a record into the calling thread's ring from normal (non-handler) context. */
+int collector_write_normal(const void *rec);
+/* Send PROC_START for this process image: pid, parent, exe and argv (normal context). */
+void collector_announce_process(uint32_t flags);
+
+/* threads.c */
+/* Set up the calling thread: ring, (PROC_START and module map for the first thread of a
+ * process image), THREAD_START record, sampling timer. */
+void collector_thread_begin(int first_in_process, uint32_t proc_flags);
+/* Tear down the calling thread: timer, THREAD_EXIT record, ring release. */
+void collector_thread_end(void);
+int collector_threads_init(void);
+
+/* sampler.c */
+int collector_sampler_install(void);
+/* Create and arm the calling thread's timer (ts->tid must be set). Returns 0 or -errno. */
+int collector_sampler_start_thread(struct collector_thread *ts);
+void collector_sampler_stop_thread(struct collector_thread *ts);
+
+/* modules.c */
+/* Report the module map into ts's ring if it changed since the last report (AS-safe). */
+void collector_modules_check(struct collector_thread *ts, int force);
+
+#endif

@@ -1,0 +1,160 @@
+/* rocsys-top collector <-> front-end protocol: the one versioned header both sides share.
+ *
+ * Transport: one shared-memory file per session (path in ROCSYS_SHM). It starts with a
+ * struct rocsys_shm_header, followed by ring_count struct rocsys_ring_ctl, followed by
+ * ring_count data areas of ring_bytes each. Every thread of every profiled process owns one
+ * ring while it lives (single producer); the front end is the single consumer of all rings.
+ *
+ * A ring carries records: a struct rocsys_rec_header followed by a payload; every record's
+ * size is a multiple of 8. A record never wraps: when it does not fit before the end of the
+ * data area, the producer writes a ROCSYS_REC_PAD covering the rest and starts again at 0.
+ *
+ * Record type numbers are allocated in ranges; retired numbers stay listed, marked unused.
+ *   0x0001-0x000f  process lifecycle      0x0010-0x001f  threads
+ *   0x0020-0x002f  modules                0x0030-0x003f  CPU samples
+ *   0x0040-0x005f  HIP API (reserved)     0x0060-0x007f  HSA dispatches (reserved)
+ *   0x0080-0x009f  user regions (reserved)
+ * A reader skips record types it does not know (their size is always valid).
+ */
+#ifndef ROCSYS_COLLECTOR_PROTOCOL_H
+#define ROCSYS_COLLECTOR_PROTOCOL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define ROCSYS_PROTOCOL_VERSION 1
+#define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
+
+/* Environment variables the front end sets for the collector. */
+#define ROCSYS_ENV_SHM      "ROCSYS_SHM"      /* path of the session's shared-memory file */
+#define ROCSYS_ENV_PROTOCOL "ROCSYS_PROTOCOL" /* must equal ROCSYS_PROTOCOL_VERSION */
+#define ROCSYS_ENV_FREQ     "ROCSYS_FREQ"     /* samples per second per thread, 1..10000 */
+#define ROCSYS_ENV_MODE     "ROCSYS_MODE"     /* "cpu" or "wall" */
+#define ROCSYS_ENV_FOLLOW   "ROCSYS_FOLLOW"   /* "1": profile child processes too */
+#define ROCSYS_ENV_ROOT_PID "ROCSYS_ROOT_PID" /* pid of the launched target */
+#define ROCSYS_ENV_LOG      "ROCSYS_COLLECTOR_LOG" /* optional debug log file of the collector */
+
+#define ROCSYS_MAX_FRAMES   128 /* deepest stack a sample carries */
+#define ROCSYS_MAX_PATH     4096
+#define ROCSYS_MAX_BUILD_ID 32
+#define ROCSYS_THREAD_NAME  16 /* as the kernel's comm, NUL included */
+
+enum rocsys_ring_state {
+    ROCSYS_RING_FREE = 0,     /* no owner; a producer may claim it with CAS */
+    ROCSYS_RING_OWNED = 1,    /* a live thread writes to it */
+    ROCSYS_RING_RELEASED = 2, /* the owner is done; the consumer drains it, then frees it */
+};
+
+struct rocsys_shm_header {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t ring_count;
+    uint32_t ring_bytes;   /* size of each data area, a power of two */
+    uint64_t rings_offset; /* byte offset of the rocsys_ring_ctl array */
+    uint64_t data_offset;  /* byte offset of ring 0's data area */
+    _Atomic uint32_t next_instance;    /* collector instances (process images) handed out */
+    _Atomic uint32_t collectors_alive; /* instances started minus instances that said goodbye */
+    _Atomic uint64_t dropped_no_ring;  /* samples lost because every ring was taken */
+    _Atomic uint64_t threads_no_ring;  /* threads that found no free ring */
+    uint64_t reserved[8];
+};
+
+/* Control block of one ring: producer and consumer cursors on separate cache lines. */
+struct rocsys_ring_ctl {
+    _Atomic uint32_t state; /* enum rocsys_ring_state */
+    uint32_t pid;
+    uint32_t tid;
+    uint32_t instance;                  /* collector instance that owns the ring */
+    _Atomic uint64_t dropped_samples;   /* samples that did not fit */
+    _Atomic uint64_t dropped_records;   /* other records that did not fit */
+    _Atomic uint64_t written_samples;   /* samples delivered */
+    _Atomic uint64_t sample_cost_ns;    /* time spent in the sampling handler, summed */
+    uint8_t pad0[64 - 48];
+    _Atomic uint64_t head; /* bytes ever written (producer); offset = head % ring_bytes */
+    uint8_t pad1[56];
+    _Atomic uint64_t tail; /* bytes ever consumed (consumer) */
+    uint8_t pad2[56];
+};
+
+struct rocsys_rec_header {
+    uint16_t type;  /* enum rocsys_rec_type */
+    uint16_t flags; /* per type */
+    uint32_t size;  /* bytes including this header, a multiple of 8 */
+};
+
+enum rocsys_rec_type {
+    ROCSYS_REC_PAD = 0x0000,          /* filler up to the end of the data area */
+    ROCSYS_REC_PROC_START = 0x0001,   /* struct rocsys_rec_proc_start */
+    ROCSYS_REC_PROC_EXIT = 0x0002,    /* struct rocsys_rec_proc_exit */
+    ROCSYS_REC_THREAD_START = 0x0010, /* struct rocsys_rec_thread */
+    ROCSYS_REC_THREAD_NAME = 0x0011,  /* struct rocsys_rec_thread */
+    ROCSYS_REC_THREAD_EXIT = 0x0012,  /* struct rocsys_rec_thread */
+    ROCSYS_REC_MODULE = 0x0020,       /* struct rocsys_rec_module */
+    ROCSYS_REC_SAMPLE = 0x0030,       /* struct rocsys_rec_sample */
+};
+
+/* PROC_START: a collector instance began in a process image (after exec or fork). */
+struct rocsys_rec_proc_start {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t ppid;
+    uint32_t instance;
+    uint32_t flags;      /* ROCSYS_PROC_* */
+    uint64_t time_ns;    /* CLOCK_MONOTONIC */
+    uint32_t exe_len;    /* bytes of exe path following, no NUL */
+    uint32_t cmdline_len; /* bytes of NUL-separated argv following the path */
+    /* char exe[exe_len]; char cmdline[cmdline_len]; padding to 8 */
+};
+#define ROCSYS_PROC_FORKED 1u /* started by fork() of a profiled process, not by exec */
+
+/* PROC_EXIT: the process image is going away (exit() or exec()). */
+struct rocsys_rec_proc_exit {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t instance;
+    uint64_t time_ns;
+};
+
+/* THREAD_START / THREAD_NAME / THREAD_EXIT. */
+struct rocsys_rec_thread {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t tid;
+    uint64_t time_ns;
+    char name[ROCSYS_THREAD_NAME];
+};
+
+/* MODULE: one loaded ELF object. Addresses are absolute in the process. */
+struct rocsys_rec_module {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t generation; /* module-map generation this belongs to */
+    uint64_t load_bias;  /* dlpi_addr: file vaddr + load_bias = address */
+    uint64_t start;      /* lowest PT_LOAD address */
+    uint64_t end;        /* one past the highest PT_LOAD address */
+    uint8_t build_id_len;
+    uint8_t build_id[ROCSYS_MAX_BUILD_ID];
+    uint8_t pad[3];
+    uint32_t path_len; /* bytes of path following, no NUL */
+    /* char path[path_len]; padding to 8 */
+};
+
+/* SAMPLE: one call stack of the ring's owner thread. frames[0] is the interrupted pc, the
+ * rest are return addresses (callers), innermost first. */
+struct rocsys_rec_sample {
+    struct rocsys_rec_header h; /* flags: ROCSYS_SAMPLE_* */
+    uint32_t nframes;
+    uint32_t cost_ns; /* time the handler spent on this sample */
+    uint64_t time_ns; /* CLOCK_MONOTONIC */
+    uint64_t frames[];
+};
+#define ROCSYS_SAMPLE_WALL      1u /* taken on the wall-clock timer */
+#define ROCSYS_SAMPLE_TRUNCATED 2u /* the stack was deeper than ROCSYS_MAX_FRAMES */
+
+/* Round a record size up to the 8-byte record alignment. */
+static inline uint32_t rocsys_rec_align(uint32_t n)
+{
+    return (n + 7u) & ~7u;
+}
+
+#endif

@@ -1,0 +1,277 @@
+/* rocsys-demo: the quick-start target of the README (see examples/README.md).
+ *
+ * N compute threads ("solver-0", "solver-1", ...) each loop over rounds of ~10 ms; a round is
+ * demo_step() -> demo_solve() (50% of the thread's CPU, all self time), demo_transform() ->
+ * demo_butterfly() (30%, self time in demo_butterfly) and demo_reduce() (20%). One more thread,
+ * "sleeper", waits in nanosleep (100 ms at a time) so that wall-clock sampling has something to
+ * show that CPU sampling does not. The main thread only starts and joins the others.
+ *
+ * The split is made of one spin kernel (inlined into each function) run for iteration counts
+ * calibrated per function at startup, so that every sample of a round lands in one of the three
+ * leaf functions and none in libc: the hot loops never call into the C library. */
+#define _GNU_SOURCE /* pthread_setname_np */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ROUND_NS         10000000.0 /* target length of one round */
+#define SOLVE_SHARE      0.50
+#define BUTTERFLY_SHARE  0.30
+#define REDUCE_SHARE     0.20
+#define CALIBRATE_ITERS  2000000L
+#define CALIBRATE_TRIES  3
+#define MAX_THREADS      256
+#define SLEEPER_PERIOD_NS 100000000L
+
+/* Iteration counts of one round, per leaf function. */
+struct demo_plan {
+    long solve_iters;
+    long butterfly_iters;
+    long reduce_iters;
+};
+
+struct solver_arg {
+    int index;
+    const struct demo_plan *plan;
+    uint64_t deadline_ns; /* 0: run until killed */
+    unsigned long rounds; /* written by the thread, read after join */
+};
+
+/* The frames the demo documents; non-static and noinline so they show up in call stacks. */
+uint64_t demo_solve(long iters, uint64_t seed);
+uint64_t demo_butterfly(long iters, uint64_t seed);
+uint64_t demo_transform(long iters, uint64_t seed);
+uint64_t demo_reduce(long iters, uint64_t seed);
+uint64_t demo_step(const struct demo_plan *plan, uint64_t seed);
+
+static volatile int sleeper_stop;
+
+/* The spin kernel: a chain of dependent multiply-adds through a volatile accumulator, so that
+ * each iteration costs the same fixed latency wherever it is inlined. */
+static inline __attribute__((always_inline)) uint64_t spin_kernel(long iters, uint64_t seed)
+{
+    volatile uint64_t acc = seed;
+    for (long i = 0; i < iters; i++)
+        acc = acc * 6364136223846793005ULL + 1442695040888963407ULL;
+    return acc;
+}
+
+/* 50% of a round, all self time. */
+__attribute__((noinline)) uint64_t demo_solve(long iters, uint64_t seed)
+{
+    return spin_kernel(iters, seed);
+}
+
+/* 30% of a round, all self time (called through demo_transform). */
+__attribute__((noinline)) uint64_t demo_butterfly(long iters, uint64_t seed)
+{
+    return spin_kernel(iters, seed ^ 0x5555);
+}
+
+/* No self time of its own: only passes the work on to demo_butterfly. */
+__attribute__((noinline)) uint64_t demo_transform(long iters, uint64_t seed)
+{
+    uint64_t r = demo_butterfly(iters, seed);
+    return r + 1; /* work after the call: no tail call, demo_transform stays a frame */
+}
+
+/* 20% of a round, all self time. */
+__attribute__((noinline)) uint64_t demo_reduce(long iters, uint64_t seed)
+{
+    return spin_kernel(iters, seed ^ 0xaaaa);
+}
+
+/* One round of a solver thread: ~100% of the thread's CPU time inclusive. */
+__attribute__((noinline)) uint64_t demo_step(const struct demo_plan *plan, uint64_t seed)
+{
+    uint64_t acc = demo_solve(plan->solve_iters, seed);
+    acc = demo_transform(plan->butterfly_iters, acc);
+    acc = demo_reduce(plan->reduce_iters, acc);
+    return acc + 1; /* work after the last call: no tail call */
+}
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds per kernel iteration of one leaf function: best of a few timed runs. */
+static double calibrate_one(uint64_t (*leaf)(long, uint64_t))
+{
+    double best = 0;
+    for (int t = 0; t < CALIBRATE_TRIES; t++) {
+        uint64_t start = now_ns();
+        leaf(CALIBRATE_ITERS, (uint64_t)t);
+        double ns = (double)(now_ns() - start) / (double)CALIBRATE_ITERS;
+        if (t == 0 || ns < best)
+            best = ns;
+    }
+    return best > 0 ? best : 1e-3;
+}
+
+/* Iteration count of a leaf that makes it take share * ROUND_NS. */
+static long iters_for(double share, double ns_per_iter)
+{
+    double iters = share * ROUND_NS / ns_per_iter;
+    return iters < 1 ? 1 : (long)iters;
+}
+
+/* Calibrate each leaf separately (code placement can make identical loops run at slightly
+ * different speeds) and derive the per-round iteration counts. */
+static void plan_calibrate(struct demo_plan *plan)
+{
+    plan->solve_iters = iters_for(SOLVE_SHARE, calibrate_one(demo_solve));
+    plan->butterfly_iters = iters_for(BUTTERFLY_SHARE, calibrate_one(demo_butterfly));
+    plan->reduce_iters = iters_for(REDUCE_SHARE, calibrate_one(demo_reduce));
+}
+
+/* Compute thread: rounds of demo_step until the deadline (checked once per round). */
+static void *solver_main(void *p)
+{
+    struct solver_arg *a = p;
+    char name[16];
+    snprintf(name, sizeof name, "solver-%d", a->index);
+    pthread_setname_np(pthread_self(), name);
+
+    uint64_t seed = (uint64_t)a->index + 1;
+    unsigned long rounds = 0;
+    for (;;) {
+        seed = demo_step(a->plan, seed);
+        rounds++;
+        if (a->deadline_ns && now_ns() >= a->deadline_ns)
+            break;
+    }
+    a->rounds = rounds;
+    return NULL;
+}
+
+/* Sleeping thread: nanosleep 100 ms at a time until the deadline or until main says stop. */
+static void *sleeper_main(void *p)
+{
+    uint64_t deadline = *(const uint64_t *)p;
+    pthread_setname_np(pthread_self(), "sleeper");
+    while (!__atomic_load_n(&sleeper_stop, __ATOMIC_RELAXED)) {
+        if (deadline && now_ns() >= deadline)
+            break;
+        struct timespec ts = {0, SLEEPER_PERIOD_NS};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* Print the usage text to f. */
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rocsys-demo [--seconds N] [--threads N] [--no-sleeper] [--help]\n"
+            "  --seconds N   run for N seconds (default 30; 0 = until killed)\n"
+            "  --threads N   number of compute threads solver-0.. (default 2, at most %d)\n"
+            "  --no-sleeper  do not start the sleeping thread\n"
+            "CPU split in each solver thread: demo_solve 50%%, demo_butterfly 30%% (via\n"
+            "demo_transform), demo_reduce 20%%, all under demo_step.\n",
+            MAX_THREADS);
+}
+
+/* Parse a non-negative decimal int no larger than max; -1 if it is not one. */
+static int parse_count(const char *s, int max)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > max)
+        return -1;
+    return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+    int seconds = 30, nthreads = 2, sleeper = 1;
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(arg, "--no-sleeper")) {
+            sleeper = 0;
+        } else if (!strcmp(arg, "--seconds") || !strcmp(arg, "--threads")) {
+            int is_seconds = arg[2] == 's';
+            if (i + 1 >= argc) {
+                fprintf(stderr, "rocsys-demo: %s needs a value (try --help)\n", arg);
+                return 2;
+            }
+            int v = parse_count(argv[++i], is_seconds ? INT_MAX : MAX_THREADS);
+            if (v < 0) {
+                fprintf(stderr, "rocsys-demo: bad value for %s: '%s' (try --help)\n", arg,
+                        argv[i]);
+                return 2;
+            }
+            if (is_seconds)
+                seconds = v;
+            else
+                nthreads = v;
+        } else {
+            fprintf(stderr, "rocsys-demo: unknown option '%s' (try --help)\n", arg);
+            return 2;
+        }
+    }
+
+    struct demo_plan plan;
+    plan_calibrate(&plan);
+
+    printf("rocsys-demo: %d solver thread%s for ", nthreads, nthreads == 1 ? "" : "s");
+    if (seconds)
+        printf("%d s, pid %d\n", seconds, (int)getpid());
+    else
+        printf("until killed, pid %d\n", (int)getpid());
+    fflush(stdout);
+
+    uint64_t deadline = seconds ? now_ns() + (uint64_t)seconds * 1000000000ULL : 0;
+
+    pthread_t sleeper_thread;
+    int have_sleeper = 0;
+    if (sleeper) {
+        int err = pthread_create(&sleeper_thread, NULL, sleeper_main, &deadline);
+        if (err) {
+            fprintf(stderr, "rocsys-demo: cannot start sleeper thread: %s\n", strerror(err));
+            return 1;
+        }
+        have_sleeper = 1;
+    }
+
+    static pthread_t threads[MAX_THREADS];
+    static struct solver_arg args[MAX_THREADS];
+    int started = 0;
+    for (int i = 0; i < nthreads; i++) {
+        args[i] = (struct solver_arg){.index = i, .plan = &plan, .deadline_ns = deadline};
+        int err = pthread_create(&threads[i], NULL, solver_main, &args[i]);
+        if (err) {
+            fprintf(stderr, "rocsys-demo: cannot start solver thread: %s\n", strerror(err));
+            break;
+        }
+        started++;
+    }
+
+    unsigned long rounds = 0;
+    for (int i = 0; i < started; i++) {
+        pthread_join(threads[i], NULL);
+        rounds += args[i].rounds;
+    }
+    /* With no solver threads the sleeper alone runs to the deadline. */
+    if (started > 0)
+        __atomic_store_n(&sleeper_stop, 1, __ATOMIC_RELAXED);
+    if (have_sleeper)
+        pthread_join(sleeper_thread, NULL);
+
+    printf("rocsys-demo: done, %lu rounds\n", rounds);
+    return started == nthreads ? 0 : 1;
+}

@@ -1,0 +1,63 @@
+/* Launcher and session: options, starting the target with the collector injected, and the
+ * front end's main loop (drain rings, read the target's output, refresh the views). */
+#ifndef ROCSYS_INJECT_INJECT_H
+#define ROCSYS_INJECT_INJECT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct inject_options {
+    int freq_hz;        /* samples per second per thread */
+    int wall;           /* --sample wall */
+    int delay_tenths;   /* -d: refresh delay */
+    int iterations;     /* -n: refreshes before exiting, 0 = unlimited */
+    int batch;          /* -b: text frames, no curses */
+    int window_s;       /* sliding-window length */
+    int follow;         /* profile children (default on; --no-follow) */
+    int use_stdin;      /* --stdin: the target reads our stdin */
+    int color;          /* --no-color turns it off */
+    int max_rows;       /* --rows: rows per view in batch frames, 0 = all */
+    const char *output_log; /* --output-log FILE */
+    int help, version;
+    char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
+    int target_argc;
+};
+
+/* Parse the command line. Returns 0, or -1 with a one-line message in err. */
+int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err,
+                         size_t errlen);
+/* Print --help (generated from the option table). */
+void inject_options_help(FILE *out);
+
+/* Result of checking the program before starting it. */
+struct inject_program {
+    char path[4096];  /* resolved executable */
+    int exit_code;    /* 0 if it can be started; 126/127 or 1 otherwise */
+    char error[512];  /* one-line explanation when exit_code != 0 */
+    int is_static;    /* no dynamic loader: nothing can be injected */
+};
+/* Resolve name like execvp and check that the collector can be injected into it. */
+void inject_check_program(const char *name, struct inject_program *out);
+/* Inspect an ELF file: 1 = dynamically linked, 0 = static, -1 = not ELF. */
+int inject_elf_is_dynamic(const char *path);
+
+/* Find librocsys-collector.so next to the executable (build tree or install prefix). */
+int inject_find_collector(char *buf, size_t cap);
+
+/* A started target. */
+struct inject_target {
+    pid_t pid;
+    int out_fd, err_fd; /* read ends of its stdout and stderr pipes */
+    int own_group;      /* it leads its own process group */
+};
+/* Fork and exec the target with the collector injected. env_extra: "NAME=value" strings to
+ * set. Returns 0, or an exit code (126/127) with a message in err when exec failed. */
+int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
+                 const char *collector, char *const *env_extra, struct inject_target *t,
+                 char *err, size_t errlen);
+
+/* Run a whole session; returns rocsys-top's exit status. */
+int inject_session_run(const struct inject_options *o);
+
+#endif

@@ -1,0 +1,276 @@
+/* Starting the target: resolve the program like execvp, refuse what cannot be profiled (static
+ * binaries, setuid programs) with an explanation, find the collector, fork and exec with
+ * LD_PRELOAD / HSA_TOOLS_LIB set and stdout/stderr captured. */
+#define _GNU_SOURCE
+#include "inject.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define COLLECTOR_NAME "librocsys-collector.so"
+
+int inject_elf_is_dynamic(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int rc = -1;
+    Elf64_Ehdr eh;
+
+    if (fd < 0)
+        return -1;
+    if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr))
+        goto out;
+    rc = 0;
+    for (int i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph))) !=
+            (ssize_t)sizeof(ph))
+            break;
+        if (ph.p_type == PT_INTERP) {
+            rc = 1;
+            break;
+        }
+    }
+out:
+    close(fd);
+    return rc;
+}
+
+/* Resolve name through PATH (when it has no '/'); returns 0 or errno of the best failure. */
+static int resolve(const char *name, char *out, size_t cap)
+{
+    const char *path = getenv("PATH");
+    int best = ENOENT;
+
+    if (strchr(name, '/')) {
+        snprintf(out, cap, "%s", name);
+        return access(out, F_OK) == 0 ? 0 : errno;
+    }
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        struct stat st;
+        snprintf(out, cap, "%.*s/%s", (int)len, len ? path : ".", name);
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (access(out, X_OK) == 0)
+                return 0;
+            best = EACCES;
+        }
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    return best;
+}
+
+/* The interpreter of a "#!" script, or "" if path is not a script. */
+static void script_interpreter(const char *path, char *out, size_t cap)
+{
+    char buf[512];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n;
+
+    out[0] = '\0';
+    if (fd < 0)
+        return;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n < 3 || buf[0] != '#' || buf[1] != '!')
+        return;
+    buf[n] = '\0';
+    char *p = buf + 2;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    size_t len = strcspn(p, " \t\r\n");
+    snprintf(out, cap, "%.*s", (int)len, p);
+}
+
+void inject_check_program(const char *name, struct inject_program *out)
+{
+    struct stat st;
+    int e;
+    char interp[512];
+
+    memset(out, 0, sizeof(*out));
+    e = resolve(name, out->path, sizeof(out->path));
+    if (e == ENOENT || e == ENOTDIR) {
+        out->exit_code = 127;
+        snprintf(out->error, sizeof(out->error), "%s: command not found", name);
+        return;
+    }
+    if (e != 0 || stat(out->path, &st) != 0) {
+        out->exit_code = 126;
+        snprintf(out->error, sizeof(out->error), "%s: %s", name, strerror(e ? e : errno));
+        return;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        out->exit_code = 126;
+        snprintf(out->error, sizeof(out->error), "%s: is a directory", name);
+        return;
+    }
+    if (access(out->path, X_OK) != 0) {
+        out->exit_code = 126;
+        snprintf(out->error, sizeof(out->error), "%s: permission denied (not executable)", name);
+        return;
+    }
+    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+        ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+        out->exit_code = 1;
+        snprintf(out->error, sizeof(out->error),
+                 "%.200s is setuid/setgid: the dynamic loader ignores LD_PRELOAD for it, so it "
+                 "cannot be profiled (run a non-setuid copy)", name);
+        return;
+    }
+    script_interpreter(out->path, interp, sizeof(interp));
+    const char *elf = interp[0] ? interp : out->path;
+    if (inject_elf_is_dynamic(elf) == 0) {
+        out->exit_code = 1;
+        out->is_static = 1;
+        snprintf(out->error, sizeof(out->error),
+                 "%.200s is statically linked: there is no dynamic loader to inject the collector "
+                 "into it; relink it dynamically to profile it", elf);
+    }
+}
+
+int inject_find_collector(char *buf, size_t cap)
+{
+    const char *env = getenv("ROCSYS_COLLECTOR_PATH");
+    char exe[4096];
+    ssize_t n;
+
+    if (env && *env) {
+        snprintf(buf, cap, "%s", env);
+        return access(buf, R_OK) == 0 ? 0 : -ENOENT;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return -ENOENT;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    /* build tree: build/rocsys-top and build/lib/librocsys-collector.so */
+    snprintf(buf, cap, "%s/lib/%s", exe, COLLECTOR_NAME);
+    if (access(buf, R_OK) == 0)
+        return 0;
+    /* installed: PREFIX/bin/rocsys-top and PREFIX/lib/rocsys-top/librocsys-collector.so */
+    snprintf(buf, cap, "%s/%s/%s", exe, ROCSYS_BIN_TO_LIB, COLLECTOR_NAME);
+    if (access(buf, R_OK) == 0)
+        return 0;
+    return -ENOENT;
+}
+
+/* Set NAME to collector prepended (LD_PRELOAD, ':'-separated) or appended (HSA_TOOLS_LIB,
+ * space-separated) to its current value. */
+static void add_to_list(const char *name, const char *collector, int prepend, char sep)
+{
+    const char *cur = getenv(name);
+    char *v;
+
+    if (!cur || !*cur) {
+        setenv(name, collector, 1);
+        return;
+    }
+    if (asprintf(&v, "%s%c%s", prepend ? collector : cur, sep, prepend ? cur : collector) < 0)
+        return;
+    setenv(name, v, 1);
+    free(v);
+}
+
+int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
+                 const char *collector, char *const *env_extra, struct inject_target *t,
+                 char *err, size_t errlen)
+{
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
+    int rc = 0, child_errno = 0;
+    pid_t pid;
+
+    memset(t, 0, sizeof(*t));
+    t->pid = -1;
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
+        pipe2(exec_pipe, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "cannot create pipes: %s", strerror(errno));
+        rc = 1;
+        goto fail;
+    }
+    pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+        rc = 1;
+        goto fail;
+    }
+    if (pid == 0) {
+        /* child: only async-signal-safe work, plus setenv (we are single-threaded) */
+        sigset_t none;
+        char pidbuf[32];
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        if (!o->use_stdin)
+            setpgid(0, 0);
+        if (!o->use_stdin) {
+            int devnull = open("/dev/null", O_RDONLY);
+            if (devnull >= 0) {
+                dup2(devnull, 0);
+                close(devnull);
+            }
+        }
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        add_to_list("LD_PRELOAD", collector, 1, ':');
+        add_to_list("HSA_TOOLS_LIB", collector, 0, ' ');
+        for (char *const *e = env_extra; e && *e; e++)
+            putenv(*e);
+        snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
+        setenv("ROCSYS_ROOT_PID", pidbuf, 1);
+        execv(prog->path, o->target_argv);
+        child_errno = errno;
+        if (write(exec_pipe[1], &child_errno, sizeof(child_errno)) < 0) {
+            /* the parent sees EOF and a 127 exit */
+        }
+        _exit(127);
+    }
+    t->pid = pid;
+    t->own_group = !o->use_stdin;
+    if (t->own_group)
+        setpgid(pid, pid); /* both sides set it: no race with the exec */
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    close(exec_pipe[1]);
+    out_pipe[1] = err_pipe[1] = exec_pipe[1] = -1;
+    ssize_t n;
+    do {
+        n = read(exec_pipe[0], &child_errno, sizeof(child_errno));
+    } while (n < 0 && errno == EINTR);
+    close(exec_pipe[0]);
+    exec_pipe[0] = -1;
+    if (n == (ssize_t)sizeof(child_errno)) {
+        waitpid(pid, NULL, 0);
+        t->pid = -1;
+        snprintf(err, errlen, "%s: %s", o->target_argv[0], strerror(child_errno));
+        rc = (child_errno == ENOENT) ? 127 : 126;
+        goto fail;
+    }
+    t->out_fd = out_pipe[0];
+    t->err_fd = err_pipe[0];
+    return 0;
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (out_pipe[i] >= 0)
+            close(out_pipe[i]);
+        if (err_pipe[i] >= 0)
+            close(err_pipe[i]);
+        if (exec_pipe[i] >= 0)
+            close(exec_pipe[i]);
+    }
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* rocsys-top: entry point. */
+#include <stdio.h>
+
+#include "collector/protocol.h"
+#include "inject/inject.h"
+
+int main(int argc, char **argv)
+{
+    struct inject_options o;
+    char err[512];
+
+    if (inject_options_parse(argc, argv, &o, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        return 2;
+    }
+    if (o.help) {
+        inject_options_help(stdout);
+        return 0;
+    }
+    if (o.version) {
+        printf("rocsys-top %s (collector protocol %d)\n", ROCSYS_VERSION, ROCSYS_PROTOCOL_VERSION);
+        return 0;
+    }
+    return inject_session_run(&o);
+}

@@ -1,0 +1,207 @@
+/* Command-line options: one table drives parsing, range checks and --help. */
+#include "inject.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_kind { OPT_FLAG, OPT_INT, OPT_STRING, OPT_CHOICE };
+
+struct opt_def {
+    const char *long_name;
+    char short_name;
+    enum opt_kind kind;
+    const char *arg;     /* argument name in --help */
+    long min, max;       /* OPT_INT range */
+    const char *choices; /* OPT_CHOICE: space-separated; the index is stored */
+    size_t offset;       /* field of struct inject_options */
+    int flag_value;      /* OPT_FLAG: value stored */
+    const char *help;
+};
+
+#define OFF(f) offsetof(struct inject_options, f)
+
+static const struct opt_def opt_table[] = {
+    {"freq", 'f', OPT_INT, "HZ", 1, 10000, NULL, OFF(freq_hz), 0,
+     "samples per second per thread (1-10000, default 1000)"},
+    {"sample", 0, OPT_CHOICE, "cpu|wall", 0, 0, "cpu wall", OFF(wall), 0,
+     "sample on thread CPU time (default) or wall time (shows where threads wait)"},
+    {"delay", 'd', OPT_INT, "TENTHS", 1, 600, NULL, OFF(delay_tenths), 0,
+     "refresh delay in tenths of a second (default 10)"},
+    {"iterations", 'n', OPT_INT, "N", 1, 1000000, NULL, OFF(iterations), 0,
+     "exit after N refreshes (the target is terminated if still running)"},
+    {"batch", 'b', OPT_FLAG, NULL, 0, 0, NULL, OFF(batch), 1,
+     "print the views as plain text frames on stdout, no curses (like top -b)"},
+    {"rows", 0, OPT_INT, "N", 0, 100000, NULL, OFF(max_rows), 0,
+     "rows per view in batch frames (default 40, 0 = all)"},
+    {"window", 0, OPT_INT, "SECONDS", 1, 60, NULL, OFF(window_s), 0,
+     "length of the sliding window the 'w' key shows (default 5)"},
+    {"no-follow", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(follow), 0,
+     "do not profile processes the target starts"},
+    {"stdin", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(use_stdin), 1,
+     "give the target rocsys-top's stdin (default: /dev/null)"},
+    {"output-log", 0, OPT_STRING, "FILE", 0, 0, NULL, OFF(output_log), 0,
+     "keep the target's full output in FILE (default: $TMPDIR/rocsys-top-PID.log)"},
+    {"no-color", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(color), 0, "monochrome display"},
+    {"help", 'h', OPT_FLAG, NULL, 0, 0, NULL, OFF(help), 1, "show this help and exit"},
+    {"version", 'V', OPT_FLAG, NULL, 0, 0, NULL, OFF(version), 1, "show the version and exit"},
+    {NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL},
+};
+
+/* Defaults, applied before parsing. */
+static void set_defaults(struct inject_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->freq_hz = 1000;
+    o->delay_tenths = 10;
+    o->window_s = 5;
+    o->follow = 1;
+    o->color = 1;
+    o->max_rows = 40;
+}
+
+/* The table row for "--name" or "-c". */
+static const struct opt_def *find_opt(const char *long_name, size_t len, char short_name)
+{
+    for (const struct opt_def *d = opt_table; d->long_name; d++) {
+        if (long_name && strlen(d->long_name) == len && strncmp(d->long_name, long_name, len) == 0)
+            return d;
+        if (!long_name && short_name && d->short_name == short_name)
+            return d;
+    }
+    return NULL;
+}
+
+/* Store value into the option's field; returns 0 or -1 with err set. */
+static int apply(const struct opt_def *d, const char *value, struct inject_options *o,
+                 char *err, size_t errlen)
+{
+    char *field = (char *)o + d->offset;
+    char *end;
+    long v;
+
+    switch (d->kind) {
+    case OPT_FLAG:
+        *(int *)field = d->flag_value;
+        return 0;
+    case OPT_INT:
+        v = strtol(value, &end, 10);
+        if (!*value || *end || v < d->min || v > d->max) {
+            snprintf(err, errlen, "--%s: '%s' is not a number from %ld to %ld", d->long_name,
+                     value, d->min, d->max);
+            return -1;
+        }
+        *(int *)field = (int)v;
+        return 0;
+    case OPT_STRING:
+        if (!*value) {
+            snprintf(err, errlen, "--%s: empty argument", d->long_name);
+            return -1;
+        }
+        *(const char **)field = value;
+        return 0;
+    case OPT_CHOICE: {
+        int idx = 0;
+        size_t n = strlen(value);
+        for (const char *c = d->choices; *c; idx++) {
+            size_t len = strcspn(c, " ");
+            if (len == n && strncmp(c, value, n) == 0) {
+                *(int *)field = idx;
+                return 0;
+            }
+            c += len;
+            while (*c == ' ')
+                c++;
+        }
+        snprintf(err, errlen, "--%s: '%s' is not one of: %s", d->long_name, value, d->choices);
+        return -1;
+    }
+    }
+    return -1;
+}
+
+int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err,
+                         size_t errlen)
+{
+    int i;
+
+    set_defaults(o);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const struct opt_def *d;
+        const char *value = NULL;
+
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0')
+            break; /* the program: "rocsys-top ./app args" works like "-- ./app args" */
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+            d = find_opt(a + 2, len, 0);
+            if (!d) {
+                snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+                return -1;
+            }
+            if (eq)
+                value = eq + 1;
+        } else {
+            d = find_opt(NULL, 0, a[1]);
+            if (!d) {
+                snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+                return -1;
+            }
+            if (a[2])
+                value = a + 2;
+        }
+        if (d->kind == OPT_FLAG) {
+            if (value && a[1] == '-') {
+                snprintf(err, errlen, "--%s takes no argument", d->long_name);
+                return -1;
+            }
+            if (value) {
+                snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+                return -1;
+            }
+        } else if (!value) {
+            if (i + 1 >= argc) {
+                snprintf(err, errlen, "--%s needs an argument (%s)", d->long_name, d->arg);
+                return -1;
+            }
+            value = argv[++i];
+        }
+        if (apply(d, value, o, err, errlen) != 0)
+            return -1;
+    }
+    if (o->help || o->version)
+        return 0;
+    if (i >= argc) {
+        snprintf(err, errlen, "no program given: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]");
+        return -1;
+    }
+    o->target_argv = &argv[i];
+    o->target_argc = argc - i;
+    return 0;
+}
+
+void inject_options_help(FILE *out)
+{
+    fprintf(out, "Usage: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]\n"
+                 "Live call-stack profiler: starts PROGRAM with a sampling collector injected\n"
+                 "(LD_PRELOAD, HSA_TOOLS_LIB) and shows per-thread call trees, hot functions,\n"
+                 "threads and the program's output. Exits with PROGRAM's exit status.\n\n"
+                 "Options:\n");
+    for (const struct opt_def *d = opt_table; d->long_name; d++) {
+        char left[64];
+        if (d->short_name)
+            snprintf(left, sizeof(left), "-%c, --%s%s%s", d->short_name, d->long_name,
+                     d->arg ? " " : "", d->arg ? d->arg : "");
+        else
+            snprintf(left, sizeof(left), "    --%s%s%s", d->long_name, d->arg ? " " : "",
+                     d->arg ? d->arg : "");
+        fprintf(out, "  %-28s %s\n", left, d->help);
+    }
+    fprintf(out, "\nKeys: Tab/1-4 views, Enter/Space expand, t thread, w window, s sort, / search,\n"
+                 "p pause, r reset, ? help, q quit. See rocsys-top(1).\n");
+}

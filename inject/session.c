@@ -1,0 +1,681 @@
+/* The front end's main loop: start the target, drain the collector's rings into the model,
+ * keep the target's output (log file + tail), refresh the TUI or print batch frames, and end
+ * with the target's exit status. Single-threaded, poll()-driven. */
+#define _GNU_SOURCE
+#include "inject.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/transport.h"
+#include "model/model.h"
+#include "tui/tui.h"
+
+#define DRAIN_INTERVAL_MS 20
+#define RING_COUNT        128
+#define RING_BYTES        (256u * 1024u)
+#define KILL_GRACE_MS     2000
+#define OUTPUT_GRACE_MS   1000 /* after the target ended, wait this long for pipes to close */
+
+/* A sample whose frames were not covered by a known module yet: retried next cycle. */
+struct deferred {
+    uint32_t pid, tid;
+    uint64_t time_ns;
+    uint32_t n;
+    int age;
+    uint64_t *frames;
+};
+
+struct session {
+    const struct inject_options *o;
+    struct model *m;
+    struct transport tr;
+    char shm_path[256];
+    struct inject_target target;
+    int log_fd;
+    char log_path[512];
+    int sig_fd;
+    struct tui *tui;
+    int batch;
+    int target_done;
+    int exit_status;
+    uint64_t target_end_ns;
+    int quit;          /* leave the loop */
+    int kill_sent;     /* SIGTERM sent to the target, SIGKILL at kill_deadline */
+    uint64_t kill_deadline;
+    int hangup;        /* our terminal is gone */
+    int refreshes;
+    uint64_t acc_dropped, acc_written, acc_cost_ns; /* from rings already freed */
+    struct deferred *def;
+    size_t ndef, defcap;
+    struct {
+        uint32_t pid, instance;
+    } *inst;
+    size_t ninst, instcap;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* "SIGSEGV" for 11. */
+static void signal_name(int sig, char *buf, size_t cap)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev)
+        snprintf(buf, cap, "SIG%s", abbrev);
+    else
+        snprintf(buf, cap, "signal %d", sig);
+}
+
+/* Remember the newest collector instance of pid (an exec starts a new one). */
+static void note_instance(struct session *s, uint32_t pid, uint32_t instance)
+{
+    for (size_t i = 0; i < s->ninst; i++)
+        if (s->inst[i].pid == pid) {
+            if (instance > s->inst[i].instance)
+                s->inst[i].instance = instance;
+            return;
+        }
+    if (s->ninst == s->instcap) {
+        s->instcap = s->instcap ? s->instcap * 2 : 16;
+        s->inst = xrealloc(s->inst, s->instcap * sizeof(*s->inst));
+    }
+    s->inst[s->ninst].pid = pid;
+    s->inst[s->ninst].instance = instance;
+    s->ninst++;
+}
+
+static uint32_t latest_instance(const struct session *s, uint32_t pid)
+{
+    for (size_t i = 0; i < s->ninst; i++)
+        if (s->inst[i].pid == pid)
+            return s->inst[i].instance;
+    return 0;
+}
+
+/* Keep a sample for a later retry. */
+static void defer_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
+                         const uint64_t *frames, uint32_t n)
+{
+    if (s->ndef == s->defcap) {
+        s->defcap = s->defcap ? s->defcap * 2 : 64;
+        s->def = xrealloc(s->def, s->defcap * sizeof(*s->def));
+    }
+    struct deferred *d = &s->def[s->ndef++];
+    d->pid = pid;
+    d->tid = tid;
+    d->time_ns = t;
+    d->n = n;
+    d->age = 0;
+    d->frames = xmalloc(n * sizeof(*frames) + 1);
+    memcpy(d->frames, frames, n * sizeof(*frames));
+}
+
+/* Copy a length-delimited string out of a record into a NUL-terminated buffer. */
+static char *rec_string(const uint8_t *p, size_t len)
+{
+    char *s = xmalloc(len + 1);
+    memcpy(s, p, len);
+    s[len] = '\0';
+    return s;
+}
+
+/* Transport callback: turn one record into model input. Every record is validated. */
+static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
+                      const struct rocsys_rec_header *h)
+{
+    struct session *s = ctx;
+    const uint8_t *base = (const uint8_t *)h;
+
+    switch (h->type) {
+    case ROCSYS_REC_PROC_START: {
+        const struct rocsys_rec_proc_start *r = (const void *)h;
+        if (h->size < sizeof(*r) ||
+            (uint64_t)sizeof(*r) + r->exe_len + r->cmdline_len > h->size)
+            break;
+        char *exe = rec_string(base + sizeof(*r), r->exe_len);
+        char *cmd = rec_string(base + sizeof(*r) + r->exe_len, r->cmdline_len);
+        for (uint32_t i = 0; i + 1 < r->cmdline_len; i++)
+            if (cmd[i] == '\0')
+                cmd[i] = ' ';
+        note_instance(s, r->pid, r->instance);
+        model_proc_start(s->m, r->pid, r->ppid, exe, cmd, r->time_ns);
+        free(exe);
+        free(cmd);
+        break;
+    }
+    case ROCSYS_REC_PROC_EXIT: {
+        const struct rocsys_rec_proc_exit *r = (const void *)h;
+        if (h->size >= sizeof(*r) && latest_instance(s, r->pid) == r->instance)
+            model_proc_end(s->m, r->pid, MODEL_PROC_EXITED, -1, r->time_ns);
+        break;
+    }
+    case ROCSYS_REC_THREAD_START:
+    case ROCSYS_REC_THREAD_NAME:
+    case ROCSYS_REC_THREAD_EXIT: {
+        const struct rocsys_rec_thread *r = (const void *)h;
+        char name[ROCSYS_THREAD_NAME + 1];
+        if (h->size < sizeof(*r))
+            break;
+        memcpy(name, r->name, ROCSYS_THREAD_NAME);
+        name[ROCSYS_THREAD_NAME] = '\0';
+        if (h->type == ROCSYS_REC_THREAD_START)
+            model_thread_start(s->m, r->pid, r->tid, name, r->time_ns);
+        else
+            model_thread_seen(s->m, r->pid, r->tid, name, r->time_ns);
+        if (h->type == ROCSYS_REC_THREAD_EXIT)
+            model_thread_exit(s->m, r->pid, r->tid, r->time_ns);
+        break;
+    }
+    case ROCSYS_REC_MODULE: {
+        const struct rocsys_rec_module *r = (const void *)h;
+        if (h->size < sizeof(*r) || (uint64_t)sizeof(*r) + r->path_len > h->size ||
+            r->build_id_len > ROCSYS_MAX_BUILD_ID)
+            break;
+        char *path = rec_string(base + sizeof(*r), r->path_len);
+        model_module(s->m, r->pid, path, r->load_bias, r->start, r->end, r->build_id,
+                     r->build_id_len);
+        free(path);
+        break;
+    }
+    case ROCSYS_REC_SAMPLE: {
+        const struct rocsys_rec_sample *r = (const void *)h;
+        if (h->size < sizeof(*r) || r->nframes > ROCSYS_MAX_FRAMES ||
+            (uint64_t)sizeof(*r) + 8ull * r->nframes > h->size || r->nframes == 0)
+            break;
+        if (model_sample(s->m, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes, 0) ==
+            -EAGAIN)
+            defer_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes);
+        break;
+    }
+    default:
+        break; /* a newer collector's record: skip */
+    }
+}
+
+/* Whether the owner of an OWNED ring is gone (thread dead, or its process image replaced). */
+static int ring_orphaned(const struct session *s, const struct rocsys_ring_ctl *c)
+{
+    if (syscall(SYS_tgkill, (pid_t)c->pid, (pid_t)c->tid, 0) != 0 && errno == ESRCH)
+        return 1;
+    return latest_instance(s, c->pid) > c->instance;
+}
+
+/* Add a ring's counters to the totals before it is freed. */
+static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
+{
+    s->acc_dropped += atomic_load(&c->dropped_samples);
+    s->acc_written += atomic_load(&c->written_samples);
+    s->acc_cost_ns += atomic_load(&c->sample_cost_ns);
+}
+
+/* Drain every ring; free released and (with check_orphans) abandoned ones; retry deferred. */
+static void drain(struct session *s, int check_orphans)
+{
+    uint32_t n = s->tr.hdr->ring_count;
+
+    for (uint32_t i = 0; i < n; i++) {
+        struct rocsys_ring_ctl *c = &s->tr.rings[i];
+        uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
+        if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
+            continue;
+        transport_drain_ring(&s->tr, i, on_record, s);
+        if (st == ROCSYS_RING_RELEASED || (check_orphans && ring_orphaned(s, c))) {
+            transport_drain_ring(&s->tr, i, on_record, s);
+            account_ring(s, c);
+            transport_free_ring(&s->tr, i);
+        }
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < s->ndef; i++) {
+        struct deferred *d = &s->def[i];
+        int final = d->age >= 2 || s->target_done;
+        if (model_sample(s->m, d->pid, d->tid, d->time_ns, d->frames, d->n, final) == 0) {
+            if (final && d->age >= 2)
+                model_session(s->m)->deferred_unknown++;
+            free(d->frames);
+            continue;
+        }
+        d->age++;
+        s->def[kept++] = *d;
+    }
+    s->ndef = kept;
+}
+
+/* Update the session facts the views show: counts, drops, the collector's cost. */
+static void update_stats(struct session *s)
+{
+    struct model_session *ms = model_session(s->m);
+    uint64_t dropped = s->acc_dropped, written = s->acc_written, cost = s->acc_cost_ns;
+
+    for (uint32_t i = 0; i < s->tr.hdr->ring_count; i++) {
+        const struct rocsys_ring_ctl *c = &s->tr.rings[i];
+        uint32_t st = atomic_load(&c->state);
+        if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
+            continue;
+        dropped += atomic_load(&c->dropped_samples);
+        written += atomic_load(&c->written_samples);
+        cost += atomic_load(&c->sample_cost_ns);
+    }
+    dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
+    ms->dropped = dropped;
+    ms->sample_cost_avg_ns = written ? (double)cost / (double)written : 0;
+    if (s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 && ms->samples == 0)
+        snprintf(ms->notice, sizeof(ms->notice),
+                 "the collector never started in the target: LD_PRELOAD was ignored or "
+                 "removed (no samples)");
+}
+
+/* Read what the target wrote on fd (stream 1 or 2): into the log and the output tail. */
+static void read_output(struct session *s, int *fd, int stream)
+{
+    char buf[65536];
+    ssize_t n = read(*fd, buf, sizeof(buf));
+
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {
+        close(*fd);
+        *fd = -1;
+        return;
+    }
+    for (ssize_t off = 0; off < n;) {
+        ssize_t w = write(s->log_fd, buf + off, (size_t)(n - off));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break; /* disk full: the tail still shows it */
+        off += w;
+    }
+    model_output_append(s->m, stream, buf, (size_t)n);
+}
+
+/* The target ended: record how, and what rocsys-top will exit with. */
+static void target_ended(struct session *s, int status, const struct rusage *ru)
+{
+    struct model_session *ms = model_session(s->m);
+    char sig[32];
+
+    s->target_done = 1;
+    s->target_end_ns = now_ns();
+    ms->target_done = 1;
+    ms->end_ns = s->target_end_ns;
+    if (WIFEXITED(status)) {
+        s->exit_status = WEXITSTATUS(status);
+        snprintf(ms->status_text, sizeof(ms->status_text), "exited with %d", s->exit_status);
+        model_proc_end(s->m, (uint32_t)s->target.pid, MODEL_PROC_EXITED, s->exit_status,
+                       s->target_end_ns);
+    } else {
+        int n = WTERMSIG(status);
+        s->exit_status = 128 + n;
+        signal_name(n, sig, sizeof(sig));
+        snprintf(ms->status_text, sizeof(ms->status_text), "killed by %s%s", sig,
+                 WCOREDUMP(status) ? " (core dumped)" : "");
+        model_proc_end(s->m, (uint32_t)s->target.pid, MODEL_PROC_KILLED, n, s->target_end_ns);
+    }
+    ms->exit_status = s->exit_status;
+    model_proc_final_usage(s->m, (uint32_t)s->target.pid, ru);
+}
+
+/* Reap the target if it ended. */
+static void check_child(struct session *s)
+{
+    int status;
+    struct rusage ru;
+    pid_t p;
+
+    while ((p = wait4(-1, &status, WNOHANG, &ru)) > 0)
+        if (p == s->target.pid && !s->target_done)
+            target_ended(s, status, &ru);
+}
+
+/* Send sig to the target (its process group when it has one). */
+static void signal_target(struct session *s, int sig)
+{
+    if (s->target_done)
+        return;
+    if (s->target.own_group)
+        kill(-s->target.pid, sig);
+    else
+        kill(s->target.pid, sig);
+}
+
+/* Ask the target to end (SIGTERM now, SIGKILL after a grace period), then leave. */
+static void stop_target(struct session *s)
+{
+    if (s->target_done || s->kill_sent)
+        return;
+    signal_target(s, SIGTERM);
+    s->kill_sent = 1;
+    s->kill_deadline = now_ns() + KILL_GRACE_MS * 1000000ull;
+}
+
+/* A signal arrived for rocsys-top itself. */
+static void on_signal(struct session *s)
+{
+    struct signalfd_siginfo si;
+
+    while (read(s->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        switch (si.ssi_signo) {
+        case SIGCHLD:
+            check_child(s);
+            break;
+        case SIGHUP:
+            s->hangup = 1;
+            signal_target(s, SIGHUP);
+            s->quit = 1;
+            break;
+        case SIGINT:
+        case SIGTERM:
+        case SIGQUIT:
+            if (s->kill_sent) {
+                signal_target(s, SIGKILL);
+            } else {
+                /* pass it on, like a shell would; we end when the target does */
+                signal_target(s, (int)si.ssi_signo);
+                s->kill_sent = 1;
+                s->kill_deadline = now_ns() + 10 * KILL_GRACE_MS * 1000000ull;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* One refresh: metrics, stats, then a TUI draw or a batch frame. */
+static void refresh(struct session *s)
+{
+    uint64_t t = now_ns();
+
+    drain(s, 1);
+    model_tick(s->m, t);
+    model_refresh_procfs(s->m, t);
+    update_stats(s);
+    s->refreshes++;
+    if (s->batch)
+        tui_batch_frame(stdout, s->m, s->refreshes, s->o->max_rows);
+    else if (s->tui && !s->hangup)
+        tui_refresh(s->tui);
+    if (s->batch)
+        fflush(stdout);
+}
+
+/* Create the shared-memory file the collector attaches to. */
+static int setup_transport(struct session *s, char *err, size_t errlen)
+{
+    const char *dirs[] = {"/dev/shm", getenv("TMPDIR"), "/tmp"};
+    int rc = -ENOENT;
+
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        if (!dirs[i] || !*dirs[i])
+            continue;
+        snprintf(s->shm_path, sizeof(s->shm_path), "%s/rocsys-top-%d-%lx", dirs[i],
+                 (int)getpid(), (unsigned long)(now_ns() & 0xffffff));
+        rc = transport_create(&s->tr, s->shm_path, RING_COUNT, RING_BYTES);
+        if (rc == 0)
+            return 0;
+    }
+    s->shm_path[0] = '\0';
+    snprintf(err, errlen, "cannot create the shared-memory transport: %s", strerror(-rc));
+    return -1;
+}
+
+/* Open the file that keeps the target's full output. */
+static int setup_log(struct session *s, char *err, size_t errlen)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    if (s->o->output_log)
+        snprintf(s->log_path, sizeof(s->log_path), "%s", s->o->output_log);
+    else
+        snprintf(s->log_path, sizeof(s->log_path), "%s/rocsys-top-%d.log",
+                 tmp && *tmp ? tmp : "/tmp", (int)getpid());
+    s->log_fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s->log_fd < 0) {
+        snprintf(err, errlen, "cannot write the output log %s: %s", s->log_path,
+                 strerror(errno));
+        return -1;
+    }
+    snprintf(model_session(s->m)->output_log, sizeof(model_session(s->m)->output_log), "%s",
+             s->log_path);
+    return 0;
+}
+
+/* Milliseconds until deadline (0 if passed), capped at cap. */
+static int ms_until(uint64_t deadline, uint64_t now, int cap)
+{
+    if (deadline <= now)
+        return 0;
+    uint64_t ms = (deadline - now + 999999) / 1000000;
+    return ms < (uint64_t)cap ? (int)ms : cap;
+}
+
+/* The poll loop. Returns when the session is over. */
+static void run_loop(struct session *s)
+{
+    uint64_t refresh_ns = (uint64_t)s->o->delay_tenths * 100000000ull;
+    uint64_t next_refresh = now_ns() + refresh_ns;
+    uint64_t next_drain = now_ns();
+
+    while (!s->quit) {
+        struct pollfd p[4];
+        int np = 0, i_out = -1, i_err = -1, i_key = -1;
+        uint64_t t = now_ns();
+
+        p[np] = (struct pollfd){.fd = s->sig_fd, .events = POLLIN};
+        np++;
+        if (s->target.out_fd >= 0) {
+            i_out = np;
+            p[np++] = (struct pollfd){.fd = s->target.out_fd, .events = POLLIN};
+        }
+        if (s->target.err_fd >= 0) {
+            i_err = np;
+            p[np++] = (struct pollfd){.fd = s->target.err_fd, .events = POLLIN};
+        }
+        if (s->tui) {
+            i_key = np;
+            p[np++] = (struct pollfd){.fd = 0, .events = POLLIN};
+        }
+        int timeout = ms_until(next_drain, t, 1000);
+        timeout = ms_until(next_refresh, t, timeout);
+        if (s->kill_sent && !s->target_done)
+            timeout = ms_until(s->kill_deadline, t, timeout);
+        if (poll(p, (nfds_t)np, timeout) < 0 && errno != EINTR)
+            break;
+        if (p[0].revents)
+            on_signal(s);
+        if (i_out >= 0 && p[i_out].revents)
+            read_output(s, &s->target.out_fd, 1);
+        if (i_err >= 0 && p[i_err].revents)
+            read_output(s, &s->target.err_fd, 2);
+        if (i_key >= 0 && (p[i_key].revents & POLLIN) && tui_input(s->tui)) {
+            /* the user quits: end a running target first */
+            if (s->target_done)
+                s->quit = 1;
+            else
+                stop_target(s);
+        }
+        if (i_key >= 0 && (p[i_key].revents & (POLLHUP | POLLERR)))
+            s->hangup = s->quit = 1;
+        t = now_ns();
+        if (s->kill_sent && !s->target_done && t >= s->kill_deadline) {
+            signal_target(s, SIGKILL);
+            s->kill_deadline = t + 60 * 1000000000ull;
+        }
+        if (t >= next_drain) {
+            drain(s, 0);
+            next_drain = t + DRAIN_INTERVAL_MS * 1000000ull;
+        }
+        if (s->target_done) {
+            int pipes_open = s->target.out_fd >= 0 || s->target.err_fd >= 0;
+            int grace_over = t - s->target_end_ns > OUTPUT_GRACE_MS * 1000000ull;
+            if (!pipes_open || grace_over) {
+                model_output_flush(s->m);
+                if (s->batch || s->kill_sent || s->o->iterations) {
+                    refresh(s);
+                    break; /* batch: the final frame; TUI: the user already quit */
+                }
+            }
+        }
+        if (t >= next_refresh) {
+            refresh(s);
+            next_refresh = t + refresh_ns;
+            if (s->o->iterations && s->refreshes >= s->o->iterations) {
+                if (s->target_done)
+                    break;
+                stop_target(s);
+            }
+        }
+    }
+}
+
+int inject_session_run(const struct inject_options *o)
+{
+    struct session s;
+    struct inject_program prog;
+    char collector[4096], err[600];
+    char env_shm[320], env_proto[64], env_freq[64], env_mode[64], env_follow[64];
+    char *env_extra[6];
+    sigset_t mask;
+    int rc = 1;
+
+    memset(&s, 0, sizeof(s));
+    s.o = o;
+    s.log_fd = s.sig_fd = -1;
+    s.target.out_fd = s.target.err_fd = -1;
+    s.target.pid = -1;
+    s.batch = o->batch || !isatty(STDOUT_FILENO);
+    if (o->use_stdin && !s.batch && isatty(STDIN_FILENO)) {
+        fprintf(stderr, "rocsys-top: --stdin needs -b: the TUI reads the keyboard\n");
+        return 2;
+    }
+    inject_check_program(o->target_argv[0], &prog);
+    if (prog.exit_code != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", prog.error);
+        return prog.exit_code;
+    }
+    if (inject_find_collector(collector, sizeof(collector)) != 0) {
+        fprintf(stderr, "rocsys-top: cannot find librocsys-collector.so next to rocsys-top "
+                        "(set ROCSYS_COLLECTOR_PATH)\n");
+        return 1;
+    }
+    s.m = model_new();
+    if (setup_log(&s, err, sizeof(err)) != 0 || setup_transport(&s, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        goto out;
+    }
+    struct model_session *ms = model_session(s.m);
+    ms->mode = o->wall ? "wall" : "cpu";
+    ms->freq_hz = o->freq_hz;
+    model_set_window(s.m, (uint32_t)o->window_s);
+    size_t off = 0;
+    for (int i = 0; i < o->target_argc && off < sizeof(ms->target) - 1; i++)
+        off += (size_t)snprintf(ms->target + off, sizeof(ms->target) - off, "%s%s",
+                                i ? " " : "", o->target_argv[i]);
+
+    /* signals: handled through a signalfd; the child restores the mask before exec */
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    s.sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (s.sig_fd < 0) {
+        fprintf(stderr, "rocsys-top: signalfd: %s\n", strerror(errno));
+        goto out;
+    }
+
+    snprintf(env_shm, sizeof(env_shm), "%s=%s", ROCSYS_ENV_SHM, s.shm_path);
+    snprintf(env_proto, sizeof(env_proto), "%s=%d", ROCSYS_ENV_PROTOCOL,
+             ROCSYS_PROTOCOL_VERSION);
+    snprintf(env_freq, sizeof(env_freq), "%s=%d", ROCSYS_ENV_FREQ, o->freq_hz);
+    snprintf(env_mode, sizeof(env_mode), "%s=%s", ROCSYS_ENV_MODE, o->wall ? "wall" : "cpu");
+    snprintf(env_follow, sizeof(env_follow), "%s=%d", ROCSYS_ENV_FOLLOW, o->follow);
+    env_extra[0] = env_shm;
+    env_extra[1] = env_proto;
+    env_extra[2] = env_freq;
+    env_extra[3] = env_mode;
+    env_extra[4] = env_follow;
+    env_extra[5] = NULL;
+
+    ms->start_ns = now_ns();
+    rc = inject_spawn(o, &prog, collector, env_extra, &s.target, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        goto out;
+    }
+    model_set_root_pid(s.m, (uint32_t)s.target.pid);
+    snprintf(ms->status_text, sizeof(ms->status_text), "running");
+    fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
+
+    if (!s.batch) {
+        struct tui_options to = {.color = o->color, .delay_tenths = o->delay_tenths};
+        s.tui = tui_open(s.m, &to);
+        if (!s.tui) {
+            s.batch = 1; /* no usable terminal: fall back to text frames */
+            fprintf(stderr, "rocsys-top: cannot start the terminal UI; printing text frames\n");
+        }
+    }
+    run_loop(&s);
+    /* the target must not outlive a session that is over */
+    if (!s.target_done) {
+        stop_target(&s);
+        for (int i = 0; i < KILL_GRACE_MS / 10 && !s.target_done; i++) {
+            usleep(10000);
+            check_child(&s);
+        }
+        if (!s.target_done) {
+            signal_target(&s, SIGKILL);
+            while (!s.target_done && waitpid(s.target.pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+            if (!s.target_done) {
+                s.target_done = 1;
+                s.exit_status = 128 + SIGKILL;
+            }
+        }
+    }
+    rc = s.exit_status;
+out:
+    if (s.tui)
+        tui_close(s.tui);
+    if (!s.batch && s.log_fd >= 0 && !s.hangup && s.target.pid > 0)
+        fprintf(stderr, "rocsys-top: %s; the target's output is in %s\n",
+                model_session(s.m)->status_text, s.log_path);
+    if (s.target.out_fd >= 0)
+        close(s.target.out_fd);
+    if (s.target.err_fd >= 0)
+        close(s.target.err_fd);
+    if (s.log_fd >= 0)
+        close(s.log_fd);
+    if (s.sig_fd >= 0)
+        close(s.sig_fd);
+    if (s.tr.hdr)
+        transport_detach(&s.tr);
+    if (s.shm_path[0])
+        unlink(s.shm_path);
+    for (size_t i = 0; i < s.ndef; i++)
+        free(s.def[i].frames);
+    free(s.def);
+    free(s.inst);
+    model_free(s.m);
+    return rc;
+}

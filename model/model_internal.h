@@ -1,0 +1,85 @@
+/* Private header of the model module: the model's state, shared by its source files. */
+#ifndef ROCSYS_MODEL_MODEL_INTERNAL_H
+#define ROCSYS_MODEL_MODEL_INTERNAL_H
+
+#include "hashmap.h"
+#include "model.h"
+
+#define MODEL_WINDOW_BUCKETS 64 /* seconds of sliding-window history kept, at most */
+
+/* Stack ids sampled during one second. */
+struct model_bucket {
+    uint64_t sec;
+    uint32_t *ids;
+    size_t n, cap;
+};
+
+struct model_output; /* output.c */
+struct model_procfs; /* procfs.c */
+
+struct model {
+    struct model_session session;
+    struct symbolizer *sym;
+    uint32_t root_pid;
+
+    struct model_process *procs;
+    int nproc;
+    size_t proc_cap;
+
+    struct model_thread *threads;
+    int nthreads;
+    size_t thread_cap;
+    struct hashmap thread_map; /* (pid, tid) -> index + 1 */
+
+    struct model_func *funcs;
+    int nfuncs;
+    size_t func_cap;
+    struct hashmap func_map; /* (name, module) -> index + 1 */
+
+    struct addr_entry *addrs;
+    size_t naddrs, addr_cap;
+    uint32_t *addr_funcs;
+    size_t naddr_funcs, addr_funcs_cap;
+    struct hashmap addr_map; /* (pid, pc, is_ret) -> index + 1 */
+
+    struct stack *stacks;
+    size_t nstacks, stack_cap;
+    uint32_t *seq;
+    size_t nseq, seq_cap;
+    struct hashmap stack_map; /* hash -> first stack id + 1 (chained by stack.next) */
+
+    struct model_bucket buckets[MODEL_WINDOW_BUCKETS];
+    uint64_t bucket_now; /* second (CLOCK_MONOTONIC) new samples are counted in */
+
+    struct model_output *output;
+    struct model_procfs *procfs;
+};
+
+/* profile.c: index of the live thread (pid, tid), created if unknown. */
+uint32_t model_thread_get(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns);
+/* profile.c: like model_thread_get, but never makes a new entry for an ended thread. */
+uint32_t model_thread_discover(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns);
+
+/* output.c */
+void model_output_free(struct model *m);
+
+/* procfs.c */
+struct model_procfs_stat {
+    char state;
+    uint64_t minflt, majflt;
+    uint64_t utime_ticks, stime_ticks;
+    uint32_t num_threads;
+};
+struct model_procfs_status {
+    uint64_t rss_bytes, peak_rss_bytes;
+    uint64_t vol_ctx, invol_ctx;
+};
+/* Parse /proc/PID/stat text. Returns 0 or -1 on malformed input. */
+int model_procfs_parse_stat(const char *buf, struct model_procfs_stat *out);
+/* Parse /proc/PID/status text (missing keys stay 0). */
+int model_procfs_parse_status(const char *buf, struct model_procfs_status *out);
+void model_procfs_free(struct model *m);
+/* Read /proc/PID/task/TID/comm into buf ("" if gone). */
+void model_procfs_thread_name(uint32_t pid, uint32_t tid, char *buf, size_t cap);
+
+#endif

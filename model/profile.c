@@ -1,0 +1,587 @@
+/* The model's core: processes, threads, functions, interned stacks with counts (since start
+ * and in a sliding window), and the call trees and hot lists built from them on demand.
+ * Memory grows with distinct (thread, stack) pairs and distinct addresses, not with run time. */
+#define _GNU_SOURCE
+#include "model.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "hashmap.h"
+#include "model_internal.h"
+
+#define MAX_SYM_FRAMES 16   /* inlined frames per address, at most */
+#define MAX_SEQ        1024 /* functions per symbolized stack */
+
+/* One distinct (thread, function sequence) with its counts. */
+struct stack {
+    uint32_t thread;
+    uint32_t off, len;  /* function ids, root first, in m->seq */
+    uint32_t next;      /* next stack with the same hash, or UINT32_MAX */
+    uint64_t count;
+    uint64_t window_count;
+};
+
+/* Symbolized address: its function ids, innermost first, in m->addr_funcs. */
+struct addr_entry {
+    uint32_t off;
+    uint32_t len;
+};
+
+static void grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    *p = xrealloc(*p, n * elem);
+    *cap = n;
+}
+
+struct model *model_new(void)
+{
+    struct model *m = xcalloc(1, sizeof(*m));
+    m->sym = symbolizer_new();
+    m->session.window_seconds = 5;
+    m->session.mode = "cpu";
+    snprintf(m->session.status_text, sizeof(m->session.status_text), "starting");
+    return m;
+}
+
+void model_free(struct model *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->nproc; i++) {
+        free(m->procs[i].exe);
+        free(m->procs[i].cmdline);
+    }
+    free(m->procs);
+    free(m->threads);
+    free(m->funcs);
+    free(m->stacks);
+    free(m->seq);
+    free(m->addrs);
+    free(m->addr_funcs);
+    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
+        free(m->buckets[i].ids);
+    hashmap_free(&m->thread_map);
+    hashmap_free(&m->func_map);
+    hashmap_free(&m->stack_map);
+    hashmap_free(&m->addr_map);
+    model_output_free(m);
+    model_procfs_free(m);
+    symbolizer_free(m->sym);
+    free(m);
+}
+
+struct model_session *model_session(struct model *m)
+{
+    return &m->session;
+}
+
+struct symbolizer *model_symbolizer(struct model *m)
+{
+    return m->sym;
+}
+
+/* ---- processes and threads ---- */
+
+/* Index of process pid, or -1. */
+static int proc_index(const struct model *m, uint32_t pid)
+{
+    for (int i = m->nproc - 1; i >= 0; i--)
+        if (m->procs[i].pid == pid)
+            return i;
+    return -1;
+}
+
+void model_proc_start(struct model *m, uint32_t pid, uint32_t ppid, const char *exe,
+                      const char *cmdline, uint64_t time_ns)
+{
+    int i = proc_index(m, pid);
+    struct model_process *p;
+
+    if (i >= 0 && m->procs[i].state == MODEL_PROC_RUNNING) {
+        /* exec in a known process: the old image's threads are gone */
+        for (int k = 0; k < m->nthreads; k++)
+            if (m->threads[k].pid == pid && m->threads[k].alive)
+                model_thread_exit(m, pid, m->threads[k].tid, time_ns);
+        p = &m->procs[i];
+        free(p->exe);
+        free(p->cmdline);
+    } else {
+        grow((void **)&m->procs, &m->proc_cap, (size_t)m->nproc + 1, sizeof(*m->procs));
+        p = &m->procs[m->nproc++];
+        memset(p, 0, sizeof(*p));
+        p->pid = pid;
+        p->start_ns = time_ns;
+        p->is_root = (pid == m->root_pid);
+    }
+    p->ppid = ppid;
+    p->exe = xstrdup(exe ? exe : "");
+    p->cmdline = xstrdup(cmdline ? cmdline : "");
+    p->state = MODEL_PROC_RUNNING;
+    p->end_ns = 0;
+}
+
+void model_proc_end(struct model *m, uint32_t pid, enum model_proc_state how, int code,
+                    uint64_t time_ns)
+{
+    int i = proc_index(m, pid);
+    if (i < 0)
+        return;
+    struct model_process *p = &m->procs[i];
+    if (code == -1 && p->state != MODEL_PROC_RUNNING)
+        return; /* an "ended, status unknown" after a more precise report */
+    p->state = how;
+    p->exit_code = how == MODEL_PROC_EXITED ? code : 0;
+    p->term_signal = how == MODEL_PROC_KILLED ? code : 0;
+    if (!p->end_ns)
+        p->end_ns = time_ns;
+    p->metrics.cpu_pct = 0;
+    for (int k = 0; k < m->nthreads; k++)
+        if (m->threads[k].pid == pid && m->threads[k].alive)
+            model_thread_exit(m, pid, m->threads[k].tid, time_ns);
+}
+
+void model_proc_final_usage(struct model *m, uint32_t pid, const struct rusage *ru)
+{
+    int i = proc_index(m, pid);
+    if (i < 0 || !ru)
+        return;
+    struct model_proc_metrics *x = &m->procs[i].metrics;
+    x->cpu_time_ns = (uint64_t)ru->ru_utime.tv_sec * 1000000000ull +
+                     (uint64_t)ru->ru_utime.tv_usec * 1000ull +
+                     (uint64_t)ru->ru_stime.tv_sec * 1000000000ull +
+                     (uint64_t)ru->ru_stime.tv_usec * 1000ull;
+    if ((uint64_t)ru->ru_maxrss * 1024 > x->peak_rss_bytes)
+        x->peak_rss_bytes = (uint64_t)ru->ru_maxrss * 1024;
+    x->minor_faults = (uint64_t)ru->ru_minflt;
+    x->major_faults = (uint64_t)ru->ru_majflt;
+    x->vol_ctx_switches = (uint64_t)ru->ru_nvcsw;
+    x->invol_ctx_switches = (uint64_t)ru->ru_nivcsw;
+    x->cpu_pct = 0;
+    x->valid = 1;
+}
+
+void model_set_root_pid(struct model *m, uint32_t pid)
+{
+    m->root_pid = pid;
+    for (int i = 0; i < m->nproc; i++)
+        m->procs[i].is_root = (m->procs[i].pid == pid);
+}
+
+/* Index of the live thread (pid, tid), creating it if unknown. */
+uint32_t model_thread_discover(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns)
+{
+    uint64_t key = hashmap_mix(((uint64_t)pid << 32) | tid);
+    uint32_t *slot = hashmap_slot(&m->thread_map, key, 0);
+
+    if (slot && *slot)
+        return *slot - 1; /* known, alive or not: /proc may list a thread a moment after it ended */
+    return model_thread_get(m, pid, tid, time_ns);
+}
+
+uint32_t model_thread_get(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns)
+{
+    uint64_t key = hashmap_mix(((uint64_t)pid << 32) | tid);
+    uint32_t *slot = hashmap_slot(&m->thread_map, key, 1);
+
+    if (*slot != 0 && m->threads[*slot - 1].alive)
+        return *slot - 1;
+    grow((void **)&m->threads, &m->thread_cap, (size_t)m->nthreads + 1, sizeof(*m->threads));
+    struct model_thread *t = &m->threads[m->nthreads];
+    memset(t, 0, sizeof(*t));
+    t->pid = pid;
+    t->tid = tid;
+    t->alive = 1;
+    t->state = '?';
+    t->start_ns = time_ns;
+    model_procfs_thread_name(pid, tid, t->name, sizeof(t->name));
+    *slot = (uint32_t)++m->nthreads;
+    return *slot - 1;
+}
+
+void model_thread_seen(struct model *m, uint32_t pid, uint32_t tid, const char *name,
+                       uint64_t time_ns)
+{
+    uint32_t i = model_thread_discover(m, pid, tid, time_ns); /* may move m->threads */
+    struct model_thread *t = &m->threads[i];
+    if (name && *name)
+        snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+void model_thread_start(struct model *m, uint32_t pid, uint32_t tid, const char *name,
+                        uint64_t time_ns)
+{
+    uint32_t i = model_thread_get(m, pid, tid, time_ns); /* a new entry if the tid was reused */
+    struct model_thread *t = &m->threads[i];
+    if (name && *name)
+        snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+void model_thread_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns)
+{
+    uint64_t key = hashmap_mix(((uint64_t)pid << 32) | tid);
+    uint32_t *slot = hashmap_slot(&m->thread_map, key, 0);
+    if (!slot || *slot == 0)
+        return;
+    struct model_thread *t = &m->threads[*slot - 1];
+    if (!t->alive)
+        return;
+    t->alive = 0;
+    t->state = '-';
+    t->cpu_pct = 0;
+    t->end_ns = time_ns;
+}
+
+void model_module(struct model *m, uint32_t pid, const char *path, uint64_t load_bias,
+                  uint64_t start, uint64_t end, const uint8_t *build_id, size_t build_id_len)
+{
+    symbolizer_add_module(m->sym, pid, path, load_bias, start, end, build_id, build_id_len);
+}
+
+/* ---- functions and addresses ---- */
+
+/* Function id of (name, module): the symbolizer interns strings, so pointers identify them. */
+static uint32_t func_id(struct model *m, const struct sym_frame *f)
+{
+    uint64_t key = hashmap_mix((uint64_t)(uintptr_t)f->function * 31 ^
+                               (uint64_t)(uintptr_t)f->module);
+    uint32_t *slot = hashmap_slot(&m->func_map, key, 1);
+
+    for (;;) {
+        if (*slot == 0)
+            break;
+        struct model_func *e = &m->funcs[*slot - 1];
+        if (e->name == f->function && e->module == f->module)
+            return *slot - 1;
+        /* a rare collision of mixed keys: probe with the next key */
+        key = hashmap_mix(key + 1);
+        slot = hashmap_slot(&m->func_map, key, 1);
+    }
+    grow((void **)&m->funcs, &m->func_cap, (size_t)m->nfuncs + 1, sizeof(*m->funcs));
+    struct model_func *e = &m->funcs[m->nfuncs];
+    e->name = f->function;
+    e->module = f->module;
+    e->file = f->decl_file ? f->decl_file : f->file;
+    e->line = f->decl_file ? f->decl_line : 0;
+    e->inlined = f->inlined;
+    *slot = (uint32_t)++m->nfuncs;
+    return *slot - 1;
+}
+
+/* Function ids of one address (innermost first); NULL when no module covers it yet. */
+static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint64_t pc,
+                                            int is_ret, int final_try)
+{
+    static const char unknown_name[] = "[unknown]";
+    uint64_t key = hashmap_mix(hashmap_mix(pc) ^ ((uint64_t)pid << 1) ^ (uint64_t)is_ret);
+    uint32_t *slot = hashmap_slot(&m->addr_map, key, 0);
+    struct sym_frame fr[MAX_SYM_FRAMES];
+    int n;
+
+    if (slot)
+        return &m->addrs[*slot - 1];
+    n = symbolizer_lookup(m->sym, pid, pc, is_ret, fr, MAX_SYM_FRAMES);
+    if (n <= 0) {
+        if (!final_try)
+            return NULL;
+        memset(&fr[0], 0, sizeof(fr[0]));
+        fr[0].function = unknown_name;
+        fr[0].module = unknown_name;
+        n = 1;
+    }
+    grow((void **)&m->addrs, &m->addr_cap, m->naddrs + 1, sizeof(*m->addrs));
+    grow((void **)&m->addr_funcs, &m->addr_funcs_cap, m->naddr_funcs + (size_t)n,
+         sizeof(*m->addr_funcs));
+    struct addr_entry *a = &m->addrs[m->naddrs];
+    a->off = (uint32_t)m->naddr_funcs;
+    a->len = (uint32_t)n;
+    for (int i = 0; i < n; i++)
+        m->addr_funcs[m->naddr_funcs++] = func_id(m, &fr[i]);
+    *hashmap_slot(&m->addr_map, key, 1) = (uint32_t)++m->naddrs;
+    return a;
+}
+
+/* ---- stacks ---- */
+
+/* Hash of a function sequence for one thread. */
+static uint64_t seq_hash(uint32_t thread, const uint32_t *seq, uint32_t len)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ thread;
+    for (uint32_t i = 0; i < len; i++)
+        h = (h ^ seq[i]) * 0x100000001b3ull;
+    return hashmap_mix(h ^ len);
+}
+
+/* Id of the stack (thread, seq), interned on first sight. */
+static uint32_t stack_intern(struct model *m, uint32_t thread, const uint32_t *seq, uint32_t len)
+{
+    uint64_t key = seq_hash(thread, seq, len);
+    uint32_t *slot = hashmap_slot(&m->stack_map, key, 1);
+    uint32_t id;
+
+    for (id = *slot ? *slot - 1 : UINT32_MAX; id != UINT32_MAX; id = m->stacks[id].next) {
+        struct stack *s = &m->stacks[id];
+        if (s->thread == thread && s->len == len &&
+            memcmp(&m->seq[s->off], seq, len * sizeof(*seq)) == 0)
+            return id;
+    }
+    grow((void **)&m->stacks, &m->stack_cap, m->nstacks + 1, sizeof(*m->stacks));
+    grow((void **)&m->seq, &m->seq_cap, m->nseq + len, sizeof(*m->seq));
+    id = (uint32_t)m->nstacks++;
+    struct stack *s = &m->stacks[id];
+    s->thread = thread;
+    s->off = (uint32_t)m->nseq;
+    s->len = len;
+    s->count = s->window_count = 0;
+    s->next = *slot ? *slot - 1 : UINT32_MAX;
+    memcpy(&m->seq[m->nseq], seq, len * sizeof(*seq));
+    m->nseq += len;
+    *slot = id + 1;
+    return id;
+}
+
+/* Subtract one bucket's samples from the window counts and empty it. */
+static void expire_bucket(struct model *m, struct model_bucket *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        struct stack *s = &m->stacks[b->ids[i]];
+        if (s->window_count) {
+            s->window_count--;
+            m->threads[s->thread].window_samples--;
+        }
+    }
+    b->n = 0;
+}
+
+/* Add one sample of stack id to the counts and to the current window bucket. */
+static void count_sample(struct model *m, uint32_t id)
+{
+    struct stack *s = &m->stacks[id];
+    struct model_bucket *b = &m->buckets[m->bucket_now % MODEL_WINDOW_BUCKETS];
+
+    if (b->sec != m->bucket_now) {
+        expire_bucket(m, b); /* it held a second that has left the window */
+        b->sec = m->bucket_now;
+    }
+    s->count++;
+    s->window_count++;
+    m->threads[s->thread].samples++;
+    m->threads[s->thread].window_samples++;
+    m->session.samples++;
+    grow((void **)&b->ids, &b->cap, b->n + 1, sizeof(*b->ids));
+    b->ids[b->n++] = id;
+}
+
+int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                 const uint64_t *frames, uint32_t nframes, int final_try)
+{
+    uint32_t seq[MAX_SEQ];
+    uint32_t len = 0;
+    const struct addr_entry *a;
+
+    /* resolve every frame first: nothing is counted unless the whole stack resolves */
+    for (uint32_t i = 0; i < nframes; i++)
+        if (!addr_lookup(m, pid, frames[i], i > 0, final_try))
+            return -EAGAIN;
+    /* root first: walk frames outermost to innermost, each address's functions likewise */
+    for (uint32_t i = nframes; i-- > 0 && len < MAX_SEQ;) {
+        a = addr_lookup(m, pid, frames[i], i > 0, 1);
+        for (uint32_t k = a->len; k-- > 0 && len < MAX_SEQ;)
+            seq[len++] = m->addr_funcs[a->off + k];
+    }
+    if (len == 0)
+        return 0;
+    uint32_t thread = model_thread_discover(m, pid, tid, time_ns);
+    count_sample(m, stack_intern(m, thread, seq, len));
+    return 0;
+}
+
+/* ---- sliding window ---- */
+
+void model_set_window(struct model *m, uint32_t seconds)
+{
+    if (seconds < 1)
+        seconds = 1;
+    if (seconds > MODEL_WINDOW_BUCKETS - 1)
+        seconds = MODEL_WINDOW_BUCKETS - 1;
+    m->session.window_seconds = seconds;
+}
+
+void model_tick(struct model *m, uint64_t now_ns)
+{
+    uint64_t sec = now_ns / 1000000000ull;
+
+    m->bucket_now = sec;
+    /* the window is the current second and the window_seconds - 1 before it */
+    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++) {
+        struct model_bucket *b = &m->buckets[i];
+        if (b->n && b->sec + m->session.window_seconds <= sec)
+            expire_bucket(m, b);
+    }
+}
+
+void model_reset_counts(struct model *m)
+{
+    for (size_t i = 0; i < m->nstacks; i++)
+        m->stacks[i].count = m->stacks[i].window_count = 0;
+    for (int i = 0; i < m->nthreads; i++)
+        m->threads[i].samples = m->threads[i].window_samples = 0;
+    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
+        m->buckets[i].n = 0;
+    m->session.samples = 0;
+}
+
+/* ---- tables ---- */
+
+int model_process_count(const struct model *m)
+{
+    return m->nproc;
+}
+
+const struct model_process *model_process_at(const struct model *m, int i)
+{
+    return i >= 0 && i < m->nproc ? &m->procs[i] : NULL;
+}
+
+const struct model_process *model_process_find(const struct model *m, uint32_t pid)
+{
+    int i = proc_index(m, pid);
+    return i >= 0 ? &m->procs[i] : NULL;
+}
+
+int model_thread_count(const struct model *m)
+{
+    return m->nthreads;
+}
+
+const struct model_thread *model_thread_at(const struct model *m, int i)
+{
+    return i >= 0 && i < m->nthreads ? &m->threads[i] : NULL;
+}
+
+int model_func_count(const struct model *m)
+{
+    return m->nfuncs;
+}
+
+const struct model_func *model_func_at(const struct model *m, int i)
+{
+    return i >= 0 && i < m->nfuncs ? &m->funcs[i] : NULL;
+}
+
+size_t model_distinct_stacks(const struct model *m)
+{
+    return m->nstacks;
+}
+
+/* ---- trees and hot lists ---- */
+
+/* Count of stack s under filter f (0 when it does not match). */
+static uint64_t filtered_count(const struct stack *s, const struct model_filter *f)
+{
+    if (f->thread >= 0 && s->thread != (uint32_t)f->thread)
+        return 0;
+    return f->window ? s->window_count : s->count;
+}
+
+struct model_tree *model_tree_build(struct model *m, const struct model_filter *f)
+{
+    struct model_tree *t = xcalloc(1, sizeof(*t));
+    struct hashmap children = {0};
+    size_t cap = 0;
+
+    grow((void **)&t->nodes, &cap, 1, sizeof(*t->nodes));
+    t->nodes[0] = (struct model_node){.func = -1, .parent = -1, .first_child = -1,
+                                      .next_sibling = -1, .depth = 0, .path_hash = 1};
+    t->count = 1;
+    for (size_t i = 0; i < m->nstacks; i++) {
+        const struct stack *s = &m->stacks[i];
+        uint64_t c = filtered_count(s, f);
+        int node = 0;
+        if (c == 0)
+            continue;
+        t->nodes[0].inclusive += c;
+        for (uint32_t k = 0; k < s->len; k++) {
+            uint32_t fn = m->seq[s->off + k];
+            uint64_t key = hashmap_mix(((uint64_t)(uint32_t)node << 32) ^ fn);
+            uint32_t *slot = hashmap_slot(&children, key, 1);
+            if (*slot == 0) {
+                grow((void **)&t->nodes, &cap, (size_t)t->count + 1, sizeof(*t->nodes));
+                struct model_node *p = &t->nodes[node];
+                struct model_node *n = &t->nodes[t->count];
+                n->func = (int)fn;
+                n->parent = node;
+                n->first_child = -1;
+                n->next_sibling = p->first_child;
+                n->depth = p->depth + 1;
+                n->inclusive = n->self = 0;
+                n->path_hash = hashmap_mix(p->path_hash * 0x100000001b3ull ^ (fn + 1));
+                p->first_child = t->count;
+                *slot = (uint32_t)++t->count;
+            }
+            node = (int)*slot - 1;
+            t->nodes[node].inclusive += c;
+        }
+        t->nodes[node].self += c;
+    }
+    t->total = t->nodes[0].inclusive;
+    hashmap_free(&children);
+    return t;
+}
+
+void model_tree_free(struct model_tree *t)
+{
+    if (!t)
+        return;
+    free(t->nodes);
+    free(t);
+}
+
+struct model_hot_list *model_hot_build(struct model *m, const struct model_filter *f)
+{
+    struct model_hot_list *h = xcalloc(1, sizeof(*h));
+    uint64_t *self = xcalloc((size_t)m->nfuncs + 1, sizeof(*self));
+    uint64_t *incl = xcalloc((size_t)m->nfuncs + 1, sizeof(*incl));
+    size_t *stamp = xcalloc((size_t)m->nfuncs + 1, sizeof(*stamp));
+
+    for (size_t i = 0; i < m->nstacks; i++) {
+        const struct stack *s = &m->stacks[i];
+        uint64_t c = filtered_count(s, f);
+        if (c == 0 || s->len == 0)
+            continue;
+        h->total += c;
+        self[m->seq[s->off + s->len - 1]] += c;
+        for (uint32_t k = 0; k < s->len; k++) {
+            uint32_t fn = m->seq[s->off + k];
+            if (stamp[fn] != i + 1) { /* count recursion once */
+                stamp[fn] = i + 1;
+                incl[fn] += c;
+            }
+        }
+    }
+    h->items = xcalloc((size_t)m->nfuncs + 1, sizeof(*h->items));
+    for (int fn = 0; fn < m->nfuncs; fn++) {
+        if (incl[fn] == 0)
+            continue;
+        h->items[h->count++] = (struct model_hot){.func = fn, .self = self[fn],
+                                                  .inclusive = incl[fn]};
+    }
+    free(self);
+    free(incl);
+    free(stamp);
+    return h;
+}
+
+void model_hot_free(struct model_hot_list *h)
+{
+    if (!h)
+        return;
+    free(h->items);
+    free(h);
+}

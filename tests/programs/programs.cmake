@@ -1,0 +1,17 @@
+# Extra test programs (included by tests/CMakeLists.txt; tests/programs/tp_*.c are built by its
+# glob). tp_static: a statically linked program, for the "static binary is detected" test.
+# Built only if the C library has a static archive (libc.a); otherwise the test skips.
+include(CheckCSourceCompiles)
+set(CMAKE_REQUIRED_LINK_OPTIONS -static)
+check_c_source_compiles("int main(void) { return 0; }" ROCSYS_CAN_LINK_STATIC)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+
+if(ROCSYS_CAN_LINK_STATIC)
+  add_executable(tp_static ${CMAKE_CURRENT_LIST_DIR}/static_main.c)
+  target_compile_options(tp_static PRIVATE -g -O1 -fno-omit-frame-pointer)
+  target_link_options(tp_static PRIVATE -static)
+  # Output next to the other test programs (ROCSYS_PROGRAMS in the e2e tests).
+  set_target_properties(tp_static PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+else()
+  message(STATUS "No static libc: tp_static (static binary test program) not built")
+endif()

@@ -1,0 +1,118 @@
+/* Batch mode (-b): one plain-text frame of every view, like top -b. The format is parsed by
+ * tests and benchmark scripts: keep it stable. */
+#include "tui/tui_internal.h"
+
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+/* Nanoseconds of clock c. */
+static uint64_t clock_ns(clockid_t c)
+{
+    struct timespec ts;
+
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* User + system CPU time of this process, in nanoseconds. */
+static uint64_t self_cpu_ns(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+}
+
+/* The front end's own CPU use (% of one core) since the previous frame; the first frame
+ * measures from the start of the session. */
+static double front_end_cpu_pct(const struct model_session *s)
+{
+    static uint64_t prev_cpu, prev_wall;
+    static int have_prev;
+    uint64_t cpu = self_cpu_ns(), wall = clock_ns(CLOCK_MONOTONIC);
+    double pct = 0.0;
+
+    if (!have_prev) {
+        prev_cpu = 0;
+        prev_wall = s->start_ns && s->start_ns < wall ? s->start_ns : wall;
+        have_prev = 1;
+    }
+    if (wall > prev_wall && cpu >= prev_cpu)
+        pct = 100.0 * (double)(cpu - prev_cpu) / (double)(wall - prev_wall);
+    prev_cpu = cpu;
+    prev_wall = wall;
+    return pct;
+}
+
+/* Short name of a process: basename of the executable, else of argv[0]. */
+static void proc_name(const struct model_process *p, char *buf, size_t n)
+{
+    char tmp[256];
+
+    if (p->exe && *p->exe) {
+        snprintf(buf, n, "%s", tui_basename(p->exe));
+        return;
+    }
+    snprintf(tmp, sizeof(tmp), "%s", p->cmdline && *p->cmdline ? p->cmdline : "?");
+    tmp[strcspn(tmp, " ")] = '\0';
+    snprintf(buf, n, "%s", tui_basename(tmp));
+}
+
+/* One "process" line. */
+static void print_process(FILE *out, const struct model_process *p)
+{
+    const struct model_proc_metrics *mt = &p->metrics;
+    char name[256], rss[32], peak[32];
+
+    proc_name(p, name, sizeof(name));
+    tui_format_bytes(rss, sizeof(rss), mt->rss_bytes);
+    tui_format_bytes(peak, sizeof(peak), mt->peak_rss_bytes);
+    fprintf(out,
+            "process %u %s: cpu %.1f%%  threads %u  rss %s  peak %s  faults %llu/%llu  "
+            "ctxsw %llu/%llu",
+            (unsigned)p->pid, name, mt->cpu_pct, (unsigned)mt->threads, rss, peak,
+            (unsigned long long)mt->minor_faults, (unsigned long long)mt->major_faults,
+            (unsigned long long)mt->vol_ctx_switches, (unsigned long long)mt->invol_ctx_switches);
+    if (p->state == MODEL_PROC_EXITED)
+        fprintf(out, "  [exited with %d]", p->exit_code);
+    else if (p->state == MODEL_PROC_KILLED)
+        fprintf(out, "  [killed by signal %d]", p->term_signal);
+    fputc('\n', out);
+}
+
+void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
+{
+    struct model_session *s = model_session(m);
+    uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    uint64_t end = s->end_ns ? s->end_ns : now;
+    double elapsed = s->start_ns && end > s->start_ns ? (double)(end - s->start_ns) / 1e9 : 0.0;
+    int nproc = model_process_count(m);
+    char target[sizeof(s->target) + 8], notice[sizeof(s->notice) + 8];
+
+    tui_sanitize(target, sizeof(target), s->target);
+    fprintf(out, "rocsys-top frame %d  elapsed %.1fs  target [%s]: %s\n", frame_no, elapsed,
+            s->status_text[0] ? s->status_text : "starting", target);
+    fprintf(out,
+            "mode %s %d Hz  samples %llu  dropped %llu  sample cost %.0f ns  stacks %zu  "
+            "front end %.1f%% cpu\n",
+            s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
+            (unsigned long long)s->dropped, s->sample_cost_avg_ns,
+            model_distinct_stacks(m), front_end_cpu_pct(s));
+    for (int pass = 0; pass < 2; pass++) /* the root target first */
+        for (int i = 0; i < nproc; i++) {
+            const struct model_process *p = model_process_at(m, i);
+            if ((pass == 0) == (p->is_root != 0))
+                print_process(out, p);
+        }
+    if (s->notice[0]) {
+        tui_sanitize(notice, sizeof(notice), s->notice);
+        fprintf(out, "notice: %s\n", notice);
+    }
+    for (int v = 0; v < tui_view_count; v++)
+        tui_views[v].batch(out, m, max_rows);
+    fputc('\n', out);
+    fflush(out);
+}

@@ -1,0 +1,712 @@
+/* The interactive front end: terminal setup, key dispatch, and the parts of the screen every
+ * view shares (header with process metrics, tabs, status line, help overlay, search prompt).
+ * Each frame is drawn into stdscr after erase() and shown with one refresh(): no flicker. */
+#define _GNU_SOURCE 1
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/tui_internal.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#ifndef ROCSYS_VERSION
+#define ROCSYS_VERSION "?"
+#endif
+
+#define KEY_ESC 27
+
+/* Colour pair numbers (0 is the terminal's default). */
+enum {
+    PAIR_LABEL = 1,
+    PAIR_TAB_ACTIVE,
+    PAIR_COLUMNS,
+    PAIR_SELECTED,
+    PAIR_STDERR,
+    PAIR_NOTICE,
+    PAIR_STATUS_KEY,
+    PAIR_GOOD,
+    PAIR_BAD,
+    PAIR_MATCH,
+};
+
+/* Set up the colour pairs; background -1 (the terminal's) when supported. */
+static void init_colors(void)
+{
+    short bg = COLOR_BLACK;
+
+    start_color();
+    if (use_default_colors() == OK)
+        bg = -1;
+    init_pair(PAIR_LABEL, COLOR_CYAN, bg);
+    init_pair(PAIR_TAB_ACTIVE, COLOR_BLACK, COLOR_CYAN);
+    init_pair(PAIR_COLUMNS, COLOR_BLACK, COLOR_GREEN);
+    init_pair(PAIR_SELECTED, COLOR_BLACK, COLOR_CYAN);
+    init_pair(PAIR_STDERR, COLOR_RED, bg);
+    init_pair(PAIR_NOTICE, COLOR_BLACK, COLOR_YELLOW);
+    init_pair(PAIR_STATUS_KEY, COLOR_BLACK, COLOR_CYAN);
+    init_pair(PAIR_GOOD, COLOR_GREEN, bg);
+    init_pair(PAIR_BAD, COLOR_RED, bg);
+    init_pair(PAIR_MATCH, COLOR_BLACK, COLOR_YELLOW);
+}
+
+unsigned int tui_style(const struct tui *t, enum tui_style s)
+{
+    if (!t->color) {
+        switch (s) {
+        case TUI_S_LABEL:
+        case TUI_S_TITLE:
+        case TUI_S_STDERR:
+        case TUI_S_HOT:
+        case TUI_S_BAD:
+            return A_BOLD;
+        case TUI_S_TAB_ACTIVE:
+        case TUI_S_NOTICE:
+            return A_REVERSE | A_BOLD;
+        case TUI_S_COLUMNS:
+        case TUI_S_SELECTED:
+        case TUI_S_STATUS_KEY:
+            return A_REVERSE;
+        case TUI_S_MATCH:
+            return A_UNDERLINE | A_BOLD;
+        case TUI_S_DIM:
+            return A_DIM;
+        default:
+            return A_NORMAL;
+        }
+    }
+    switch (s) {
+    case TUI_S_LABEL:
+        return COLOR_PAIR(PAIR_LABEL);
+    case TUI_S_VALUE:
+    case TUI_S_TITLE:
+        return A_BOLD;
+    case TUI_S_TAB_ACTIVE:
+        return COLOR_PAIR(PAIR_TAB_ACTIVE) | A_BOLD;
+    case TUI_S_COLUMNS:
+        return COLOR_PAIR(PAIR_COLUMNS);
+    case TUI_S_SELECTED:
+        return COLOR_PAIR(PAIR_SELECTED);
+    case TUI_S_DIM:
+        return A_DIM;
+    case TUI_S_STDERR:
+        return COLOR_PAIR(PAIR_STDERR);
+    case TUI_S_NOTICE:
+        return COLOR_PAIR(PAIR_NOTICE) | A_BOLD;
+    case TUI_S_STATUS_KEY:
+        return COLOR_PAIR(PAIR_STATUS_KEY);
+    case TUI_S_HOT:
+        return COLOR_PAIR(PAIR_BAD) | A_BOLD;
+    case TUI_S_GOOD:
+        return COLOR_PAIR(PAIR_GOOD);
+    case TUI_S_BAD:
+        return COLOR_PAIR(PAIR_BAD) | A_BOLD;
+    case TUI_S_MATCH:
+        return COLOR_PAIR(PAIR_MATCH);
+    default:
+        return A_NORMAL;
+    }
+}
+
+const char *tui_glyph_open(const struct tui *t)
+{
+    return t->utf8 ? "\xe2\x96\xbe" : "-"; /* ▾ */
+}
+
+const char *tui_glyph_closed(const struct tui *t)
+{
+    return t->utf8 ? "\xe2\x96\xb8" : "+"; /* ▸ */
+}
+
+int tui_put(struct tui *t, int y, int x, int w, unsigned int attr, const char *s, int pad)
+{
+    char buf[4096];
+    int used;
+
+    if (w <= 0)
+        return 0;
+    if (w > 1000)
+        w = 1000; /* 4 bytes per column fit buf */
+    used = tui_fit(buf, sizeof(buf), s ? s : "", w, t->utf8);
+    attrset(attr);
+    mvaddstr(y, x, buf);
+    if (pad)
+        for (int i = used; i < w; i++)
+            addch(' ');
+    attrset(A_NORMAL);
+    return pad ? w : used;
+}
+
+/* printf into a segment at (y, *x), at most up to column xmax; advances *x. */
+static void __attribute__((format(printf, 6, 7)))
+seg(struct tui *t, int y, int *x, int xmax, unsigned int attr, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    *x += tui_put(t, y, *x, xmax - *x, attr, buf, 0);
+}
+
+int tui_draw_frame(struct tui *t, const struct tui_rect *r, const char *title,
+                   const char *columns)
+{
+    if (r->h >= 1)
+        tui_put(t, r->y, r->x, r->w, tui_style(t, TUI_S_TITLE), title, 1);
+    if (r->h >= 2)
+        tui_put(t, r->y + 1, r->x, r->w, tui_style(t, TUI_S_COLUMNS), columns, 1);
+    return r->h > 2 ? r->h - 2 : 0;
+}
+
+enum tui_nav tui_key_nav(int key)
+{
+    switch (key) {
+    case KEY_UP:
+    case 'k':
+        return TUI_NAV_UP;
+    case KEY_DOWN:
+    case 'j':
+        return TUI_NAV_DOWN;
+    case KEY_PPAGE:
+        return TUI_NAV_PGUP;
+    case KEY_NPAGE:
+        return TUI_NAV_PGDN;
+    case KEY_HOME:
+    case 'g':
+        return TUI_NAV_HOME;
+    case KEY_END:
+    case 'G':
+        return TUI_NAV_END;
+    default:
+        return TUI_NAV_NONE;
+    }
+}
+
+int tui_page_rows(const struct tui *t)
+{
+    return t->lay.body.h > 3 ? t->lay.body.h - 2 : 1;
+}
+
+void tui_message(struct tui *t, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(t->message, sizeof(t->message), fmt, ap);
+    va_end(ap);
+}
+
+void tui_filter_changed(struct tui *t)
+{
+    t->filter_gen++;
+}
+
+void tui_switch_view(struct tui *t, int view)
+{
+    if (view >= 0 && view < tui_view_count)
+        t->view = view;
+}
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Style of the target's status text: green while running, red when it failed. */
+static enum tui_style status_style(const char *s)
+{
+    if (strncmp(s, "running", 7) == 0)
+        return TUI_S_GOOD;
+    if (strcmp(s, "exited with 0") == 0 || !*s)
+        return TUI_S_VALUE;
+    return TUI_S_BAD;
+}
+
+/* Short name of a process: basename of its executable, else of its first argument. */
+static void proc_name(const struct model_process *p, char *buf, size_t n)
+{
+    const char *s = p->exe && *p->exe ? tui_basename(p->exe) : NULL;
+
+    if (s) {
+        snprintf(buf, n, "%s", s);
+        return;
+    }
+    snprintf(buf, n, "%s", p->cmdline ? p->cmdline : "?");
+    buf[strcspn(buf, " ")] = '\0';
+    memmove(buf, tui_basename(buf), strlen(tui_basename(buf)) + 1);
+}
+
+/* One header line of process metrics. */
+static void draw_process(struct tui *t, int y, int w, const struct model_process *p)
+{
+    const struct model_proc_metrics *mt = &p->metrics;
+    unsigned int lab = tui_style(t, TUI_S_LABEL), val = tui_style(t, TUI_S_VALUE);
+    char name[64], rss[32], peak[32];
+    int x = 0;
+
+    proc_name(p, name, sizeof(name));
+    seg(t, y, &x, w, lab, "%s", p->is_root ? "PID " : "pid ");
+    seg(t, y, &x, w, val, "%u ", (unsigned)p->pid);
+    seg(t, y, &x, w, val, "%.20s", name);
+    if (p->state == MODEL_PROC_EXITED)
+        seg(t, y, &x, w, tui_style(t, p->exit_code ? TUI_S_BAD : TUI_S_VALUE),
+            "  [exited %d]", p->exit_code);
+    else if (p->state == MODEL_PROC_KILLED)
+        seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "  [killed by signal %d]", p->term_signal);
+    if (!mt->valid) {
+        seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "  (no metrics yet)");
+        return;
+    }
+    tui_format_bytes(rss, sizeof(rss), mt->rss_bytes);
+    tui_format_bytes(peak, sizeof(peak), mt->peak_rss_bytes);
+    seg(t, y, &x, w, lab, "  CPU ");
+    seg(t, y, &x, w, mt->cpu_pct >= 90.0 ? tui_style(t, TUI_S_HOT) : val, "%.1f%%",
+        mt->cpu_pct);
+    seg(t, y, &x, w, lab, "  thr ");
+    seg(t, y, &x, w, val, "%u", (unsigned)mt->threads);
+    seg(t, y, &x, w, lab, "  RSS ");
+    seg(t, y, &x, w, val, "%s", rss);
+    seg(t, y, &x, w, lab, " peak ");
+    seg(t, y, &x, w, val, "%s", peak);
+    seg(t, y, &x, w, lab, "  faults ");
+    seg(t, y, &x, w, val, "%llu/%llu", (unsigned long long)mt->minor_faults,
+        (unsigned long long)mt->major_faults);
+    seg(t, y, &x, w, lab, "  ctxsw ");
+    seg(t, y, &x, w, val, "%llu/%llu", (unsigned long long)mt->vol_ctx_switches,
+        (unsigned long long)mt->invol_ctx_switches);
+}
+
+/* The header: target and status, sampling facts, notice, then one line per process. */
+static void draw_header(struct tui *t, const struct tui_rect *r)
+{
+    struct model_session *s = model_session(t->m);
+    unsigned int lab = tui_style(t, TUI_S_LABEL), val = tui_style(t, TUI_S_VALUE);
+    uint64_t end = s->end_ns ? s->end_ns : now_ns();
+    char el[32], right[48];
+    int y = r->y, x = 0, w = r->w, nproc, shown, room, rw;
+
+    /* line 1: who and how long */
+    tui_format_duration(el, sizeof(el), s->start_ns && end > s->start_ns ? end - s->start_ns : 0);
+    snprintf(right, sizeof(right), "  elapsed %s", el);
+    rw = tui_text_width(right, 0);
+    seg(t, y, &x, w - rw, lab | A_BOLD, "rocsys-top ");
+    seg(t, y, &x, w - rw, tui_style(t, status_style(s->status_text)), "[%s]",
+        s->status_text[0] ? s->status_text : "starting");
+    seg(t, y, &x, w - rw, val, " %s", s->target);
+    tui_put(t, y, w - rw > x ? w - rw : x, rw, val, right, 0);
+    y++;
+    /* line 2: sampling */
+    if (r->h >= 3) {
+        x = 0;
+        seg(t, y, &x, w, lab, "sampling ");
+        seg(t, y, &x, w, val, "%s %d Hz", s->mode ? s->mode : "?", s->freq_hz);
+        seg(t, y, &x, w, lab, "  samples ");
+        seg(t, y, &x, w, val, "%llu", (unsigned long long)s->samples);
+        seg(t, y, &x, w, lab, "  dropped ");
+        seg(t, y, &x, w, tui_style(t, s->dropped ? TUI_S_BAD : TUI_S_VALUE), "%llu",
+            (unsigned long long)s->dropped);
+        seg(t, y, &x, w, lab, "  cost ");
+        seg(t, y, &x, w, val, "%.0f ns", s->sample_cost_avg_ns);
+        seg(t, y, &x, w, lab, "  stacks ");
+        seg(t, y, &x, w, val, "%zu", model_distinct_stacks(t->m));
+        seg(t, y, &x, w, lab, "  window ");
+        seg(t, y, &x, w, val, "%us", (unsigned)s->window_seconds);
+        y++;
+    }
+    /* the notice, highlighted */
+    if (s->notice[0] && y < r->y + r->h) {
+        char buf[300];
+        snprintf(buf, sizeof(buf), " ! %s", s->notice);
+        tui_put(t, y, 0, w, tui_style(t, TUI_S_NOTICE), buf, 1);
+        y++;
+    }
+    /* processes: the root target first, then its children */
+    nproc = model_process_count(t->m);
+    room = r->y + r->h - y;
+    shown = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < nproc && room > 0; i++) {
+            const struct model_process *p = model_process_at(t->m, i);
+            if ((pass == 0) != (p->is_root != 0))
+                continue;
+            if (room == 1 && shown + 1 < nproc) {
+                int running = 0;
+                for (int k = 0; k < nproc; k++)
+                    running += model_process_at(t->m, k)->state == MODEL_PROC_RUNNING;
+                x = 0;
+                seg(t, y, &x, w, tui_style(t, TUI_S_DIM),
+                    "+%d more processes (%d running in total)", nproc - shown, running);
+                room = 0;
+                break;
+            }
+            draw_process(t, y++, w, p);
+            shown++;
+            room--;
+        }
+    }
+}
+
+/* The tabs line: every view with its number key, the current one highlighted. */
+static void draw_tabs(struct tui *t, const struct tui_rect *r)
+{
+    int x = 0;
+    char desc[160];
+
+    for (int i = 0; i < tui_view_count; i++) {
+        unsigned int a = tui_style(t, i == t->view ? TUI_S_TAB_ACTIVE : TUI_S_TAB);
+        seg(t, r->y, &x, r->w, a, " %c %s ", tui_views[i].hotkey, tui_views[i].name);
+        seg(t, r->y, &x, r->w, A_NORMAL, " ");
+    }
+    tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
+    if (r->w - x > 10) {
+        int dw = tui_text_width(desc, t->utf8);
+        int dx = r->w - dw - 1 > x ? r->w - dw - 1 : x;
+        tui_put(t, r->y, dx, r->w - dx, tui_style(t, TUI_S_LABEL), desc, 0);
+    }
+}
+
+/* The status line: search prompt, message, or PAUSED + view text + key hints. */
+static void draw_status(struct tui *t, const struct tui_rect *r)
+{
+    static const char *const hints[][2] = {
+        {"F1", "Help"},  {"/", "Search"}, {"n", "Next"},  {"F6", "Sort"}, {"t", "Thread"},
+        {"w", "Window"}, {"p", "Pause"},  {"r", "Reset"}, {"F10", "Quit"},
+    };
+    const struct tui_view *v = &tui_views[t->view];
+    unsigned int key = tui_style(t, TUI_S_STATUS_KEY), txt = tui_style(t, TUI_S_STATUS);
+    int x = 0, y = r->y, w = r->w;
+    char buf[640];
+
+    if (t->searching) {
+        seg(t, y, &x, w, key, "Search:");
+        seg(t, y, &x, w, txt, " %s_", t->search);
+        seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "   Enter: find  Esc: cancel");
+        return;
+    }
+    if (t->paused)
+        seg(t, y, &x, w, tui_style(t, TUI_S_NOTICE), "PAUSED");
+    if (t->message[0]) {
+        seg(t, y, &x, w, txt, "%s%s", t->paused ? " " : "", t->message);
+        return;
+    }
+    buf[0] = '\0';
+    if (v->status)
+        v->status(t, t->state[t->view], buf, sizeof(buf));
+    if (buf[0])
+        seg(t, y, &x, w, txt, "%s%s ", t->paused ? " " : "", buf);
+    else if (t->paused)
+        seg(t, y, &x, w, txt, " ");
+    for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+        int need = (int)(strlen(hints[i][0]) + strlen(hints[i][1]) + 1);
+        if (x + need > w)
+            break;
+        seg(t, y, &x, w, key, "%s", hints[i][0]);
+        seg(t, y, &x, w, txt, "%s ", hints[i][1]);
+    }
+}
+
+/* The help overlay: a box over the body listing the keys. */
+static void draw_help(struct tui *t)
+{
+    char views[160], line[200];
+    int n = 0, bw, bh, by, bx;
+    size_t o = 0;
+    const char *lines[24];
+    char refresh[80];
+
+    for (int i = 0; i < tui_view_count && o < sizeof(views); i++)
+        o += (size_t)snprintf(views + o, sizeof(views) - o, "%s%c %s", i ? ", " : "",
+                              tui_views[i].hotkey, tui_views[i].name);
+    snprintf(line, sizeof(line), " Tab S-Tab 1-%d  switch view: %s", tui_view_count, views);
+    snprintf(refresh, sizeof(refresh), " refresh every %.1fs, %s, %s glyphs",
+             t->opt.delay_tenths > 0 ? t->opt.delay_tenths / 10.0 : 1.0,
+             t->color ? "colour" : "monochrome", t->utf8 ? "Unicode" : "ASCII");
+    lines[n++] = " rocsys-top " ROCSYS_VERSION " - keys";
+    lines[n++] = "";
+    lines[n++] = line;
+    lines[n++] = " Up Down PgUp PgDn Home End   move the selection";
+    lines[n++] = " Enter Space    call tree: expand/collapse; threads: show that thread";
+    lines[n++] = " Right Left     expand / collapse or go to the parent";
+    lines[n++] = " F6 s           cycle the sort order";
+    lines[n++] = " t              thread: all threads, then each thread in turn";
+    lines[n++] = " w              since start <-> sliding window (last N seconds)";
+    lines[n++] = " / n            search function names (the call tree opens the path)";
+    lines[n++] = " p              pause: freeze the displayed data";
+    lines[n++] = " r              reset the sample counts";
+    lines[n++] = " F1 ?           this help (any key closes it)";
+    lines[n++] = " Esc            cancel search or help";
+    lines[n++] = " F10 q          quit";
+    lines[n++] = "";
+    lines[n++] = refresh;
+
+    bw = t->cols - 4 < 78 ? t->cols - 4 : 78;
+    bh = t->rows - 2 < n + 2 ? t->rows - 2 : n + 2;
+    by = (t->rows - bh) / 2;
+    bx = (t->cols - bw) / 2;
+    if (bw < 10 || bh < 3)
+        return;
+    for (int i = 0; i < bh; i++)
+        tui_put(t, by + i, bx, bw, A_NORMAL, "", 1);
+    attrset(tui_style(t, TUI_S_LABEL));
+    mvhline(by, bx, ACS_HLINE, bw);
+    mvhline(by + bh - 1, bx, ACS_HLINE, bw);
+    mvvline(by, bx, ACS_VLINE, bh);
+    mvvline(by, bx + bw - 1, ACS_VLINE, bh);
+    mvaddch(by, bx, ACS_ULCORNER);
+    mvaddch(by, bx + bw - 1, ACS_URCORNER);
+    mvaddch(by + bh - 1, bx, ACS_LLCORNER);
+    mvaddch(by + bh - 1, bx + bw - 1, ACS_LRCORNER);
+    attrset(A_NORMAL);
+    for (int i = 0; i < n && i < bh - 2; i++)
+        tui_put(t, by + 1 + i, bx + 1, bw - 2, i == 0 ? tui_style(t, TUI_S_TITLE) : A_NORMAL,
+                lines[i], 0);
+}
+
+/* Bring the current view's data up to date: after a filter change always, otherwise only
+ * when new model data was announced by an unpaused refresh. */
+static void ensure_built(struct tui *t)
+{
+    int v = t->view;
+
+    if (t->built_filter[v] != t->filter_gen || (!t->paused && t->built_data[v] != t->data_gen)) {
+        tui_views[v].rebuild(t, t->state[v]);
+        t->built_filter[v] = t->filter_gen;
+        t->built_data[v] = t->data_gen;
+    }
+}
+
+/* Draw one complete frame. */
+static void draw(struct tui *t)
+{
+    getmaxyx(stdscr, t->rows, t->cols);
+    tui_layout_compute(t->rows, t->cols, &t->lay);
+    ensure_built(t);
+    erase();
+    if (t->lay.too_small) {
+        char msg[80];
+        snprintf(msg, sizeof(msg), "terminal too small (%dx%d < %dx%d), q quits", t->cols,
+                 t->rows, TUI_MIN_COLS, TUI_MIN_ROWS);
+        if (t->rows > 0)
+            tui_put(t, 0, 0, t->cols, A_BOLD, msg, 0);
+        refresh();
+        return;
+    }
+    draw_header(t, &t->lay.header);
+    draw_tabs(t, &t->lay.tabs);
+    tui_views[t->view].draw(t, t->state[t->view], &t->lay.body);
+    draw_status(t, &t->lay.status);
+    if (t->help)
+        draw_help(t);
+    refresh();
+}
+
+/* Run the current search in the current view. */
+static void do_search(struct tui *t)
+{
+    const struct tui_view *v = &tui_views[t->view];
+
+    if (!t->search[0]) {
+        tui_message(t, "no search yet: press / first");
+        return;
+    }
+    ensure_built(t);
+    if (!v->search)
+        tui_message(t, "no search in the %s view", v->name);
+    else if (!v->search(t, t->state[t->view], t->search))
+        tui_message(t, "no match for \"%s\"", t->search);
+}
+
+/* A key while the search prompt is open. */
+static void search_key(struct tui *t, int ch)
+{
+    size_t n = strlen(t->search);
+
+    switch (ch) {
+    case KEY_ESC:
+        t->searching = 0;
+        break;
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        t->searching = 0;
+        do_search(t);
+        break;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8:
+        while (n > 0 && ((unsigned char)t->search[n - 1] & 0xc0) == 0x80)
+            n--; /* continuation bytes of a UTF-8 character */
+        if (n > 0)
+            n--;
+        t->search[n] = '\0';
+        break;
+    default:
+        if (ch >= 32 && ch < 256 && ch != 127 && n + 1 < sizeof(t->search)) {
+            t->search[n] = (char)ch;
+            t->search[n + 1] = '\0';
+        }
+        break;
+    }
+}
+
+/* Handle one key; returns 1 to quit. */
+static int handle_key(struct tui *t, int ch)
+{
+    const struct tui_view *v = &tui_views[t->view];
+    int n;
+
+    if (ch == KEY_RESIZE)
+        return 0; /* the next draw reads the new size */
+    t->message[0] = '\0';
+    if (t->help) {
+        if (ch == KEY_F(10))
+            return 1;
+        t->help = 0;
+        return 0;
+    }
+    if (t->searching) {
+        search_key(t, ch);
+        return 0;
+    }
+    switch (ch) {
+    case 'q':
+    case KEY_F(10):
+        return 1;
+    case '\t':
+        tui_switch_view(t, (t->view + 1) % tui_view_count);
+        return 0;
+    case KEY_BTAB:
+        tui_switch_view(t, (t->view + tui_view_count - 1) % tui_view_count);
+        return 0;
+    case '?':
+    case 'h':
+    case KEY_F(1):
+        t->help = 1;
+        return 0;
+    case '/':
+        t->searching = 1;
+        t->search[0] = '\0';
+        return 0;
+    case 'n':
+        do_search(t);
+        return 0;
+    case 'p':
+        t->paused = !t->paused;
+        return 0;
+    case 'r':
+        model_reset_counts(t->m);
+        tui_filter_changed(t);
+        tui_message(t, "sample counts reset");
+        return 0;
+    case 'w':
+        t->filter.window = !t->filter.window;
+        tui_filter_changed(t);
+        return 0;
+    case 't':
+        n = model_thread_count(t->m);
+        t->filter.thread = t->filter.thread + 1 >= n ? -1 : t->filter.thread + 1;
+        tui_filter_changed(t);
+        return 0;
+    case KEY_ESC:
+        return 0;
+    default:
+        break;
+    }
+    for (int i = 0; i < tui_view_count; i++) {
+        if (ch == tui_views[i].hotkey) {
+            tui_switch_view(t, i);
+            return 0;
+        }
+    }
+    ensure_built(t);
+    v->key(t, t->state[t->view], ch);
+    return 0;
+}
+
+struct tui *tui_open(struct model *m, const struct tui_options *o)
+{
+    struct tui *t = NULL;
+    SCREEN *scr;
+    const char *cs;
+    int utf8;
+
+    setlocale(LC_ALL, "");
+    cs = nl_langinfo(CODESET);
+    utf8 = cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
+    scr = newterm(NULL, stdout, stdin);
+    if (!scr)
+        return NULL;
+    set_term(scr);
+    /* without cursor addressing a full-screen display is garbage */
+    if (tigetstr("cup") == NULL || tigetstr("cup") == (char *)-1) {
+        endwin();
+        delscreen(scr);
+        return NULL;
+    }
+    t = xcalloc(1, sizeof(*t));
+    t->m = m;
+    t->opt = *o;
+    t->screen = scr;
+    t->utf8 = utf8;
+    cbreak();
+    noecho();
+    nonl();
+    intrflush(stdscr, FALSE);
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    if (o->color && has_colors()) {
+        init_colors();
+        t->color = 1;
+    }
+    for (int i = 0; i < tui_view_count; i++)
+        t->state[i] = tui_views[i].create();
+    t->view = o->initial_view >= 0 && o->initial_view < tui_view_count ? o->initial_view : 0;
+    t->filter = (struct model_filter){.thread = -1, .window = 0};
+    t->filter_gen = 1;
+    t->data_gen = 1;
+    return t;
+}
+
+void tui_close(struct tui *t)
+{
+    if (!t)
+        return;
+    endwin();
+    delscreen(t->screen);
+    for (int i = 0; i < tui_view_count; i++)
+        tui_views[i].destroy(t->state[i]);
+    free(t);
+}
+
+int tui_input(struct tui *t)
+{
+    int ch, any = 0;
+
+    while ((ch = getch()) != ERR) {
+        any = 1;
+        if (handle_key(t, ch))
+            return 1;
+    }
+    if (any)
+        draw(t); /* show the effect of the keys now, not at the next refresh */
+    return 0;
+}
+
+void tui_refresh(struct tui *t)
+{
+    if (!t->paused)
+        t->data_gen++;
+    draw(t);
+}

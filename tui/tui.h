@@ -1,0 +1,43 @@
+/* The terminal front end: ncursesw views of the model (interactive), and plain-text frames of
+ * the same views (batch mode, -b). Views are rows of a const table (tui/views.c). */
+#ifndef ROCSYS_TUI_TUI_H
+#define ROCSYS_TUI_TUI_H
+
+#include <stdio.h>
+
+struct model;
+struct tui;
+
+struct tui_options {
+    int color;          /* 0: monochrome even if the terminal has colours */
+    int delay_tenths;   /* refresh delay, shown in the help */
+    int initial_view;   /* index into the view table */
+};
+
+/* Take over the terminal (initscr, keypad, non-blocking input). NULL if it cannot. */
+struct tui *tui_open(struct model *m, const struct tui_options *o);
+/* Give the terminal back. */
+void tui_close(struct tui *t);
+/* Read every pending key (never blocks). Returns 1 when the user asked to quit. */
+int tui_input(struct tui *t);
+/* Rebuild view data from the model (unless paused) and draw. Called once per refresh. */
+void tui_refresh(struct tui *t);
+
+/* Layout math, separate from drawing so that it is unit-testable without a terminal. */
+struct tui_rect {
+    int y, x, h, w;
+};
+struct tui_layout {
+    struct tui_rect header; /* process metrics */
+    struct tui_rect tabs;   /* view tabs */
+    struct tui_rect body;   /* the current view */
+    struct tui_rect status; /* key hints / status line */
+    int too_small;          /* the terminal cannot show anything useful */
+};
+void tui_layout_compute(int rows, int cols, struct tui_layout *out);
+
+/* Batch mode: write one plain-text frame of every view to out (like top -b).
+ * max_rows bounds each view's rows (0 = no bound). */
+void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows);
+
+#endif

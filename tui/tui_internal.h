@@ -1,0 +1,239 @@
+/* Private header of the TUI module: the view table, the front end's state shared by the view
+ * files, drawing helpers, and the pure helpers (layout, formatting, tree flattening, list
+ * navigation) that the unit tests exercise without a terminal. No curses types here. */
+#ifndef ROCSYS_TUI_TUI_INTERNAL_H
+#define ROCSYS_TUI_TUI_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/model.h"
+#include "tui/tui.h"
+
+/* ---- layout limits (layout.c) ---- */
+#define TUI_MIN_ROWS 8  /* below this the terminal is "too small" */
+#define TUI_MIN_COLS 40
+
+/* ---- formatting and text fitting (util.c; pure) ---- */
+
+/* part as a percentage of total (0 when total is 0). */
+double tui_pct(uint64_t part, uint64_t total);
+/* part/total as a percentage with one decimal, e.g. "33.3" (no padding). */
+void tui_format_pct(char *buf, size_t n, uint64_t part, uint64_t total);
+/* A byte count for humans: "512 B", "2.1 KiB", "2.1 MiB", "1.5 GiB". */
+void tui_format_bytes(char *buf, size_t n, uint64_t bytes);
+/* A duration for humans: "3.0s", "2m05s", "1h02m". */
+void tui_format_duration(char *buf, size_t n, uint64_t ns);
+/* Display width of s (utf8: UTF-8 with wcwidth; else one column per byte). */
+int tui_text_width(const char *s, int utf8);
+/* Copy s into out so that it takes at most width columns, ending with an ellipsis ("…" when
+ * utf8, "..." otherwise) if it had to be cut. Control characters become '?'; without utf8,
+ * every non-ASCII byte becomes '?' too. Returns the columns used. */
+int tui_fit(char *out, size_t outsz, const char *s, int width, int utf8);
+/* Make a line of target output printable: drop ANSI escape sequences, expand tabs, keep the
+ * text after the last carriage return, replace other control characters with '?'. */
+void tui_sanitize(char *out, size_t outsz, const char *in);
+/* The part of path after the last '/'. NULL stays NULL. */
+const char *tui_basename(const char *path);
+/* 1 if needle occurs in hay, ignoring ASCII case (an empty needle matches everything). */
+int tui_match(const char *hay, const char *needle);
+
+/* ---- list navigation (util.c; pure) ---- */
+enum tui_nav {
+    TUI_NAV_NONE,
+    TUI_NAV_UP,
+    TUI_NAV_DOWN,
+    TUI_NAV_PGUP,
+    TUI_NAV_PGDN,
+    TUI_NAV_HOME,
+    TUI_NAV_END,
+};
+
+/* A selection and scroll position over count rows, page rows visible at a time. */
+struct tui_list {
+    int sel; /* selected row */
+    int top; /* first visible row */
+};
+
+/* Move the selection; returns 1 when nav is a movement. */
+int tui_list_nav(struct tui_list *l, enum tui_nav nav, int count, int page);
+/* Clamp the selection into [0, count) and scroll so that it is visible. */
+void tui_list_fit(struct tui_list *l, int count, int page);
+
+/* ---- call-tree flattening and sorting (treeflat.c; pure) ---- */
+enum tui_sort { TUI_SORT_INCL, TUI_SORT_SELF, TUI_SORT_NAME };
+const char *tui_sort_name(int sort);
+
+/* Name of function func (-1: the tree's synthetic root). */
+typedef const char *(*tui_name_fn)(const void *ctx, int func);
+
+/* How children are ordered. */
+struct tui_tree_order {
+    const struct model_tree *tree;
+    int sort; /* enum tui_sort */
+    tui_name_fn name;
+    const void *ctx;
+};
+
+/* The user's expand/collapse choices, keyed by model_node.path_hash. */
+enum { TUI_EXP_DEFAULT = 0, TUI_EXP_OPEN = 1, TUI_EXP_CLOSED = 2 };
+struct tui_expand {
+    uint64_t *keys;
+    unsigned char *vals; /* 0: empty slot */
+    size_t cap, used;
+};
+int tui_expand_get(const struct tui_expand *e, uint64_t key);
+void tui_expand_set(struct tui_expand *e, uint64_t key, int state);
+void tui_expand_free(struct tui_expand *e);
+
+/* One visible row of a flattened tree. */
+struct tui_tree_row {
+    int node;
+    int depth;
+    int has_children;
+    int expanded;
+};
+struct tui_tree_rows {
+    struct tui_tree_row *rows;
+    int count, cap;
+};
+
+/* Children of node in display order into *buf (grown as needed); returns their number. */
+int tui_tree_children(const struct tui_tree_order *o, int node, int **buf, int *cap);
+/* The visible rows: depth-first, children in order; a node is open if the user opened it, or
+ * if the user did not choose and it is the root or its parent's child with the largest
+ * inclusive count (the hottest path is open by default). */
+void tui_tree_flatten(const struct tui_tree_order *o, const struct tui_expand *e,
+                      struct tui_tree_rows *out);
+void tui_tree_rows_free(struct tui_tree_rows *r);
+/* Row index of node in r, or -1. */
+int tui_tree_row_of(const struct tui_tree_rows *r, int node);
+/* The first node after node `after` (in full depth-first display order, wrapping, after
+ * included last) whose name contains needle; -1 if none. */
+int tui_tree_find(const struct tui_tree_order *o, int after, const char *needle);
+/* Open every ancestor of node so that it becomes visible. */
+void tui_tree_reveal(const struct model_tree *t, struct tui_expand *e, int node);
+/* Sort a hot list by sort (self and inclusive descending, name ascending). */
+void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name,
+                  const void *ctx);
+
+/* ---- the interactive front end's state (tui.c) ---- */
+#define TUI_MAX_VIEWS 9
+
+/* Visual roles; tui_style() maps them to colour pairs or to monochrome attributes. */
+enum tui_style {
+    TUI_S_NORMAL,
+    TUI_S_LABEL,      /* header labels */
+    TUI_S_VALUE,      /* header values */
+    TUI_S_TAB,
+    TUI_S_TAB_ACTIVE,
+    TUI_S_TITLE,      /* a view's title line */
+    TUI_S_COLUMNS,    /* column headings */
+    TUI_S_SELECTED,   /* the selected row */
+    TUI_S_DIM,        /* module file:line */
+    TUI_S_STDERR,     /* target's stderr lines */
+    TUI_S_NOTICE,
+    TUI_S_STATUS,
+    TUI_S_STATUS_KEY,
+    TUI_S_HOT,        /* large percentages */
+    TUI_S_GOOD,       /* "running" */
+    TUI_S_BAD,        /* "killed by ..." */
+    TUI_S_MATCH,      /* a search match (output view) */
+    TUI_S_COUNT
+};
+
+struct tui {
+    struct model *m;
+    struct tui_options opt;
+    void *screen;      /* SCREEN * */
+    int utf8;          /* the locale is UTF-8: Unicode glyphs */
+    int color;         /* colour pairs in use */
+    int view;          /* index into tui_views */
+    void *state[TUI_MAX_VIEWS];
+    unsigned built_filter[TUI_MAX_VIEWS]; /* filter_gen the view's data was built for */
+    unsigned built_data[TUI_MAX_VIEWS];   /* data_gen the view's data was built at */
+    struct model_filter filter; /* thread and window filter of the call tree and hot views */
+    unsigned filter_gen; /* bumped when the filter changes or counts are reset */
+    unsigned data_gen;   /* bumped by every refresh that is not paused */
+    int paused;
+    int help;
+    int searching;       /* the search prompt is open */
+    char search[128];    /* the needle being typed, then the last one searched */
+    char message[192];   /* one-shot message for the status line */
+    int rows, cols;
+    struct tui_layout lay;
+};
+
+/* ---- the view table (views.c) ---- */
+struct tui_view {
+    const char *name; /* tab label and section title */
+    int hotkey;       /* '1'..'9' */
+    void *(*create)(void);
+    void (*destroy)(void *st);
+    /* Re-read the model into the view's own data (never while paused). */
+    void (*rebuild)(struct tui *t, void *st);
+    void (*draw)(struct tui *t, void *st, const struct tui_rect *r);
+    /* A key the common dispatcher did not take; returns 1 if handled. */
+    int (*key)(struct tui *t, void *st, int key);
+    /* Select the next row after the selection matching needle; 1 if found. May be NULL. */
+    int (*search)(struct tui *t, void *st, const char *needle);
+    /* Extra text for the status line (e.g. the output log). May be NULL. */
+    void (*status)(struct tui *t, void *st, char *buf, size_t n);
+    /* The view as a plain-text section of a batch frame. */
+    void (*batch)(FILE *out, struct model *m, int max_rows);
+};
+
+extern const struct tui_view tui_views[];
+extern const int tui_view_count;
+#define TUI_VIEW_CALLTREE 0 /* index of the call tree view, where the threads view jumps */
+
+#define TUI_VIEW_DECLARE(v)                                                                    \
+    void *tui_##v##_create(void);                                                              \
+    void tui_##v##_destroy(void *st);                                                          \
+    void tui_##v##_rebuild(struct tui *t, void *st);                                           \
+    void tui_##v##_draw(struct tui *t, void *st, const struct tui_rect *r);                    \
+    int tui_##v##_key(struct tui *t, void *st, int key);                                       \
+    int tui_##v##_search(struct tui *t, void *st, const char *needle);                         \
+    void tui_##v##_status(struct tui *t, void *st, char *buf, size_t n);                       \
+    void tui_##v##_batch(FILE *out, struct model *m, int max_rows)
+
+TUI_VIEW_DECLARE(calltree);
+TUI_VIEW_DECLARE(hot);
+TUI_VIEW_DECLARE(threads);
+TUI_VIEW_DECLARE(output);
+
+/* ---- helpers shared by the views (views.c) ---- */
+
+/* tui_name_fn over a struct model (ctx): "[all]" for the root, "?" for unknown. */
+const char *tui_model_func_name(const void *ctx, int func);
+/* "module file:line" of function func ("" if unknown). */
+void tui_func_location(struct model *m, int func, char *buf, size_t n);
+/* "all threads, since start" / "thread worker (tid 12), last 10s". */
+void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, size_t n);
+
+/* ---- drawing helpers (tui.c) ---- */
+
+/* Attributes of a visual role in the current colour mode. */
+unsigned int tui_style(const struct tui *t, enum tui_style s);
+/* Draw s at (y, x) in at most w columns (cut with an ellipsis); pad: fill the rest of w
+ * with blanks. Returns the columns used. */
+int tui_put(struct tui *t, int y, int x, int w, unsigned int attr, const char *s, int pad);
+/* A view's title (first body line) and column headings (second); returns rows left below. */
+int tui_draw_frame(struct tui *t, const struct tui_rect *r, const char *title,
+                   const char *columns);
+/* Map a navigation key (arrows, PgUp/PgDn, Home/End) to a list movement. */
+enum tui_nav tui_key_nav(int key);
+/* Rows of the list area of the body (below title and column headings). */
+int tui_page_rows(const struct tui *t);
+/* Switch the current view (rebuilding its data if it is stale). */
+void tui_switch_view(struct tui *t, int view);
+/* The filter changed (or counts were reset): views rebuild even while paused. */
+void tui_filter_changed(struct tui *t);
+/* Set the one-shot status message. */
+void tui_message(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Tree glyphs for the current locale. */
+const char *tui_glyph_open(const struct tui *t);
+const char *tui_glyph_closed(const struct tui *t);
+
+#endif

@@ -1,0 +1,259 @@
+/* View 1, the call tree: per thread or all threads merged, expandable, the hottest path open
+ * by default, expansion remembered across refreshes by path hash. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/tui_internal.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS "  INCL%  SELF%  SAMPLES  FUNCTION"
+
+struct calltree {
+    struct model_tree *tree;
+    struct tui_tree_rows rows;
+    struct tui_expand exp;
+    struct tui_list list;
+    int sort;          /* enum tui_sort; inclusive by default */
+    uint64_t sel_hash; /* path hash of the selected node, kept across rebuilds */
+    int have_sel;
+};
+
+void *tui_calltree_create(void)
+{
+    return xcalloc(1, sizeof(struct calltree));
+}
+
+void tui_calltree_destroy(void *st)
+{
+    struct calltree *c = st;
+
+    if (!c)
+        return;
+    model_tree_free(c->tree);
+    tui_tree_rows_free(&c->rows);
+    tui_expand_free(&c->exp);
+    free(c);
+}
+
+/* Remember which node is selected (by path hash). */
+static void note_selection(struct calltree *c)
+{
+    if (c->list.sel >= 0 && c->list.sel < c->rows.count && c->tree) {
+        c->sel_hash = c->tree->nodes[c->rows.rows[c->list.sel].node].path_hash;
+        c->have_sel = 1;
+    }
+}
+
+/* Recompute the visible rows and put the selection back on the same node if it is visible. */
+static void reflatten(struct tui *t, struct calltree *c)
+{
+    struct tui_tree_order o = {c->tree, c->sort, tui_model_func_name, t->m};
+
+    c->rows.count = 0;
+    if (c->tree)
+        tui_tree_flatten(&o, &c->exp, &c->rows);
+    if (c->have_sel) {
+        for (int i = 0; i < c->rows.count; i++) {
+            if (c->tree->nodes[c->rows.rows[i].node].path_hash == c->sel_hash) {
+                c->list.sel = i;
+                break;
+            }
+        }
+    }
+    tui_list_fit(&c->list, c->rows.count, tui_page_rows(t));
+    note_selection(c);
+}
+
+void tui_calltree_rebuild(struct tui *t, void *st)
+{
+    struct calltree *c = st;
+
+    model_tree_free(c->tree);
+    c->tree = model_tree_build(t->m, &t->filter);
+    reflatten(t, c);
+}
+
+/* Draw one tree row at screen line y. */
+static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_rect *r,
+                     int i)
+{
+    const struct tui_tree_row *row = &c->rows.rows[i];
+    const struct model_node *nd = &c->tree->nodes[row->node];
+    uint64_t total = c->tree->total;
+    int sel = i == c->list.sel;
+    unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+    unsigned int dim = sel ? norm : tui_style(t, TUI_S_DIM);
+    double incl = tui_pct(nd->inclusive, total);
+    char nums[64], loc[512], glyph[16];
+    int x = r->x, end = r->x + r->w, indent, room;
+
+    if (sel)
+        tui_put(t, y, r->x, r->w, norm, "", 1);
+    snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu  ", incl, tui_pct(nd->self, total),
+             (unsigned long long)nd->inclusive);
+    x += tui_put(t, y, x, end - x, incl >= 50.0 && !sel ? tui_style(t, TUI_S_HOT) : norm,
+                 nums, 0);
+    room = end - x;
+    indent = 2 * row->depth;
+    if (indent > room / 2)
+        indent = room / 2; /* very deep trees: keep half the room for names */
+    x += tui_put(t, y, x, indent, norm, "", 1);
+    snprintf(glyph, sizeof(glyph), "%s ",
+             row->has_children ? (row->expanded ? tui_glyph_open(t) : tui_glyph_closed(t))
+                               : " ");
+    x += tui_put(t, y, x, end - x, norm, glyph, 0);
+    x += tui_put(t, y, x, end - x, row->node == 0 && !sel ? A_BOLD : norm,
+                 tui_model_func_name(t->m, nd->func), 0);
+    tui_func_location(t->m, nd->func, loc, sizeof(loc));
+    if (loc[0] && end - x > 4) {
+        x += tui_put(t, y, x, 2, norm, "", 1);
+        tui_put(t, y, x, end - x, dim, loc, 0);
+    }
+}
+
+void tui_calltree_draw(struct tui *t, void *st, const struct tui_rect *r)
+{
+    struct calltree *c = st;
+    char title[256], desc[160];
+    int page;
+
+    tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
+    snprintf(title, sizeof(title), "Call tree: %s  (%llu samples, sort: %s)", desc,
+             (unsigned long long)(c->tree ? c->tree->total : 0), tui_sort_name(c->sort));
+    page = tui_draw_frame(t, r, title, COLUMNS);
+    tui_list_fit(&c->list, c->rows.count, page);
+    for (int i = 0; i < page && c->list.top + i < c->rows.count; i++)
+        draw_row(t, c, r->y + 2 + i, r, c->list.top + i);
+    if (c->tree && c->tree->total == 0 && page >= 2)
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), "no samples yet", 0);
+}
+
+/* Set the open/closed state of the selected node and re-flatten. */
+static void set_open(struct tui *t, struct calltree *c, int open)
+{
+    const struct tui_tree_row *row = &c->rows.rows[c->list.sel];
+
+    tui_expand_set(&c->exp, c->tree->nodes[row->node].path_hash,
+                   open ? TUI_EXP_OPEN : TUI_EXP_CLOSED);
+    reflatten(t, c);
+}
+
+int tui_calltree_key(struct tui *t, void *st, int key)
+{
+    struct calltree *c = st;
+    enum tui_nav nav = tui_key_nav(key);
+    const struct tui_tree_row *row;
+
+    if (key == 's' || key == KEY_F(6)) {
+        c->sort = (c->sort + 1) % 3;
+        reflatten(t, c);
+        return 1;
+    }
+    if (nav != TUI_NAV_NONE) {
+        tui_list_nav(&c->list, nav, c->rows.count, tui_page_rows(t));
+        note_selection(c);
+        return 1;
+    }
+    if (c->rows.count == 0 || c->list.sel < 0 || c->list.sel >= c->rows.count)
+        return 0;
+    row = &c->rows.rows[c->list.sel];
+    switch (key) {
+    case '\n':
+    case '\r':
+    case ' ':
+    case KEY_ENTER:
+        if (row->has_children)
+            set_open(t, c, !row->expanded);
+        return 1;
+    case KEY_RIGHT:
+    case '+':
+    case 'l':
+        if (row->has_children && !row->expanded)
+            set_open(t, c, 1);
+        else if (row->expanded)
+            tui_list_nav(&c->list, TUI_NAV_DOWN, c->rows.count, tui_page_rows(t));
+        note_selection(c);
+        return 1;
+    case KEY_LEFT:
+    case '-':
+        if (row->expanded) {
+            set_open(t, c, 0);
+        } else {
+            int p = tui_tree_row_of(&c->rows, c->tree->nodes[row->node].parent);
+            if (p >= 0) {
+                c->list.sel = p;
+                tui_list_fit(&c->list, c->rows.count, tui_page_rows(t));
+                note_selection(c);
+            }
+        }
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int tui_calltree_search(struct tui *t, void *st, const char *needle)
+{
+    struct calltree *c = st;
+    struct tui_tree_order o = {c->tree, c->sort, tui_model_func_name, t->m};
+    int after = 0, node;
+
+    if (!c->tree)
+        return 0;
+    if (c->list.sel >= 0 && c->list.sel < c->rows.count)
+        after = c->rows.rows[c->list.sel].node;
+    node = tui_tree_find(&o, after, needle);
+    if (node < 0)
+        return 0;
+    tui_tree_reveal(c->tree, &c->exp, node);
+    c->sel_hash = c->tree->nodes[node].path_hash;
+    c->have_sel = 1;
+    reflatten(t, c);
+    return 1;
+}
+
+void tui_calltree_status(struct tui *t, void *st, char *buf, size_t n)
+{
+    (void)t;
+    (void)st;
+    if (n)
+        buf[0] = '\0';
+}
+
+void tui_calltree_batch(FILE *out, struct model *m, int max_rows)
+{
+    struct model_filter f = {.thread = -1, .window = 0};
+    struct model_tree *tree = model_tree_build(m, &f);
+    struct tui_tree_order o = {tree, TUI_SORT_INCL, tui_model_func_name, m};
+    int *stack = NULL, *kids = NULL, nstack = 0, cap = 0, rows = 0;
+    char desc[160], name[1024], loc[512];
+
+    tui_filter_desc(m, &f, desc, sizeof(desc));
+    fprintf(out, "== Call tree: %s ==\n", desc);
+    fprintf(out, "%s\n", COLUMNS);
+    if (!tree || tree->count == 0)
+        goto out;
+    stack = xmalloc((size_t)tree->count * sizeof(*stack));
+    stack[nstack++] = 0;
+    while (nstack > 0 && (max_rows <= 0 || rows < max_rows)) {
+        int node = stack[--nstack];
+        const struct model_node *nd = &tree->nodes[node];
+        int k;
+
+        tui_fit(name, sizeof(name), tui_model_func_name(m, nd->func), 250, 1);
+        tui_func_location(m, nd->func, loc, sizeof(loc));
+        fprintf(out, "%7.1f%7.1f%9llu  %*s%s%s%s\n", tui_pct(nd->inclusive, tree->total),
+                tui_pct(nd->self, tree->total), (unsigned long long)nd->inclusive,
+                2 * nd->depth, "", name, loc[0] ? "  " : "", loc);
+        rows++;
+        k = tui_tree_children(&o, node, &kids, &cap);
+        for (int i = k - 1; i >= 0; i--) /* only nodes with >= 0.5% of the samples */
+            if (tree->nodes[kids[i]].inclusive * 200 >= tree->total && tree->total > 0)
+                stack[nstack++] = kids[i];
+    }
+out:
+    free(stack);
+    free(kids);
+    model_tree_free(tree);
+}

@@ -1,0 +1,174 @@
+/* View 2, hot functions: a flat list of functions by self or inclusive samples. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/tui_internal.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS "  SELF%  INCL%  SAMPLES  FUNCTION"
+
+/* The sort orders `s` cycles through, the default first. */
+static const int sort_cycle[] = {TUI_SORT_SELF, TUI_SORT_INCL, TUI_SORT_NAME};
+
+struct hot_view {
+    struct model_hot_list *hot;
+    struct tui_list list;
+    int sort_step; /* index into sort_cycle */
+    int sel_func;  /* function of the selected row, kept across rebuilds (-1: none) */
+};
+
+void *tui_hot_create(void)
+{
+    struct hot_view *h = xcalloc(1, sizeof(*h));
+
+    h->sel_func = -1;
+    return h;
+}
+
+void tui_hot_destroy(void *st)
+{
+    struct hot_view *h = st;
+
+    if (!h)
+        return;
+    model_hot_free(h->hot);
+    free(h);
+}
+
+/* Sort the list and put the selection back on the same function. */
+static void resort(struct tui *t, struct hot_view *h)
+{
+    if (!h->hot)
+        return;
+    tui_hot_sort(h->hot->items, h->hot->count, sort_cycle[h->sort_step], tui_model_func_name,
+                 t->m);
+    for (int i = 0; i < h->hot->count && h->sel_func >= 0; i++) {
+        if (h->hot->items[i].func == h->sel_func) {
+            h->list.sel = i;
+            break;
+        }
+    }
+    tui_list_fit(&h->list, h->hot->count, tui_page_rows(t));
+}
+
+/* Remember the function under the selection. */
+static void note_selection(struct hot_view *h)
+{
+    if (h->hot && h->list.sel >= 0 && h->list.sel < h->hot->count)
+        h->sel_func = h->hot->items[h->list.sel].func;
+}
+
+void tui_hot_rebuild(struct tui *t, void *st)
+{
+    struct hot_view *h = st;
+
+    model_hot_free(h->hot);
+    h->hot = model_hot_build(t->m, &t->filter);
+    resort(t, h);
+}
+
+void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
+{
+    struct hot_view *h = st;
+    char title[256], desc[160], nums[64], loc[512];
+    int page, count = h->hot ? h->hot->count : 0;
+
+    tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
+    snprintf(title, sizeof(title), "Hot functions: %s  (%d functions, sort: %s)", desc, count,
+             tui_sort_name(sort_cycle[h->sort_step]));
+    page = tui_draw_frame(t, r, title, COLUMNS "  LOCATION");
+    tui_list_fit(&h->list, count, page);
+    for (int i = 0; i < page && h->list.top + i < count; i++) {
+        int idx = h->list.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+        const struct model_hot *it = &h->hot->items[idx];
+        int sel = idx == h->list.sel;
+        unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+        double self = tui_pct(it->self, h->hot->total);
+
+        if (sel)
+            tui_put(t, y, r->x, r->w, norm, "", 1);
+        snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu  ", self,
+                 tui_pct(it->inclusive, h->hot->total), (unsigned long long)it->self);
+        x += tui_put(t, y, x, end - x, self >= 20.0 && !sel ? tui_style(t, TUI_S_HOT) : norm,
+                     nums, 0);
+        x += tui_put(t, y, x, end - x, norm, tui_model_func_name(t->m, it->func), 0);
+        tui_func_location(t->m, it->func, loc, sizeof(loc));
+        if (loc[0] && end - x > 4) {
+            x += tui_put(t, y, x, 2, norm, "", 1);
+            tui_put(t, y, x, end - x, sel ? norm : tui_style(t, TUI_S_DIM), loc, 0);
+        }
+    }
+    if (count == 0 && page >= 2)
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), "no samples yet", 0);
+}
+
+int tui_hot_key(struct tui *t, void *st, int key)
+{
+    struct hot_view *h = st;
+    enum tui_nav nav = tui_key_nav(key);
+
+    if (key == 's' || key == KEY_F(6)) {
+        h->sort_step = (h->sort_step + 1) % (int)(sizeof(sort_cycle) / sizeof(sort_cycle[0]));
+        resort(t, h);
+        return 1;
+    }
+    if (nav != TUI_NAV_NONE && h->hot) {
+        tui_list_nav(&h->list, nav, h->hot->count, tui_page_rows(t));
+        note_selection(h);
+        return 1;
+    }
+    return 0;
+}
+
+int tui_hot_search(struct tui *t, void *st, const char *needle)
+{
+    struct hot_view *h = st;
+    int n = h->hot ? h->hot->count : 0;
+
+    for (int i = 1; i <= n; i++) {
+        int idx = (h->list.sel + i) % n;
+        if (tui_match(tui_model_func_name(t->m, h->hot->items[idx].func), needle)) {
+            h->list.sel = idx;
+            tui_list_fit(&h->list, n, tui_page_rows(t));
+            note_selection(h);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tui_hot_status(struct tui *t, void *st, char *buf, size_t n)
+{
+    (void)t;
+    (void)st;
+    if (n)
+        buf[0] = '\0';
+}
+
+void tui_hot_batch(FILE *out, struct model *m, int max_rows)
+{
+    struct model_filter f = {.thread = -1, .window = 0};
+    struct model_hot_list *hot = model_hot_build(m, &f);
+    char desc[160], name[1024], loc[512];
+    int rows = 0;
+
+    tui_filter_desc(m, &f, desc, sizeof(desc));
+    fprintf(out, "== Hot functions: %s ==\n", desc);
+    fprintf(out, "%s  LOCATION\n", COLUMNS);
+    if (!hot)
+        return;
+    tui_hot_sort(hot->items, hot->count, TUI_SORT_SELF, tui_model_func_name, m);
+    for (int i = 0; i < hot->count && (max_rows <= 0 || rows < max_rows); i++) {
+        const struct model_hot *it = &hot->items[i];
+        if (it->self == 0 && it->inclusive == 0)
+            continue;
+        tui_fit(name, sizeof(name), tui_model_func_name(m, it->func), 250, 1);
+        tui_func_location(m, it->func, loc, sizeof(loc));
+        fprintf(out, "%7.1f%7.1f%9llu  %s%s%s\n", tui_pct(it->self, hot->total),
+                tui_pct(it->inclusive, hot->total), (unsigned long long)it->self, name,
+                loc[0] ? "  " : "", loc);
+        rows++;
+    }
+    model_hot_free(hot);
+}

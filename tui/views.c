@@ -1,0 +1,68 @@
+/* The view table (adding a view = one file + one row here + one TUI_VIEW_DECLARE line) and
+ * the model lookups the views share. */
+#include "tui/tui_internal.h"
+
+#include <string.h>
+
+#define TUI_VIEW_ROW(label, key, v)                                                            \
+    {                                                                                          \
+        .name = label, .hotkey = key, .create = tui_##v##_create,                              \
+        .destroy = tui_##v##_destroy, .rebuild = tui_##v##_rebuild, .draw = tui_##v##_draw,    \
+        .key = tui_##v##_key, .search = tui_##v##_search, .status = tui_##v##_status,          \
+        .batch = tui_##v##_batch                                                               \
+    }
+
+const struct tui_view tui_views[] = {
+    TUI_VIEW_ROW("Call tree", '1', calltree), /* TUI_VIEW_CALLTREE */
+    TUI_VIEW_ROW("Hot functions", '2', hot),
+    TUI_VIEW_ROW("Threads", '3', threads),
+    TUI_VIEW_ROW("Output", '4', output),
+};
+const int tui_view_count = (int)(sizeof(tui_views) / sizeof(tui_views[0]));
+
+_Static_assert(sizeof(tui_views) / sizeof(tui_views[0]) <= TUI_MAX_VIEWS, "too many views");
+
+const char *tui_model_func_name(const void *ctx, int func)
+{
+    const struct model_func *f;
+
+    if (func < 0)
+        return "[all]";
+    f = model_func_at(ctx, func);
+    return f && f->name ? f->name : "?";
+}
+
+void tui_func_location(struct model *m, int func, char *buf, size_t n)
+{
+    const struct model_func *f = func >= 0 ? model_func_at(m, func) : NULL;
+    const char *mod = f && f->module ? f->module : "";
+
+    if (!f) {
+        snprintf(buf, n, "%s", "");
+        return;
+    }
+    if (f->file && f->line > 0)
+        snprintf(buf, n, "%s%s%s:%d", mod, *mod ? " " : "", tui_basename(f->file), f->line);
+    else if (f->file)
+        snprintf(buf, n, "%s%s%s", mod, *mod ? " " : "", tui_basename(f->file));
+    else
+        snprintf(buf, n, "%s", mod);
+}
+
+void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, size_t n)
+{
+    const struct model_thread *th = NULL;
+    char win[48];
+
+    if (f->window)
+        snprintf(win, sizeof(win), "last %us", (unsigned)model_session(m)->window_seconds);
+    else
+        snprintf(win, sizeof(win), "since start");
+    if (f->thread >= 0 && f->thread < model_thread_count(m))
+        th = model_thread_at(m, f->thread);
+    if (th)
+        snprintf(buf, n, "thread %s (tid %u), %s", th->name[0] ? th->name : "?",
+                 (unsigned)th->tid, win);
+    else
+        snprintf(buf, n, "all threads, %s", win);
+}
