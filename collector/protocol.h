@@ -143,7 +143,10 @@ struct rocsys_rec_module {
  * rest are return addresses (callers), innermost first. */
 struct rocsys_rec_sample {
     struct rocsys_rec_header h; /* flags: ROCSYS_SAMPLE_* */
-    uint32_t nframes;
+    uint16_t nframes;
+    uint16_t weight;  /* timer periods this sample stands for (1 + the timer's overrun): CPU-time
+                         timers fire at most once per kernel tick, so at rates above CONFIG_HZ
+                         one signal covers several periods */
     uint32_t cost_ns; /* time the handler spent on this sample */
     uint64_t time_ns; /* CLOCK_MONOTONIC */
     uint64_t frames[];

@@ -32,6 +32,7 @@ struct deferred {
     uint32_t pid, tid;
     uint64_t time_ns;
     uint32_t n;
+    uint32_t weight;
     int age;
     uint64_t *frames;
 };
@@ -109,7 +110,7 @@ static uint32_t latest_instance(const struct session *s, uint32_t pid)
 
 /* Keep a sample for a later retry. */
 static void defer_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
-                         const uint64_t *frames, uint32_t n)
+                         const uint64_t *frames, uint32_t n, uint32_t weight)
 {
     if (s->ndef == s->defcap) {
         s->defcap = s->defcap ? s->defcap * 2 : 64;
@@ -120,6 +121,7 @@ static void defer_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t
     d->tid = tid;
     d->time_ns = t;
     d->n = n;
+    d->weight = weight;
     d->age = 0;
     d->frames = xmalloc(n * sizeof(*frames) + 1);
     memcpy(d->frames, frames, n * sizeof(*frames));
@@ -197,9 +199,10 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
         if (h->size < sizeof(*r) || r->nframes > ROCSYS_MAX_FRAMES ||
             (uint64_t)sizeof(*r) + 8ull * r->nframes > h->size || r->nframes == 0)
             break;
-        if (model_sample(s->m, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes, 0) ==
-            -EAGAIN)
-            defer_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes);
+        if (model_sample_weighted(s->m, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
+                                  r->weight ? r->weight : 1, 0) == -EAGAIN)
+            defer_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
+                         r->weight ? r->weight : 1);
         break;
     }
     default:
@@ -244,7 +247,8 @@ static void drain(struct session *s, int check_orphans)
     for (size_t i = 0; i < s->ndef; i++) {
         struct deferred *d = &s->def[i];
         int final = d->age >= 2 || s->target_done;
-        if (model_sample(s->m, d->pid, d->tid, d->time_ns, d->frames, d->n, final) == 0) {
+        if (model_sample_weighted(s->m, d->pid, d->tid, d->time_ns, d->frames, d->n, d->weight,
+                                  final) == 0) {
             if (final && d->age >= 2)
                 model_session(s->m)->deferred_unknown++;
             free(d->frames);

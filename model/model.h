@@ -146,7 +146,8 @@ struct model_session {
     char status_text[128]; /* e.g. "running", "exited with 0", "killed by SIGSEGV (core dumped)" */
     char output_log[512]; /* path of the file that keeps the target's full output */
     char notice[256];     /* one-line warning for the user (e.g. static binary), "" if none */
-    uint64_t samples;     /* delivered to the front end */
+    uint64_t samples;     /* sampling periods counted (a sample may stand for several) */
+    uint64_t signals;     /* samples delivered to the front end */
     uint64_t dropped;     /* lost in transport (ring full, no ring) */
     uint64_t deferred_unknown; /* samples whose frames had no module when processed */
     double sample_cost_avg_ns; /* collector's handler cost per sample */
@@ -184,6 +185,10 @@ void model_module(struct model *m, uint32_t pid, const char *path, uint64_t load
  * -EAGAIN when a frame is not yet covered by a known module (the caller may retry later). */
 int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                  const uint64_t *frames, uint32_t nframes, int final_try);
+/* The same for a sample that stands for weight sampling periods (counts grow by weight). */
+int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                          const uint64_t *frames, uint32_t nframes, uint32_t weight,
+                          int final_try);
 
 /* Advance the sliding window to now_ns (drops buckets older than window_seconds). */
 void model_tick(struct model *m, uint64_t now_ns);

@@ -7,10 +7,16 @@
 
 #define MODEL_WINDOW_BUCKETS 64 /* seconds of sliding-window history kept, at most */
 
-/* Stack ids sampled during one second. */
+/* A stack counted during one second, with its weight. */
+struct model_bucket_entry {
+    uint32_t id;
+    uint32_t weight;
+};
+
+/* Stacks sampled during one second. */
 struct model_bucket {
     uint64_t sec;
-    uint32_t *ids;
+    struct model_bucket_entry *ids;
     size_t n, cap;
 };
 

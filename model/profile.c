@@ -350,17 +350,18 @@ static uint32_t stack_intern(struct model *m, uint32_t thread, const uint32_t *s
 static void expire_bucket(struct model *m, struct model_bucket *b)
 {
     for (size_t i = 0; i < b->n; i++) {
-        struct stack *s = &m->stacks[b->ids[i]];
-        if (s->window_count) {
-            s->window_count--;
-            m->threads[s->thread].window_samples--;
-        }
+        struct stack *s = &m->stacks[b->ids[i].id];
+        uint64_t w = b->ids[i].weight;
+        if (w > s->window_count)
+            w = s->window_count; /* after a reset */
+        s->window_count -= w;
+        m->threads[s->thread].window_samples -= w;
     }
     b->n = 0;
 }
 
-/* Add one sample of stack id to the counts and to the current window bucket. */
-static void count_sample(struct model *m, uint32_t id)
+/* Add one sample of stack id (standing for weight periods) to the counts and the window. */
+static void count_sample(struct model *m, uint32_t id, uint32_t weight)
 {
     struct stack *s = &m->stacks[id];
     struct model_bucket *b = &m->buckets[m->bucket_now % MODEL_WINDOW_BUCKETS];
@@ -369,17 +370,31 @@ static void count_sample(struct model *m, uint32_t id)
         expire_bucket(m, b); /* it held a second that has left the window */
         b->sec = m->bucket_now;
     }
-    s->count++;
-    s->window_count++;
-    m->threads[s->thread].samples++;
-    m->threads[s->thread].window_samples++;
-    m->session.samples++;
+    s->count += weight;
+    s->window_count += weight;
+    m->threads[s->thread].samples += weight;
+    m->threads[s->thread].window_samples += weight;
+    m->session.samples += weight;
+    m->session.signals++;
+    if (b->n && b->ids[b->n - 1].id == id) {
+        b->ids[b->n - 1].weight += weight;
+        return;
+    }
     grow((void **)&b->ids, &b->cap, b->n + 1, sizeof(*b->ids));
-    b->ids[b->n++] = id;
+    b->ids[b->n].id = id;
+    b->ids[b->n].weight = weight;
+    b->n++;
 }
 
 int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                  const uint64_t *frames, uint32_t nframes, int final_try)
+{
+    return model_sample_weighted(m, pid, tid, time_ns, frames, nframes, 1, final_try);
+}
+
+int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                          const uint64_t *frames, uint32_t nframes, uint32_t weight,
+                          int final_try)
 {
     uint32_t seq[MAX_SEQ];
     uint32_t len = 0;
@@ -398,7 +413,7 @@ int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
     if (len == 0)
         return 0;
     uint32_t thread = model_thread_discover(m, pid, tid, time_ns);
-    count_sample(m, stack_intern(m, thread, seq, len));
+    count_sample(m, stack_intern(m, thread, seq, len), weight ? weight : 1);
     return 0;
 }
 
@@ -435,6 +450,7 @@ void model_reset_counts(struct model *m)
     for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
         m->buckets[i].n = 0;
     m->session.samples = 0;
+    m->session.signals = 0;
 }
 
 /* ---- tables ---- */
