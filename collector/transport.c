@@ -34,6 +34,7 @@ int transport_create(struct transport *t, const char *path, uint32_t ring_count,
 {
     int rc = 0;
     int fd = -1;
+    int created = 0;
     uint64_t rings_off, data_off, total;
     void *base = MAP_FAILED;
 
@@ -46,6 +47,7 @@ int transport_create(struct transport *t, const char *path, uint32_t ring_count,
         rc = -errno;
         goto out;
     }
+    created = 1;
     if (ftruncate(fd, (off_t)total) != 0) {
         rc = -errno;
         goto out;
@@ -69,8 +71,8 @@ int transport_create(struct transport *t, const char *path, uint32_t ring_count,
 out:
     if (fd >= 0)
         close(fd);
-    if (rc != 0 && path)
-        unlink(path);
+    if (rc != 0 && created)
+        unlink(path); /* only a file this call made */
     return rc;
 }
 

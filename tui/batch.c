@@ -26,20 +26,22 @@ static uint64_t self_cpu_ns(void)
            ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
 }
 
-/* The front end's own CPU use (% of one core) since the previous frame; the first frame
- * measures from the start of the session. */
-static double front_end_cpu_pct(const struct model_session *s)
+static uint64_t prev_cpu, prev_wall; /* at the previous frame (or at program start) */
+
+/* Start measuring the front end's CPU use when the program is loaded. */
+__attribute__((constructor)) static void batch_clock_init(void)
 {
-    static uint64_t prev_cpu, prev_wall;
-    static int have_prev;
+    prev_cpu = self_cpu_ns();
+    prev_wall = clock_ns(CLOCK_MONOTONIC);
+}
+
+/* The front end's own CPU use (% of one core) since the previous frame (the first frame
+ * measures from program start). */
+static double front_end_cpu_pct(void)
+{
     uint64_t cpu = self_cpu_ns(), wall = clock_ns(CLOCK_MONOTONIC);
     double pct = 0.0;
 
-    if (!have_prev) {
-        prev_cpu = 0;
-        prev_wall = s->start_ns && s->start_ns < wall ? s->start_ns : wall;
-        have_prev = 1;
-    }
     if (wall > prev_wall && cpu >= prev_cpu)
         pct = 100.0 * (double)(cpu - prev_cpu) / (double)(wall - prev_wall);
     prev_cpu = cpu;
@@ -100,7 +102,7 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
             "front end %.1f%% cpu\n",
             s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
             (unsigned long long)s->dropped, s->sample_cost_avg_ns,
-            model_distinct_stacks(m), front_end_cpu_pct(s));
+            model_distinct_stacks(m), front_end_cpu_pct());
     for (int pass = 0; pass < 2; pass++) /* the root target first */
         for (int i = 0; i < nproc; i++) {
             const struct model_process *p = model_process_at(m, i);

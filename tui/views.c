@@ -4,9 +4,9 @@
 
 #include <string.h>
 
-#define TUI_VIEW_ROW(label, key, v)                                                            \
+#define TUI_VIEW_ROW(label, digit, v)                                                            \
     {                                                                                          \
-        .name = label, .hotkey = key, .create = tui_##v##_create,                              \
+        .name = label, .hotkey = digit, .create = tui_##v##_create,                              \
         .destroy = tui_##v##_destroy, .rebuild = tui_##v##_rebuild, .draw = tui_##v##_draw,    \
         .key = tui_##v##_key, .search = tui_##v##_search, .status = tui_##v##_status,          \
         .batch = tui_##v##_batch                                                               \

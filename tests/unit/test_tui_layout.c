@@ -206,7 +206,7 @@ static void test_sanitize(void)
 
     tui_sanitize(b, sizeof(b), "\x1b[31mred\x1b[0m text");
     CHECK_STR(b, "red text");
-    tui_sanitize(b, sizeof(b), "\x1b]0;title\x07after");
+    tui_sanitize(b, sizeof(b), "\x1b]0;title\x07" "after");
     CHECK_STR(b, "after");
     tui_sanitize(b, sizeof(b), "a\tb");
     CHECK_STR(b, "a       b");
