@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "inject.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -26,6 +27,13 @@
 #define RING_BYTES        (256u * 1024u)
 #define KILL_GRACE_MS     2000
 #define OUTPUT_GRACE_MS   1000 /* after the target ended, wait this long for pipes to close */
+#define LOG_LINE_MAX      65536 /* longer partial lines go to the log without waiting */
+
+/* A stream's unfinished line, held back from the log until its newline arrives. */
+struct line_buf {
+    char data[LOG_LINE_MAX];
+    size_t len;
+};
 
 /* A sample whose frames were not covered by a known module yet: retried next cycle. */
 struct deferred {
@@ -59,6 +67,7 @@ struct session {
     uint64_t acc_dropped, acc_written, acc_cost_ns; /* from rings already freed */
     struct deferred *def;
     size_t ndef, defcap;
+    struct line_buf pending[2]; /* stdout, stderr */
     struct {
         uint32_t pid, instance;
     } *inst;
@@ -284,28 +293,56 @@ static void update_stats(struct session *s)
                  "removed (no samples)");
 }
 
-/* Read what the target wrote on fd (stream 1 or 2): into the log and the output tail. */
+/* Append bytes to the log file, retrying short writes. */
+static void log_write(struct session *s, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(s->log_fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return; /* disk full: the tail still shows it */
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Read what the target wrote on fd (stream 1 or 2): into the log and the output tail. The log
+ * gets whole lines only, so that stdout and stderr never interleave inside a line; a pending
+ * partial line is written when it grows past LOG_LINE_MAX or the stream ends. */
 static void read_output(struct session *s, int *fd, int stream)
 {
     char buf[65536];
+    struct line_buf *lb = &s->pending[stream - 1];
     ssize_t n = read(*fd, buf, sizeof(buf));
 
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return;
     if (n <= 0) {
+        log_write(s, lb->data, lb->len);
+        lb->len = 0;
         close(*fd);
         *fd = -1;
         return;
     }
-    for (ssize_t off = 0; off < n;) {
-        ssize_t w = write(s->log_fd, buf + off, (size_t)(n - off));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break; /* disk full: the tail still shows it */
-        off += w;
-    }
     model_output_append(s->m, stream, buf, (size_t)n);
+    const char *nl = memrchr(buf, '\n', (size_t)n);
+    if (!nl) {
+        if (lb->len + (size_t)n > LOG_LINE_MAX) {
+            log_write(s, lb->data, lb->len);
+            log_write(s, buf, (size_t)n);
+            lb->len = 0;
+        } else {
+            memcpy(lb->data + lb->len, buf, (size_t)n);
+            lb->len += (size_t)n;
+        }
+        return;
+    }
+    size_t whole = (size_t)(nl - buf) + 1;
+    log_write(s, lb->data, lb->len);
+    log_write(s, buf, whole);
+    lb->len = (size_t)n - whole;
+    memcpy(lb->data, buf + whole, lb->len);
 }
 
 /* The target ended: record how, and what rocsys-top will exit with. */
@@ -419,6 +456,27 @@ static void refresh(struct session *s)
         fflush(stdout);
 }
 
+/* Remove session files of rocsys-top processes that died without cleaning up (SIGKILL). */
+static void sweep_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char path[512];
+
+    if (!d)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        int pid;
+        if (sscanf(de->d_name, "rocsys-top-%d-", &pid) != 1 || pid <= 0)
+            continue;
+        if (kill(pid, 0) == 0 || errno != ESRCH)
+            continue; /* alive (or not ours to judge) */
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
 /* Create the shared-memory file the collector attaches to. */
 static int setup_transport(struct session *s, char *err, size_t errlen)
 {
@@ -428,6 +486,7 @@ static int setup_transport(struct session *s, char *err, size_t errlen)
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
         if (!dirs[i] || !*dirs[i])
             continue;
+        sweep_stale(dirs[i]);
         snprintf(s->shm_path, sizeof(s->shm_path), "%s/rocsys-top-%d-%lx", dirs[i],
                  (int)getpid(), (unsigned long)(now_ns() & 0xffffff));
         rc = transport_create(&s->tr, s->shm_path, RING_COUNT, RING_BYTES);
@@ -530,6 +589,10 @@ static void run_loop(struct session *s)
             int grace_over = t - s->target_end_ns > OUTPUT_GRACE_MS * 1000000ull;
             if (!pipes_open || grace_over) {
                 model_output_flush(s->m);
+                for (int k = 0; k < 2; k++) {
+                    log_write(s, s->pending[k].data, s->pending[k].len);
+                    s->pending[k].len = 0;
+                }
                 if (s->batch || s->kill_sent || s->o->iterations) {
                     refresh(s);
                     break; /* batch: the final frame; TUI: the user already quit */
@@ -550,7 +613,7 @@ static void run_loop(struct session *s)
 
 int inject_session_run(const struct inject_options *o)
 {
-    struct session s;
+    static struct session s; /* one per process; large line buffers stay off the stack */
     struct inject_program prog;
     char collector[4096], err[600];
     char env_shm[320], env_proto[64], env_freq[64], env_mode[64], env_follow[64];
@@ -668,8 +731,11 @@ out:
         close(s.target.out_fd);
     if (s.target.err_fd >= 0)
         close(s.target.err_fd);
-    if (s.log_fd >= 0)
+    if (s.log_fd >= 0) {
+        for (int k = 0; k < 2; k++)
+            log_write(&s, s.pending[k].data, s.pending[k].len);
         close(s.log_fd);
+    }
     if (s.sig_fd >= 0)
         close(s.sig_fd);
     if (s.tr.hdr)

@@ -20,7 +20,10 @@ struct model_bucket {
     size_t n, cap;
 };
 
-struct model_output; /* output.c */
+struct model_output; /* profile.c: the process entry of pid, writable, or NULL. */
+struct model_process *model_process_mut(struct model *m, uint32_t pid);
+
+/* output.c */
 struct model_procfs; /* procfs.c */
 
 struct model {
@@ -65,6 +68,9 @@ struct model {
 uint32_t model_thread_get(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns);
 /* profile.c: like model_thread_get, but never makes a new entry for an ended thread. */
 uint32_t model_thread_discover(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns);
+
+/* profile.c: the process entry of pid, writable, or NULL. */
+struct model_process *model_process_mut(struct model *m, uint32_t pid);
 
 /* output.c */
 void model_output_free(struct model *m);

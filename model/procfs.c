@@ -96,10 +96,11 @@ void model_procfs_thread_name(uint32_t pid, uint32_t tid, char *buf, size_t cap)
         buf[n - 1] = '\0';
 }
 
-/* Refresh one thread's state, CPU % and name from /proc/PID/task/TID. */
-static void refresh_thread(struct model_thread *t, double dt_s, double tick_ns)
+/* Refresh one thread's state, CPU % and name from /proc/PID/task/TID; add its context
+ * switches to its process's (/proc/PID/status counts the main thread's only). */
+static void refresh_thread(struct model *m, struct model_thread *t, double dt_s, double tick_ns)
 {
-    char path[64], buf[1024];
+    char path[64], buf[2048];
     struct model_procfs_stat st;
 
     snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", t->pid, t->tid);
@@ -113,6 +114,14 @@ static void refresh_thread(struct model_thread *t, double dt_s, double tick_ns)
     model_procfs_thread_name(t->pid, t->tid, buf, sizeof(buf));
     if (buf[0])
         snprintf(t->name, sizeof(t->name), "%.63s", buf);
+    struct model_procfs_status ss;
+    struct model_process *p = model_process_mut(m, t->pid);
+    snprintf(path, sizeof(path), "/proc/%u/task/%u/status", t->pid, t->tid);
+    if (p && p->metrics.valid && read_file(path, buf, sizeof(buf)) > 0 &&
+        model_procfs_parse_status(buf, &ss) == 0 && p->state == MODEL_PROC_RUNNING) {
+        p->metrics.vol_ctx_switches += ss.vol_ctx;
+        p->metrics.invol_ctx_switches += ss.invol_ctx;
+    }
 }
 
 /* Refresh one process's metrics, and discover threads the collector did not report. */
@@ -145,8 +154,8 @@ static void refresh_process(struct model *m, struct model_process *p, double dt_
         p->metrics.rss_bytes = ss.rss_bytes;
         if (ss.peak_rss_bytes > p->metrics.peak_rss_bytes)
             p->metrics.peak_rss_bytes = ss.peak_rss_bytes;
-        p->metrics.vol_ctx_switches = ss.vol_ctx;
-        p->metrics.invol_ctx_switches = ss.invol_ctx;
+        p->metrics.vol_ctx_switches = 0; /* summed over the threads below */
+        p->metrics.invol_ctx_switches = 0;
     }
     p->metrics.valid = 1;
     snprintf(path, sizeof(path), "/proc/%u/task", p->pid);
@@ -176,7 +185,7 @@ void model_refresh_procfs(struct model *m, uint64_t now_ns)
     for (int i = 0; i < m->nthreads; i++) {
         struct model_thread *t = &m->threads[i];
         if (t->alive)
-            refresh_thread(t, dt_s, tick_ns);
+            refresh_thread(m, t, dt_s, tick_ns);
     }
 }
 

@@ -465,6 +465,12 @@ const struct model_process *model_process_at(const struct model *m, int i)
     return i >= 0 && i < m->nproc ? &m->procs[i] : NULL;
 }
 
+struct model_process *model_process_mut(struct model *m, uint32_t pid)
+{
+    int i = proc_index(m, pid);
+    return i >= 0 ? &m->procs[i] : NULL;
+}
+
 const struct model_process *model_process_find(const struct model *m, uint32_t pid)
 {
     int i = proc_index(m, pid);

@@ -179,18 +179,26 @@ static const char *intern(struct symbolizer *s, const char *str)
     return t->slots[j];
 }
 
-/* Interned, demangled form of an ELF or DWARF linkage name (non-C++ names unchanged). */
+/* Interned, demangled form of an ELF or DWARF linkage name (non-C++ names unchanged), without
+ * an ELF symbol version ("clock_gettime@@GLIBC_2.17" -> "clock_gettime"). */
 static const char *intern_demangled(struct symbolizer *s, const char *name)
 {
     const char *out;
-    char *dem = NULL;
+    char *dem = NULL, *plain = NULL;
     int status = -1;
     if (!name || !*name)
         return NULL;
+    const char *at = strchr(name, '@');
+    if (at && at != name) {
+        plain = strndup(name, (size_t)(at - name));
+        if (plain)
+            name = plain;
+    }
     if (name[0] == '_' && name[1] == 'Z')
         dem = __cxa_demangle(name, NULL, NULL, &status);
     out = intern(s, status == 0 && dem ? dem : name);
     free(dem);
+    free(plain);
     return out;
 }
 

@@ -101,8 +101,8 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
             "mode %s %d Hz  samples %llu  dropped %llu  sample cost %.0f ns  stacks %zu  "
             "front end %.1f%% cpu\n",
             s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
-            (unsigned long long)s->dropped, s->sample_cost_avg_ns,
-            model_distinct_stacks(m), front_end_cpu_pct());
+            (unsigned long long)s->dropped, s->sample_cost_avg_ns, model_distinct_stacks(m),
+            front_end_cpu_pct());
     for (int pass = 0; pass < 2; pass++) /* the root target first */
         for (int i = 0; i < nproc; i++) {
             const struct model_process *p = model_process_at(m, i);

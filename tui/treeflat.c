@@ -190,8 +190,10 @@ void tui_tree_flatten(const struct tui_tree_order *o, const struct tui_expand *e
         const struct model_node *nd = &t->nodes[it.node];
         int st = tui_expand_get(e, nd->path_hash);
         int open = st == TUI_EXP_OPEN || (st == TUI_EXP_DEFAULT && it.hottest);
-        struct tui_tree_row row = {.node = it.node, .depth = nd->depth,
-                                   .has_children = nd->first_child >= 0, .expanded = 0};
+        struct tui_tree_row row = {.node = it.node,
+                                   .depth = nd->depth,
+                                   .has_children = nd->first_child >= 0,
+                                   .expanded = 0};
 
         row.expanded = row.has_children && open;
         rows_push(out, row);
@@ -294,8 +296,7 @@ static int hot_cmp(const void *a, const void *b, void *arg)
     return (x->func > y->func) - (x->func < y->func);
 }
 
-void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name,
-                  const void *ctx)
+void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name, const void *ctx)
 {
     struct hot_order o = {sort, name, ctx};
 

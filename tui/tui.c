@@ -1,7 +1,7 @@
 /* The interactive front end: terminal setup, key dispatch, and the parts of the screen every
  * view shares (header with process metrics, tabs, status line, help overlay, search prompt).
  * Each frame is drawn into stdscr after erase() and shown with one refresh(): no flicker. */
-#define _GNU_SOURCE 1
+#define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
 
@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef ROCSYS_VERSION
 #define ROCSYS_VERSION "?"
@@ -154,8 +156,7 @@ seg(struct tui *t, int y, int *x, int xmax, unsigned int attr, const char *fmt, 
     *x += tui_put(t, y, *x, xmax - *x, attr, buf, 0);
 }
 
-int tui_draw_frame(struct tui *t, const struct tui_rect *r, const char *title,
-                   const char *columns)
+int tui_draw_frame(struct tui *t, const struct tui_rect *r, const char *title, const char *columns)
 {
     if (r->h >= 1)
         tui_put(t, r->y, r->x, r->w, tui_style(t, TUI_S_TITLE), title, 1);
@@ -259,8 +260,8 @@ static void draw_process(struct tui *t, int y, int w, const struct model_process
     seg(t, y, &x, w, val, "%u ", (unsigned)p->pid);
     seg(t, y, &x, w, val, "%.20s", name);
     if (p->state == MODEL_PROC_EXITED)
-        seg(t, y, &x, w, tui_style(t, p->exit_code ? TUI_S_BAD : TUI_S_VALUE),
-            "  [exited %d]", p->exit_code);
+        seg(t, y, &x, w, tui_style(t, p->exit_code ? TUI_S_BAD : TUI_S_VALUE), "  [exited %d]",
+            p->exit_code);
     else if (p->state == MODEL_PROC_KILLED)
         seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "  [killed by signal %d]", p->term_signal);
     if (!mt->valid) {
@@ -270,8 +271,7 @@ static void draw_process(struct tui *t, int y, int w, const struct model_process
     tui_format_bytes(rss, sizeof(rss), mt->rss_bytes);
     tui_format_bytes(peak, sizeof(peak), mt->peak_rss_bytes);
     seg(t, y, &x, w, lab, "  CPU ");
-    seg(t, y, &x, w, mt->cpu_pct >= 90.0 ? tui_style(t, TUI_S_HOT) : val, "%.1f%%",
-        mt->cpu_pct);
+    seg(t, y, &x, w, mt->cpu_pct >= 90.0 ? tui_style(t, TUI_S_HOT) : val, "%.1f%%", mt->cpu_pct);
     seg(t, y, &x, w, lab, "  thr ");
     seg(t, y, &x, w, val, "%u", (unsigned)mt->threads);
     seg(t, y, &x, w, lab, "  RSS ");
@@ -339,7 +339,7 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
             const struct model_process *p = model_process_at(t->m, i);
             if ((pass == 0) != (p->is_root != 0))
                 continue;
-            if (room == 1 && shown + 1 < nproc) {
+            if (room == 1 && shown >= 1 && shown + 1 < nproc) {
                 int running = 0;
                 for (int k = 0; k < nproc; k++)
                     running += model_process_at(t->m, k)->state == MODEL_PROC_RUNNING;
@@ -379,7 +379,7 @@ static void draw_tabs(struct tui *t, const struct tui_rect *r)
 static void draw_status(struct tui *t, const struct tui_rect *r)
 {
     static const char *const hints[][2] = {
-        {"F1", "Help"},  {"/", "Search"}, {"n", "Next"},  {"F6", "Sort"}, {"t", "Thread"},
+        {"F1", "Help"},  {"/", "Search"}, {"n", "Next"},  {"F6", "Sort"},  {"t", "Thread"},
         {"w", "Window"}, {"p", "Pause"},  {"r", "Reset"}, {"F10", "Quit"},
     };
     const struct tui_view *v = &tui_views[t->view];
@@ -415,25 +415,35 @@ static void draw_status(struct tui *t, const struct tui_rect *r)
     }
 }
 
-/* The help overlay: a box over the body listing the keys. */
+/* The help overlay: a framed box in the middle of the screen listing the keys. */
 static void draw_help(struct tui *t)
 {
-    char views[160], line[200];
+    /* frame pieces: Unicode box drawing, or ASCII (no ACS: some terminals lack it) */
+    const char *h = t->utf8 ? "\xe2\x94\x80" : "-", *v = t->utf8 ? "\xe2\x94\x82" : "|";
+    const char *c[4] = {"+", "+", "+", "+"};
+    const char *lines[24];
+    char views[160], refresh[96], rule[1024];
+    unsigned int frame = tui_style(t, TUI_S_LABEL);
     int n = 0, bw, bh, by, bx;
     size_t o = 0;
-    const char *lines[24];
-    char refresh[80];
 
+    if (t->utf8) {
+        c[0] = "\xe2\x94\x8c"; /* corners: top left, top right, bottom left, bottom right */
+        c[1] = "\xe2\x94\x90";
+        c[2] = "\xe2\x94\x94";
+        c[3] = "\xe2\x94\x98";
+    }
+    o = (size_t)snprintf(views, sizeof(views), " 1-%d            ", tui_view_count);
     for (int i = 0; i < tui_view_count && o < sizeof(views); i++)
         o += (size_t)snprintf(views + o, sizeof(views) - o, "%s%c %s", i ? ", " : "",
                               tui_views[i].hotkey, tui_views[i].name);
-    snprintf(line, sizeof(line), " Tab S-Tab 1-%d  switch view: %s", tui_view_count, views);
     snprintf(refresh, sizeof(refresh), " refresh every %.1fs, %s, %s glyphs",
              t->opt.delay_tenths > 0 ? t->opt.delay_tenths / 10.0 : 1.0,
              t->color ? "colour" : "monochrome", t->utf8 ? "Unicode" : "ASCII");
     lines[n++] = " rocsys-top " ROCSYS_VERSION " - keys";
     lines[n++] = "";
-    lines[n++] = line;
+    lines[n++] = " Tab S-Tab      next / previous view";
+    lines[n++] = views;
     lines[n++] = " Up Down PgUp PgDn Home End   move the selection";
     lines[n++] = " Enter Space    call tree: expand/collapse; threads: show that thread";
     lines[n++] = " Right Left     expand / collapse or go to the parent";
@@ -443,7 +453,7 @@ static void draw_help(struct tui *t)
     lines[n++] = " / n            search function names (the call tree opens the path)";
     lines[n++] = " p              pause: freeze the displayed data";
     lines[n++] = " r              reset the sample counts";
-    lines[n++] = " F1 ?           this help (any key closes it)";
+    lines[n++] = " F1 ? h         this help (any key closes it)";
     lines[n++] = " Esc            cancel search or help";
     lines[n++] = " F10 q          quit";
     lines[n++] = "";
@@ -455,21 +465,20 @@ static void draw_help(struct tui *t)
     bx = (t->cols - bw) / 2;
     if (bw < 10 || bh < 3)
         return;
-    for (int i = 0; i < bh; i++)
-        tui_put(t, by + i, bx, bw, A_NORMAL, "", 1);
-    attrset(tui_style(t, TUI_S_LABEL));
-    mvhline(by, bx, ACS_HLINE, bw);
-    mvhline(by + bh - 1, bx, ACS_HLINE, bw);
-    mvvline(by, bx, ACS_VLINE, bh);
-    mvvline(by, bx + bw - 1, ACS_VLINE, bh);
-    mvaddch(by, bx, ACS_ULCORNER);
-    mvaddch(by, bx + bw - 1, ACS_URCORNER);
-    mvaddch(by + bh - 1, bx, ACS_LLCORNER);
-    mvaddch(by + bh - 1, bx + bw - 1, ACS_LRCORNER);
-    attrset(A_NORMAL);
-    for (int i = 0; i < n && i < bh - 2; i++)
-        tui_put(t, by + 1 + i, bx + 1, bw - 2, i == 0 ? tui_style(t, TUI_S_TITLE) : A_NORMAL,
-                lines[i], 0);
+    o = 0;
+    for (int i = 0; i < bw - 2 && o + strlen(h) < sizeof(rule); i++, o += strlen(h))
+        memcpy(rule + o, h, strlen(h));
+    rule[o] = '\0';
+    for (int i = 0; i < bh; i++) {
+        int y = by + i, top = i == 0, bottom = i == bh - 1;
+        tui_put(t, y, bx, 1, frame, top ? c[0] : bottom ? c[2] : v, 0);
+        if (top || bottom)
+            tui_put(t, y, bx + 1, bw - 2, frame, rule, 1);
+        else
+            tui_put(t, y, bx + 1, bw - 2, i == 1 ? tui_style(t, TUI_S_TITLE) : A_NORMAL,
+                    i - 1 < n ? lines[i - 1] : "", 1);
+        tui_put(t, y, bx + bw - 1, 1, frame, top ? c[1] : bottom ? c[3] : v, 0);
+    }
 }
 
 /* Bring the current view's data up to date: after a filter change always, otherwise only
@@ -485,17 +494,27 @@ static void ensure_built(struct tui *t)
     }
 }
 
+/* Follow a terminal size change even when no key (KEY_RESIZE) was read since. */
+static void check_resize(void)
+{
+    struct winsize ws;
+
+    if (ioctl(fileno(stdout), TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
+        is_term_resized(ws.ws_row, ws.ws_col))
+        resizeterm(ws.ws_row, ws.ws_col);
+}
+
 /* Draw one complete frame. */
 static void draw(struct tui *t)
 {
+    check_resize();
     getmaxyx(stdscr, t->rows, t->cols);
     tui_layout_compute(t->rows, t->cols, &t->lay);
     ensure_built(t);
     erase();
     if (t->lay.too_small) {
         char msg[80];
-        snprintf(msg, sizeof(msg), "terminal too small (%dx%d < %dx%d), q quits", t->cols,
-                 t->rows, TUI_MIN_COLS, TUI_MIN_ROWS);
+        snprintf(msg, sizeof(msg), "too small: need %dx%d (q quits)", TUI_MIN_COLS, TUI_MIN_ROWS);
         if (t->rows > 0)
             tui_put(t, 0, 0, t->cols, A_BOLD, msg, 0);
         refresh();
@@ -636,28 +655,26 @@ static int handle_key(struct tui *t, int ch)
 struct tui *tui_open(struct model *m, const struct tui_options *o)
 {
     struct tui *t = NULL;
-    SCREEN *scr;
+    SCREEN *scr = NULL;
     const char *cs;
-    int utf8;
+    const char *cup;
 
     setlocale(LC_ALL, "");
-    cs = nl_langinfo(CODESET);
-    utf8 = cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
+    if (!isatty(fileno(stdin)) || !isatty(fileno(stdout)))
+        goto out; /* not a terminal: the caller prints text frames instead */
     scr = newterm(NULL, stdout, stdin);
     if (!scr)
-        return NULL;
+        goto out;
     set_term(scr);
-    /* without cursor addressing a full-screen display is garbage */
-    if (tigetstr("cup") == NULL || tigetstr("cup") == (char *)-1) {
-        endwin();
-        delscreen(scr);
-        return NULL;
-    }
+    cup = tigetstr("cup");
+    if (cup == NULL || cup == (char *)-1)
+        goto out; /* without cursor addressing a full-screen display is garbage */
     t = xcalloc(1, sizeof(*t));
     t->m = m;
     t->opt = *o;
     t->screen = scr;
-    t->utf8 = utf8;
+    cs = nl_langinfo(CODESET);
+    t->utf8 = cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
     cbreak();
     noecho();
     nonl();
@@ -676,6 +693,11 @@ struct tui *tui_open(struct model *m, const struct tui_options *o)
     t->filter = (struct model_filter){.thread = -1, .window = 0};
     t->filter_gen = 1;
     t->data_gen = 1;
+out:
+    if (!t && scr) {
+        endwin();
+        delscreen(scr);
+    }
     return t;
 }
 

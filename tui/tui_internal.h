@@ -12,7 +12,7 @@
 #include "tui/tui.h"
 
 /* ---- layout limits (layout.c) ---- */
-#define TUI_MIN_ROWS 8  /* below this the terminal is "too small" */
+#define TUI_MIN_ROWS 8 /* below this the terminal is "too small" */
 #define TUI_MIN_COLS 40
 
 /* ---- formatting and text fitting (util.c; pure) ---- */
@@ -115,8 +115,7 @@ int tui_tree_find(const struct tui_tree_order *o, int after, const char *needle)
 /* Open every ancestor of node so that it becomes visible. */
 void tui_tree_reveal(const struct model_tree *t, struct tui_expand *e, int node);
 /* Sort a hot list by sort (self and inclusive descending, name ascending). */
-void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name,
-                  const void *ctx);
+void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name, const void *ctx);
 
 /* ---- the interactive front end's state (tui.c) ---- */
 #define TUI_MAX_VIEWS 9
@@ -124,43 +123,43 @@ void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name
 /* Visual roles; tui_style() maps them to colour pairs or to monochrome attributes. */
 enum tui_style {
     TUI_S_NORMAL,
-    TUI_S_LABEL,      /* header labels */
-    TUI_S_VALUE,      /* header values */
+    TUI_S_LABEL, /* header labels */
+    TUI_S_VALUE, /* header values */
     TUI_S_TAB,
     TUI_S_TAB_ACTIVE,
-    TUI_S_TITLE,      /* a view's title line */
-    TUI_S_COLUMNS,    /* column headings */
-    TUI_S_SELECTED,   /* the selected row */
-    TUI_S_DIM,        /* module file:line */
-    TUI_S_STDERR,     /* target's stderr lines */
+    TUI_S_TITLE,    /* a view's title line */
+    TUI_S_COLUMNS,  /* column headings */
+    TUI_S_SELECTED, /* the selected row */
+    TUI_S_DIM,      /* module file:line */
+    TUI_S_STDERR,   /* target's stderr lines */
     TUI_S_NOTICE,
     TUI_S_STATUS,
     TUI_S_STATUS_KEY,
-    TUI_S_HOT,        /* large percentages */
-    TUI_S_GOOD,       /* "running" */
-    TUI_S_BAD,        /* "killed by ..." */
-    TUI_S_MATCH,      /* a search match (output view) */
+    TUI_S_HOT,   /* large percentages */
+    TUI_S_GOOD,  /* "running" */
+    TUI_S_BAD,   /* "killed by ..." */
+    TUI_S_MATCH, /* a search match (output view) */
     TUI_S_COUNT
 };
 
 struct tui {
     struct model *m;
     struct tui_options opt;
-    void *screen;      /* SCREEN * */
-    int utf8;          /* the locale is UTF-8: Unicode glyphs */
-    int color;         /* colour pairs in use */
-    int view;          /* index into tui_views */
+    void *screen; /* SCREEN * */
+    int utf8;     /* the locale is UTF-8: Unicode glyphs */
+    int color;    /* colour pairs in use */
+    int view;     /* index into tui_views */
     void *state[TUI_MAX_VIEWS];
     unsigned built_filter[TUI_MAX_VIEWS]; /* filter_gen the view's data was built for */
     unsigned built_data[TUI_MAX_VIEWS];   /* data_gen the view's data was built at */
     struct model_filter filter; /* thread and window filter of the call tree and hot views */
-    unsigned filter_gen; /* bumped when the filter changes or counts are reset */
-    unsigned data_gen;   /* bumped by every refresh that is not paused */
+    unsigned filter_gen;        /* bumped when the filter changes or counts are reset */
+    unsigned data_gen;          /* bumped by every refresh that is not paused */
     int paused;
     int help;
-    int searching;       /* the search prompt is open */
-    char search[128];    /* the needle being typed, then the last one searched */
-    char message[192];   /* one-shot message for the status line */
+    int searching;     /* the search prompt is open */
+    char search[128];  /* the needle being typed, then the last one searched */
+    char message[192]; /* one-shot message for the status line */
     int rows, cols;
     struct tui_layout lay;
 };
@@ -188,14 +187,14 @@ extern const struct tui_view tui_views[];
 extern const int tui_view_count;
 #define TUI_VIEW_CALLTREE 0 /* index of the call tree view, where the threads view jumps */
 
-#define TUI_VIEW_DECLARE(v)                                                                    \
-    void *tui_##v##_create(void);                                                              \
-    void tui_##v##_destroy(void *st);                                                          \
-    void tui_##v##_rebuild(struct tui *t, void *st);                                           \
-    void tui_##v##_draw(struct tui *t, void *st, const struct tui_rect *r);                    \
-    int tui_##v##_key(struct tui *t, void *st, int key);                                       \
-    int tui_##v##_search(struct tui *t, void *st, const char *needle);                         \
-    void tui_##v##_status(struct tui *t, void *st, char *buf, size_t n);                       \
+#define TUI_VIEW_DECLARE(v)                                                                        \
+    void *tui_##v##_create(void);                                                                  \
+    void tui_##v##_destroy(void *st);                                                              \
+    void tui_##v##_rebuild(struct tui *t, void *st);                                               \
+    void tui_##v##_draw(struct tui *t, void *st, const struct tui_rect *r);                        \
+    int tui_##v##_key(struct tui *t, void *st, int key);                                           \
+    int tui_##v##_search(struct tui *t, void *st, const char *needle);                             \
+    void tui_##v##_status(struct tui *t, void *st, char *buf, size_t n);                           \
     void tui_##v##_batch(FILE *out, struct model *m, int max_rows)
 
 TUI_VIEW_DECLARE(calltree);
@@ -220,8 +219,7 @@ unsigned int tui_style(const struct tui *t, enum tui_style s);
  * with blanks. Returns the columns used. */
 int tui_put(struct tui *t, int y, int x, int w, unsigned int attr, const char *s, int pad);
 /* A view's title (first body line) and column headings (second); returns rows left below. */
-int tui_draw_frame(struct tui *t, const struct tui_rect *r, const char *title,
-                   const char *columns);
+int tui_draw_frame(struct tui *t, const struct tui_rect *r, const char *title, const char *columns);
 /* Map a navigation key (arrows, PgUp/PgDn, Home/End) to a list movement. */
 enum tui_nav tui_key_nav(int key);
 /* Rows of the list area of the body (below title and column headings). */

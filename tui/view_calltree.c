@@ -75,8 +75,7 @@ void tui_calltree_rebuild(struct tui *t, void *st)
 }
 
 /* Draw one tree row at screen line y. */
-static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_rect *r,
-                     int i)
+static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_rect *r, int i)
 {
     const struct tui_tree_row *row = &c->rows.rows[i];
     const struct model_node *nd = &c->tree->nodes[row->node];
@@ -92,16 +91,14 @@ static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_
         tui_put(t, y, r->x, r->w, norm, "", 1);
     snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu  ", incl, tui_pct(nd->self, total),
              (unsigned long long)nd->inclusive);
-    x += tui_put(t, y, x, end - x, incl >= 50.0 && !sel ? tui_style(t, TUI_S_HOT) : norm,
-                 nums, 0);
+    x += tui_put(t, y, x, end - x, incl >= 50.0 && !sel ? tui_style(t, TUI_S_HOT) : norm, nums, 0);
     room = end - x;
     indent = 2 * row->depth;
     if (indent > room / 2)
         indent = room / 2; /* very deep trees: keep half the room for names */
     x += tui_put(t, y, x, indent, norm, "", 1);
     snprintf(glyph, sizeof(glyph), "%s ",
-             row->has_children ? (row->expanded ? tui_glyph_open(t) : tui_glyph_closed(t))
-                               : " ");
+             row->has_children ? (row->expanded ? tui_glyph_open(t) : tui_glyph_closed(t)) : " ");
     x += tui_put(t, y, x, end - x, norm, glyph, 0);
     x += tui_put(t, y, x, end - x, row->node == 0 && !sel ? A_BOLD : norm,
                  tui_model_func_name(t->m, nd->func), 0);
@@ -244,8 +241,8 @@ void tui_calltree_batch(FILE *out, struct model *m, int max_rows)
         tui_fit(name, sizeof(name), tui_model_func_name(m, nd->func), 250, 1);
         tui_func_location(m, nd->func, loc, sizeof(loc));
         fprintf(out, "%7.1f%7.1f%9llu  %*s%s%s%s\n", tui_pct(nd->inclusive, tree->total),
-                tui_pct(nd->self, tree->total), (unsigned long long)nd->inclusive,
-                2 * nd->depth, "", name, loc[0] ? "  " : "", loc);
+                tui_pct(nd->self, tree->total), (unsigned long long)nd->inclusive, 2 * nd->depth,
+                "", name, loc[0] ? "  " : "", loc);
         rows++;
         k = tui_tree_children(&o, node, &kids, &cap);
         for (int i = k - 1; i >= 0; i--) /* only nodes with >= 0.5% of the samples */

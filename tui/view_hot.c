@@ -41,8 +41,7 @@ static void resort(struct tui *t, struct hot_view *h)
 {
     if (!h->hot)
         return;
-    tui_hot_sort(h->hot->items, h->hot->count, sort_cycle[h->sort_step], tui_model_func_name,
-                 t->m);
+    tui_hot_sort(h->hot->items, h->hot->count, sort_cycle[h->sort_step], tui_model_func_name, t->m);
     for (int i = 0; i < h->hot->count && h->sel_func >= 0; i++) {
         if (h->hot->items[i].func == h->sel_func) {
             h->list.sel = i;
@@ -90,8 +89,8 @@ void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
             tui_put(t, y, r->x, r->w, norm, "", 1);
         snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu  ", self,
                  tui_pct(it->inclusive, h->hot->total), (unsigned long long)it->self);
-        x += tui_put(t, y, x, end - x, self >= 20.0 && !sel ? tui_style(t, TUI_S_HOT) : norm,
-                     nums, 0);
+        x += tui_put(t, y, x, end - x, self >= 20.0 && !sel ? tui_style(t, TUI_S_HOT) : norm, nums,
+                     0);
         x += tui_put(t, y, x, end - x, norm, tui_model_func_name(t->m, it->func), 0);
         tui_func_location(t->m, it->func, loc, sizeof(loc));
         if (loc[0] && end - x > 4) {

@@ -86,8 +86,8 @@ void tui_output_draw(struct tui *t, void *st, const struct tui_rect *r)
     char title[200], line[4096];
     int page;
 
-    snprintf(title, sizeof(title), "Output: %d lines kept  (%s)", v->count,
-             v->follow ? "following the end" : "scrolled: End follows");
+    snprintf(title, sizeof(title), "Output: %d line%s kept  (%s)", v->count,
+             v->count == 1 ? "" : "s", v->follow ? "following the end" : "scrolled: End follows");
     page = tui_draw_frame(t, r, title,
                           t->color ? "  stdout, stderr in red" : "  stdout, stderr in bold");
     clamp(v, page);

@@ -1,6 +1,6 @@
 /* View 3, threads: every thread seen, its CPU use and samples; Enter makes the selected thread
  * the filter of the call tree and hot views (the first row stands for all threads). */
-#define _GNU_SOURCE 1
+#define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
 
@@ -23,7 +23,7 @@ struct trow {
 struct threads_view {
     struct trow *rows;
     int count, cap;
-    int window; /* samples column shows window_samples */
+    int window;           /* samples column shows window_samples */
     struct tui_list list; /* row 0 is "all threads", row i + 1 is rows[i] */
     int sort;
     int sel_index; /* model index of the selected thread, -1 for "all" */
@@ -80,8 +80,7 @@ static void resort(struct tui *t, struct threads_view *v)
 /* Remember the thread under the selection. */
 static void note_selection(struct threads_view *v)
 {
-    v->sel_index = v->list.sel > 0 && v->list.sel <= v->count ? v->rows[v->list.sel - 1].index
-                                                               : -1;
+    v->sel_index = v->list.sel > 0 && v->list.sel <= v->count ? v->rows[v->list.sel - 1].index : -1;
 }
 
 void tui_threads_rebuild(struct tui *t, void *st)
@@ -128,8 +127,8 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
         if (idx == 0) {
             filtered = t->filter.thread < 0;
             snprintf(c5, sizeof(c5), "%llu", (unsigned long long)total);
-            snprintf(line, sizeof(line), ROW_FMT, filtered ? '*' : ' ', "[all threads]", 3, "",
-                     "", "", "", "", c5);
+            snprintf(line, sizeof(line), ROW_FMT, filtered ? '*' : ' ', "[all threads]", 3, "", "",
+                     "", "", "", c5);
             attr = sel ? tui_style(t, TUI_S_SELECTED) : A_BOLD;
         } else {
             const struct trow *tr = &v->rows[idx - 1];
@@ -140,10 +139,11 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
             snprintf(c3, sizeof(c3), "%.1f", tr->th.cpu_pct);
             snprintf(c4, sizeof(c4), "%c", tr->th.state ? tr->th.state : '?');
             snprintf(c5, sizeof(c5), "%llu", (unsigned long long)row_samples(v, tr));
-            snprintf(line, sizeof(line), ROW_FMT, filtered ? '*' : ' ', name, 16 - nw, "", c1,
-                     c2, c3, c4, c5);
-            attr = sel ? tui_style(t, TUI_S_SELECTED)
-                       : tr->th.alive ? A_NORMAL : tui_style(t, TUI_S_DIM);
+            snprintf(line, sizeof(line), ROW_FMT, filtered ? '*' : ' ', name, 16 - nw, "", c1, c2,
+                     c3, c4, c5);
+            attr = sel            ? tui_style(t, TUI_S_SELECTED)
+                   : tr->th.alive ? A_NORMAL
+                                  : tui_style(t, TUI_S_DIM);
         }
         tui_put(t, y, r->x, r->w, attr, line, sel);
     }

@@ -4,12 +4,11 @@
 
 #include <string.h>
 
-#define TUI_VIEW_ROW(label, digit, v)                                                            \
-    {                                                                                          \
-        .name = label, .hotkey = digit, .create = tui_##v##_create,                              \
-        .destroy = tui_##v##_destroy, .rebuild = tui_##v##_rebuild, .draw = tui_##v##_draw,    \
-        .key = tui_##v##_key, .search = tui_##v##_search, .status = tui_##v##_status,          \
-        .batch = tui_##v##_batch                                                               \
+#define TUI_VIEW_ROW(label, digit, v)                                                              \
+    {                                                                                              \
+        .name = label, .hotkey = digit, .create = tui_##v##_create, .destroy = tui_##v##_destroy,  \
+        .rebuild = tui_##v##_rebuild, .draw = tui_##v##_draw, .key = tui_##v##_key,                \
+        .search = tui_##v##_search, .status = tui_##v##_status, .batch = tui_##v##_batch           \
     }
 
 const struct tui_view tui_views[] = {
@@ -61,8 +60,8 @@ void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, s
     if (f->thread >= 0 && f->thread < model_thread_count(m))
         th = model_thread_at(m, f->thread);
     if (th)
-        snprintf(buf, n, "thread %s (tid %u), %s", th->name[0] ? th->name : "?",
-                 (unsigned)th->tid, win);
+        snprintf(buf, n, "thread %s (tid %u), %s", th->name[0] ? th->name : "?", (unsigned)th->tid,
+                 win);
     else
         snprintf(buf, n, "all threads, %s", win);
 }

@@ -16,12 +16,12 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* Known functions whose addresses make up the samples. Distinct bodies, never inlined, so
@@ -132,8 +132,8 @@ static void sample(struct model *m, uint32_t tid, uint64_t t, const void *const 
 }
 
 /* The line of section `section` (a "== X" prefix) containing needle, or NULL. */
-static const char *find_line(const char *text, const char *section, const char *needle,
-                             char *line, size_t n)
+static const char *find_line(const char *text, const char *section, const char *needle, char *line,
+                             size_t n)
 {
     const char *s = strstr(text, section);
 
@@ -252,7 +252,7 @@ int main(void)
                        "  SELF%  INCL%  SAMPLES  FUNCTION  LOCATION\n") != NULL);
     CHECK(strstr(text, "\n== Threads ==\n") != NULL);
     CHECK(strstr(text, "\n== Output (last 2 of 2 lines) ==\n") != NULL);
-    CHECK(strchr(text, '\x1b') == NULL); /* plain text only */
+    CHECK(strchr(text, '\x1b') == NULL);                               /* plain text only */
     CHECK(len >= 2 && text[len - 1] == '\n' && text[len - 2] == '\n'); /* blank line after */
     (void)s;
 
@@ -260,14 +260,10 @@ int main(void)
     check_row(find_line(text, "== Call tree", "[all]", line, sizeof(line)), 100.0, 0.0, 100);
     check_row(find_line(text, "== Call tree", "tb_outer_root", line, sizeof(line)), 100.0, 0.0,
               100);
-    check_row(find_line(text, "== Call tree", "tb_middle_work", line, sizeof(line)), 90.0, 0.0,
-              90);
-    check_row(find_line(text, "== Call tree", "tb_leaf_alpha", line, sizeof(line)), 60.0, 60.0,
-              60);
-    check_row(find_line(text, "== Call tree", "tb_leaf_beta", line, sizeof(line)), 30.0, 30.0,
-              30);
-    check_row(find_line(text, "== Call tree", "tb_leaf_gamma", line, sizeof(line)), 10.0, 10.0,
-              10);
+    check_row(find_line(text, "== Call tree", "tb_middle_work", line, sizeof(line)), 90.0, 0.0, 90);
+    check_row(find_line(text, "== Call tree", "tb_leaf_alpha", line, sizeof(line)), 60.0, 60.0, 60);
+    check_row(find_line(text, "== Call tree", "tb_leaf_beta", line, sizeof(line)), 30.0, 30.0, 30);
+    check_row(find_line(text, "== Call tree", "tb_leaf_gamma", line, sizeof(line)), 10.0, 10.0, 10);
     /* depth: alpha is indented 2 more than middle, middle 2 more than outer */
     if (find_line(text, "== Call tree", "tb_middle_work", line, sizeof(line)) &&
         find_line(text, "== Call tree", "tb_leaf_alpha", line2, sizeof(line2)))
@@ -285,16 +281,16 @@ int main(void)
         CHECK(strstr(line, "test_tui_batch") != NULL);
 
     /* hot functions: self descending */
-    check_row(find_line(text, "== Hot functions", "tb_leaf_alpha", line, sizeof(line)), 60.0,
-              60.0, 60);
-    check_row(find_line(text, "== Hot functions", "tb_leaf_beta", line, sizeof(line)), 30.0,
-              30.0, 30);
-    check_row(find_line(text, "== Hot functions", "tb_leaf_gamma", line, sizeof(line)), 10.0,
-              10.0, 10);
-    check_row(find_line(text, "== Hot functions", "tb_outer_root", line, sizeof(line)), 0.0,
-              100.0, 0);
-    check_row(find_line(text, "== Hot functions", "tb_middle_work", line, sizeof(line)), 0.0,
-              90.0, 0);
+    check_row(find_line(text, "== Hot functions", "tb_leaf_alpha", line, sizeof(line)), 60.0, 60.0,
+              60);
+    check_row(find_line(text, "== Hot functions", "tb_leaf_beta", line, sizeof(line)), 30.0, 30.0,
+              30);
+    check_row(find_line(text, "== Hot functions", "tb_leaf_gamma", line, sizeof(line)), 10.0, 10.0,
+              10);
+    check_row(find_line(text, "== Hot functions", "tb_outer_root", line, sizeof(line)), 0.0, 100.0,
+              0);
+    check_row(find_line(text, "== Hot functions", "tb_middle_work", line, sizeof(line)), 0.0, 90.0,
+              0);
     {
         const char *hs = strstr(text, "== Hot functions");
         const char *a = hs ? strstr(hs, "tb_leaf_alpha") : NULL;
@@ -339,8 +335,8 @@ int main(void)
     CHECK(section_rows(text, "== Hot functions") == 2);
     CHECK(section_rows(text, "== Threads") == 2);
     CHECK(strstr(text, "== Output (last 2 of 2 lines) ==") != NULL);
-    check_row(find_line(text, "== Hot functions", "tb_leaf_alpha", line, sizeof(line)), 60.0,
-              60.0, 60);
+    check_row(find_line(text, "== Hot functions", "tb_leaf_alpha", line, sizeof(line)), 60.0, 60.0,
+              60);
     free(text);
 
     model_free(m);

@@ -9,21 +9,21 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_STR(got, want)                                                                   \
-    do {                                                                                       \
-        if (strcmp((got), (want)) != 0) {                                                      \
-            fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, (got),     \
-                    (want));                                                                   \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK_STR(got, want)                                                                       \
+    do {                                                                                           \
+        if (strcmp((got), (want)) != 0) {                                                          \
+            fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, (got),         \
+                    (want));                                                                       \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* ---- layout ---- */
@@ -79,8 +79,8 @@ static void check_layout(int rows, int cols)
 static void test_layout(void)
 {
     static const int sizes[][2] = {
-        {10, 20}, {0, 0},   {-1, -5}, {1, 1},    {24, 80}, {60, 200}, {7, 80},
-        {8, 39},  {8, 40},  {13, 40}, {14, 100}, {23, 79}, {40, 120}, {1000, 1000},
+        {10, 20}, {0, 0},  {-1, -5}, {1, 1},    {24, 80}, {60, 200}, {7, 80},
+        {8, 39},  {8, 40}, {13, 40}, {14, 100}, {23, 79}, {40, 120}, {1000, 1000},
     };
     struct tui_layout l;
 
@@ -206,7 +206,9 @@ static void test_sanitize(void)
 
     tui_sanitize(b, sizeof(b), "\x1b[31mred\x1b[0m text");
     CHECK_STR(b, "red text");
-    tui_sanitize(b, sizeof(b), "\x1b]0;title\x07" "after");
+    tui_sanitize(b, sizeof(b),
+                 "\x1b]0;title\x07"
+                 "after");
     CHECK_STR(b, "after");
     tui_sanitize(b, sizeof(b), "a\tb");
     CHECK_STR(b, "a       b");
@@ -270,13 +272,13 @@ static const char *name_of(const void *ctx, int func)
  */
 static struct model_node tree_nodes[] = {
     /* func, parent, first_child, next_sibling, depth, inclusive, self, path_hash */
-    {-1, -1, 6, -1, 0, 100, 0, 1},     /* 0 [all] */
-    {0, 0, 5, -1, 1, 90, 5, 11},       /* 1 main */
-    {1, 1, 4, -1, 2, 60, 10, 111},     /* 2 solve */
-    {2, 2, -1, -1, 3, 30, 30, 1111},   /* 3 alpha */
-    {3, 2, -1, 3, 3, 20, 20, 1112},    /* 4 beta (siblings in no particular order) */
-    {4, 1, -1, 2, 2, 25, 25, 112},     /* 5 zeta */
-    {5, 0, -1, 1, 1, 10, 10, 12},      /* 6 io_wait */
+    {-1, -1, 6, -1, 0, 100, 0, 1},   /* 0 [all] */
+    {0, 0, 5, -1, 1, 90, 5, 11},     /* 1 main */
+    {1, 1, 4, -1, 2, 60, 10, 111},   /* 2 solve */
+    {2, 2, -1, -1, 3, 30, 30, 1111}, /* 3 alpha */
+    {3, 2, -1, 3, 3, 20, 20, 1112},  /* 4 beta (siblings in no particular order) */
+    {4, 1, -1, 2, 2, 25, 25, 112},   /* 5 zeta */
+    {5, 0, -1, 1, 1, 10, 10, 12},    /* 6 io_wait */
 };
 static const struct model_tree tree = {tree_nodes, 7, 100};
 
@@ -366,10 +368,10 @@ static void test_tree(void)
 
     /* search: in display order, wrapping, case-insensitive; reveal opens the path */
     CHECK(tui_tree_find(&o, 0, "BETA") == 4);
-    CHECK(tui_tree_find(&o, 0, "a") == 1);     /* "main" comes first in display order */
-    CHECK(tui_tree_find(&o, 1, "a") == 3);     /* then alpha */
-    CHECK(tui_tree_find(&o, 3, "a") == 4);     /* beta */
-    CHECK(tui_tree_find(&o, 6, "main") == 1);  /* wraps around */
+    CHECK(tui_tree_find(&o, 0, "a") == 1);    /* "main" comes first in display order */
+    CHECK(tui_tree_find(&o, 1, "a") == 3);    /* then alpha */
+    CHECK(tui_tree_find(&o, 3, "a") == 4);    /* beta */
+    CHECK(tui_tree_find(&o, 6, "main") == 1); /* wraps around */
     CHECK(tui_tree_find(&o, 0, "nothing") == -1);
     CHECK(tui_tree_find(&o, 0, "all") == -1); /* the synthetic root is not a match */
     tui_expand_set(&e, 11, TUI_EXP_CLOSED);

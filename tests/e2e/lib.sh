@@ -1,0 +1,63 @@
+# Shared helpers for rocsys-top's end-to-end tests (sourced). CTest passes ROCSYS_TOP,
+# ROCSYS_DEMO, ROCSYS_COLLECTOR, ROCSYS_PROGRAMS (build dir of tests/) and ROCSYS_SOURCE.
+set -euo pipefail
+: "${ROCSYS_TOP:?run through ctest}"
+TP="$ROCSYS_PROGRAMS"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-e2e.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+passes=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+pass() { passes=$((passes + 1)); }
+# check DESCRIPTION COMMAND...: run a test command, count it
+check() { local d=$1; shift; if "$@"; then pass; else fail "$d"; fi; }
+skip() { echo "SKIP: $*"; exit 77; }
+finish() {
+    echo "$passes passed, $failures failed"
+    [ "$failures" -eq 0 ]
+}
+
+# The last batch frame of a frames file (frames start with "rocsys-top frame").
+last_frame() { awk '/^rocsys-top frame /{buf=""} {buf=buf $0 "\n"} END{printf "%s", buf}' "$1"; }
+
+# SELF% of a function in the "Hot functions" section of a frame on stdin.
+hot_self() {
+    awk -v fn="$1" '/^== Hot functions/{h=1; next} /^== /{h=0} h && $4==fn {print $1; exit}'
+}
+# INCL% likewise.
+hot_incl() {
+    awk -v fn="$1" '/^== Hot functions/{h=1; next} /^== /{h=0} h && $4==fn {print $2; exit}'
+}
+# within VALUE EXPECTED TOLERANCE: |VALUE - EXPECTED| <= TOLERANCE
+within() { awk -v v="$1" -v e="$2" -v t="$3" 'BEGIN{d=v-e; if(d<0)d=-d; exit !(v!="" && d<=t)}'; }
+
+# Run rocsys-top in tmux: tmux_start SESSION COLS ROWS CMD...; the exit status lands in
+# $WORK/SESSION.rc when the command ends.
+tmux_start() {
+    local s=$1 cols=$2 rows=$3; shift 3
+    local cmd
+    printf -v cmd '%q ' "$@"
+    tmux -L rocsys-e2e new-session -d -s "$s" -x "$cols" -y "$rows" \
+        "env TERM=xterm-256color LANG=C.UTF-8 $cmd; echo \$? > $WORK/$s.rc; sleep 600"
+}
+tmux_keys() { tmux -L rocsys-e2e send-keys -t "$1" "${@:2}"; }
+tmux_screen() { tmux -L rocsys-e2e capture-pane -p -t "$1"; }
+tmux_kill() { tmux -L rocsys-e2e kill-session -t "$1" 2>/dev/null || true; }
+# wait_screen SESSION PATTERN SECONDS: until the screen matches (extended regex)
+wait_screen() {
+    local s=$1 pat=$2 n=$(( $3 * 10 ))
+    for ((i = 0; i < n; i++)); do
+        tmux_screen "$s" | grep -Eq -- "$pat" && return 0
+        sleep 0.1
+    done
+    echo "--- screen of $s (waited for: $pat) ---" >&2
+    tmux_screen "$s" >&2 || true
+    return 1
+}
+# wait_file FILE SECONDS
+wait_file() {
+    local n=$(( $2 * 10 ))
+    for ((i = 0; i < n; i++)); do [ -s "$1" ] && return 0; sleep 0.1; done
+    return 1
+}

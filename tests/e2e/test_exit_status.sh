@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# End-to-end: rocsys-top exits with the target's status (128+signal when killed) and explains,
+# in one line and with the right exit code, programs it cannot start or profile.
+source "$(dirname "$0")/lib.sh"
+
+# run_rt EXPECTED_RC STDERR_PATTERN ARGS...: run rocsys-top -b, check status and stderr
+run_rt() {
+    local want=$1 pat=$2 rc=0; shift 2
+    "$ROCSYS_TOP" -b "$@" > "$WORK/frames.txt" 2> "$WORK/err.txt" || rc=$?
+    check "'$*': exit $rc, want $want" test "$rc" -eq "$want"
+    if [ -n "$pat" ]; then
+        check "'$*': stderr matches '$pat'" grep -Eq -- "$pat" "$WORK/err.txt"
+        check "'$*': the message is one line" test "$(wc -l < "$WORK/err.txt")" -eq 1
+    fi
+}
+
+run_rt 0 "" -- "$TP/tp_exit" 0 50
+run_rt 7 "" -- "$TP/tp_exit" 7 50
+check "status text for exit 7" grep -q '\[exited with 7\]' "$WORK/frames.txt"
+run_rt 139 "" -- "$TP/tp_crash"
+check "crash reported as SIGSEGV" grep -q '\[killed by SIGSEGV' "$WORK/frames.txt"
+check "crash_burn profiled before the crash" grep -q 'crash_burn' "$WORK/frames.txt"
+check "output before the crash kept" grep -q 'tp_crash: before crash' "$WORK/frames.txt"
+
+run_rt 127 "no-such-program-xyz: command not found" -- no-such-program-xyz
+run_rt 127 "command not found" -- /nonexistent/dir/prog
+printf 'not a program\n' > "$WORK/noexec"
+chmod 644 "$WORK/noexec"
+run_rt 126 "permission denied" -- "$WORK/noexec"
+run_rt 126 "is a directory" -- /
+run_rt 2 "unknown option" --bogus -- "$TP/tp_exit" 0
+run_rt 2 "not a number from 1 to 10000" -f 0 -- "$TP/tp_exit" 0
+run_rt 2 "no program given" -f 100
+
+if [ -x "$TP/tp_static" ]; then
+    run_rt 1 "statically linked" -- "$TP/tp_static"
+else
+    echo "note: tp_static not built (no static libc); static detection not exercised"
+fi
+# a script whose interpreter is fine is profiled
+printf '#!/bin/sh\nexec "%s" 3 50\n' "$TP/tp_exit" > "$WORK/wrapper.sh"
+chmod +x "$WORK/wrapper.sh"
+run_rt 3 "" -- "$WORK/wrapper.sh"
+
+# setuid to another user: the loader would ignore LD_PRELOAD
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+    cp "$TP/tp_exit" "$WORK/tp_setuid"
+    chown nobody "$WORK/tp_setuid"
+    chmod 4755 "$WORK/tp_setuid"
+    run_rt 1 "setuid" -- "$WORK/tp_setuid" 0
+fi
+"$ROCSYS_TOP" --help > "$WORK/help.txt"
+check "--help lists --freq" grep -q -- '--freq' "$WORK/help.txt"
+check "--version" "$ROCSYS_TOP" --version
+finish
