@@ -112,14 +112,23 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Nanoseconds per kernel iteration of one leaf function: best of a few timed runs. */
+/* CPU time of the calling thread in nanoseconds: unlike wall time, it does not count the time
+ * the thread waits for a core, so calibration holds on a busy machine. */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds of CPU per kernel iteration of one leaf function: best of a few timed runs. */
 static double calibrate_one(uint64_t (*leaf)(long, uint64_t))
 {
     double best = 0;
     for (int t = 0; t < CALIBRATE_TRIES; t++) {
-        uint64_t start = now_ns();
+        uint64_t start = thread_cpu_ns();
         leaf(CALIBRATE_ITERS, (uint64_t)t);
-        double ns = (double)(now_ns() - start) / (double)CALIBRATE_ITERS;
+        double ns = (double)(thread_cpu_ns() - start) / (double)CALIBRATE_ITERS;
         if (t == 0 || ns < best)
             best = ns;
     }
