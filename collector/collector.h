@@ -21,6 +21,7 @@ struct collector_thread {
     volatile sig_atomic_t active; /* sampling enabled for this thread */
     volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
     uint32_t tid;
+    uint64_t modules_checked_ns;  /* when this thread last looked for dlopen/dlclose */
 };
 
 /* Process-wide state, set once at start (and after fork). */
@@ -65,7 +66,10 @@ int collector_sampler_start_thread(struct collector_thread *ts);
 void collector_sampler_stop_thread(struct collector_thread *ts);
 
 /* modules.c */
-/* Report the module map into ts's ring if it changed since the last report (AS-safe). */
-void collector_modules_check(struct collector_thread *ts, int force);
+/* Report the module map into ts's ring if it changed since the last report (AS-safe).
+ * Without force, a thread looks at most every COLLECTOR_MODULE_CHECK_NS (the check takes the
+ * loader's lock, which threads sampled at the same tick would contend for). */
+void collector_modules_check(struct collector_thread *ts, int force, uint64_t now_ns);
+#define COLLECTOR_MODULE_CHECK_NS 50000000ull
 
 #endif

@@ -100,13 +100,16 @@ static int read_generation(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-void collector_modules_check(struct collector_thread *ts, int force)
+void collector_modules_check(struct collector_thread *ts, int force, uint64_t now_ns)
 {
     uint64_t gen = 0, seen;
     struct scan_ctx c;
 
     if (!ts->ring.ctl)
         return;
+    if (!force && now_ns - ts->modules_checked_ns < COLLECTOR_MODULE_CHECK_NS)
+        return;
+    ts->modules_checked_ns = now_ns;
     dl_iterate_phdr(read_generation, &gen);
     seen = atomic_load_explicit(&collector_g.module_generation, memory_order_relaxed);
     if (!force && gen == seen)

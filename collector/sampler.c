@@ -75,7 +75,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     }
     ts->busy = 1;
     t0 = collector_now_ns();
-    collector_modules_check(ts, 0);
+    collector_modules_check(ts, 0, t0);
     u.rec.nframes = (uint16_t)unwind(ucontext, u.rec.frames, ROCSYS_MAX_FRAMES, &truncated);
     u.rec.weight = (uint16_t)(si->si_overrun >= 65534 ? 65535 : 1 + si->si_overrun);
     u.rec.h.type = ROCSYS_REC_SAMPLE;

@@ -69,7 +69,7 @@ void collector_thread_begin(int first_in_process, uint32_t proc_flags)
     if (first_in_process) {
         collector_announce_process(proc_flags);
         ts->busy = 1;
-        collector_modules_check(ts, 1);
+        collector_modules_check(ts, 1, collector_now_ns());
         ts->busy = 0;
     }
     send_thread_record(ROCSYS_REC_THREAD_START);

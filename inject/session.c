@@ -28,6 +28,9 @@
 #define KILL_GRACE_MS     2000
 #define OUTPUT_GRACE_MS   1000 /* after the target ended, wait this long for pipes to close */
 #define LOG_LINE_MAX      65536 /* longer partial lines go to the log without waiting */
+#define DEFER_MAX_NS      300000000ull /* a sample waits this long for its module record */
+#define COST_BIN_NS       25    /* sample-cost histogram: bins of 25 ns ... */
+#define COST_BINS         4000  /* ... up to 100 us; slower samples land in the last bin */
 
 /* A stream's unfinished line, held back from the log until its newline arrives. */
 struct line_buf {
@@ -41,7 +44,6 @@ struct deferred {
     uint64_t time_ns;
     uint32_t n;
     uint32_t weight;
-    int age;
     uint64_t *frames;
 };
 
@@ -68,6 +70,9 @@ struct session {
     struct deferred *def;
     size_t ndef, defcap;
     struct line_buf pending[2]; /* stdout, stderr */
+    uint64_t cost_hist[COST_BINS]; /* per-sample handler cost, for the median and p99 */
+    uint64_t cost_n;
+    uint64_t start_cpu_ns; /* our own CPU time when the session started */
     struct {
         uint32_t pid, instance;
     } *inst;
@@ -131,7 +136,6 @@ static void defer_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t
     d->time_ns = t;
     d->n = n;
     d->weight = weight;
-    d->age = 0;
     d->frames = xmalloc(n * sizeof(*frames) + 1);
     memcpy(d->frames, frames, n * sizeof(*frames));
 }
@@ -208,6 +212,9 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
         if (h->size < sizeof(*r) || r->nframes > ROCSYS_MAX_FRAMES ||
             (uint64_t)sizeof(*r) + 8ull * r->nframes > h->size || r->nframes == 0)
             break;
+        uint32_t bin = r->cost_ns / COST_BIN_NS;
+        s->cost_hist[bin < COST_BINS ? bin : COST_BINS - 1]++;
+        s->cost_n++;
         if (model_sample_weighted(s->m, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
                                   r->weight ? r->weight : 1, 0) == -EAGAIN)
             defer_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
@@ -253,20 +260,44 @@ static void drain(struct session *s, int check_orphans)
         }
     }
     size_t kept = 0;
+    uint64_t t = now_ns();
     for (size_t i = 0; i < s->ndef; i++) {
         struct deferred *d = &s->def[i];
-        int final = d->age >= 2 || s->target_done;
+        int final = t - d->time_ns > DEFER_MAX_NS || s->target_done;
         if (model_sample_weighted(s->m, d->pid, d->tid, d->time_ns, d->frames, d->n, d->weight,
                                   final) == 0) {
-            if (final && d->age >= 2)
+            if (final)
                 model_session(s->m)->deferred_unknown++;
             free(d->frames);
             continue;
         }
-        d->age++;
         s->def[kept++] = *d;
     }
     s->ndef = kept;
+}
+
+/* The cost (ns, bin centre) at quantile q of the sample-cost histogram. */
+static double cost_quantile(const struct session *s, double q)
+{
+    uint64_t want = (uint64_t)(q * (double)s->cost_n), seen = 0;
+
+    for (uint32_t i = 0; i < COST_BINS; i++) {
+        seen += s->cost_hist[i];
+        if (seen > want)
+            return (i + 0.5) * COST_BIN_NS;
+    }
+    return 0;
+}
+
+/* User + system CPU time of rocsys-top itself, in nanoseconds. */
+static uint64_t self_cpu_ns(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
 }
 
 /* Update the session facts the views show: counts, drops, the collector's cost. */
@@ -287,6 +318,11 @@ static void update_stats(struct session *s)
     dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
     ms->dropped = dropped;
     ms->sample_cost_avg_ns = written ? (double)cost / (double)written : 0;
+    ms->sample_cost_median_ns = cost_quantile(s, 0.5);
+    ms->sample_cost_p99_ns = cost_quantile(s, 0.99);
+    uint64_t wall = now_ns() - ms->start_ns;
+    if (wall > 0)
+        ms->frontend_cpu_pct = 100.0 * (double)(self_cpu_ns() - s->start_cpu_ns) / (double)wall;
     if (s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 && ms->samples == 0)
         snprintf(ms->notice, sizeof(ms->notice),
                  "the collector never started in the target: LD_PRELOAD was ignored or "
@@ -684,6 +720,7 @@ int inject_session_run(const struct inject_options *o)
     env_extra[5] = NULL;
 
     ms->start_ns = now_ns();
+    s.start_cpu_ns = self_cpu_ns();
     rc = inject_spawn(o, &prog, collector, env_extra, &s.target, err, sizeof(err));
     if (rc != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);

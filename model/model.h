@@ -150,7 +150,11 @@ struct model_session {
     uint64_t signals;     /* samples delivered to the front end */
     uint64_t dropped;     /* lost in transport (ring full, no ring) */
     uint64_t deferred_unknown; /* samples whose frames had no module when processed */
-    double sample_cost_avg_ns; /* collector's handler cost per sample */
+    double sample_cost_avg_ns; /* collector's handler time per sample, mean (wall time: includes
+                                  preemption inside the handler on an oversubscribed machine) */
+    double sample_cost_median_ns; /* the same, median */
+    double sample_cost_p99_ns;    /* the same, 99th percentile */
+    double frontend_cpu_pct;      /* rocsys-top's own CPU use since the start, % of one core */
     uint32_t window_seconds;
 };
 

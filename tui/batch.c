@@ -15,40 +15,6 @@ static uint64_t clock_ns(clockid_t c)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* User + system CPU time of this process, in nanoseconds. */
-static uint64_t self_cpu_ns(void)
-{
-    struct rusage ru;
-
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0;
-    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
-           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-}
-
-static uint64_t prev_cpu, prev_wall; /* at the previous frame (or at program start) */
-
-/* Start measuring the front end's CPU use when the program is loaded. */
-__attribute__((constructor)) static void batch_clock_init(void)
-{
-    prev_cpu = self_cpu_ns();
-    prev_wall = clock_ns(CLOCK_MONOTONIC);
-}
-
-/* The front end's own CPU use (% of one core) since the previous frame (the first frame
- * measures from program start). */
-static double front_end_cpu_pct(void)
-{
-    uint64_t cpu = self_cpu_ns(), wall = clock_ns(CLOCK_MONOTONIC);
-    double pct = 0.0;
-
-    if (wall > prev_wall && cpu >= prev_cpu)
-        pct = 100.0 * (double)(cpu - prev_cpu) / (double)(wall - prev_wall);
-    prev_cpu = cpu;
-    prev_wall = wall;
-    return pct;
-}
-
 /* Short name of a process: basename of the executable, else of argv[0]. */
 static void proc_name(const struct model_process *p, char *buf, size_t n)
 {
@@ -98,11 +64,11 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
     fprintf(out, "rocsys-top frame %d  elapsed %.1fs  target [%s]: %s\n", frame_no, elapsed,
             s->status_text[0] ? s->status_text : "starting", target);
     fprintf(out,
-            "mode %s %d Hz  samples %llu  dropped %llu  sample cost %.0f ns  stacks %zu  "
-            "front end %.1f%% cpu\n",
+            "mode %s %d Hz  samples %llu  dropped %llu  sample cost %.0f ns  (p99 %.0f ns, "
+            "mean %.0f ns)  stacks %zu  front end %.1f%% cpu\n",
             s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
-            (unsigned long long)s->dropped, s->sample_cost_avg_ns, model_distinct_stacks(m),
-            front_end_cpu_pct());
+            (unsigned long long)s->dropped, s->sample_cost_median_ns, s->sample_cost_p99_ns,
+            s->sample_cost_avg_ns, model_distinct_stacks(m), s->frontend_cpu_pct);
     for (int pass = 0; pass < 2; pass++) /* the root target first */
         for (int i = 0; i < nproc; i++) {
             const struct model_process *p = model_process_at(m, i);

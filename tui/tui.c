@@ -316,7 +316,7 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
         seg(t, y, &x, w, tui_style(t, s->dropped ? TUI_S_BAD : TUI_S_VALUE), "%llu",
             (unsigned long long)s->dropped);
         seg(t, y, &x, w, lab, "  cost ");
-        seg(t, y, &x, w, val, "%.0f ns", s->sample_cost_avg_ns);
+        seg(t, y, &x, w, val, "%.0f ns", s->sample_cost_median_ns);
         seg(t, y, &x, w, lab, "  stacks ");
         seg(t, y, &x, w, val, "%zu", model_distinct_stacks(t->m));
         seg(t, y, &x, w, lab, "  window ");
