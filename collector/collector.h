@@ -58,6 +58,9 @@ void collector_thread_begin(int first_in_process, uint32_t proc_flags);
 /* Tear down the calling thread: timer, THREAD_EXIT record, ring release. */
 void collector_thread_end(void);
 int collector_threads_init(void);
+/* A thread that found no free ring at start tries again (from its sampling handler, or at exit,
+ * with ts->busy set): claim one and announce the thread. Returns 0 or -EBUSY. AS-safe. */
+int collector_thread_claim_late(struct collector_thread *ts);
 
 /* sampler.c */
 int collector_sampler_install(void);

@@ -55,7 +55,7 @@ struct rocsys_shm_header {
     _Atomic uint32_t next_instance;    /* collector instances (process images) handed out */
     _Atomic uint32_t collectors_alive; /* instances started minus instances that said goodbye */
     _Atomic uint64_t dropped_no_ring;  /* samples lost because every ring was taken */
-    _Atomic uint64_t threads_no_ring;  /* threads that found no free ring */
+    _Atomic uint64_t threads_no_ring;  /* threads that never got a ring: not reported at all */
     uint64_t reserved[8];
 };
 

@@ -68,12 +68,14 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         goto out; /* not our timer: somebody else's use of the signal */
     if (!collector_g.enabled || !ts->active || ts->busy)
         goto out;
-    if (!ts->ring.ctl) {
+    ts->busy = 1;
+    if (!ts->ring.ctl && collector_thread_claim_late(ts) != 0) {
+        /* every ring is taken (the front end is behind): a counted drop */
         atomic_fetch_add_explicit(&collector_g.transport.hdr->dropped_no_ring, 1,
                                   memory_order_relaxed);
+        ts->busy = 0;
         goto out;
     }
-    ts->busy = 1;
     t0 = collector_now_ns();
     collector_modules_check(ts, 0, t0);
     u.rec.nframes = (uint16_t)unwind(ucontext, u.rec.frames, ROCSYS_MAX_FRAMES, &truncated);

@@ -25,19 +25,39 @@ struct start_args {
     void *arg;
 };
 
+/* Fill a THREAD_* record for the calling thread (AS-safe). */
+static void thread_record(struct rocsys_rec_thread *rec, uint16_t type)
+{
+    memset(rec, 0, sizeof(*rec));
+    rec->h.type = type;
+    rec->h.size = sizeof(*rec);
+    rec->pid = collector_g.pid;
+    rec->tid = collector_tls.tid;
+    rec->time_ns = collector_now_ns();
+    prctl(PR_GET_NAME, rec->name, 0, 0, 0);
+}
+
 /* Write a THREAD_START / THREAD_NAME / THREAD_EXIT record for the calling thread. */
 static void send_thread_record(uint16_t type)
 {
     struct rocsys_rec_thread rec;
 
-    memset(&rec, 0, sizeof(rec));
-    rec.h.type = type;
-    rec.h.size = sizeof(rec);
-    rec.pid = collector_g.pid;
-    rec.tid = collector_tls.tid;
-    rec.time_ns = collector_now_ns();
-    prctl(PR_GET_NAME, rec.name, 0, 0, 0);
+    thread_record(&rec, type);
     collector_write_normal(&rec);
+}
+
+int collector_thread_claim_late(struct collector_thread *ts)
+{
+    struct rocsys_rec_thread rec;
+
+    if (transport_claim(&collector_g.transport, collector_g.pid, ts->tid, collector_g.instance,
+                        &ts->ring) != 0) {
+        ts->ring.ctl = NULL;
+        return -EBUSY;
+    }
+    thread_record(&rec, ROCSYS_REC_THREAD_START);
+    transport_write(&ts->ring, &rec);
+    return 0;
 }
 
 /* Key destructor: runs when a thread returns or calls pthread_exit. */
@@ -85,6 +105,12 @@ void collector_thread_end(void)
 
     ts->active = 0;
     collector_sampler_stop_thread(ts);
+    if (!ts->ring.ctl && collector_g.enabled && ts->tid) {
+        ts->busy = 1;
+        if (collector_thread_claim_late(ts) != 0)
+            atomic_fetch_add(&collector_g.transport.hdr->threads_no_ring, 1);
+        ts->busy = 0;
+    }
     if (ts->ring.ctl) {
         send_thread_record(ROCSYS_REC_THREAD_EXIT);
         ts->busy = 1;

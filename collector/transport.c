@@ -160,7 +160,6 @@ int transport_claim(struct transport *t, uint32_t pid, uint32_t tid, uint32_t in
         out->mask = t->hdr->ring_bytes - 1;
         return 0;
     }
-    atomic_fetch_add(&t->hdr->threads_no_ring, 1);
     return -EBUSY;
 }
 

@@ -32,7 +32,8 @@ int transport_attach(struct transport *t, const char *path);
 /* Unmap (both sides). */
 void transport_detach(struct transport *t);
 
-/* Producer: claim a free ring for (pid, tid, instance). Returns 0, or -EBUSY when none is free. */
+/* Producer: claim a free ring for (pid, tid, instance). Returns 0, or -EBUSY when none is free.
+ * Async-signal-safe (a scan of the ring states and one CAS). */
 int transport_claim(struct transport *t, uint32_t pid, uint32_t tid, uint32_t instance,
                     struct transport_ring *out);
 /* Producer: hand the ring back to the consumer for a final drain. */

@@ -6,9 +6,10 @@
  * "sleeper", waits in nanosleep (100 ms at a time) so that wall-clock sampling has something to
  * show that CPU sampling does not. The main thread only starts and joins the others.
  *
- * The split is made of one spin kernel (inlined into each function) run for iteration counts
- * calibrated per function at startup, so that every sample of a round lands in one of the three
- * leaf functions and none in libc: the hot loops never call into the C library. */
+ * The split is made of one spin kernel (a macro expanded in each function) run for iteration
+ * counts calibrated per function at startup and corrected after every round from the thread's
+ * CPU clock, so that the split holds on a busy machine; every sample of a round lands in one of
+ * the three leaf functions and none in libc: the hot loops never call into the C library. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <errno.h>
 #include <limits.h>
@@ -29,16 +30,20 @@
 #define MAX_THREADS      256
 #define SLEEPER_PERIOD_NS 100000000L
 
-/* Iteration counts of one round, per leaf function. */
+/* Iteration counts of one round, per leaf function, and (per thread) what each leaf has cost
+ * so far, so that every round can correct the split (see plan_adjust). */
 struct demo_plan {
     long solve_iters;
     long butterfly_iters;
     long reduce_iters;
+    double ns_per_iter[3]; /* CPU per iteration of solve, butterfly, reduce: running estimate */
+    uint64_t spent_ns[3];  /* thread CPU spent in each leaf since the start */
+    uint64_t rng;          /* per-thread random state for the round length */
 };
 
 struct solver_arg {
     int index;
-    const struct demo_plan *plan;
+    struct demo_plan plan; /* this thread's own copy */
     uint64_t deadline_ns; /* 0: run until killed */
     unsigned long rounds; /* written by the thread, read after join */
 };
@@ -48,7 +53,7 @@ uint64_t demo_solve(long iters, uint64_t seed);
 uint64_t demo_butterfly(long iters, uint64_t seed);
 uint64_t demo_transform(long iters, uint64_t seed);
 uint64_t demo_reduce(long iters, uint64_t seed);
-uint64_t demo_step(const struct demo_plan *plan, uint64_t seed);
+uint64_t demo_step(struct demo_plan *plan, uint64_t seed);
 
 static volatile int sleeper_stop;
 
@@ -95,12 +100,23 @@ __attribute__((noinline)) uint64_t demo_reduce(long iters, uint64_t seed)
     return result_;
 }
 
-/* One round of a solver thread: ~100% of the thread's CPU time inclusive. */
-__attribute__((noinline)) uint64_t demo_step(const struct demo_plan *plan, uint64_t seed)
+static uint64_t thread_cpu_ns(void);
+static void plan_adjust(struct demo_plan *plan, const uint64_t cost_ns[3]);
+
+/* One round of a solver thread: ~100% of the thread's CPU time inclusive. The thread's CPU
+ * clock is read around each leaf (4 reads per ~10 ms round: a negligible share) so that the
+ * next round can correct the split. */
+__attribute__((noinline)) uint64_t demo_step(struct demo_plan *plan, uint64_t seed)
 {
+    uint64_t t0 = thread_cpu_ns();
     uint64_t acc = demo_solve(plan->solve_iters, seed);
+    uint64_t t1 = thread_cpu_ns();
     acc = demo_transform(plan->butterfly_iters, acc);
+    uint64_t t2 = thread_cpu_ns();
     acc = demo_reduce(plan->reduce_iters, acc);
+    uint64_t t3 = thread_cpu_ns();
+    const uint64_t cost[3] = {t1 - t0, t2 - t1, t3 - t2};
+    plan_adjust(plan, cost);
     return acc + 1; /* work after the last call: no tail call */
 }
 
@@ -146,9 +162,45 @@ static long iters_for(double share, double ns_per_iter)
  * different speeds) and derive the per-round iteration counts. */
 static void plan_calibrate(struct demo_plan *plan)
 {
-    plan->solve_iters = iters_for(SOLVE_SHARE, calibrate_one(demo_solve));
-    plan->butterfly_iters = iters_for(BUTTERFLY_SHARE, calibrate_one(demo_butterfly));
-    plan->reduce_iters = iters_for(REDUCE_SHARE, calibrate_one(demo_reduce));
+    memset(plan, 0, sizeof(*plan));
+    plan->ns_per_iter[0] = calibrate_one(demo_solve);
+    plan->ns_per_iter[1] = calibrate_one(demo_butterfly);
+    plan->ns_per_iter[2] = calibrate_one(demo_reduce);
+    plan->solve_iters = iters_for(SOLVE_SHARE, plan->ns_per_iter[0]);
+    plan->butterfly_iters = iters_for(BUTTERFLY_SHARE, plan->ns_per_iter[1]);
+    plan->reduce_iters = iters_for(REDUCE_SHARE, plan->ns_per_iter[2]);
+}
+
+/* After a round: update each leaf's cost estimate, then size the next round so that the CPU
+ * split since the start converges on 50 / 30 / 20 whatever else the machine is doing (other
+ * processes on a sibling hyperthread change the cost of an iteration while the demo runs). */
+static void plan_adjust(struct demo_plan *plan, const uint64_t cost_ns[3])
+{
+    static const double share[3] = {SOLVE_SHARE, BUTTERFLY_SHARE, REDUCE_SHARE};
+    long *iters[3] = {&plan->solve_iters, &plan->butterfly_iters, &plan->reduce_iters};
+    uint64_t total = 0;
+
+    for (int k = 0; k < 3; k++) {
+        if (*iters[k] > 0 && cost_ns[k] > 0)
+            plan->ns_per_iter[k] =
+                0.8 * plan->ns_per_iter[k] + 0.2 * (double)cost_ns[k] / (double)*iters[k];
+        plan->spent_ns[k] += cost_ns[k];
+        total += plan->spent_ns[k];
+    }
+    /* The next round lasts 0.7 to 1.3 x ROUND_NS, at random: a round of fixed length would be
+     * periodic with a multiple of the kernel tick (at which CPU-time sampling happens), and
+     * the samples would then always fall at the same few points of a round (aliasing). */
+    plan->rng = plan->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    double round_ns = ROUND_NS * (0.7 + 0.6 * (double)(plan->rng >> 11) / 9007199254740992.0);
+    for (int k = 0; k < 3; k++) {
+        /* this round's share plus whatever the leaf is behind (or minus what it is ahead) */
+        double want = share[k] * ((double)total + round_ns) - (double)plan->spent_ns[k];
+        if (want < 0)
+            want = 0;
+        if (want > 2 * share[k] * round_ns)
+            want = 2 * share[k] * round_ns;
+        *iters[k] = (long)(want / plan->ns_per_iter[k]);
+    }
 }
 
 /* Compute thread: rounds of demo_step until the deadline (checked once per round). */
@@ -162,7 +214,7 @@ static void *solver_main(void *p)
     uint64_t seed = (uint64_t)a->index + 1;
     unsigned long rounds = 0;
     for (;;) {
-        seed = demo_step(a->plan, seed);
+        seed = demo_step(&a->plan, seed);
         rounds++;
         if (a->deadline_ns && now_ns() >= a->deadline_ns)
             break;
@@ -269,7 +321,8 @@ int main(int argc, char **argv)
     static struct solver_arg args[MAX_THREADS];
     int started = 0;
     for (int i = 0; i < nthreads; i++) {
-        args[i] = (struct solver_arg){.index = i, .plan = &plan, .deadline_ns = deadline};
+        args[i] = (struct solver_arg){.index = i, .plan = plan, .deadline_ns = deadline};
+        args[i].plan.rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
         int err = pthread_create(&threads[i], NULL, solver_main, &args[i]);
         if (err) {
             fprintf(stderr, "rocsys-demo: cannot start solver thread: %s\n", strerror(err));
@@ -279,9 +332,12 @@ int main(int argc, char **argv)
     }
 
     unsigned long rounds = 0;
+    uint64_t spent[3] = {0, 0, 0};
     for (int i = 0; i < started; i++) {
         pthread_join(threads[i], NULL);
         rounds += args[i].rounds;
+        for (int k = 0; k < 3; k++)
+            spent[k] += args[i].plan.spent_ns[k];
     }
     /* With no solver threads the sleeper alone runs to the deadline. */
     if (started > 0)
@@ -289,6 +345,11 @@ int main(int argc, char **argv)
     if (have_sleeper)
         pthread_join(sleeper_thread, NULL);
 
-    printf("rocsys-demo: done, %lu rounds\n", rounds);
+    double all = (double)(spent[0] + spent[1] + spent[2]);
+    if (all <= 0)
+        all = 1;
+    printf("rocsys-demo: done, %lu rounds; measured CPU split %.1f / %.1f / %.1f %%\n", rounds,
+           100.0 * (double)spent[0] / all, 100.0 * (double)spent[1] / all,
+           100.0 * (double)spent[2] / all);
     return started == nthreads ? 0 : 1;
 }

@@ -20,23 +20,19 @@
 
 #include "collector/transport.h"
 #include "model/model.h"
+#include "record/record.h"
 #include "tui/tui.h"
 
 #define DRAIN_INTERVAL_MS 20
-#define RING_COUNT        128
-#define RING_BYTES        (256u * 1024u)
+#define RING_COUNT        256           /* threads sampled at once, at most */
+#define RING_BYTES        (128u * 1024u) /* ~0.4 s of 32-frame samples at 1 kHz */
 #define KILL_GRACE_MS     2000
 #define OUTPUT_GRACE_MS   1000 /* after the target ended, wait this long for pipes to close */
-#define LOG_LINE_MAX      65536 /* longer partial lines go to the log without waiting */
 #define DEFER_MAX_NS      300000000ull /* a sample waits this long for its module record */
 #define COST_BIN_NS       25    /* sample-cost histogram: bins of 25 ns ... */
 #define COST_BINS         4000  /* ... up to 100 us; slower samples land in the last bin */
 
-/* A stream's unfinished line, held back from the log until its newline arrives. */
-struct line_buf {
-    char data[LOG_LINE_MAX];
-    size_t len;
-};
+
 
 /* A sample whose frames were not covered by a known module yet: retried next cycle. */
 struct deferred {
@@ -53,7 +49,6 @@ struct session {
     struct transport tr;
     char shm_path[256];
     struct inject_target target;
-    int log_fd;
     char log_path[512];
     int sig_fd;
     struct tui *tui;
@@ -69,7 +64,7 @@ struct session {
     uint64_t acc_dropped, acc_written, acc_cost_ns; /* from rings already freed */
     struct deferred *def;
     size_t ndef, defcap;
-    struct line_buf pending[2]; /* stdout, stderr */
+    struct record_set *rec; /* writers fed with the session's events */
     uint64_t cost_hist[COST_BINS]; /* per-sample handler cost, for the median and p99 */
     uint64_t cost_n;
     uint64_t start_cpu_ns; /* our own CPU time when the session started */
@@ -169,6 +164,9 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
                 cmd[i] = ' ';
         note_instance(s, r->pid, r->instance);
         model_proc_start(s->m, r->pid, r->ppid, exe, cmd, r->time_ns);
+        struct record_event ev = {.type = RECORD_EV_PROCESS, .time_ns = r->time_ns,
+                                  .pid = r->pid, .tid = r->pid, .data = exe};
+        record_set_event(s->rec, &ev);
         free(exe);
         free(cmd);
         break;
@@ -192,6 +190,9 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
             model_thread_start(s->m, r->pid, r->tid, name, r->time_ns);
         else
             model_thread_seen(s->m, r->pid, r->tid, name, r->time_ns);
+        struct record_event ev = {.type = RECORD_EV_THREAD, .time_ns = r->time_ns,
+                                  .pid = r->pid, .tid = r->tid, .data = name};
+        record_set_event(s->rec, &ev);
         if (h->type == ROCSYS_REC_THREAD_EXIT)
             model_thread_exit(s->m, r->pid, r->tid, r->time_ns);
         break;
@@ -212,6 +213,10 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
         if (h->size < sizeof(*r) || r->nframes > ROCSYS_MAX_FRAMES ||
             (uint64_t)sizeof(*r) + 8ull * r->nframes > h->size || r->nframes == 0)
             break;
+        struct record_event ev = {.type = RECORD_EV_SAMPLE, .time_ns = r->time_ns,
+                                  .pid = ctl->pid, .tid = ctl->tid, .frames = r->frames,
+                                  .nframes = r->nframes, .weight = r->weight ? r->weight : 1};
+        record_set_event(s->rec, &ev);
         uint32_t bin = r->cost_ns / COST_BIN_NS;
         s->cost_hist[bin < COST_BINS ? bin : COST_BINS - 1]++;
         s->cost_n++;
@@ -317,6 +322,7 @@ static void update_stats(struct session *s)
     }
     dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
     ms->dropped = dropped;
+    ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);
     ms->sample_cost_avg_ns = written ? (double)cost / (double)written : 0;
     ms->sample_cost_median_ns = cost_quantile(s, 0.5);
     ms->sample_cost_p99_ns = cost_quantile(s, 0.99);
@@ -329,56 +335,24 @@ static void update_stats(struct session *s)
                  "removed (no samples)");
 }
 
-/* Append bytes to the log file, retrying short writes. */
-static void log_write(struct session *s, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(s->log_fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* disk full: the tail still shows it */
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
-/* Read what the target wrote on fd (stream 1 or 2): into the log and the output tail. The log
- * gets whole lines only, so that stdout and stderr never interleave inside a line; a pending
- * partial line is written when it grows past LOG_LINE_MAX or the stream ends. */
+/* Read what the target wrote on fd (stream 1 or 2): to the writers and the output tail. */
 static void read_output(struct session *s, int *fd, int stream)
 {
     char buf[65536];
-    struct line_buf *lb = &s->pending[stream - 1];
     ssize_t n = read(*fd, buf, sizeof(buf));
 
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return;
     if (n <= 0) {
-        log_write(s, lb->data, lb->len);
-        lb->len = 0;
         close(*fd);
         *fd = -1;
         return;
     }
+    struct record_event ev = {.type = RECORD_EV_OUTPUT, .time_ns = now_ns(),
+                              .pid = (uint32_t)s->target.pid, .stream = stream, .data = buf,
+                              .len = (size_t)n};
+    record_set_event(s->rec, &ev);
     model_output_append(s->m, stream, buf, (size_t)n);
-    const char *nl = memrchr(buf, '\n', (size_t)n);
-    if (!nl) {
-        if (lb->len + (size_t)n > LOG_LINE_MAX) {
-            log_write(s, lb->data, lb->len);
-            log_write(s, buf, (size_t)n);
-            lb->len = 0;
-        } else {
-            memcpy(lb->data + lb->len, buf, (size_t)n);
-            lb->len += (size_t)n;
-        }
-        return;
-    }
-    size_t whole = (size_t)(nl - buf) + 1;
-    log_write(s, lb->data, lb->len);
-    log_write(s, buf, whole);
-    lb->len = (size_t)n - whole;
-    memcpy(lb->data, buf + whole, lb->len);
 }
 
 /* The target ended: record how, and what rocsys-top will exit with. */
@@ -534,8 +508,8 @@ static int setup_transport(struct session *s, char *err, size_t errlen)
     return -1;
 }
 
-/* Open the file that keeps the target's full output. */
-static int setup_log(struct session *s, char *err, size_t errlen)
+/* Open the writers: the file that keeps the target's full output. */
+static int setup_writers(struct session *s, char *err, size_t errlen)
 {
     const char *tmp = getenv("TMPDIR");
 
@@ -544,12 +518,9 @@ static int setup_log(struct session *s, char *err, size_t errlen)
     else
         snprintf(s->log_path, sizeof(s->log_path), "%s/rocsys-top-%d.log",
                  tmp && *tmp ? tmp : "/tmp", (int)getpid());
-    s->log_fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (s->log_fd < 0) {
-        snprintf(err, errlen, "cannot write the output log %s: %s", s->log_path,
-                 strerror(errno));
+    s->rec = record_set_new();
+    if (record_set_add(s->rec, &record_output_log, s->log_path, err, errlen) != 0)
         return -1;
-    }
     snprintf(model_session(s->m)->output_log, sizeof(model_session(s->m)->output_log), "%s",
              s->log_path);
     return 0;
@@ -625,10 +596,6 @@ static void run_loop(struct session *s)
             int grace_over = t - s->target_end_ns > OUTPUT_GRACE_MS * 1000000ull;
             if (!pipes_open || grace_over) {
                 model_output_flush(s->m);
-                for (int k = 0; k < 2; k++) {
-                    log_write(s, s->pending[k].data, s->pending[k].len);
-                    s->pending[k].len = 0;
-                }
                 if (s->batch || s->kill_sent || s->o->iterations) {
                     refresh(s);
                     break; /* batch: the final frame; TUI: the user already quit */
@@ -649,7 +616,7 @@ static void run_loop(struct session *s)
 
 int inject_session_run(const struct inject_options *o)
 {
-    static struct session s; /* one per process; large line buffers stay off the stack */
+    static struct session s; /* one per process */
     struct inject_program prog;
     char collector[4096], err[600];
     char env_shm[320], env_proto[64], env_freq[64], env_mode[64], env_follow[64];
@@ -659,7 +626,7 @@ int inject_session_run(const struct inject_options *o)
 
     memset(&s, 0, sizeof(s));
     s.o = o;
-    s.log_fd = s.sig_fd = -1;
+    s.sig_fd = -1;
     s.target.out_fd = s.target.err_fd = -1;
     s.target.pid = -1;
     s.batch = o->batch || !isatty(STDOUT_FILENO);
@@ -678,7 +645,7 @@ int inject_session_run(const struct inject_options *o)
         return 1;
     }
     s.m = model_new();
-    if (setup_log(&s, err, sizeof(err)) != 0 || setup_transport(&s, err, sizeof(err)) != 0) {
+    if (setup_writers(&s, err, sizeof(err)) != 0 || setup_transport(&s, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         goto out;
     }
@@ -761,18 +728,16 @@ int inject_session_run(const struct inject_options *o)
 out:
     if (s.tui)
         tui_close(s.tui);
-    if (!s.batch && s.log_fd >= 0 && !s.hangup && s.target.pid > 0)
+    if (!s.batch && s.rec && !s.hangup && s.target.pid > 0)
         fprintf(stderr, "rocsys-top: %s; the target's output is in %s\n",
                 model_session(s.m)->status_text, s.log_path);
     if (s.target.out_fd >= 0)
         close(s.target.out_fd);
     if (s.target.err_fd >= 0)
         close(s.target.err_fd);
-    if (s.log_fd >= 0) {
-        for (int k = 0; k < 2; k++)
-            log_write(&s, s.pending[k].data, s.pending[k].len);
-        close(s.log_fd);
-    }
+    struct record_end end = {.exit_status = s.exit_status,
+                             .status_text = model_session(s.m)->status_text};
+    record_set_close(s.rec, s.m, &end);
     if (s.sig_fd >= 0)
         close(s.sig_fd);
     if (s.tr.hdr)

@@ -149,6 +149,7 @@ struct model_session {
     uint64_t samples;     /* sampling periods counted (a sample may stand for several) */
     uint64_t signals;     /* samples delivered to the front end */
     uint64_t dropped;     /* lost in transport (ring full, no ring) */
+    uint64_t threads_unsampled; /* threads that ended without ever getting a ring */
     uint64_t deferred_unknown; /* samples whose frames had no module when processed */
     double sample_cost_avg_ns; /* collector's handler time per sample, mean (wall time: includes
                                   preemption inside the handler on an oversubscribed machine) */

@@ -1,0 +1,64 @@
+/* Recording: the session's events written to files by a const table of writers (one file per
+ * writer, one row to add one). The session calls record_* for every event it handles; each
+ * writer takes the events it needs. Writers run in the front end and may allocate. */
+#ifndef ROCSYS_RECORD_RECORD_H
+#define ROCSYS_RECORD_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct model;
+
+enum record_event_type {
+    RECORD_EV_OUTPUT,  /* bytes the target wrote: stream 1 = stdout, 2 = stderr */
+    RECORD_EV_PROCESS, /* a process image started */
+    RECORD_EV_THREAD,  /* a thread started or was renamed */
+    RECORD_EV_SAMPLE,  /* a call-stack sample (raw addresses, innermost first) */
+};
+
+/* One event of the session, on CLOCK_MONOTONIC. Pointers are valid during the call only. */
+struct record_event {
+    enum record_event_type type;
+    uint64_t time_ns;
+    uint32_t pid, tid;
+    int stream;            /* OUTPUT */
+    const char *data;      /* OUTPUT bytes; PROCESS executable; THREAD name */
+    size_t len;            /* OUTPUT byte count */
+    const uint64_t *frames; /* SAMPLE */
+    uint32_t nframes;       /* SAMPLE */
+    uint32_t weight;        /* SAMPLE: periods it stands for */
+};
+
+/* How the session ended, for the writers' summaries. */
+struct record_end {
+    int exit_status;
+    const char *status_text;
+};
+
+struct record_writer;
+
+/* A writer: a row of record_writers[]. */
+struct record_writer_class {
+    const char *name; /* short name, e.g. "output-log" */
+    /* Create the writer's file at path; returns NULL with a one-line message in err. */
+    struct record_writer *(*open)(const char *path, char *err, size_t errlen);
+    void (*event)(struct record_writer *w, const struct record_event *ev);
+    /* Write what is pending and close; the model holds the aggregated profile. */
+    void (*close)(struct record_writer *w, struct model *m, const struct record_end *end);
+};
+
+/* The writers the session always runs, with the file each one writes. */
+extern const struct record_writer_class record_output_log; /* the target's full output */
+
+/* A set of open writers fed by the session. */
+struct record_set;
+
+struct record_set *record_set_new(void);
+/* Open writer class c on path and add it to the set. Returns 0, or -1 with err set. */
+int record_set_add(struct record_set *s, const struct record_writer_class *c, const char *path,
+                   char *err, size_t errlen);
+void record_set_event(struct record_set *s, const struct record_event *ev);
+/* Close every writer (flushing what is pending) and free the set. */
+void record_set_close(struct record_set *s, struct model *m, const struct record_end *end);
+
+#endif

@@ -1,0 +1,98 @@
+/* Writer "output-log": the target's full stdout and stderr in one file, whole lines only, so
+ * that the two streams never interleave inside a line. A partial line is held back until its
+ * newline arrives, it grows past WRITER_LINE_MAX, or the writer closes.
+ *
+ * File format: the target's bytes, unchanged, in line order of arrival. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/model.h"
+#include "record.h"
+
+#define WRITER_LINE_MAX 65536
+
+struct record_writer {
+    int fd;
+    struct {
+        char data[WRITER_LINE_MAX];
+        size_t len;
+    } pending[2]; /* stdout, stderr */
+};
+
+/* Append bytes to the file, retrying short writes; a full disk loses the rest silently (the
+ * Output view still shows the tail). */
+static void put(struct record_writer *w, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(w->fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return;
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+static struct record_writer *output_open(const char *path, char *err, size_t errlen)
+{
+    struct record_writer *w = xcalloc(1, sizeof(*w));
+
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        snprintf(err, errlen, "cannot write the output log %s: %s", path, strerror(errno));
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* Keep whole lines together: write through the last newline, hold back the rest. */
+static void output_event(struct record_writer *w, const struct record_event *ev)
+{
+    if (ev->type != RECORD_EV_OUTPUT || (ev->stream != 1 && ev->stream != 2))
+        return;
+    typeof(w->pending[0]) *lb = &w->pending[ev->stream - 1];
+    const char *buf = ev->data;
+    size_t n = ev->len;
+    const char *nl = memrchr(buf, '\n', n);
+
+    if (!nl) {
+        if (lb->len + n > WRITER_LINE_MAX) {
+            put(w, lb->data, lb->len);
+            put(w, buf, n);
+            lb->len = 0;
+        } else {
+            memcpy(lb->data + lb->len, buf, n);
+            lb->len += n;
+        }
+        return;
+    }
+    size_t whole = (size_t)(nl - buf) + 1;
+    put(w, lb->data, lb->len);
+    put(w, buf, whole);
+    lb->len = n - whole;
+    memcpy(lb->data, buf + whole, lb->len);
+}
+
+static void output_close(struct record_writer *w, struct model *m, const struct record_end *end)
+{
+    (void)m;
+    (void)end;
+    for (int k = 0; k < 2; k++)
+        put(w, w->pending[k].data, w->pending[k].len);
+    close(w->fd);
+    free(w);
+}
+
+const struct record_writer_class record_output_log = {
+    .name = "output-log",
+    .open = output_open,
+    .event = output_event,
+    .close = output_close,
+};
