@@ -119,9 +119,14 @@ static void after_fork_child(void)
 {
     struct collector_thread *ts = &collector_tls;
 
-    /* the parent's ring and timer are not ours: forget them without touching them */
+    /* the parent's ring and timer are not ours: forget them without touching them (the perf
+     * event fd is a copy: close it, the parent keeps its own) */
     ts->ring.ctl = NULL;
     ts->has_timer = 0;
+    if (ts->has_perf) {
+        ts->has_perf = 0;
+        close(ts->perf_fd);
+    }
     ts->active = 0;
     if (!collector_g.enabled)
         return;

@@ -18,6 +18,8 @@ struct collector_thread {
     struct transport_ring ring; /* ring.ctl == NULL: this thread has no ring */
     timer_t timer;
     int has_timer;
+    int perf_fd;  /* task-clock perf event raising the signal (CPU mode), if has_perf */
+    int has_perf;
     volatile sig_atomic_t active; /* sampling enabled for this thread */
     volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
     uint32_t tid;
@@ -31,6 +33,7 @@ struct collector_global {
     uint32_t pid;
     uint32_t instance;
     int wall;            /* 1: wall-clock timers, 0: thread CPU-time timers */
+    volatile int perf_ok; /* CPU mode: task-clock perf events work here (else POSIX timers) */
     int follow;          /* profile children */
     int signo;           /* the sampling signal */
     uint64_t period_ns;  /* 1e9 / frequency */

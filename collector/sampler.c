@@ -1,12 +1,26 @@
-/* Call-stack sampling: a per-thread POSIX timer (thread CPU time or wall time) raises a
- * real-time signal in that thread; the handler unwinds with libunwind and writes one SAMPLE
- * record into the thread's ring. Async-signal-safe, no allocation, never blocks. */
+/* Call-stack sampling: a per-thread timer raises a real-time signal in that thread; the handler
+ * unwinds with libunwind and writes one SAMPLE record into the thread's ring. Async-signal-safe,
+ * no allocation, never blocks.
+ *
+ * Timers: wall mode uses a POSIX CLOCK_MONOTONIC timer (an hrtimer). CPU mode prefers a
+ * task-clock perf event per thread (an hrtimer on the thread's CPU time, delivered with
+ * F_SETSIG / F_SETOWN_EX and re-armed with PERF_EVENT_IOC_REFRESH after each overflow): POSIX
+ * CPU-time timers are only checked at the scheduler tick, so their samples fall on tick
+ * boundaries, which biases the profile of work that is periodic with the tick or competes for
+ * cores. Where perf events are not allowed (kernel.perf_event_paranoid, seccomp), CPU mode
+ * falls back to POSIX CLOCK_THREAD_CPUTIME_ID timers, and a sample then carries the timer's
+ * overrun as its weight. */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include "collector.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libunwind.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
@@ -60,12 +74,23 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         struct rocsys_rec_sample rec;
         uint8_t bytes[sizeof(struct rocsys_rec_sample) + 8 * ROCSYS_MAX_FRAMES];
     } u;
-    uint64_t t0, t1;
+    uint64_t t0 = collector_now_ns(), t1;
+    uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
     int truncated = 0;
 
     (void)sig;
-    if (si->si_code != SI_TIMER || si->si_value.sival_int != (int)TIMER_MAGIC)
+    if (ts->has_perf && si->si_fd == ts->perf_fd &&
+        (si->si_code == POLL_HUP || si->si_code == POLL_IN)) {
+        /* the event disabled itself at the overflow: arm it for the next period first */
+        if (ts->active)
+            ioctl(ts->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    } else if (si->si_code == SI_TIMER && si->si_value.sival_int == (int)TIMER_MAGIC) {
+        weight = si->si_overrun >= 65534 ? 65535 : 1 + (uint32_t)si->si_overrun;
+        if (!collector_g.wall)
+            flags |= ROCSYS_SAMPLE_TICK;
+    } else {
         goto out; /* not our timer: somebody else's use of the signal */
+    }
     if (!collector_g.enabled || !ts->active || ts->busy)
         goto out;
     ts->busy = 1;
@@ -76,13 +101,11 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         ts->busy = 0;
         goto out;
     }
-    t0 = collector_now_ns();
     collector_modules_check(ts, 0, t0);
     u.rec.nframes = (uint16_t)unwind(ucontext, u.rec.frames, ROCSYS_MAX_FRAMES, &truncated);
-    u.rec.weight = (uint16_t)(si->si_overrun >= 65534 ? 65535 : 1 + si->si_overrun);
+    u.rec.weight = (uint16_t)weight;
     u.rec.h.type = ROCSYS_REC_SAMPLE;
-    u.rec.h.flags = (uint16_t)((collector_g.wall ? ROCSYS_SAMPLE_WALL : 0) |
-                               (truncated ? ROCSYS_SAMPLE_TRUNCATED : 0));
+    u.rec.h.flags = (uint16_t)(flags | (truncated ? ROCSYS_SAMPLE_TRUNCATED : 0));
     u.rec.h.size = (uint32_t)(sizeof(u.rec) + 8u * u.rec.nframes);
     u.rec.time_ns = t0;
     t1 = collector_now_ns();
@@ -107,6 +130,7 @@ int collector_sampler_install(void)
     if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
         collector_g.signo = atoi(env);
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    collector_g.perf_ok = !getenv("ROCSYS_NO_PERF_EVENTS"); /* tests force the fallback */
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_sample;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -116,8 +140,51 @@ int collector_sampler_install(void)
     return 0;
 }
 
+/* CPU mode: a task-clock perf event on the calling thread that raises the sampling signal in
+ * it every period of its CPU time. Returns 0 or -errno (the caller then uses a POSIX timer). */
+static int start_perf(struct collector_thread *ts)
+{
+    struct perf_event_attr pe;
+    struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = (pid_t)ts->tid};
+    int fd, e;
+
+    memset(&pe, 0, sizeof(pe));
+    pe.type = PERF_TYPE_SOFTWARE;
+    pe.size = sizeof(pe);
+    pe.config = PERF_COUNT_SW_TASK_CLOCK;
+    pe.sample_period = collector_g.period_ns;
+    pe.disabled = 1;
+    pe.wakeup_events = 1;
+    /* kernel time counts too (as with CPU-time timers): a thread in a syscall is sampled at
+     * its user-space stack when it returns */
+    fd = (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0 ||
+        fcntl(fd, F_SETSIG, collector_g.signo) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0) {
+        e = errno;
+        close(fd);
+        return -e;
+    }
+    ts->perf_fd = fd;
+    ts->has_perf = 1;
+    if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+        e = errno;
+        ts->has_perf = 0;
+        close(fd);
+        return -e;
+    }
+    return 0;
+}
+
 int collector_sampler_start_thread(struct collector_thread *ts)
 {
+    if (!collector_g.wall && collector_g.perf_ok) {
+        if (start_perf(ts) == 0)
+            return 0;
+        collector_g.perf_ok = 0; /* not allowed here: POSIX timers from now on */
+    }
     struct sigevent sev;
     struct itimerspec its;
     uint64_t first;
@@ -148,6 +215,11 @@ int collector_sampler_start_thread(struct collector_thread *ts)
 
 void collector_sampler_stop_thread(struct collector_thread *ts)
 {
+    if (ts->has_perf) {
+        ts->has_perf = 0;
+        ioctl(ts->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+        close(ts->perf_fd);
+    }
     if (ts->has_timer) {
         timer_delete(ts->timer);
         ts->has_timer = 0;

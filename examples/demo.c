@@ -348,8 +348,8 @@ int main(int argc, char **argv)
     double all = (double)(spent[0] + spent[1] + spent[2]);
     if (all <= 0)
         all = 1;
-    printf("rocsys-demo: done, %lu rounds; measured CPU split %.1f / %.1f / %.1f %%\n", rounds,
-           100.0 * (double)spent[0] / all, 100.0 * (double)spent[1] / all,
-           100.0 * (double)spent[2] / all);
+    printf("rocsys-demo: done, %lu rounds; measured CPU split %.1f / %.1f / %.1f %% of %.0f ms\n",
+           rounds, 100.0 * (double)spent[0] / all, 100.0 * (double)spent[1] / all,
+           100.0 * (double)spent[2] / all, all / 1e6);
     return started == nthreads ? 0 : 1;
 }

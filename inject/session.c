@@ -213,6 +213,8 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
         if (h->size < sizeof(*r) || r->nframes > ROCSYS_MAX_FRAMES ||
             (uint64_t)sizeof(*r) + 8ull * r->nframes > h->size || r->nframes == 0)
             break;
+        if (h->flags & ROCSYS_SAMPLE_TICK)
+            model_session(s->m)->timer = "tick";
         struct record_event ev = {.type = RECORD_EV_SAMPLE, .time_ns = r->time_ns,
                                   .pid = ctl->pid, .tid = ctl->tid, .frames = r->frames,
                                   .nframes = r->nframes, .weight = r->weight ? r->weight : 1};
@@ -651,6 +653,7 @@ int inject_session_run(const struct inject_options *o)
     }
     struct model_session *ms = model_session(s.m);
     ms->mode = o->wall ? "wall" : "cpu";
+    ms->timer = o->wall ? "hrtimer" : "task-clock";
     ms->freq_hz = o->freq_hz;
     model_set_window(s.m, (uint32_t)o->window_s);
     size_t off = 0;

@@ -138,6 +138,8 @@ struct model_hot_list {
 struct model_session {
     char target[256];     /* command line of the target as launched */
     const char *mode;     /* "cpu" or "wall" */
+    const char *timer;    /* what raises the samples: "task-clock" (perf event), "tick" (POSIX
+                             CPU-time timer, kernel-tick resolution), "hrtimer" (wall mode) */
     int freq_hz;
     uint64_t start_ns;    /* CLOCK_MONOTONIC when the target was started */
     uint64_t end_ns;      /* when the root target ended, 0 while it runs */

@@ -65,11 +65,11 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
             s->status_text[0] ? s->status_text : "starting", target);
     fprintf(out,
             "mode %s %d Hz  samples %llu  dropped %llu  unsampled threads %llu  sample cost %.0f "
-            "ns  (p99 %.0f ns, mean %.0f ns)  stacks %zu  front end %.1f%% cpu\n",
+            "ns  (p99 %.0f ns, mean %.0f ns)  stacks %zu  front end %.1f%% cpu  timer %s\n",
             s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
             (unsigned long long)s->dropped, (unsigned long long)s->threads_unsampled,
             s->sample_cost_median_ns, s->sample_cost_p99_ns, s->sample_cost_avg_ns,
-            model_distinct_stacks(m), s->frontend_cpu_pct);
+            model_distinct_stacks(m), s->frontend_cpu_pct, s->timer ? s->timer : "?");
     for (int pass = 0; pass < 2; pass++) /* the root target first */
         for (int i = 0; i < nproc; i++) {
             const struct model_process *p = model_process_at(m, i);

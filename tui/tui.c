@@ -310,6 +310,8 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
         x = 0;
         seg(t, y, &x, w, lab, "sampling ");
         seg(t, y, &x, w, val, "%s %d Hz", s->mode ? s->mode : "?", s->freq_hz);
+        if (s->timer && strcmp(s->timer, "tick") == 0)
+            seg(t, y, &x, w, tui_style(t, TUI_S_BAD), " (tick timer)");
         seg(t, y, &x, w, lab, "  samples ");
         seg(t, y, &x, w, val, "%llu", (unsigned long long)s->samples);
         seg(t, y, &x, w, lab, "  dropped ");

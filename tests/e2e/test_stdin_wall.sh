@@ -19,4 +19,20 @@ check "wall mode: nanosleep shows" grep -Eq 'nanosleep' "$WORK/last.txt"
 last_frame "$WORK/cpu.txt" > "$WORK/cpu_last.txt"
 sleeper=$(awk '$3=="sleeper"{print $6}' "$WORK/cpu_last.txt")
 check "cpu mode: the sleeper has ~no samples (${sleeper:-none})" test "${sleeper:-0}" -lt 20
+check "cpu mode uses task-clock perf events here" grep -q 'timer task-clock' "$WORK/cpu_last.txt"
+
+# where perf events are not allowed, CPU mode falls back to POSIX CPU-time timers (tick
+# resolution): still sampled, weighted by the timer overrun, and said so
+ROCSYS_NO_PERF_EVENTS=1 "$ROCSYS_TOP" -b --rows 0 --output-log "$WORK/tick.log" -- \
+    "$ROCSYS_DEMO" --seconds 2 > "$WORK/tick.txt"
+last_frame "$WORK/tick.txt" > "$WORK/tick_last.txt"
+check "fallback: timer tick" grep -q 'timer tick' "$WORK/tick_last.txt"
+check "fallback: demo functions sampled" grep -q ' demo_solve ' "$WORK/tick_last.txt"
+# the demo reports the CPU its solver threads used; at 1000 Hz a period is 1 ms of CPU
+# (inclusive SAMPLES of demo_step in the call tree section)
+n=$(awk '/^== Call tree/{c=1; next} /^== /{c=0} c && $4=="demo_step" {print $3; exit}' \
+    "$WORK/tick_last.txt")
+ms=$(grep -Eo 'of [0-9]+ ms' "$WORK/tick.log" | grep -Eo '[0-9]+')
+check "fallback: weighted samples under demo_step ($n) match its CPU time (${ms:-?} ms) within 15%" \
+    within "$n" "${ms:-0}" "$(( ${ms:-0} * 15 / 100 ))"
 finish
