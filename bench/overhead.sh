@@ -9,6 +9,8 @@
 # them alike:
 #   bare        tp_bench_work ITER
 #   rocsys-top  BUILD_DIR/rocsys-top -b -d 10 -- tp_bench_work ITER > frames.txt   (1000 Hz)
+#   rocsys-top-tick  the same with ROCSYS_NO_PERF_EVENTS=1 (the fallback sampler: POSIX
+#               CPU-time timers instead of task-clock perf events)
 #   perf-dwarf  perf record --call-graph dwarf -F 1000 -o DIR/perf.data -- tp_bench_work ITER
 # and prints the medians and the ratios against bare, then the collector's sample cost and
 # drops from rocsys-top's last frame. See docs/performance.md.
@@ -49,7 +51,7 @@ fi
 variants=(bare)
 rocsys_top=$build/rocsys-top
 if [[ -x $rocsys_top ]]; then
-    variants+=(rocsys-top)
+    variants+=(rocsys-top rocsys-top-tick)
 else
     note "$rocsys_top not found: skipping the rocsys-top variant"
 fi
@@ -78,6 +80,12 @@ run_variant() {
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
             "$rocsys_top" -b -d 10 -- "$work" "${iter_args[@]}" \
             >"$tmp/frames.$r.txt" 2>"$base.log" || rc=$?
+        ;;
+    rocsys-top-tick)
+        # the fallback sampler: POSIX CPU-time timers (kernel-tick resolution)
+        ROCSYS_NO_PERF_EVENTS=1 TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
+            "$rocsys_top" -b -d 10 -- "$work" "${iter_args[@]}" \
+            >"$tmp/frames-tick.$r.txt" 2>"$base.log" || rc=$?
         ;;
     perf-dwarf)
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
@@ -152,7 +160,7 @@ echo "  wall_s:        the whole command (profiler start-up and shut-down includ
 echo "  cpu_s:         the target's own CPU (user+sys, all threads, getrusage in the target)"
 echo "  target_wall_s: the target's own wall time (start of its main to its exit)"
 echo "  total_cpu_s:   user+sys of the command and its children (target + profiler)"
-row='%-12s %11s %10s %10s %9s %13s %12s %12s %11s\n'
+row='%-16s %11s %10s %10s %9s %13s %12s %12s %11s\n'
 # shellcheck disable=SC2059 # the format is the variable
 printf "$row" variant 'wall_s(med)' 'cpu_s(med)' wall_ratio cpu_ratio target_wall_s \
     target_ratio total_cpu_s total_ratio

@@ -120,7 +120,8 @@ static void after_fork_child(void)
     struct collector_thread *ts = &collector_tls;
 
     /* the parent's ring and timer are not ours: forget them without touching them (the perf
-     * event fd is a copy: close it, the parent keeps its own) */
+     * event fd is a copy: close it, the parent keeps its own; its ring is not mapped here,
+     * perf mappings are not copied by fork) */
     ts->ring.ctl = NULL;
     ts->has_timer = 0;
     if (ts->has_perf) {

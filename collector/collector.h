@@ -20,10 +20,12 @@ struct collector_thread {
     int has_timer;
     int perf_fd;  /* task-clock perf event raising the signal (CPU mode), if has_perf */
     int has_perf;
+    void *perf_page; /* its mmap'ed ring (metadata page + one data page) */
     volatile sig_atomic_t active; /* sampling enabled for this thread */
     volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
     uint32_t tid;
     uint64_t modules_checked_ns;  /* when this thread last looked for dlopen/dlclose */
+    uint32_t samples_taken;       /* for measuring the cost of every COLLECTOR_COST_STRIDE-th */
 };
 
 /* Process-wide state, set once at start (and after fork). */
@@ -77,5 +79,6 @@ void collector_sampler_stop_thread(struct collector_thread *ts);
  * loader's lock, which threads sampled at the same tick would contend for). */
 void collector_modules_check(struct collector_thread *ts, int force, uint64_t now_ns);
 #define COLLECTOR_MODULE_CHECK_NS 50000000ull
+#define COLLECTOR_COST_STRIDE     16
 
 #endif

@@ -68,8 +68,9 @@ struct rocsys_ring_ctl {
     _Atomic uint64_t dropped_samples;   /* samples that did not fit */
     _Atomic uint64_t dropped_records;   /* other records that did not fit */
     _Atomic uint64_t written_samples;   /* samples delivered */
-    _Atomic uint64_t sample_cost_ns;    /* time spent in the sampling handler, summed */
-    uint8_t pad0[64 - 48];
+    _Atomic uint64_t sample_cost_ns;    /* handler CPU time of the measured samples, summed */
+    _Atomic uint64_t cost_measured;     /* samples whose handler CPU time was measured */
+    uint8_t pad0[64 - 56];
     _Atomic uint64_t head; /* bytes ever written (producer); offset = head % ring_bytes */
     uint8_t pad1[56];
     _Atomic uint64_t tail; /* bytes ever consumed (consumer) */
@@ -147,7 +148,8 @@ struct rocsys_rec_sample {
     uint16_t weight;  /* timer periods this sample stands for (1 + the timer's overrun): CPU-time
                          timers fire at most once per kernel tick, so at rates above CONFIG_HZ
                          one signal covers several periods */
-    uint32_t cost_ns; /* time the handler spent on this sample */
+    uint32_t cost_ns; /* CPU time the handler spent on this sample; 0 = not measured (one sample
+                         in COLLECTOR_COST_STRIDE is, on the thread's CPU clock) */
     uint64_t time_ns; /* CLOCK_MONOTONIC */
     uint64_t frames[];
 };

@@ -4,7 +4,8 @@
  *
  * Timers: wall mode uses a POSIX CLOCK_MONOTONIC timer (an hrtimer). CPU mode prefers a
  * task-clock perf event per thread (an hrtimer on the thread's CPU time, delivered with
- * F_SETSIG / F_SETOWN_EX and re-armed with PERF_EVENT_IOC_REFRESH after each overflow): POSIX
+ * F_SETSIG / F_SETOWN_EX; the kernel signals every overflow because each one writes a tiny
+ * record into a one-page ring whose tail the handler advances: no system call per sample): POSIX
  * CPU-time timers are only checked at the scheduler tick, so their samples fall on tick
  * boundaries, which biases the profile of work that is periodic with the tick or competes for
  * cores. Where perf events are not allowed (kernel.perf_event_paranoid, seccomp), CPU mode
@@ -19,6 +20,7 @@
 #include <libunwind.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -27,6 +29,15 @@
 
 #define SAMPLE_SIGNAL_OFFSET 6 /* SIGRTMIN + 6, overridable with ROCSYS_SIGNAL */
 #define TIMER_MAGIC          0x726f6373u
+#define PERF_PAGE            4096u /* the perf ring: this much metadata, this much data */
+
+/* CPU time of the calling thread (a system call: used on one sample in COLLECTOR_COST_STRIDE). */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* Fill frames[] with the interrupted pc and the return addresses above it. libunwind's fast
  * trace (unw_backtrace: cached frame shapes, no per-frame DWARF interpretation) starts in this
@@ -74,16 +85,20 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         struct rocsys_rec_sample rec;
         uint8_t bytes[sizeof(struct rocsys_rec_sample) + 8 * ROCSYS_MAX_FRAMES];
     } u;
-    uint64_t t0 = collector_now_ns(), t1;
+    uint64_t t0 = collector_now_ns(), c0 = 0, c1;
+    int measure = (ts->samples_taken++ % COLLECTOR_COST_STRIDE) == 0;
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
     int truncated = 0;
 
     (void)sig;
-    if (ts->has_perf && si->si_fd == ts->perf_fd &&
-        (si->si_code == POLL_HUP || si->si_code == POLL_IN)) {
-        /* the event disabled itself at the overflow: arm it for the next period first */
-        if (ts->active)
-            ioctl(ts->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    if (measure)
+        c0 = thread_cpu_ns();
+    if (ts->has_perf && si->si_fd == ts->perf_fd && si->si_code == POLL_IN) {
+        /* consume the kernel's records so that the ring never fills (a full ring would stop
+         * the wakeups, and so the signals) */
+        struct perf_event_mmap_page *mp = ts->perf_page;
+        uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
     } else if (si->si_code == SI_TIMER && si->si_value.sival_int == (int)TIMER_MAGIC) {
         weight = si->si_overrun >= 65534 ? 65535 : 1 + (uint32_t)si->si_overrun;
         if (!collector_g.wall)
@@ -108,11 +123,16 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     u.rec.h.flags = (uint16_t)(flags | (truncated ? ROCSYS_SAMPLE_TRUNCATED : 0));
     u.rec.h.size = (uint32_t)(sizeof(u.rec) + 8u * u.rec.nframes);
     u.rec.time_ns = t0;
-    t1 = collector_now_ns();
-    u.rec.cost_ns = (uint32_t)(t1 - t0);
+    /* measured on the thread's CPU clock: preemption inside the handler does not count */
+    c1 = measure ? thread_cpu_ns() : c0;
+    u.rec.cost_ns = measure ? (uint32_t)(c1 > c0 ? c1 - c0 : 1) : 0;
     if (transport_write(&ts->ring, &u.rec) == 0) {
         atomic_fetch_add_explicit(&ts->ring.ctl->written_samples, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&ts->ring.ctl->sample_cost_ns, t1 - t0, memory_order_relaxed);
+        if (measure) {
+            atomic_fetch_add_explicit(&ts->ring.ctl->sample_cost_ns, u.rec.cost_ns,
+                                      memory_order_relaxed);
+            atomic_fetch_add_explicit(&ts->ring.ctl->cost_measured, 1, memory_order_relaxed);
+        }
     } else {
         atomic_fetch_add_explicit(&ts->ring.ctl->dropped_samples, 1, memory_order_relaxed);
     }
@@ -154,7 +174,8 @@ static int start_perf(struct collector_thread *ts)
     pe.config = PERF_COUNT_SW_TASK_CLOCK;
     pe.sample_period = collector_g.period_ns;
     pe.disabled = 1;
-    pe.wakeup_events = 1;
+    pe.wakeup_events = 1; /* a wakeup, so a signal, at every overflow */
+    pe.sample_type = 0;   /* the records carry nothing: they only trigger the wakeups */
     /* kernel time counts too (as with CPU-time timers): a thread in a syscall is sampled at
      * its user-space stack when it returns */
     fd = (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -167,11 +188,18 @@ static int start_perf(struct collector_thread *ts)
         close(fd);
         return -e;
     }
+    ts->perf_page = mmap(NULL, 2 * PERF_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ts->perf_page == MAP_FAILED) {
+        e = errno; /* e.g. over kernel.perf_event_mlock_kb for an unprivileged user */
+        close(fd);
+        return -e;
+    }
     ts->perf_fd = fd;
     ts->has_perf = 1;
-    if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+    if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
         e = errno;
         ts->has_perf = 0;
+        munmap(ts->perf_page, 2 * PERF_PAGE);
         close(fd);
         return -e;
     }
@@ -218,6 +246,7 @@ void collector_sampler_stop_thread(struct collector_thread *ts)
     if (ts->has_perf) {
         ts->has_perf = 0;
         ioctl(ts->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+        munmap(ts->perf_page, 2 * PERF_PAGE);
         close(ts->perf_fd);
     }
     if (ts->has_timer) {

@@ -61,7 +61,7 @@ struct session {
     uint64_t kill_deadline;
     int hangup;        /* our terminal is gone */
     int refreshes;
-    uint64_t acc_dropped, acc_written, acc_cost_ns; /* from rings already freed */
+    uint64_t acc_dropped, acc_written, acc_cost_ns, acc_cost_n; /* from rings already freed */
     struct deferred *def;
     size_t ndef, defcap;
     struct record_set *rec; /* writers fed with the session's events */
@@ -219,9 +219,11 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
                                   .pid = ctl->pid, .tid = ctl->tid, .frames = r->frames,
                                   .nframes = r->nframes, .weight = r->weight ? r->weight : 1};
         record_set_event(s->rec, &ev);
-        uint32_t bin = r->cost_ns / COST_BIN_NS;
-        s->cost_hist[bin < COST_BINS ? bin : COST_BINS - 1]++;
-        s->cost_n++;
+        if (r->cost_ns) {
+            uint32_t bin = r->cost_ns / COST_BIN_NS;
+            s->cost_hist[bin < COST_BINS ? bin : COST_BINS - 1]++;
+            s->cost_n++;
+        }
         if (model_sample_weighted(s->m, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
                                   r->weight ? r->weight : 1, 0) == -EAGAIN)
             defer_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
@@ -247,6 +249,7 @@ static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
     s->acc_dropped += atomic_load(&c->dropped_samples);
     s->acc_written += atomic_load(&c->written_samples);
     s->acc_cost_ns += atomic_load(&c->sample_cost_ns);
+    s->acc_cost_n += atomic_load(&c->cost_measured);
 }
 
 /* Drain every ring; free released and (with check_orphans) abandoned ones; retry deferred. */
@@ -311,7 +314,7 @@ static uint64_t self_cpu_ns(void)
 static void update_stats(struct session *s)
 {
     struct model_session *ms = model_session(s->m);
-    uint64_t dropped = s->acc_dropped, written = s->acc_written, cost = s->acc_cost_ns;
+    uint64_t dropped = s->acc_dropped, cost = s->acc_cost_ns, cost_n = s->acc_cost_n;
 
     for (uint32_t i = 0; i < s->tr.hdr->ring_count; i++) {
         const struct rocsys_ring_ctl *c = &s->tr.rings[i];
@@ -319,13 +322,13 @@ static void update_stats(struct session *s)
         if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
             continue;
         dropped += atomic_load(&c->dropped_samples);
-        written += atomic_load(&c->written_samples);
         cost += atomic_load(&c->sample_cost_ns);
+        cost_n += atomic_load(&c->cost_measured);
     }
     dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
     ms->dropped = dropped;
     ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);
-    ms->sample_cost_avg_ns = written ? (double)cost / (double)written : 0;
+    ms->sample_cost_avg_ns = cost_n ? (double)cost / (double)cost_n : 0;
     ms->sample_cost_median_ns = cost_quantile(s, 0.5);
     ms->sample_cost_p99_ns = cost_quantile(s, 0.99);
     uint64_t wall = now_ns() - ms->start_ns;

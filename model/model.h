@@ -153,8 +153,8 @@ struct model_session {
     uint64_t dropped;     /* lost in transport (ring full, no ring) */
     uint64_t threads_unsampled; /* threads that ended without ever getting a ring */
     uint64_t deferred_unknown; /* samples whose frames had no module when processed */
-    double sample_cost_avg_ns; /* collector's handler time per sample, mean (wall time: includes
-                                  preemption inside the handler on an oversubscribed machine) */
+    double sample_cost_avg_ns; /* collector's handler CPU time per sample, mean (measured on one
+                                  sample in 16, on the thread's CPU clock) */
     double sample_cost_median_ns; /* the same, median */
     double sample_cost_p99_ns;    /* the same, 99th percentile */
     double frontend_cpu_pct;      /* rocsys-top's own CPU use since the start, % of one core */
