@@ -13,6 +13,9 @@
 
 #define COLLECTOR_EXPORT __attribute__((visibility("default")))
 
+/* What raises CPU-mode samples, best first; NONE = POSIX CPU-time timers. */
+enum { COLLECTOR_PERF_NONE = 0, COLLECTOR_PERF_TASK_CLOCK = 1, COLLECTOR_PERF_CYCLES = 2 };
+
 /* Per-thread state, in static TLS (initial-exec) so the signal handler can reach it safely. */
 struct collector_thread {
     struct transport_ring ring; /* ring.ctl == NULL: this thread has no ring */
@@ -21,6 +24,7 @@ struct collector_thread {
     int perf_fd;  /* task-clock perf event raising the signal (CPU mode), if has_perf */
     int has_perf;
     void *perf_page; /* its mmap'ed ring (metadata page + one data page) */
+    int perf_cycles; /* the event counts cycles (else task-clock) */
     volatile sig_atomic_t active; /* sampling enabled for this thread */
     volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
     uint32_t tid;
@@ -35,7 +39,7 @@ struct collector_global {
     uint32_t pid;
     uint32_t instance;
     int wall;            /* 1: wall-clock timers, 0: thread CPU-time timers */
-    volatile int perf_ok; /* CPU mode: task-clock perf events work here (else POSIX timers) */
+    volatile int perf_kind; /* CPU mode: the perf event kind that works here (COLLECTOR_PERF_*) */
     int follow;          /* profile children */
     int signo;           /* the sampling signal */
     uint64_t period_ns;  /* 1e9 / frequency */

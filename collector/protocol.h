@@ -156,7 +156,8 @@ struct rocsys_rec_sample {
 #define ROCSYS_SAMPLE_WALL      1u /* taken on the wall-clock timer */
 #define ROCSYS_SAMPLE_TRUNCATED 2u /* the stack was deeper than ROCSYS_MAX_FRAMES */
 #define ROCSYS_SAMPLE_TICK      4u /* taken by a POSIX CPU-time timer (kernel-tick resolution)
-                                      instead of a task-clock perf event */
+                                      instead of a perf event */
+#define ROCSYS_SAMPLE_CYCLES    8u /* taken by the cycles perf event (else task-clock) */
 
 /* Round a record size up to the 8-byte record alignment. */
 static inline uint32_t rocsys_rec_align(uint32_t n)

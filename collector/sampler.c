@@ -3,7 +3,9 @@
  * no allocation, never blocks.
  *
  * Timers: wall mode uses a POSIX CLOCK_MONOTONIC timer (an hrtimer). CPU mode prefers a
- * task-clock perf event per thread (an hrtimer on the thread's CPU time, delivered with
+ * cycles perf event per thread in frequency mode (PMU overflow interrupts, as perf record
+ * does), then a task-clock perf event (an hrtimer on the thread's CPU time: exact, but each
+ * hrtimer interrupt costs more, a lot more in a virtual machine); both are delivered with
  * F_SETSIG / F_SETOWN_EX; the kernel signals every overflow because each one writes a tiny
  * record into a one-page ring whose tail the handler advances: no system call per sample): POSIX
  * CPU-time timers are only checked at the scheduler tick, so their samples fall on tick
@@ -99,6 +101,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         struct perf_event_mmap_page *mp = ts->perf_page;
         uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
         __atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+        if (ts->perf_cycles)
+            flags |= ROCSYS_SAMPLE_CYCLES;
     } else if (si->si_code == SI_TIMER && si->si_value.sival_int == (int)TIMER_MAGIC) {
         weight = si->si_overrun >= 65534 ? 65535 : 1 + (uint32_t)si->si_overrun;
         if (!collector_g.wall)
@@ -150,7 +154,13 @@ int collector_sampler_install(void)
     if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
         collector_g.signo = atoi(env);
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    collector_g.perf_ok = !getenv("ROCSYS_NO_PERF_EVENTS"); /* tests force the fallback */
+    /* ROCSYS_PERF_EVENTS=none|task-clock: force a fallback (tests, benchmarks) */
+    const char *pk = getenv("ROCSYS_PERF_EVENTS");
+    collector_g.perf_kind = COLLECTOR_PERF_CYCLES;
+    if (getenv("ROCSYS_NO_PERF_EVENTS") || (pk && strcmp(pk, "none") == 0))
+        collector_g.perf_kind = COLLECTOR_PERF_NONE;
+    else if (pk && strcmp(pk, "task-clock") == 0)
+        collector_g.perf_kind = COLLECTOR_PERF_TASK_CLOCK;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_sample;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -160,19 +170,28 @@ int collector_sampler_install(void)
     return 0;
 }
 
-/* CPU mode: a task-clock perf event on the calling thread that raises the sampling signal in
- * it every period of its CPU time. Returns 0 or -errno (the caller then uses a POSIX timer). */
-static int start_perf(struct collector_thread *ts)
+/* CPU mode: a perf event on the calling thread that raises the sampling signal in it at the
+ * sampling rate of its CPU time: kind COLLECTOR_PERF_CYCLES (the cycle counter in frequency
+ * mode: overflow interrupts of the PMU, cheapest where there is one) or COLLECTOR_PERF_TASK_CLOCK
+ * (an hrtimer on the thread's CPU time). Returns 0 or -errno. */
+static int start_perf(struct collector_thread *ts, int kind)
 {
     struct perf_event_attr pe;
     struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = (pid_t)ts->tid};
     int fd, e;
 
     memset(&pe, 0, sizeof(pe));
-    pe.type = PERF_TYPE_SOFTWARE;
     pe.size = sizeof(pe);
-    pe.config = PERF_COUNT_SW_TASK_CLOCK;
-    pe.sample_period = collector_g.period_ns;
+    if (kind == COLLECTOR_PERF_CYCLES) {
+        pe.type = PERF_TYPE_HARDWARE;
+        pe.config = PERF_COUNT_HW_CPU_CYCLES;
+        pe.freq = 1; /* the kernel adapts the period to hit sample_freq per second of CPU */
+        pe.sample_freq = 1000000000ull / collector_g.period_ns;
+    } else {
+        pe.type = PERF_TYPE_SOFTWARE;
+        pe.config = PERF_COUNT_SW_TASK_CLOCK;
+        pe.sample_period = collector_g.period_ns;
+    }
     pe.disabled = 1;
     pe.wakeup_events = 1; /* a wakeup, so a signal, at every overflow */
     pe.sample_type = 0;   /* the records carry nothing: they only trigger the wakeups */
@@ -196,6 +215,7 @@ static int start_perf(struct collector_thread *ts)
     }
     ts->perf_fd = fd;
     ts->has_perf = 1;
+    ts->perf_cycles = (kind == COLLECTOR_PERF_CYCLES);
     if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
         e = errno;
         ts->has_perf = 0;
@@ -208,10 +228,13 @@ static int start_perf(struct collector_thread *ts)
 
 int collector_sampler_start_thread(struct collector_thread *ts)
 {
-    if (!collector_g.wall && collector_g.perf_ok) {
-        if (start_perf(ts) == 0)
+    /* CPU mode: the first kind that works here is used from then on */
+    while (!collector_g.wall && collector_g.perf_kind != COLLECTOR_PERF_NONE) {
+        if (start_perf(ts, collector_g.perf_kind) == 0)
             return 0;
-        collector_g.perf_ok = 0; /* not allowed here: POSIX timers from now on */
+        collector_g.perf_kind =
+            collector_g.perf_kind == COLLECTOR_PERF_CYCLES ? COLLECTOR_PERF_TASK_CLOCK
+                                                           : COLLECTOR_PERF_NONE;
     }
     struct sigevent sev;
     struct itimerspec its;

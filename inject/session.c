@@ -215,6 +215,8 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
             break;
         if (h->flags & ROCSYS_SAMPLE_TICK)
             model_session(s->m)->timer = "tick";
+        else if ((h->flags & ROCSYS_SAMPLE_CYCLES) && !(h->flags & ROCSYS_SAMPLE_WALL))
+            model_session(s->m)->timer = "cycles";
         struct record_event ev = {.type = RECORD_EV_SAMPLE, .time_ns = r->time_ns,
                                   .pid = ctl->pid, .tid = ctl->tid, .frames = r->frames,
                                   .nframes = r->nframes, .weight = r->weight ? r->weight : 1};
