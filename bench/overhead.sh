@@ -8,9 +8,11 @@
 # goes first) so that slow drifts of the machine (thermal, frequency, other load) hit all of
 # them alike:
 #   bare        tp_bench_work ITER
-#   rocsys-top  BUILD_DIR/rocsys-top -b -d 10 -- tp_bench_work ITER > frames.txt   (1000 Hz)
-#   rocsys-top-tick  the same with ROCSYS_NO_PERF_EVENTS=1 (the fallback sampler: POSIX
-#               CPU-time timers instead of task-clock perf events)
+#   rocsys-top-posix  BUILD_DIR/rocsys-top -b -d 10 --cpu-timer posix -- tp_bench_work ITER
+#               (1000 Hz; POSIX CPU-time timers, kernel-tick resolution)
+#   rocsys-top-perf   the same with --cpu-timer perf (per-thread perf events: cycles, else
+#               task-clock; an interrupt per sample)
+# (--cpu-timer auto, the default, picks perf on bare metal and posix under a hypervisor.)
 #   perf-dwarf  perf record --call-graph dwarf -F 1000 -o DIR/perf.data -- tp_bench_work ITER
 # and prints the medians and the ratios against bare, then the collector's sample cost and
 # drops from rocsys-top's last frame. See docs/performance.md.
@@ -51,7 +53,7 @@ fi
 variants=(bare)
 rocsys_top=$build/rocsys-top
 if [[ -x $rocsys_top ]]; then
-    variants+=(rocsys-top rocsys-top-tick)
+    variants+=(rocsys-top-posix rocsys-top-perf)
 else
     note "$rocsys_top not found: skipping the rocsys-top variant"
 fi
@@ -76,16 +78,15 @@ run_variant() {
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
             "$work" "${iter_args[@]}" >"$base.log" 2>&1 || rc=$?
         ;;
-    rocsys-top)
+    rocsys-top-posix)
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
-            "$rocsys_top" -b -d 10 -- "$work" "${iter_args[@]}" \
-            >"$tmp/frames.$r.txt" 2>"$base.log" || rc=$?
+            "$rocsys_top" -b -d 10 --cpu-timer posix -- "$work" "${iter_args[@]}" \
+            >"$tmp/frames-posix.$r.txt" 2>"$base.log" || rc=$?
         ;;
-    rocsys-top-tick)
-        # the fallback sampler: POSIX CPU-time timers (kernel-tick resolution)
-        ROCSYS_NO_PERF_EVENTS=1 TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
-            "$rocsys_top" -b -d 10 -- "$work" "${iter_args[@]}" \
-            >"$tmp/frames-tick.$r.txt" 2>"$base.log" || rc=$?
+    rocsys-top-perf)
+        TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
+            "$rocsys_top" -b -d 10 --cpu-timer perf -- "$work" "${iter_args[@]}" \
+            >"$tmp/frames.$r.txt" 2>"$base.log" || rc=$?
         ;;
     perf-dwarf)
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
@@ -172,23 +173,30 @@ for v in "${variants[@]}"; do
         "$(fmt "${total[$v]}")" "$(ratio "${total[$v]}" "${total[bare]}")"
 done
 
-# The collector's figures from rocsys-top's last frame of the last successful round.
-if [[ " ${variants[*]} " == *" rocsys-top "* ]]; then
-    echo
+# The collector's figures from rocsys-top's last frame of the last successful round, per
+# sampler.
+for kind in posix perf; do
+    [[ " ${variants[*]} " == *" rocsys-top-$kind "* ]] || continue
+    file=frames-posix
+    [[ $kind == perf ]] && file=frames
     last=""
     for ((r = runs; r >= 1; r--)); do
-        if [[ -s $tmp/frames.$r.txt ]]; then
-            last=$(status_lines "$tmp/frames.$r.txt" | tail -n 1)
+        if [[ -s $tmp/$file.$r.txt ]]; then
+            last=$(status_lines "$tmp/$file.$r.txt" | tail -n 1)
             [[ -n $last ]] && break
         fi
     done
+    echo
     if [[ -z $last ]]; then
-        note "no 'sample cost' line in rocsys-top's batch output: collector figures unavailable"
+        note "no 'sample cost' line in rocsys-top-$kind's batch output: collector figures unavailable"
     else
-        echo "rocsys-top last frame (round $r): samples $(field_after "$last" 'samples')," \
+        echo "rocsys-top-$kind last frame (round $r): samples $(field_after "$last" 'samples')," \
             "dropped $(field_after "$last" 'dropped')," \
             "sample cost $(field_after "$last" 'sample cost') ns," \
             "front end $(field_after "$last" 'front end')% cpu"
         echo "  status line: $last"
     fi
-fi
+done
+auto=$("$rocsys_top" -b --rows 1 -- "$work" 1 2>/dev/null | grep -Eo 'timer [a-z-]+' | tail -n 1)
+echo
+echo "--cpu-timer auto picks on this machine: ${auto:-?} ($(grep -qw hypervisor /proc/cpuinfo && echo 'hypervisor present' || echo 'bare metal'))"

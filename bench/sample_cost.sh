@@ -35,7 +35,8 @@ else
     trap 'rm -rf "$tmp"' EXIT
 fi
 
-echo "rocsys-top sample cost: rocsys-top -b -f 1000 -- tp_deep 16 32 5, $runs runs"
+timer=${BENCH_TIMER:-auto} # --cpu-timer to measure: auto, perf or posix
+echo "rocsys-top sample cost: rocsys-top -b -f 1000 --cpu-timer $timer -- tp_deep 16 32 5, $runs runs"
 machine_info
 echo
 
@@ -44,7 +45,8 @@ ok=0
 for ((r = 1; r <= runs; r++)); do
     out=$tmp/frames.$r.txt
     rc=0
-    "$rocsys_top" -b -f 1000 -- "$deep" 16 32 5 >"$out" 2>"$tmp/err.$r.txt" || rc=$?
+    "$rocsys_top" -b -f 1000 --cpu-timer "$timer" -- "$deep" 16 32 5 >"$out" 2>"$tmp/err.$r.txt" ||
+        rc=$?
     if [[ $rc -ne 0 ]]; then
         note "run $r: rocsys-top exited with status $rc; its stderr:"
         tail -n 5 "$tmp/err.$r.txt" | sed 's/^/    /' >&2

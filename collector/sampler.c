@@ -154,11 +154,11 @@ int collector_sampler_install(void)
     if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
         collector_g.signo = atoi(env);
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    /* ROCSYS_PERF_EVENTS=none|task-clock: force a fallback (tests, benchmarks) */
-    const char *pk = getenv("ROCSYS_PERF_EVENTS");
-    collector_g.perf_kind = COLLECTOR_PERF_CYCLES;
-    if (getenv("ROCSYS_NO_PERF_EVENTS") || (pk && strcmp(pk, "none") == 0))
-        collector_g.perf_kind = COLLECTOR_PERF_NONE;
+    /* what the front end chose (--cpu-timer); POSIX timers when it said nothing */
+    const char *pk = getenv(ROCSYS_ENV_CPU_TIMER);
+    collector_g.perf_kind = COLLECTOR_PERF_NONE;
+    if (pk && strcmp(pk, "perf") == 0)
+        collector_g.perf_kind = COLLECTOR_PERF_CYCLES;
     else if (pk && strcmp(pk, "task-clock") == 0)
         collector_g.perf_kind = COLLECTOR_PERF_TASK_CLOCK;
     memset(&sa, 0, sizeof(sa));

@@ -10,6 +10,7 @@
 struct inject_options {
     int freq_hz;        /* samples per second per thread */
     int wall;           /* --sample wall */
+    int cpu_timer;      /* --cpu-timer: INJECT_TIMER_AUTO, _PERF or _POSIX */
     int delay_tenths;   /* -d: refresh delay */
     int iterations;     /* -n: refreshes before exiting, 0 = unlimited */
     int batch;          /* -b: text frames, no curses */
@@ -23,6 +24,8 @@ struct inject_options {
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
     int target_argc;
 };
+
+enum { INJECT_TIMER_AUTO = 0, INJECT_TIMER_PERF = 1, INJECT_TIMER_POSIX = 2 };
 
 /* Parse the command line. Returns 0, or -1 with a one-line message in err. */
 int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err,
@@ -56,6 +59,10 @@ struct inject_target {
 int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
                  const char *collector, char *const *env_extra, struct inject_target *t,
                  char *err, size_t errlen);
+
+/* Resolve --cpu-timer auto: perf events, unless this machine runs under a hypervisor (where
+ * every timer interrupt is a costly exit to the host) or cpuinfo says nothing. */
+int inject_resolve_cpu_timer(int choice);
 
 /* Run a whole session; returns rocsys-top's exit status. */
 int inject_session_run(const struct inject_options *o);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -167,6 +168,26 @@ int inject_find_collector(char *buf, size_t cap)
     if (access(buf, R_OK) == 0)
         return 0;
     return -ENOENT;
+}
+
+int inject_resolve_cpu_timer(int choice)
+{
+    char line[4096];
+    int virt = 0;
+    FILE *f;
+
+    if (choice != INJECT_TIMER_AUTO)
+        return choice;
+    f = fopen("/proc/cpuinfo", "re");
+    if (!f)
+        return INJECT_TIMER_POSIX;
+    while (fgets(line, sizeof(line), f))
+        if (strncmp(line, "flags", 5) == 0) {
+            virt = strstr(line, " hypervisor") != NULL;
+            break;
+        }
+    fclose(f);
+    return virt ? INJECT_TIMER_POSIX : INJECT_TIMER_PERF;
 }
 
 /* Set NAME to collector prepended (LD_PRELOAD, ':'-separated) or appended (HSA_TOOLS_LIB,

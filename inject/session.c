@@ -626,8 +626,8 @@ int inject_session_run(const struct inject_options *o)
     static struct session s; /* one per process */
     struct inject_program prog;
     char collector[4096], err[600];
-    char env_shm[320], env_proto[64], env_freq[64], env_mode[64], env_follow[64];
-    char *env_extra[6];
+    char env_shm[320], env_proto[64], env_freq[64], env_mode[64], env_follow[64], env_timer[64];
+    char *env_extra[7];
     sigset_t mask;
     int rc = 1;
 
@@ -659,6 +659,8 @@ int inject_session_run(const struct inject_options *o)
     struct model_session *ms = model_session(s.m);
     ms->mode = o->wall ? "wall" : "cpu";
     ms->timer = o->wall ? "hrtimer" : "task-clock";
+    if (!o->wall && inject_resolve_cpu_timer(o->cpu_timer) == INJECT_TIMER_POSIX)
+        ms->timer = "tick";
     ms->freq_hz = o->freq_hz;
     model_set_window(s.m, (uint32_t)o->window_s);
     size_t off = 0;
@@ -687,12 +689,19 @@ int inject_session_run(const struct inject_options *o)
     snprintf(env_freq, sizeof(env_freq), "%s=%d", ROCSYS_ENV_FREQ, o->freq_hz);
     snprintf(env_mode, sizeof(env_mode), "%s=%s", ROCSYS_ENV_MODE, o->wall ? "wall" : "cpu");
     snprintf(env_follow, sizeof(env_follow), "%s=%d", ROCSYS_ENV_FOLLOW, o->follow);
+    int timer = inject_resolve_cpu_timer(o->cpu_timer);
+    const char *forced = getenv(ROCSYS_ENV_CPU_TIMER); /* benchmarks pin one perf kind */
+    snprintf(env_timer, sizeof(env_timer), "%s=%s", ROCSYS_ENV_CPU_TIMER,
+             o->cpu_timer == INJECT_TIMER_AUTO && forced && *forced
+                 ? forced
+                 : (timer == INJECT_TIMER_PERF ? "perf" : "posix"));
     env_extra[0] = env_shm;
     env_extra[1] = env_proto;
     env_extra[2] = env_freq;
     env_extra[3] = env_mode;
     env_extra[4] = env_follow;
-    env_extra[5] = NULL;
+    env_extra[5] = env_timer;
+    env_extra[6] = NULL;
 
     ms->start_ns = now_ns();
     s.start_cpu_ns = self_cpu_ns();

@@ -5,7 +5,9 @@
 source "$(dirname "$0")/lib.sh"
 
 rc=0
-"$ROCSYS_TOP" -b -d 10 --rows 0 --output-log "$WORK/out.log" -- "$ROCSYS_DEMO" --seconds 4 \
+# --cpu-timer perf: exact sampling whatever else the machine runs (the default under a
+# hypervisor, POSIX CPU timers, is biased when threads compete for cores: docs/performance.md)
+"$ROCSYS_TOP" -b -d 10 --rows 0 --cpu-timer perf --output-log "$WORK/out.log" -- "$ROCSYS_DEMO" --seconds 4 \
     > "$WORK/frames.txt" 2> "$WORK/err.txt" || rc=$?
 check "exit status 0 (got $rc)" test "$rc" -eq 0
 last_frame "$WORK/frames.txt" > "$WORK/last.txt"

@@ -15,15 +15,21 @@ sleeper=$(awk '$3=="sleeper"{print $6}' "$WORK/last.txt")
 check "wall mode: the sleeper has samples (${sleeper:-none})" test "${sleeper:-0}" -gt 100
 check "wall mode: nanosleep shows" grep -Eq 'nanosleep' "$WORK/last.txt"
 
-"$ROCSYS_TOP" -b --rows 0 -- "$ROCSYS_DEMO" --seconds 2 > "$WORK/cpu.txt"
+"$ROCSYS_TOP" -b --rows 0 --cpu-timer perf -- "$ROCSYS_DEMO" --seconds 2 > "$WORK/cpu.txt"
 last_frame "$WORK/cpu.txt" > "$WORK/cpu_last.txt"
 sleeper=$(awk '$3=="sleeper"{print $6}' "$WORK/cpu_last.txt")
 check "cpu mode: the sleeper has ~no samples (${sleeper:-none})" test "${sleeper:-0}" -lt 20
 check "cpu mode uses a perf event here (cycles or task-clock)" grep -Eq 'timer (cycles|task-clock)' "$WORK/cpu_last.txt"
 
-# where perf events are not allowed, CPU mode falls back to POSIX CPU-time timers (tick
-# resolution): still sampled, weighted by the timer overrun, and said so
-ROCSYS_NO_PERF_EVENTS=1 "$ROCSYS_TOP" -b --rows 0 --output-log "$WORK/tick.log" -- \
+# POSIX CPU-time timers (--cpu-timer posix, and the fallback where perf events are not
+# allowed): tick resolution, so a sample is weighted by the timer overrun, and said so
+auto=$("$ROCSYS_TOP" -b -- "$TP/tp_exit" 0 100 | grep -Eo 'timer [a-z-]+' | tail -1)
+if grep -qw hypervisor /proc/cpuinfo; then
+    check "--cpu-timer auto under a hypervisor: posix ($auto)" test "$auto" = "timer tick"
+else
+    check "--cpu-timer auto on bare metal: perf ($auto)" bash -c "[[ '$auto' =~ cycles|task-clock ]]"
+fi
+"$ROCSYS_TOP" -b --rows 0 --cpu-timer posix --output-log "$WORK/tick.log" -- \
     "$ROCSYS_DEMO" --seconds 2 > "$WORK/tick.txt"
 last_frame "$WORK/tick.txt" > "$WORK/tick_last.txt"
 check "fallback: timer tick" grep -q 'timer tick' "$WORK/tick_last.txt"

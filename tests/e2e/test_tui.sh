@@ -8,7 +8,7 @@ command -v tmux >/dev/null || skip "tmux is not installed"
 trap 'tmux -L rocsys-e2e kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 S=demo
-tmux_start $S 150 45 "$ROCSYS_TOP" -d 5 -- "$ROCSYS_DEMO" --seconds 6
+tmux_start $S 150 45 "$ROCSYS_TOP" -d 5 --cpu-timer perf -- "$ROCSYS_DEMO" --seconds 6
 check "call tree shows the demo" wait_screen $S 'demo_step' 10
 check "hottest path expanded down to demo_solve" wait_screen $S 'demo_solve' 5
 tmux_keys $S 2

@@ -37,6 +37,11 @@ int main(void)
 
     const char *a3[] = {"rocsys-top", "--freq=99", "--sample=cpu", "--", "app", NULL};
     CHECK(parse(&o, err, a3) == 0 && o.freq_hz == 99 && !o.wall);
+    CHECK(o.cpu_timer == INJECT_TIMER_AUTO);
+    const char *a4[] = {"rocsys-top", "--cpu-timer", "posix", "--", "app", NULL};
+    CHECK(parse(&o, err, a4) == 0 && o.cpu_timer == INJECT_TIMER_POSIX);
+    CHECK(inject_resolve_cpu_timer(INJECT_TIMER_PERF) == INJECT_TIMER_PERF);
+    CHECK(inject_resolve_cpu_timer(INJECT_TIMER_AUTO) != INJECT_TIMER_AUTO);
 
     const char *bad[][6] = {
         {"rocsys-top", "-f", "0", "--", "app", NULL},
@@ -48,6 +53,7 @@ int main(void)
         {"rocsys-top", "-b", NULL, NULL, NULL, NULL},
         {"rocsys-top", "--batch=1", "--", "app", NULL, NULL},
         {"rocsys-top", "-d", "0", "--", "app", NULL},
+        {"rocsys-top", "--cpu-timer", "fast", "--", "app", NULL},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
