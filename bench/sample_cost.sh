@@ -9,7 +9,8 @@
 # the median sample cost and front-end CPU over the frames that had samples, and the last
 # frame's samples and drops; then the medians over the runs. See docs/performance.md.
 #
-# Environment: BENCH_KEEP=1 keeps the work directory (batch output of each run).
+# Environment: BENCH_TIMER=auto|perf|posix (the --cpu-timer to measure, default auto),
+# BENCH_KEEP=1 keeps the work directory (batch output of each run).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

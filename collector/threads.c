@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 
 __thread struct collector_thread collector_tls __attribute__((tls_model("initial-exec")));
@@ -86,6 +87,8 @@ void collector_thread_begin(int first_in_process, uint32_t proc_flags)
     if (transport_claim(&collector_g.transport, collector_g.pid, ts->tid, collector_g.instance,
                         &ts->ring) != 0)
         ts->ring.ctl = NULL; /* samples of this thread are counted as dropped */
+    else /* fault the ring's pages in now, not inside the sampling handler */
+        madvise(ts->ring.data, (size_t)ts->ring.mask + 1, MADV_POPULATE_WRITE);
     if (first_in_process) {
         collector_announce_process(proc_flags);
         ts->busy = 1;

@@ -23,7 +23,7 @@
 #include "record/record.h"
 #include "tui/tui.h"
 
-#define DRAIN_INTERVAL_MS 20
+#define DRAIN_INTERVAL_MS 50
 #define RING_COUNT        256           /* threads sampled at once, at most */
 #define RING_BYTES        (128u * 1024u) /* ~0.4 s of 32-frame samples at 1 kHz */
 #define KILL_GRACE_MS     2000
