@@ -15,3 +15,9 @@ if(ROCSYS_CAN_LINK_STATIC)
 else()
   message(STATUS "No static libc: tp_static (static binary test program) not built")
 endif()
+
+# tp_plugin: a shared library that tp_dlopen loads at run time, for the "modules loaded after
+# start are symbolized" test.
+add_library(tp_plugin SHARED ${CMAKE_CURRENT_LIST_DIR}/plugin.c)
+target_compile_options(tp_plugin PRIVATE -g -O1 -fno-omit-frame-pointer)
+set_target_properties(tp_plugin PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
