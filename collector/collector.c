@@ -136,8 +136,7 @@ static void after_fork_child(void)
         return;
     }
     collector_g.pid = (uint32_t)getpid();
-    collector_g.instance =
-        atomic_fetch_add(&collector_g.transport.hdr->next_instance, 1);
+    collector_g.instance = atomic_fetch_add(&collector_g.transport.hdr->next_instance, 1);
     atomic_fetch_add(&collector_g.transport.hdr->collectors_alive, 1);
     atomic_store(&collector_g.module_generation, 0);
     collector_thread_begin(1, ROCSYS_PROC_FORKED);
@@ -191,8 +190,8 @@ __attribute__((constructor)) static void collector_start(void)
     pthread_atfork(NULL, NULL, after_fork_child);
     collector_g.enabled = 1;
     collector_thread_begin(1, 0);
-    collector_log("started: pid %u instance %u, %ld Hz %s", collector_g.pid,
-                  collector_g.instance, hz, collector_g.wall ? "wall" : "cpu");
+    collector_log("started: pid %u instance %u, %ld Hz %s", collector_g.pid, collector_g.instance,
+                  hz, collector_g.wall ? "wall" : "cpu");
     return;
 dormant:
     collector_g.enabled = 0;
@@ -216,4 +215,3 @@ __attribute__((destructor)) static void collector_stop(void)
     collector_thread_end();
     atomic_fetch_sub(&collector_g.transport.hdr->collectors_alive, 1);
 }
-

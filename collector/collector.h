@@ -21,15 +21,15 @@ struct collector_thread {
     struct transport_ring ring; /* ring.ctl == NULL: this thread has no ring */
     timer_t timer;
     int has_timer;
-    int perf_fd;  /* task-clock perf event raising the signal (CPU mode), if has_perf */
+    int perf_fd; /* task-clock perf event raising the signal (CPU mode), if has_perf */
     int has_perf;
-    void *perf_page; /* its mmap'ed ring (metadata page + one data page) */
-    int perf_cycles; /* the event counts cycles (else task-clock) */
+    void *perf_page;              /* its mmap'ed ring (metadata page + one data page) */
+    int perf_cycles;              /* the event counts cycles (else task-clock) */
     volatile sig_atomic_t active; /* sampling enabled for this thread */
     volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
     uint32_t tid;
-    uint64_t modules_checked_ns;  /* when this thread last looked for dlopen/dlclose */
-    uint32_t samples_taken;       /* for measuring the cost of every COLLECTOR_COST_STRIDE-th */
+    uint64_t modules_checked_ns; /* when this thread last looked for dlopen/dlclose */
+    uint32_t samples_taken;      /* for measuring the cost of every COLLECTOR_COST_STRIDE-th */
 };
 
 /* Process-wide state, set once at start (and after fork). */
@@ -38,12 +38,12 @@ struct collector_global {
     struct transport transport;
     uint32_t pid;
     uint32_t instance;
-    int wall;            /* 1: wall-clock timers, 0: thread CPU-time timers */
+    int wall;               /* 1: wall-clock timers, 0: thread CPU-time timers */
     volatile int perf_kind; /* CPU mode: the perf event kind that works here (COLLECTOR_PERF_*) */
-    int follow;          /* profile children */
-    int signo;           /* the sampling signal */
-    uint64_t period_ns;  /* 1e9 / frequency */
-    int log_fd;          /* debug log, -1 if none */
+    int follow;             /* profile children */
+    int signo;              /* the sampling signal */
+    uint64_t period_ns;     /* 1e9 / frequency */
+    int log_fd;             /* debug log, -1 if none */
     char exe[ROCSYS_MAX_PATH];
     _Atomic uint64_t module_generation; /* last module-map generation reported */
 };
@@ -52,8 +52,8 @@ extern struct collector_global collector_g;
 extern __thread struct collector_thread collector_tls __attribute__((tls_model("initial-exec")));
 
 /* collector.c */
-uint64_t collector_now_ns(void);                       /* AS-safe, CLOCK_MONOTONIC */
-uint32_t collector_gettid(void);                       /* AS-safe */
+uint64_t collector_now_ns(void); /* AS-safe, CLOCK_MONOTONIC */
+uint32_t collector_gettid(void); /* AS-safe */
 void collector_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write a record into the calling thread's ring from normal (non-handler) context. */
 int collector_write_normal(const void *rec);

@@ -31,10 +31,8 @@ static int find_build_id(const struct dl_phdr_info *info, uint8_t *out)
             const uint8_t *desc = name + name_sz;
             if (desc + desc_sz > end)
                 break;
-            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-                memcmp(name, "GNU", 4) == 0) {
-                size_t n = nh->n_descsz > ROCSYS_MAX_BUILD_ID ? ROCSYS_MAX_BUILD_ID
-                                                                : nh->n_descsz;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                size_t n = nh->n_descsz > ROCSYS_MAX_BUILD_ID ? ROCSYS_MAX_BUILD_ID : nh->n_descsz;
                 memcpy(out, desc, n);
                 return (int)n;
             }

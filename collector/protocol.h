@@ -26,15 +26,16 @@
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* Environment variables the front end sets for the collector. */
-#define ROCSYS_ENV_SHM      "ROCSYS_SHM"      /* path of the session's shared-memory file */
-#define ROCSYS_ENV_PROTOCOL "ROCSYS_PROTOCOL" /* must equal ROCSYS_PROTOCOL_VERSION */
-#define ROCSYS_ENV_FREQ     "ROCSYS_FREQ"     /* samples per second per thread, 1..10000 */
-#define ROCSYS_ENV_MODE     "ROCSYS_MODE"     /* "cpu" or "wall" */
-#define ROCSYS_ENV_FOLLOW   "ROCSYS_FOLLOW"   /* "1": profile child processes too */
-#define ROCSYS_ENV_ROOT_PID "ROCSYS_ROOT_PID" /* pid of the launched target */
+#define ROCSYS_ENV_SHM      "ROCSYS_SHM"           /* path of the session's shared-memory file */
+#define ROCSYS_ENV_PROTOCOL "ROCSYS_PROTOCOL"      /* must equal ROCSYS_PROTOCOL_VERSION */
+#define ROCSYS_ENV_FREQ     "ROCSYS_FREQ"          /* samples per second per thread, 1..10000 */
+#define ROCSYS_ENV_MODE     "ROCSYS_MODE"          /* "cpu" or "wall" */
+#define ROCSYS_ENV_FOLLOW   "ROCSYS_FOLLOW"        /* "1": profile child processes too */
+#define ROCSYS_ENV_ROOT_PID "ROCSYS_ROOT_PID"      /* pid of the launched target */
 #define ROCSYS_ENV_LOG      "ROCSYS_COLLECTOR_LOG" /* optional debug log file of the collector */
-#define ROCSYS_ENV_CPU_TIMER "ROCSYS_CPU_TIMER" /* CPU mode: "perf" (cycles, else task-clock,
-                                                  else posix), "task-clock", or "posix" */
+#define ROCSYS_ENV_CPU_TIMER                                                                       \
+    "ROCSYS_CPU_TIMER" /* CPU mode: "perf" (cycles, else task-clock,                               \
+                         else posix), "task-clock", or "posix" */
 
 #define ROCSYS_MAX_FRAMES   128 /* deepest stack a sample carries */
 #define ROCSYS_MAX_PATH     4096
@@ -51,9 +52,9 @@ struct rocsys_shm_header {
     uint32_t magic;
     uint32_t version;
     uint32_t ring_count;
-    uint32_t ring_bytes;   /* size of each data area, a power of two */
-    uint64_t rings_offset; /* byte offset of the rocsys_ring_ctl array */
-    uint64_t data_offset;  /* byte offset of ring 0's data area */
+    uint32_t ring_bytes;               /* size of each data area, a power of two */
+    uint64_t rings_offset;             /* byte offset of the rocsys_ring_ctl array */
+    uint64_t data_offset;              /* byte offset of ring 0's data area */
     _Atomic uint32_t next_instance;    /* collector instances (process images) handed out */
     _Atomic uint32_t collectors_alive; /* instances started minus instances that said goodbye */
     _Atomic uint64_t dropped_no_ring;  /* samples lost because every ring was taken */
@@ -66,12 +67,12 @@ struct rocsys_ring_ctl {
     _Atomic uint32_t state; /* enum rocsys_ring_state */
     uint32_t pid;
     uint32_t tid;
-    uint32_t instance;                  /* collector instance that owns the ring */
-    _Atomic uint64_t dropped_samples;   /* samples that did not fit */
-    _Atomic uint64_t dropped_records;   /* other records that did not fit */
-    _Atomic uint64_t written_samples;   /* samples delivered */
-    _Atomic uint64_t sample_cost_ns;    /* handler CPU time of the measured samples, summed */
-    _Atomic uint64_t cost_measured;     /* samples whose handler CPU time was measured */
+    uint32_t instance;                /* collector instance that owns the ring */
+    _Atomic uint64_t dropped_samples; /* samples that did not fit */
+    _Atomic uint64_t dropped_records; /* other records that did not fit */
+    _Atomic uint64_t written_samples; /* samples delivered */
+    _Atomic uint64_t sample_cost_ns;  /* handler CPU time of the measured samples, summed */
+    _Atomic uint64_t cost_measured;   /* samples whose handler CPU time was measured */
     uint8_t pad0[64 - 56];
     _Atomic uint64_t head; /* bytes ever written (producer); offset = head % ring_bytes */
     uint8_t pad1[56];
@@ -102,9 +103,9 @@ struct rocsys_rec_proc_start {
     uint32_t pid;
     uint32_t ppid;
     uint32_t instance;
-    uint32_t flags;      /* ROCSYS_PROC_* */
-    uint64_t time_ns;    /* CLOCK_MONOTONIC */
-    uint32_t exe_len;    /* bytes of exe path following, no NUL */
+    uint32_t flags;       /* ROCSYS_PROC_* */
+    uint64_t time_ns;     /* CLOCK_MONOTONIC */
+    uint32_t exe_len;     /* bytes of exe path following, no NUL */
     uint32_t cmdline_len; /* bytes of NUL-separated argv following the path */
     /* char exe[exe_len]; char cmdline[cmdline_len]; padding to 8 */
 };
@@ -157,9 +158,10 @@ struct rocsys_rec_sample {
 };
 #define ROCSYS_SAMPLE_WALL      1u /* taken on the wall-clock timer */
 #define ROCSYS_SAMPLE_TRUNCATED 2u /* the stack was deeper than ROCSYS_MAX_FRAMES */
-#define ROCSYS_SAMPLE_TICK      4u /* taken by a POSIX CPU-time timer (kernel-tick resolution)
-                                      instead of a perf event */
-#define ROCSYS_SAMPLE_CYCLES    8u /* taken by the cycles perf event (else task-clock) */
+#define ROCSYS_SAMPLE_TICK                                                                         \
+    4u                          /* taken by a POSIX CPU-time timer (kernel-tick resolution)        \
+                                   instead of a perf event */
+#define ROCSYS_SAMPLE_CYCLES 8u /* taken by the cycles perf event (else task-clock) */
 
 /* Round a record size up to the 8-byte record alignment. */
 static inline uint32_t rocsys_rec_align(uint32_t n)

@@ -232,9 +232,9 @@ int collector_sampler_start_thread(struct collector_thread *ts)
     while (!collector_g.wall && collector_g.perf_kind != COLLECTOR_PERF_NONE) {
         if (start_perf(ts, collector_g.perf_kind) == 0)
             return 0;
-        collector_g.perf_kind =
-            collector_g.perf_kind == COLLECTOR_PERF_CYCLES ? COLLECTOR_PERF_TASK_CLOCK
-                                                           : COLLECTOR_PERF_NONE;
+        collector_g.perf_kind = collector_g.perf_kind == COLLECTOR_PERF_CYCLES
+                                    ? COLLECTOR_PERF_TASK_CLOCK
+                                    : COLLECTOR_PERF_NONE;
     }
     struct sigevent sev;
     struct itimerspec its;

@@ -87,7 +87,7 @@ void collector_thread_begin(int first_in_process, uint32_t proc_flags)
     if (transport_claim(&collector_g.transport, collector_g.pid, ts->tid, collector_g.instance,
                         &ts->ring) != 0)
         ts->ring.ctl = NULL; /* samples of this thread are counted as dropped */
-    else /* fault the ring's pages in now, not inside the sampling handler */
+    else                     /* fault the ring's pages in now, not inside the sampling handler */
         madvise(ts->ring.data, (size_t)ts->ring.mask + 1, MADV_POPULATE_WRITE);
     if (first_in_process) {
         collector_announce_process(proc_flags);

@@ -21,13 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ROUND_NS         10000000.0 /* target length of one round */
-#define SOLVE_SHARE      0.50
-#define BUTTERFLY_SHARE  0.30
-#define REDUCE_SHARE     0.20
-#define CALIBRATE_ITERS  2000000L
-#define CALIBRATE_TRIES  3
-#define MAX_THREADS      256
+#define ROUND_NS          10000000.0 /* target length of one round */
+#define SOLVE_SHARE       0.50
+#define BUTTERFLY_SHARE   0.30
+#define REDUCE_SHARE      0.20
+#define CALIBRATE_ITERS   2000000L
+#define CALIBRATE_TRIES   3
+#define MAX_THREADS       256
 #define SLEEPER_PERIOD_NS 100000000L
 
 /* Iteration counts of one round, per leaf function, and (per thread) what each leaf has cost
@@ -44,8 +44,8 @@ struct demo_plan {
 struct solver_arg {
     int index;
     struct demo_plan plan; /* this thread's own copy */
-    uint64_t deadline_ns; /* 0: run until killed */
-    unsigned long rounds; /* written by the thread, read after join */
+    uint64_t deadline_ns;  /* 0: run until killed */
+    unsigned long rounds;  /* written by the thread, read after join */
 };
 
 /* The frames the demo documents; non-static and noinline so they show up in call stacks. */
@@ -61,12 +61,12 @@ static volatile int sleeper_stop;
  * each iteration costs the same fixed latency wherever it is used. A macro, not an inline
  * function: rocsys-top shows inlined functions as frames of their own (from DWARF), and the
  * documented split is about the demo_* functions' self time. */
-#define SPIN_KERNEL(iters, seed)                                                                  \
-    do {                                                                                          \
-        volatile uint64_t acc_ = (seed);                                                          \
-        for (long i_ = 0; i_ < (iters); i_++)                                                     \
-            acc_ = acc_ * 6364136223846793005ULL + 1442695040888963407ULL;                        \
-        result_ = acc_;                                                                           \
+#define SPIN_KERNEL(iters, seed)                                                                   \
+    do {                                                                                           \
+        volatile uint64_t acc_ = (seed);                                                           \
+        for (long i_ = 0; i_ < (iters); i_++)                                                      \
+            acc_ = acc_ * 6364136223846793005ULL + 1442695040888963407ULL;                         \
+        result_ = acc_;                                                                            \
     } while (0)
 
 /* 50% of a round, all self time. */
@@ -280,8 +280,7 @@ int main(int argc, char **argv)
             }
             int v = parse_count(argv[++i], is_seconds ? INT_MAX : MAX_THREADS);
             if (v < 0) {
-                fprintf(stderr, "rocsys-demo: bad value for %s: '%s' (try --help)\n", arg,
-                        argv[i]);
+                fprintf(stderr, "rocsys-demo: bad value for %s: '%s' (try --help)\n", arg, argv[i]);
                 return 2;
             }
             if (is_seconds)

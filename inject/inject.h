@@ -8,17 +8,17 @@
 #include <sys/types.h>
 
 struct inject_options {
-    int freq_hz;        /* samples per second per thread */
-    int wall;           /* --sample wall */
-    int cpu_timer;      /* --cpu-timer: INJECT_TIMER_AUTO, _PERF or _POSIX */
-    int delay_tenths;   /* -d: refresh delay */
-    int iterations;     /* -n: refreshes before exiting, 0 = unlimited */
-    int batch;          /* -b: text frames, no curses */
-    int window_s;       /* sliding-window length */
-    int follow;         /* profile children (default on; --no-follow) */
-    int use_stdin;      /* --stdin: the target reads our stdin */
-    int color;          /* --no-color turns it off */
-    int max_rows;       /* --rows: rows per view in batch frames, 0 = all */
+    int freq_hz;            /* samples per second per thread */
+    int wall;               /* --sample wall */
+    int cpu_timer;          /* --cpu-timer: INJECT_TIMER_AUTO, _PERF or _POSIX */
+    int delay_tenths;       /* -d: refresh delay */
+    int iterations;         /* -n: refreshes before exiting, 0 = unlimited */
+    int batch;              /* -b: text frames, no curses */
+    int window_s;           /* sliding-window length */
+    int follow;             /* profile children (default on; --no-follow) */
+    int use_stdin;          /* --stdin: the target reads our stdin */
+    int color;              /* --no-color turns it off */
+    int max_rows;           /* --rows: rows per view in batch frames, 0 = all */
     const char *output_log; /* --output-log FILE */
     int help, version;
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
@@ -28,17 +28,16 @@ struct inject_options {
 enum { INJECT_TIMER_AUTO = 0, INJECT_TIMER_PERF = 1, INJECT_TIMER_POSIX = 2 };
 
 /* Parse the command line. Returns 0, or -1 with a one-line message in err. */
-int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err,
-                         size_t errlen);
+int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err, size_t errlen);
 /* Print --help (generated from the option table). */
 void inject_options_help(FILE *out);
 
 /* Result of checking the program before starting it. */
 struct inject_program {
-    char path[4096];  /* resolved executable */
-    int exit_code;    /* 0 if it can be started; 126/127 or 1 otherwise */
-    char error[512];  /* one-line explanation when exit_code != 0 */
-    int is_static;    /* no dynamic loader: nothing can be injected */
+    char path[4096]; /* resolved executable */
+    int exit_code;   /* 0 if it can be started; 126/127 or 1 otherwise */
+    char error[512]; /* one-line explanation when exit_code != 0 */
+    int is_static;   /* no dynamic loader: nothing can be injected */
 };
 /* Resolve name like execvp and check that the collector can be injected into it. */
 void inject_check_program(const char *name, struct inject_program *out);
@@ -57,8 +56,8 @@ struct inject_target {
 /* Fork and exec the target with the collector injected. env_extra: "NAME=value" strings to
  * set. Returns 0, or an exit code (126/127) with a message in err when exec failed. */
 int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
-                 const char *collector, char *const *env_extra, struct inject_target *t,
-                 char *err, size_t errlen);
+                 const char *collector, char *const *env_extra, struct inject_target *t, char *err,
+                 size_t errlen);
 
 /* Resolve --cpu-timer auto: perf events, unless this machine runs under a hypervisor (where
  * every timer interrupt is a costly exit to the host) or cpuinfo says nothing. */

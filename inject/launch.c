@@ -128,7 +128,8 @@ void inject_check_program(const char *name, struct inject_program *out)
         out->exit_code = 1;
         snprintf(out->error, sizeof(out->error),
                  "%.200s is setuid/setgid: the dynamic loader ignores LD_PRELOAD for it, so it "
-                 "cannot be profiled (run a non-setuid copy)", name);
+                 "cannot be profiled (run a non-setuid copy)",
+                 name);
         return;
     }
     script_interpreter(out->path, interp, sizeof(interp));
@@ -138,7 +139,8 @@ void inject_check_program(const char *name, struct inject_program *out)
         out->is_static = 1;
         snprintf(out->error, sizeof(out->error),
                  "%.200s is statically linked: there is no dynamic loader to inject the collector "
-                 "into it; relink it dynamically to profile it", elf);
+                 "into it; relink it dynamically to profile it",
+                 elf);
     }
 }
 
@@ -208,8 +210,8 @@ static void add_to_list(const char *name, const char *collector, int prepend, ch
 }
 
 int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
-                 const char *collector, char *const *env_extra, struct inject_target *t,
-                 char *err, size_t errlen)
+                 const char *collector, char *const *env_extra, struct inject_target *t, char *err,
+                 size_t errlen)
 {
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
     int rc = 0, child_errno = 0;

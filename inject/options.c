@@ -75,8 +75,8 @@ static const struct opt_def *find_opt(const char *long_name, size_t len, char sh
 }
 
 /* Store value into the option's field; returns 0 or -1 with err set. */
-static int apply(const struct opt_def *d, const char *value, struct inject_options *o,
-                 char *err, size_t errlen)
+static int apply(const struct opt_def *d, const char *value, struct inject_options *o, char *err,
+                 size_t errlen)
 {
     char *field = (char *)o + d->offset;
     char *end;
@@ -89,8 +89,8 @@ static int apply(const struct opt_def *d, const char *value, struct inject_optio
     case OPT_INT:
         v = strtol(value, &end, 10);
         if (!*value || *end || v < d->min || v > d->max) {
-            snprintf(err, errlen, "--%s: '%s' is not a number from %ld to %ld", d->long_name,
-                     value, d->min, d->max);
+            snprintf(err, errlen, "--%s: '%s' is not a number from %ld to %ld", d->long_name, value,
+                     d->min, d->max);
             return -1;
         }
         *(int *)field = (int)v;
@@ -122,8 +122,7 @@ static int apply(const struct opt_def *d, const char *value, struct inject_optio
     return -1;
 }
 
-int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err,
-                         size_t errlen)
+int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err, size_t errlen)
 {
     int i;
 
@@ -205,6 +204,7 @@ void inject_options_help(FILE *out)
                      d->arg ? d->arg : "");
         fprintf(out, "  %-28s %s\n", left, d->help);
     }
-    fprintf(out, "\nKeys: Tab/1-4 views, Enter/Space expand, t thread, w window, s sort, / search,\n"
-                 "p pause, r reset, ? help, q quit. See rocsys-top(1).\n");
+    fprintf(out,
+            "\nKeys: Tab/1-4 views, Enter/Space expand, t thread, w window, s sort, / search,\n"
+            "p pause, r reset, ? help, q quit. See rocsys-top(1).\n");
 }

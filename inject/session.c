@@ -24,15 +24,13 @@
 #include "tui/tui.h"
 
 #define DRAIN_INTERVAL_MS 50
-#define RING_COUNT        256           /* threads sampled at once, at most */
+#define RING_COUNT        256            /* threads sampled at once, at most */
 #define RING_BYTES        (128u * 1024u) /* ~0.4 s of 32-frame samples at 1 kHz */
 #define KILL_GRACE_MS     2000
 #define OUTPUT_GRACE_MS   1000 /* after the target ended, wait this long for pipes to close */
 #define DEFER_MAX_NS      300000000ull /* a sample waits this long for its module record */
-#define COST_BIN_NS       25    /* sample-cost histogram: bins of 25 ns ... */
-#define COST_BINS         4000  /* ... up to 100 us; slower samples land in the last bin */
-
-
+#define COST_BIN_NS       25           /* sample-cost histogram: bins of 25 ns ... */
+#define COST_BINS         4000         /* ... up to 100 us; slower samples land in the last bin */
 
 /* A sample whose frames were not covered by a known module yet: retried next cycle. */
 struct deferred {
@@ -56,21 +54,21 @@ struct session {
     int target_done;
     int exit_status;
     uint64_t target_end_ns;
-    int quit;          /* leave the loop */
-    int kill_sent;     /* SIGTERM sent to the target, SIGKILL at kill_deadline */
+    int quit;      /* leave the loop */
+    int kill_sent; /* SIGTERM sent to the target, SIGKILL at kill_deadline */
     uint64_t kill_deadline;
-    int hangup;        /* our terminal is gone */
+    int hangup; /* our terminal is gone */
     int refreshes;
     uint64_t acc_dropped, acc_written, acc_cost_ns, acc_cost_n; /* from rings already freed */
     struct deferred *def;
     size_t ndef, defcap;
-    struct record_set *rec; /* writers fed with the session's events */
+    struct record_set *rec;        /* writers fed with the session's events */
     uint64_t cost_hist[COST_BINS]; /* per-sample handler cost, for the median and p99 */
     uint64_t cost_n;
     uint64_t start_cpu_ns; /* our own CPU time when the session started */
     struct {
         uint32_t pid, instance;
-    } *inst;
+    } * inst;
     size_t ninst, instcap;
 };
 
@@ -154,8 +152,7 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
     switch (h->type) {
     case ROCSYS_REC_PROC_START: {
         const struct rocsys_rec_proc_start *r = (const void *)h;
-        if (h->size < sizeof(*r) ||
-            (uint64_t)sizeof(*r) + r->exe_len + r->cmdline_len > h->size)
+        if (h->size < sizeof(*r) || (uint64_t)sizeof(*r) + r->exe_len + r->cmdline_len > h->size)
             break;
         char *exe = rec_string(base + sizeof(*r), r->exe_len);
         char *cmd = rec_string(base + sizeof(*r) + r->exe_len, r->cmdline_len);
@@ -164,8 +161,11 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
                 cmd[i] = ' ';
         note_instance(s, r->pid, r->instance);
         model_proc_start(s->m, r->pid, r->ppid, exe, cmd, r->time_ns);
-        struct record_event ev = {.type = RECORD_EV_PROCESS, .time_ns = r->time_ns,
-                                  .pid = r->pid, .tid = r->pid, .data = exe};
+        struct record_event ev = {.type = RECORD_EV_PROCESS,
+                                  .time_ns = r->time_ns,
+                                  .pid = r->pid,
+                                  .tid = r->pid,
+                                  .data = exe};
         record_set_event(s->rec, &ev);
         free(exe);
         free(cmd);
@@ -190,8 +190,11 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
             model_thread_start(s->m, r->pid, r->tid, name, r->time_ns);
         else
             model_thread_seen(s->m, r->pid, r->tid, name, r->time_ns);
-        struct record_event ev = {.type = RECORD_EV_THREAD, .time_ns = r->time_ns,
-                                  .pid = r->pid, .tid = r->tid, .data = name};
+        struct record_event ev = {.type = RECORD_EV_THREAD,
+                                  .time_ns = r->time_ns,
+                                  .pid = r->pid,
+                                  .tid = r->tid,
+                                  .data = name};
         record_set_event(s->rec, &ev);
         if (h->type == ROCSYS_REC_THREAD_EXIT)
             model_thread_exit(s->m, r->pid, r->tid, r->time_ns);
@@ -217,9 +220,13 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
             model_session(s->m)->timer = "tick";
         else if ((h->flags & ROCSYS_SAMPLE_CYCLES) && !(h->flags & ROCSYS_SAMPLE_WALL))
             model_session(s->m)->timer = "cycles";
-        struct record_event ev = {.type = RECORD_EV_SAMPLE, .time_ns = r->time_ns,
-                                  .pid = ctl->pid, .tid = ctl->tid, .frames = r->frames,
-                                  .nframes = r->nframes, .weight = r->weight ? r->weight : 1};
+        struct record_event ev = {.type = RECORD_EV_SAMPLE,
+                                  .time_ns = r->time_ns,
+                                  .pid = ctl->pid,
+                                  .tid = ctl->tid,
+                                  .frames = r->frames,
+                                  .nframes = r->nframes,
+                                  .weight = r->weight ? r->weight : 1};
         record_set_event(s->rec, &ev);
         if (r->cost_ns) {
             uint32_t bin = r->cost_ns / COST_BIN_NS;
@@ -355,8 +362,11 @@ static void read_output(struct session *s, int *fd, int stream)
         *fd = -1;
         return;
     }
-    struct record_event ev = {.type = RECORD_EV_OUTPUT, .time_ns = now_ns(),
-                              .pid = (uint32_t)s->target.pid, .stream = stream, .data = buf,
+    struct record_event ev = {.type = RECORD_EV_OUTPUT,
+                              .time_ns = now_ns(),
+                              .pid = (uint32_t)s->target.pid,
+                              .stream = stream,
+                              .data = buf,
                               .len = (size_t)n};
     record_set_event(s->rec, &ev);
     model_output_append(s->m, stream, buf, (size_t)n);
@@ -504,8 +514,8 @@ static int setup_transport(struct session *s, char *err, size_t errlen)
         if (!dirs[i] || !*dirs[i])
             continue;
         sweep_stale(dirs[i]);
-        snprintf(s->shm_path, sizeof(s->shm_path), "%s/rocsys-top-%d-%lx", dirs[i],
-                 (int)getpid(), (unsigned long)(now_ns() & 0xffffff));
+        snprintf(s->shm_path, sizeof(s->shm_path), "%s/rocsys-top-%d-%lx", dirs[i], (int)getpid(),
+                 (unsigned long)(now_ns() & 0xffffff));
         rc = transport_create(&s->tr, s->shm_path, RING_COUNT, RING_BYTES);
         if (rc == 0)
             return 0;
@@ -665,8 +675,8 @@ int inject_session_run(const struct inject_options *o)
     model_set_window(s.m, (uint32_t)o->window_s);
     size_t off = 0;
     for (int i = 0; i < o->target_argc && off < sizeof(ms->target) - 1; i++)
-        off += (size_t)snprintf(ms->target + off, sizeof(ms->target) - off, "%s%s",
-                                i ? " " : "", o->target_argv[i]);
+        off += (size_t)snprintf(ms->target + off, sizeof(ms->target) - off, "%s%s", i ? " " : "",
+                                o->target_argv[i]);
 
     /* signals: handled through a signalfd; the child restores the mask before exec */
     sigemptyset(&mask);
@@ -684,8 +694,7 @@ int inject_session_run(const struct inject_options *o)
     }
 
     snprintf(env_shm, sizeof(env_shm), "%s=%s", ROCSYS_ENV_SHM, s.shm_path);
-    snprintf(env_proto, sizeof(env_proto), "%s=%d", ROCSYS_ENV_PROTOCOL,
-             ROCSYS_PROTOCOL_VERSION);
+    snprintf(env_proto, sizeof(env_proto), "%s=%d", ROCSYS_ENV_PROTOCOL, ROCSYS_PROTOCOL_VERSION);
     snprintf(env_freq, sizeof(env_freq), "%s=%d", ROCSYS_ENV_FREQ, o->freq_hz);
     snprintf(env_mode, sizeof(env_mode), "%s=%s", ROCSYS_ENV_MODE, o->wall ? "wall" : "cpu");
     snprintf(env_follow, sizeof(env_follow), "%s=%d", ROCSYS_ENV_FOLLOW, o->follow);

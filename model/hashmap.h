@@ -11,7 +11,7 @@
 struct hashmap {
     uint64_t *keys; /* 0 = empty slot */
     uint32_t *vals;
-    size_t cap;     /* power of two */
+    size_t cap; /* power of two */
     size_t count;
 };
 

@@ -20,12 +20,12 @@ struct symbolizer;
 
 /* One source-level frame of a pc. Strings are owned by the symbolizer, stable until it is freed. */
 struct sym_frame {
-    const char *function; /* demangled name, or "module+0xoffset" when the symbol is unknown */
-    const char *module;   /* basename of the ELF object, e.g. "libc.so.6" */
-    const char *file;     /* source file of the pc, NULL without debug info */
-    int line;             /* source line of the pc, 0 if unknown */
-    const char *decl_file; /* where the function is defined, NULL if unknown */
-    int decl_line;         /* 0 if unknown */
+    const char *function;   /* demangled name, or "module+0xoffset" when the symbol is unknown */
+    const char *module;     /* basename of the ELF object, e.g. "libc.so.6" */
+    const char *file;       /* source file of the pc, NULL without debug info */
+    int line;               /* source line of the pc, 0 if unknown */
+    const char *decl_file;  /* where the function is defined, NULL if unknown */
+    int decl_line;          /* 0 if unknown */
     uint64_t module_offset; /* pc - load bias: the address within the ELF file */
     int inlined;            /* 1 if this frame was inlined into the next (outer) one */
 };
@@ -52,8 +52,8 @@ enum model_proc_state { MODEL_PROC_RUNNING, MODEL_PROC_EXITED, MODEL_PROC_KILLED
 /* Metrics of one process, read from /proc (or rusage at exit). valid == 0: never read. */
 struct model_proc_metrics {
     int valid;
-    double cpu_pct;          /* of one core, over the last refresh interval */
-    uint64_t cpu_time_ns;    /* user + system, since start */
+    double cpu_pct;       /* of one core, over the last refresh interval */
+    uint64_t cpu_time_ns; /* user + system, since start */
     uint64_t rss_bytes;
     uint64_t peak_rss_bytes;
     uint64_t minor_faults;
@@ -66,8 +66,8 @@ struct model_proc_metrics {
 struct model_process {
     uint32_t pid;
     uint32_t ppid;
-    char *exe;     /* path of the executable */
-    char *cmdline; /* argv joined with spaces */
+    char *exe;                 /* path of the executable */
+    char *cmdline;             /* argv joined with spaces */
     uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC; end_ns 0 while running */
     enum model_proc_state state;
     int exit_code;   /* MODEL_PROC_EXITED */
@@ -81,10 +81,10 @@ struct model_thread {
     uint32_t tid;
     char name[64];
     int alive;
-    char state;             /* /proc state letter (R, S, D, ...), '-' once exited */
-    double cpu_pct;         /* of one core, over the last refresh interval */
-    uint64_t cpu_time_ns;   /* from /proc */
-    uint64_t samples;       /* since start (or since the last reset) */
+    char state;              /* /proc state letter (R, S, D, ...), '-' once exited */
+    double cpu_pct;          /* of one core, over the last refresh interval */
+    uint64_t cpu_time_ns;    /* from /proc */
+    uint64_t samples;        /* since start (or since the last reset) */
     uint64_t window_samples; /* within the sliding window */
     uint64_t start_ns, end_ns;
 };
@@ -100,20 +100,20 @@ struct model_func {
 
 /* What a view aggregates over. */
 struct model_filter {
-    int thread;   /* index into the thread table, or -1 for all threads merged */
-    int window;   /* 1: only the sliding window; 0: since start (or last reset) */
+    int thread; /* index into the thread table, or -1 for all threads merged */
+    int window; /* 1: only the sliding window; 0: since start (or last reset) */
 };
 
 /* A call tree built from the interned stacks. Node 0 is the synthetic root (func -1). */
 struct model_node {
-    int func;             /* index into the function table; -1 for the root */
-    int parent;           /* -1 for the root */
-    int first_child;      /* -1 if none; children are linked in no particular order */
-    int next_sibling;     /* -1 if last */
-    int depth;            /* root = 0 */
-    uint64_t inclusive;   /* samples in this node and below */
-    uint64_t self;        /* samples whose leaf is this node */
-    uint64_t path_hash;   /* stable identity of the path from the root, for UI state */
+    int func;           /* index into the function table; -1 for the root */
+    int parent;         /* -1 for the root */
+    int first_child;    /* -1 if none; children are linked in no particular order */
+    int next_sibling;   /* -1 if last */
+    int depth;          /* root = 0 */
+    uint64_t inclusive; /* samples in this node and below */
+    uint64_t self;      /* samples whose leaf is this node */
+    uint64_t path_hash; /* stable identity of the path from the root, for UI state */
 };
 
 struct model_tree {
@@ -136,25 +136,25 @@ struct model_hot_list {
 
 /* Session-level facts the views show in the header and status line. */
 struct model_session {
-    char target[256];     /* command line of the target as launched */
-    const char *mode;     /* "cpu" or "wall" */
-    const char *timer;    /* what raises the samples: "task-clock" (perf event), "tick" (POSIX
-                             CPU-time timer, kernel-tick resolution), "hrtimer" (wall mode) */
+    char target[256];  /* command line of the target as launched */
+    const char *mode;  /* "cpu" or "wall" */
+    const char *timer; /* what raises the samples: "task-clock" (perf event), "tick" (POSIX
+                          CPU-time timer, kernel-tick resolution), "hrtimer" (wall mode) */
     int freq_hz;
-    uint64_t start_ns;    /* CLOCK_MONOTONIC when the target was started */
-    uint64_t end_ns;      /* when the root target ended, 0 while it runs */
-    int target_done;      /* the root target ended */
-    int exit_status;      /* rocsys-top's exit status for the target (code or 128+signal) */
+    uint64_t start_ns;     /* CLOCK_MONOTONIC when the target was started */
+    uint64_t end_ns;       /* when the root target ended, 0 while it runs */
+    int target_done;       /* the root target ended */
+    int exit_status;       /* rocsys-top's exit status for the target (code or 128+signal) */
     char status_text[128]; /* e.g. "running", "exited with 0", "killed by SIGSEGV (core dumped)" */
-    char output_log[512]; /* path of the file that keeps the target's full output */
-    char notice[256];     /* one-line warning for the user (e.g. static binary), "" if none */
-    uint64_t samples;     /* sampling periods counted (a sample may stand for several) */
-    uint64_t signals;     /* samples delivered to the front end */
-    uint64_t dropped;     /* lost in transport (ring full, no ring) */
-    uint64_t threads_unsampled; /* threads that ended without ever getting a ring */
-    uint64_t deferred_unknown; /* samples whose frames had no module when processed */
-    double sample_cost_avg_ns; /* collector's handler CPU time per sample, mean (measured on one
-                                  sample in 16, on the thread's CPU clock) */
+    char output_log[512];  /* path of the file that keeps the target's full output */
+    char notice[256];      /* one-line warning for the user (e.g. static binary), "" if none */
+    uint64_t samples;      /* sampling periods counted (a sample may stand for several) */
+    uint64_t signals;      /* samples delivered to the front end */
+    uint64_t dropped;      /* lost in transport (ring full, no ring) */
+    uint64_t threads_unsampled;   /* threads that ended without ever getting a ring */
+    uint64_t deferred_unknown;    /* samples whose frames had no module when processed */
+    double sample_cost_avg_ns;    /* collector's handler CPU time per sample, mean (measured on one
+                                     sample in 16, on the thread's CPU clock) */
     double sample_cost_median_ns; /* the same, median */
     double sample_cost_p99_ns;    /* the same, 99th percentile */
     double frontend_cpu_pct;      /* rocsys-top's own CPU use since the start, % of one core */
@@ -194,8 +194,7 @@ int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                  const uint64_t *frames, uint32_t nframes, int final_try);
 /* The same for a sample that stands for weight sampling periods (counts grow by weight). */
 int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
-                          const uint64_t *frames, uint32_t nframes, uint32_t weight,
-                          int final_try);
+                          const uint64_t *frames, uint32_t nframes, uint32_t weight, int final_try);
 
 /* Advance the sliding window to now_ns (drops buckets older than window_seconds). */
 void model_tick(struct model *m, uint64_t now_ns);

@@ -67,7 +67,8 @@ int model_procfs_parse_stat(const char *buf, struct model_procfs_stat *out)
 int model_procfs_parse_status(const char *buf, struct model_procfs_status *out)
 {
     memset(out, 0, sizeof(*out));
-    for (const char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    for (const char *line = buf; line && *line;
+         line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
         unsigned long long x;
         if (sscanf(line, "VmRSS: %llu kB", &x) == 1)
             out->rss_bytes = x * 1024;
@@ -125,8 +126,8 @@ static void refresh_thread(struct model *m, struct model_thread *t, double dt_s,
 }
 
 /* Refresh one process's metrics, and discover threads the collector did not report. */
-static void refresh_process(struct model *m, struct model_process *p, double dt_s,
-                            double tick_ns, uint64_t now_ns)
+static void refresh_process(struct model *m, struct model_process *p, double dt_s, double tick_ns,
+                            uint64_t now_ns)
 {
     char path[64], buf[4096];
     struct model_procfs_stat st;

@@ -17,8 +17,8 @@
 /* One distinct (thread, function sequence) with its counts. */
 struct stack {
     uint32_t thread;
-    uint32_t off, len;  /* function ids, root first, in m->seq */
-    uint32_t next;      /* next stack with the same hash, or UINT32_MAX */
+    uint32_t off, len; /* function ids, root first, in m->seq */
+    uint32_t next;     /* next stack with the same hash, or UINT32_MAX */
     uint64_t count;
     uint64_t window_count;
 };
@@ -153,10 +153,9 @@ void model_proc_final_usage(struct model *m, uint32_t pid, const struct rusage *
     if (i < 0 || !ru)
         return;
     struct model_proc_metrics *x = &m->procs[i].metrics;
-    x->cpu_time_ns = (uint64_t)ru->ru_utime.tv_sec * 1000000000ull +
-                     (uint64_t)ru->ru_utime.tv_usec * 1000ull +
-                     (uint64_t)ru->ru_stime.tv_sec * 1000000000ull +
-                     (uint64_t)ru->ru_stime.tv_usec * 1000ull;
+    x->cpu_time_ns =
+        (uint64_t)ru->ru_utime.tv_sec * 1000000000ull + (uint64_t)ru->ru_utime.tv_usec * 1000ull +
+        (uint64_t)ru->ru_stime.tv_sec * 1000000000ull + (uint64_t)ru->ru_stime.tv_usec * 1000ull;
     if ((uint64_t)ru->ru_maxrss * 1024 > x->peak_rss_bytes)
         x->peak_rss_bytes = (uint64_t)ru->ru_maxrss * 1024;
     x->minor_faults = (uint64_t)ru->ru_minflt;
@@ -249,8 +248,8 @@ void model_module(struct model *m, uint32_t pid, const char *path, uint64_t load
 /* Function id of (name, module): the symbolizer interns strings, so pointers identify them. */
 static uint32_t func_id(struct model *m, const struct sym_frame *f)
 {
-    uint64_t key = hashmap_mix((uint64_t)(uintptr_t)f->function * 31 ^
-                               (uint64_t)(uintptr_t)f->module);
+    uint64_t key =
+        hashmap_mix((uint64_t)(uintptr_t)f->function * 31 ^ (uint64_t)(uintptr_t)f->module);
     uint32_t *slot = hashmap_slot(&m->func_map, key, 1);
 
     for (;;) {
@@ -275,8 +274,8 @@ static uint32_t func_id(struct model *m, const struct sym_frame *f)
 }
 
 /* Function ids of one address (innermost first); NULL when no module covers it yet. */
-static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint64_t pc,
-                                            int is_ret, int final_try)
+static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint64_t pc, int is_ret,
+                                            int final_try)
 {
     static const char unknown_name[] = "[unknown]";
     uint64_t key = hashmap_mix(hashmap_mix(pc) ^ ((uint64_t)pid << 1) ^ (uint64_t)is_ret);
@@ -393,8 +392,7 @@ int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
 }
 
 int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
-                          const uint64_t *frames, uint32_t nframes, uint32_t weight,
-                          int final_try)
+                          const uint64_t *frames, uint32_t nframes, uint32_t weight, int final_try)
 {
     uint32_t seq[MAX_SEQ];
     uint32_t len = 0;
@@ -519,8 +517,12 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
     size_t cap = 0;
 
     grow((void **)&t->nodes, &cap, 1, sizeof(*t->nodes));
-    t->nodes[0] = (struct model_node){.func = -1, .parent = -1, .first_child = -1,
-                                      .next_sibling = -1, .depth = 0, .path_hash = 1};
+    t->nodes[0] = (struct model_node){.func = -1,
+                                      .parent = -1,
+                                      .first_child = -1,
+                                      .next_sibling = -1,
+                                      .depth = 0,
+                                      .path_hash = 1};
     t->count = 1;
     for (size_t i = 0; i < m->nstacks; i++) {
         const struct stack *s = &m->stacks[i];
@@ -591,8 +593,8 @@ struct model_hot_list *model_hot_build(struct model *m, const struct model_filte
     for (int fn = 0; fn < m->nfuncs; fn++) {
         if (incl[fn] == 0)
             continue;
-        h->items[h->count++] = (struct model_hot){.func = fn, .self = self[fn],
-                                                  .inclusive = incl[fn]};
+        h->items[h->count++] =
+            (struct model_hot){.func = fn, .self = self[fn], .inclusive = incl[fn]};
     }
     free(self);
     free(incl);

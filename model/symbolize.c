@@ -3,6 +3,7 @@
  * every string handed out is interned, so it stays valid until symbolizer_free.
  * Not thread-safe: the front end calls it from one thread. */
 #define _GNU_SOURCE /* memfd_create, mkostemp */
+#include "hashmap.h"
 #include "model.h"
 
 #include <dwarf.h>
@@ -98,15 +99,10 @@ static const Dwfl_Callbacks offline_callbacks = {
 
 /* ---- hashing and string interning ---- */
 
-/* Finalizer of MurmurHash3: spreads all input bits over the result. */
+/* Spread all input bits over the result (the model's mixer; never 0). */
 static inline uint64_t mix64(uint64_t x)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
+    return hashmap_mix(x);
 }
 
 /* FNV-1a over a NUL-terminated string. */

@@ -21,9 +21,9 @@ struct record_event {
     enum record_event_type type;
     uint64_t time_ns;
     uint32_t pid, tid;
-    int stream;            /* OUTPUT */
-    const char *data;      /* OUTPUT bytes; PROCESS executable; THREAD name */
-    size_t len;            /* OUTPUT byte count */
+    int stream;             /* OUTPUT */
+    const char *data;       /* OUTPUT bytes; PROCESS executable; THREAD name */
+    size_t len;             /* OUTPUT byte count */
     const uint64_t *frames; /* SAMPLE */
     uint32_t nframes;       /* SAMPLE */
     uint32_t weight;        /* SAMPLE: periods it stands for */

@@ -9,9 +9,9 @@ struct model;
 struct tui;
 
 struct tui_options {
-    int color;          /* 0: monochrome even if the terminal has colours */
-    int delay_tenths;   /* refresh delay, shown in the help */
-    int initial_view;   /* index into the view table */
+    int color;        /* 0: monochrome even if the terminal has colours */
+    int delay_tenths; /* refresh delay, shown in the help */
+    int initial_view; /* index into the view table */
 };
 
 /* Take over the terminal (initscr, keypad, non-blocking input). NULL if it cannot. */

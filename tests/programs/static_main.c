@@ -8,26 +8,13 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "tp_burn.h"
+
 void static_work(long ms);
 
 /* CPU time of the process in nanoseconds. */
-static uint64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Spin for ms milliseconds of CPU time. */
-__attribute__((noinline)) void static_work(long ms)
-{
-    uint64_t end = cpu_ns() + (uint64_t)ms * 1000000ULL;
-    volatile uint64_t acc = 1;
-    do {
-        for (int i = 0; i < 1 << 16; i++)
-            acc = acc * 6364136223846793005ULL + 1;
-    } while (cpu_ns() < end);
-}
+TP_DEFINE_BURN(static_work)
 
 int main(void)
 {

@@ -7,27 +7,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-void exit_burn(long ms);
+#include "tp_burn.h"
 
-/* Thread CPU time in nanoseconds. */
-static uint64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+void exit_burn(long ms);
 
 /* Spin for ms milliseconds of CPU time; the clock is read only every 2^16 iterations so the
  * samples land here, not in the vdso. */
-__attribute__((noinline)) void exit_burn(long ms)
-{
-    uint64_t end = cpu_ns() + (uint64_t)ms * 1000000ULL;
-    volatile uint64_t acc = 1;
-    do {
-        for (int i = 0; i < 1 << 16; i++)
-            acc = acc * 6364136223846793005ULL + 1;
-    } while (cpu_ns() < end);
-}
+TP_DEFINE_BURN(exit_burn)
 
 int main(int argc, char **argv)
 {

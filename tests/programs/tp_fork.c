@@ -17,46 +17,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tp_burn.h"
+
 void child_work(long ms);
 void fork_only_work(long ms);
 void parent_work(long ms);
 
-/* Thread CPU time in nanoseconds. */
-static uint64_t cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* The spin loop shared by the three work functions (inlined into each). */
-static inline __attribute__((always_inline)) void burn_ms(long ms)
-{
-    uint64_t end = cpu_ns() + (uint64_t)ms * 1000000ULL;
-    volatile uint64_t acc = 1;
-    do {
-        for (int i = 0; i < 1 << 16; i++)
-            acc = acc * 6364136223846793005ULL + 1;
-    } while (cpu_ns() < end);
-}
-
 /* Work of the exec'd child. */
-__attribute__((noinline)) void child_work(long ms)
-{
-    burn_ms(ms);
-}
+TP_DEFINE_BURN(child_work)
 
 /* Work of the plain forked child. */
-__attribute__((noinline)) void fork_only_work(long ms)
-{
-    burn_ms(ms);
-}
+TP_DEFINE_BURN(fork_only_work)
 
 /* Work of the parent. */
-__attribute__((noinline)) void parent_work(long ms)
-{
-    burn_ms(ms);
-}
+TP_DEFINE_BURN(parent_work)
 
 /* Quote s for /bin/sh inside single quotes into out; -1 if it does not fit. */
 static int sh_quote(const char *s, char *out, size_t size)
@@ -142,8 +116,8 @@ int main(int argc, char **argv)
         _exit(0);
     }
 
-    printf("tp_fork: parent %d, exec child %d, fork child %d\n", (int)getpid(),
-           (int)exec_child, (int)fork_child);
+    printf("tp_fork: parent %d, exec child %d, fork child %d\n", (int)getpid(), (int)exec_child,
+           (int)fork_child);
     fflush(stdout);
     parent_work(1000);
     int bad = wait_ok(exec_child, "exec child") | wait_ok(fork_child, "fork child");

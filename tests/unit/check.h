@@ -6,26 +6,26 @@
 
 static int check_passed, check_failed;
 
-#define CHECK(cond)                                                                               \
-    do {                                                                                          \
-        if (cond) {                                                                               \
-            check_passed++;                                                                       \
-        } else {                                                                                  \
-            check_failed++;                                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);             \
-        }                                                                                         \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            check_passed++;                                                                        \
+        } else {                                                                                   \
+            check_failed++;                                                                        \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_MSG(cond, ...)                                                                      \
-    do {                                                                                          \
-        if (cond) {                                                                               \
-            check_passed++;                                                                       \
-        } else {                                                                                  \
-            check_failed++;                                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);             \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-        }                                                                                         \
+#define CHECK_MSG(cond, ...)                                                                       \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            check_passed++;                                                                        \
+        } else {                                                                                   \
+            check_failed++;                                                                        \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 /* Print the summary line and return the process exit status. */

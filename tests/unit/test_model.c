@@ -15,10 +15,22 @@ __attribute__((noinline)) void fn_outer(void);
 __attribute__((noinline)) void fn_middle(void);
 __attribute__((noinline)) void fn_leaf(void);
 __attribute__((noinline)) void fn_other(void);
-__attribute__((noinline)) void fn_outer(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop"); }
-__attribute__((noinline)) void fn_middle(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop"); }
-__attribute__((noinline)) void fn_leaf(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop"); }
-__attribute__((noinline)) void fn_other(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop"); }
+__attribute__((noinline)) void fn_outer(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_middle(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_leaf(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_other(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
 
 #define PID 4242
 #define SEC 1000000000ull
@@ -129,10 +141,8 @@ int main(void)
     int n;
     CHECK((n = node_at(m, t, p_outer, 1)) > 0 && t->nodes[n].inclusive == 9 &&
           t->nodes[n].self == 0);
-    CHECK((n = node_at(m, t, p_mid, 2)) > 0 && t->nodes[n].inclusive == 5 &&
-          t->nodes[n].self == 1);
-    CHECK((n = node_at(m, t, p_leaf, 3)) > 0 && t->nodes[n].self == 3 &&
-          t->nodes[n].depth == 3);
+    CHECK((n = node_at(m, t, p_mid, 2)) > 0 && t->nodes[n].inclusive == 5 && t->nodes[n].self == 1);
+    CHECK((n = node_at(m, t, p_leaf, 3)) > 0 && t->nodes[n].self == 3 && t->nodes[n].depth == 3);
     CHECK((n = node_at(m, t, p_rec, 4)) > 0 && t->nodes[n].self == 1);
     CHECK((n = node_at(m, t, p_other, 2)) > 0 && t->nodes[n].self == 4);
     /* path hashes identify the same path across rebuilds */

@@ -25,9 +25,11 @@ int main(void)
     CHECK(o.target_argc == 2 && strcmp(o.target_argv[0], "./app") == 0 &&
           strcmp(o.target_argv[1], "x") == 0);
 
-    const char *a2[] = {"rocsys-top", "-f", "500", "--sample", "wall", "-b", "-n3", "-d", "5",
-                        "--no-follow", "--stdin", "--window=10", "--output-log", "/tmp/o",
-                        "--no-color", "--rows", "0", "./app", "-f", "7", NULL};
+    const char *a2[] = {"rocsys-top", "-f",          "500",          "--sample", "wall",
+                        "-b",         "-n3",         "-d",           "5",        "--no-follow",
+                        "--stdin",    "--window=10", "--output-log", "/tmp/o",   "--no-color",
+                        "--rows",     "0",           "./app",        "-f",       "7",
+                        NULL};
     CHECK(parse(&o, err, a2) == 0);
     CHECK(o.freq_hz == 500 && o.wall && o.batch && o.iterations == 3 && o.delay_tenths == 5 &&
           !o.follow && o.use_stdin && o.window_s == 10 && !o.color && o.max_rows == 0);

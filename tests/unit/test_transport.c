@@ -12,7 +12,7 @@
 #include "check.h"
 #include "collector/transport.h"
 
-#define PRODUCERS 8
+#define PRODUCERS    8
 #define PER_PRODUCER 200000
 
 struct test_rec {
@@ -125,7 +125,8 @@ int main(void)
     for (int i = 0; i < PRODUCERS; i++)
         r += refused[i];
     printf("transport: %d producers x %d records through 4 KiB rings, %llu writes refused "
-           "while the consumer was behind\n", PRODUCERS, PER_PRODUCER, (unsigned long long)r);
+           "while the consumer was behind\n",
+           PRODUCERS, PER_PRODUCER, (unsigned long long)r);
 
     /* all rings free again, and a claim on a full set fails cleanly */
     struct transport_ring rings[17];
