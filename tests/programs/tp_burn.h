@@ -15,15 +15,15 @@ static inline uint64_t tp_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-#define TP_DEFINE_BURN(name)                                                                      \
-    __attribute__((noinline)) void name(long ms)                                                  \
-    {                                                                                             \
-        uint64_t end_ = tp_cpu_ns() + (uint64_t)ms * 1000000ULL;                                  \
-        volatile uint64_t acc_ = 1;                                                               \
-        do {                                                                                      \
-            for (int i_ = 0; i_ < 1 << 16; i_++)                                                  \
-                acc_ = acc_ * 6364136223846793005ULL + 1;                                         \
-        } while (tp_cpu_ns() < end_);                                                             \
+#define TP_DEFINE_BURN(name)                                                                       \
+    __attribute__((noinline)) void name(long ms)                                                   \
+    {                                                                                              \
+        uint64_t end_ = tp_cpu_ns() + (uint64_t)ms * 1000000ULL;                                   \
+        volatile uint64_t acc_ = 1;                                                                \
+        do {                                                                                       \
+            for (int i_ = 0; i_ < 1 << 16; i_++)                                                   \
+                acc_ = acc_ * 6364136223846793005ULL + 1;                                          \
+        } while (tp_cpu_ns() < end_);                                                              \
     }
 
 #endif
