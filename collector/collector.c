@@ -114,27 +114,34 @@ void collector_announce_process(uint32_t flags)
     collector_write_normal(&u.rec);
 }
 
+/* Before fork(): note whether another thread is inside the dynamic loader (its lock would stay
+ * held in the child, where nobody can release it). */
+static void before_fork(void)
+{
+    collector_g.loader_busy_at_fork = atomic_load(&collector_g.loader_users) > 0;
+}
+
 /* In the child of a fork(): the calling thread is the only one; its ring is the parent's. */
 static void after_fork_child(void)
 {
     struct collector_thread *ts = &collector_tls;
 
-    /* the parent's ring and timer are not ours: forget them without touching them (the perf
-     * event fd is a copy: close it, the parent keeps its own; its ring is not mapped here,
-     * perf mappings are not copied by fork) */
+    /* the parent's ring, timer and perf event are not ours: forget them */
     ts->ring.ctl = NULL;
     ts->has_timer = 0;
-    if (ts->has_perf) {
-        ts->has_perf = 0;
-        close(ts->perf_fd);
-    }
+    ts->has_perf = 0; /* its fd was closed at set-up; its ring mapping is not copied by fork */
+    ts->perf_page = NULL;
     ts->active = 0;
+    ts->busy = 0;
     if (!collector_g.enabled)
         return;
-    if (!collector_g.follow) {
+    if (!collector_g.follow || collector_g.loader_busy_at_fork) {
+        /* not followed; or the loader's lock may be stuck held in this child, and unwinding
+         * can enter the loader: this child runs unsampled rather than risk a hang */
         collector_g.enabled = 0;
         return;
     }
+    atomic_store(&collector_g.loader_users, 0);
     collector_g.pid = (uint32_t)getpid();
     collector_g.instance = atomic_fetch_add(&collector_g.transport.hdr->next_instance, 1);
     atomic_fetch_add(&collector_g.transport.hdr->collectors_alive, 1);
@@ -183,11 +190,12 @@ __attribute__((constructor)) static void collector_start(void)
     }
     collector_g.instance = atomic_fetch_add(&collector_g.transport.hdr->next_instance, 1);
     atomic_fetch_add(&collector_g.transport.hdr->collectors_alive, 1);
-    if (collector_sampler_install() != 0 || collector_threads_init() != 0) {
+    if (collector_sampler_install() != 0 || collector_threads_init() != 0 ||
+        collector_modules_init() != 0) {
         collector_log("cannot install the sampler");
         goto dormant;
     }
-    pthread_atfork(NULL, NULL, after_fork_child);
+    pthread_atfork(before_fork, NULL, after_fork_child);
     collector_g.enabled = 1;
     collector_thread_begin(1, 0);
     collector_log("started: pid %u instance %u, %ld Hz %s", collector_g.pid, collector_g.instance,

@@ -28,8 +28,9 @@ struct collector_thread {
     volatile sig_atomic_t active; /* sampling enabled for this thread */
     volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
     uint32_t tid;
-    uint64_t modules_checked_ns; /* when this thread last looked for dlopen/dlclose */
-    uint32_t samples_taken;      /* for measuring the cost of every COLLECTOR_COST_STRIDE-th */
+    uint32_t samples_taken;           /* for measuring the cost of every COLLECTOR_COST_STRIDE-th */
+    volatile sig_atomic_t in_handler; /* unwinding: dl_iterate_phdr answers from the snapshot */
+    void *altstack;                   /* our alternate signal stack, if we installed one */
 };
 
 /* Process-wide state, set once at start (and after fork). */
@@ -46,6 +47,10 @@ struct collector_global {
     int log_fd;             /* debug log, -1 if none */
     char exe[ROCSYS_MAX_PATH];
     _Atomic uint64_t module_generation; /* last module-map generation reported */
+    volatile uint32_t helper_pid;       /* the process whose module helper thread runs */
+    _Atomic int loader_users;           /* threads inside our loader wrappers right now */
+    _Atomic int unmapping;              /* threads inside dlclose: samples are skipped */
+    int loader_busy_at_fork;            /* another thread was in the loader when we forked */
 };
 
 extern struct collector_global collector_g;
@@ -75,13 +80,22 @@ int collector_thread_claim_late(struct collector_thread *ts);
 int collector_sampler_install(void);
 /* Create and arm the calling thread's timer (ts->tid must be set). Returns 0 or -errno. */
 int collector_sampler_start_thread(struct collector_thread *ts);
+/* Run libunwind once in normal context, so that its per-thread set-up (pthread keys, mmap)
+ * never happens inside the handler. */
+void collector_sampler_warm(void);
 void collector_sampler_stop_thread(struct collector_thread *ts);
 
 /* modules.c */
-/* Report the module map into ts's ring if it changed since the last report (AS-safe).
- * Without force, a thread looks at most every COLLECTOR_MODULE_CHECK_NS (the check takes the
- * loader's lock, which threads sampled at the same tick would contend for). */
-void collector_modules_check(struct collector_thread *ts, int force, uint64_t now_ns);
+/* Report the module map into ts's ring if it changed since the last report (or always, with
+ * force). Normal context only: it enters the dynamic loader, which a signal handler must not
+ * (the interrupted thread may hold the loader's lock, or be unmapping a library). */
+void collector_modules_check(struct collector_thread *ts, int force);
+/* Start the helper thread that reports dlopen/dlclose every COLLECTOR_MODULE_CHECK_NS
+ * (normal context; once per process). */
+void collector_modules_start_helper(void);
+int collector_modules_init(void);
+/* Take a snapshot of the loaded objects for the handler's unwinding (normal context). */
+void collector_modules_snapshot(void);
 #define COLLECTOR_MODULE_CHECK_NS 50000000ull
 #define COLLECTOR_COST_STRIDE     16
 

@@ -1,18 +1,95 @@
 /* Module map: which ELF objects are mapped where, with their build-ids, so that the front end
- * can symbolize raw addresses (even after the target exited). Reported at start and whenever
- * the loader's add/remove counters change (dlopen/dlclose), checked at every sample. */
+ * can symbolize raw addresses (even after the target exited). Reported at start, and by a
+ * helper thread ("rocsys-modmap") whenever the loader's add/remove counters change
+ * (dlopen/dlclose), checked every 50 ms in normal context.
+ *
+ * The sampling handler never enters the loader: the thread it interrupted may hold the
+ * loader's lock (inside dlopen, which cannot be wrapped without changing whose RUNPATH the
+ * loader searches) or be unmapping a library. libunwind finds unwind tables through
+ * dl_iterate_phdr, which is interposed: called from the handler, it answers from a snapshot of
+ * the loaded objects that normal-context code keeps fresh (at start, every 50 ms from the
+ * helper thread, after every dlclose); while any thread is inside dlclose, samples are skipped.
+ * Objects loaded since the last snapshot are not unwound through until the next one. */
 #define _GNU_SOURCE
 #include "collector.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 struct scan_ctx {
     struct collector_thread *ts;
     uint32_t generation;
     int first;
+    int failed; /* a record did not fit: report this generation again later */
 };
+
+typedef int (*iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+typedef int (*dlclose_fn)(void *);
+static iterate_fn real_iterate;
+static dlclose_fn real_dlclose;
+static pthread_t helper;
+
+#define SNAPSHOT_MAX 1024
+/* Two snapshot buffers: the handler reads the current one; a refresh fills the other and
+ * publishes it. Buffers are static and never freed, so a reader never touches freed memory. */
+static struct dl_phdr_info snapshot[2][SNAPSHOT_MAX];
+static int snapshot_n[2];
+static _Atomic int snapshot_cur;
+static pthread_mutex_t snapshot_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct snap_ctx {
+    struct dl_phdr_info *out;
+    int n;
+};
+
+/* dl_iterate_phdr callback: copy one object's description. */
+static int snapshot_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct snap_ctx *c = data;
+    (void)size;
+    if (c->n < SNAPSHOT_MAX) {
+        c->out[c->n] = *info;
+        c->out[c->n].dlpi_tls_data = NULL; /* per thread: not for other threads' unwinding */
+        c->n++;
+    }
+    return 0;
+}
+
+void collector_modules_snapshot(void)
+{
+    struct snap_ctx c;
+
+    if (!real_iterate)
+        return;
+    pthread_mutex_lock(&snapshot_lock);
+    int next = 1 - atomic_load(&snapshot_cur);
+    c.out = snapshot[next];
+    c.n = 0;
+    atomic_fetch_add(&collector_g.loader_users, 1);
+    real_iterate(snapshot_one, &c);
+    atomic_fetch_sub(&collector_g.loader_users, 1);
+    snapshot_n[next] = c.n;
+    atomic_store(&snapshot_cur, next);
+    pthread_mutex_unlock(&snapshot_lock);
+}
+
+/* dl_iterate_phdr for the signal handler: the snapshot, no lock (AS-safe). */
+static int iterate_snapshot(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    int cur = atomic_load(&snapshot_cur);
+    int rc = 0;
+    for (int i = 0; i < snapshot_n[cur] && rc == 0; i++) {
+        struct dl_phdr_info info = snapshot[cur][i];
+        rc = cb(&info, sizeof(info), data);
+    }
+    return rc;
+}
 
 /* Copy the GNU build-id of a loaded object out of its PT_NOTE segments (AS-safe). */
 static int find_build_id(const struct dl_phdr_info *info, uint8_t *out)
@@ -84,8 +161,10 @@ static int report_one(struct dl_phdr_info *info, size_t size, void *data)
     u.rec.build_id_len = (uint8_t)find_build_id(info, u.rec.build_id);
     u.rec.path_len = (uint32_t)len;
     memcpy(u.bytes + sizeof(u.rec), path, len);
-    if (transport_write(&c->ts->ring, &u.rec) != 0)
+    if (transport_write(&c->ts->ring, &u.rec) != 0) {
         atomic_fetch_add_explicit(&c->ts->ring.ctl->dropped_records, 1, memory_order_relaxed);
+        c->failed = 1;
+    }
     return 0;
 }
 
@@ -98,24 +177,115 @@ static int read_generation(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-void collector_modules_check(struct collector_thread *ts, int force, uint64_t now_ns)
+void collector_modules_check(struct collector_thread *ts, int force)
 {
     uint64_t gen = 0, seen;
     struct scan_ctx c;
 
-    if (!ts->ring.ctl)
+    if (!ts->ring.ctl || !real_iterate)
         return;
-    if (!force && now_ns - ts->modules_checked_ns < COLLECTOR_MODULE_CHECK_NS)
+    atomic_fetch_add(&collector_g.loader_users, 1);
+    real_iterate(read_generation, &gen);
+    seen = atomic_load(&collector_g.module_generation);
+    if (!force && gen == seen) {
+        atomic_fetch_sub(&collector_g.loader_users, 1);
         return;
-    ts->modules_checked_ns = now_ns;
-    dl_iterate_phdr(read_generation, &gen);
-    seen = atomic_load_explicit(&collector_g.module_generation, memory_order_relaxed);
-    if (!force && gen == seen)
-        return;
-    if (!atomic_compare_exchange_strong(&collector_g.module_generation, &seen, gen) && !force)
-        return; /* another thread is reporting this generation */
+    }
     c.ts = ts;
     c.generation = (uint32_t)gen;
     c.first = 1;
-    dl_iterate_phdr(report_one, &c);
+    c.failed = 0;
+    ts->busy = 1;
+    real_iterate(report_one, &c);
+    ts->busy = 0;
+    atomic_fetch_sub(&collector_g.loader_users, 1);
+    collector_modules_snapshot();
+    /* a map that did not fit is reported again at the next check */
+    atomic_store(&collector_g.module_generation, c.failed ? 0 : gen);
+}
+
+/* The helper thread: no signals, no sampling; looks for dlopen/dlclose every 50 ms. */
+static void *helper_main(void *arg)
+{
+    struct collector_thread *ts = &collector_tls;
+    struct timespec period = {0, (long)COLLECTOR_MODULE_CHECK_NS};
+    sigset_t all;
+
+    (void)arg;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    prctl(PR_SET_NAME, "rocsys-modmap", 0, 0, 0);
+    ts->tid = collector_gettid();
+    if (transport_claim(&collector_g.transport, collector_g.pid, ts->tid, collector_g.instance,
+                        &ts->ring) != 0)
+        return NULL;
+    while (collector_g.enabled && collector_g.helper_pid == collector_g.pid) {
+        nanosleep(&period, NULL);
+        collector_modules_check(ts, 0);
+    }
+    transport_release(&ts->ring);
+    return NULL;
+}
+
+void collector_modules_start_helper(void)
+{
+    typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    create_fn real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    pthread_attr_t attr;
+    sigset_t all, old;
+
+    if (!real_create || collector_g.helper_pid == collector_g.pid)
+        return;
+    collector_g.helper_pid = collector_g.pid;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    /* the helper is born with every signal blocked: none of the target's may ever run on it */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (real_create(&helper, &attr, helper_main, NULL) != 0)
+        collector_g.helper_pid = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+int collector_modules_init(void)
+{
+    real_iterate = (iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+    real_dlclose = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+    return real_iterate && real_dlclose ? 0 : -1;
+}
+
+/* Interposed: from the sampling handler, answer from the snapshot without the loader's lock;
+ * from anywhere else, the real thing (counted, for fork safety). */
+COLLECTOR_EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    int rc;
+
+    if (collector_tls.in_handler)
+        return iterate_snapshot(cb, data);
+    if (!real_iterate)
+        real_iterate = (iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+    atomic_fetch_add(&collector_g.loader_users, 1);
+    rc = real_iterate(cb, data);
+    atomic_fetch_sub(&collector_g.loader_users, 1);
+    return rc;
+}
+
+/* Interposed: while any thread unmaps a library, samples are skipped (the snapshot may still
+ * list it); the snapshot is refreshed when dlclose returns. */
+COLLECTOR_EXPORT int dlclose(void *handle)
+{
+    int rc;
+
+    if (!real_dlclose)
+        real_dlclose = (dlclose_fn)dlsym(RTLD_NEXT, "dlclose");
+    atomic_fetch_add(&collector_g.unmapping, 1);
+    atomic_fetch_add(&collector_g.loader_users, 1);
+    rc = real_dlclose(handle);
+    atomic_fetch_sub(&collector_g.loader_users, 1);
+    if (collector_g.enabled)
+        collector_modules_snapshot();
+    atomic_fetch_sub(&collector_g.unmapping, 1);
+    return rc;
 }

@@ -78,6 +78,19 @@ static uint32_t unwind(void *ucontext, uint64_t *frames, uint32_t max, int *trun
     return out;
 }
 
+static struct sigaction previous; /* the signal's handler before ours */
+
+/* Pass a signal that is not ours to the handler that was installed before ours. */
+static void chain(int sig, siginfo_t *si, void *ucontext)
+{
+    if (previous.sa_flags & SA_SIGINFO) {
+        if (previous.sa_sigaction)
+            previous.sa_sigaction(sig, si, ucontext);
+    } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+        previous.sa_handler(sig);
+    }
+}
+
 /* The sampling signal handler. */
 static void on_sample(int sig, siginfo_t *si, void *ucontext)
 {
@@ -92,7 +105,6 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
     int truncated = 0;
 
-    (void)sig;
     if (measure)
         c0 = thread_cpu_ns();
     if (ts->has_perf && si->si_fd == ts->perf_fd && si->si_code == POLL_IN) {
@@ -108,10 +120,17 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         if (!collector_g.wall)
             flags |= ROCSYS_SAMPLE_TICK;
     } else {
-        goto out; /* not our timer: somebody else's use of the signal */
+        chain(sig, si, ucontext); /* not our timer: somebody else's use of the signal */
+        goto out;
     }
     if (!collector_g.enabled || !ts->active || ts->busy)
         goto out;
+    if (atomic_load_explicit(&collector_g.unmapping, memory_order_acquire)) {
+        /* a library is being unmapped: the unwinder's snapshot may still list it */
+        if (ts->ring.ctl)
+            atomic_fetch_add_explicit(&ts->ring.ctl->dropped_samples, 1, memory_order_relaxed);
+        goto out;
+    }
     ts->busy = 1;
     if (!ts->ring.ctl && collector_thread_claim_late(ts) != 0) {
         /* every ring is taken (the front end is behind): a counted drop */
@@ -120,8 +139,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         ts->busy = 0;
         goto out;
     }
-    collector_modules_check(ts, 0, t0);
+    ts->in_handler = 1; /* libunwind's dl_iterate_phdr calls get the snapshot */
     u.rec.nframes = (uint16_t)unwind(ucontext, u.rec.frames, ROCSYS_MAX_FRAMES, &truncated);
+    ts->in_handler = 0;
     u.rec.weight = (uint16_t)weight;
     u.rec.h.type = ROCSYS_REC_SAMPLE;
     u.rec.h.flags = (uint16_t)(flags | (truncated ? ROCSYS_SAMPLE_TRUNCATED : 0));
@@ -145,6 +165,12 @@ out:
     errno = saved_errno;
 }
 
+void collector_sampler_warm(void)
+{
+    void *frames[4];
+    unw_backtrace(frames, 4);
+}
+
 int collector_sampler_install(void)
 {
     struct sigaction sa;
@@ -153,7 +179,10 @@ int collector_sampler_install(void)
     collector_g.signo = SIGRTMIN + SAMPLE_SIGNAL_OFFSET;
     if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
         collector_g.signo = atoi(env);
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    /* no libunwind cache: its global cache takes a lock in the handler, which could wait for
+     * a thread that waits for the loader (Debian's libunwind has no per-thread cache); the
+     * per-thread fast-trace cache still makes repeated stacks cheap */
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
     /* what the front end chose (--cpu-timer); POSIX timers when it said nothing */
     const char *pk = getenv(ROCSYS_ENV_CPU_TIMER);
     collector_g.perf_kind = COLLECTOR_PERF_NONE;
@@ -163,9 +192,11 @@ int collector_sampler_install(void)
         collector_g.perf_kind = COLLECTOR_PERF_TASK_CLOCK;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_sample;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(collector_g.signo, &sa, NULL) != 0)
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    /* nothing may interrupt the handler (a target's SIGALRM handler that siglongjmps would
+     * leave it half done) */
+    sigfillset(&sa.sa_mask);
+    if (sigaction(collector_g.signo, &sa, &previous) != 0)
         return -errno;
     return 0;
 }
@@ -213,16 +244,18 @@ static int start_perf(struct collector_thread *ts, int kind)
         close(fd);
         return -e;
     }
-    ts->perf_fd = fd;
-    ts->has_perf = 1;
-    ts->perf_cycles = (kind == COLLECTOR_PERF_CYCLES);
     if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
         e = errno;
-        ts->has_perf = 0;
         munmap(ts->perf_page, 2 * PERF_PAGE);
         close(fd);
         return -e;
     }
+    /* the mapping keeps the event (and its signal settings) alive: the fd goes, so that the
+     * target's file-descriptor table holds nothing of ours (daemons close all fds; limits) */
+    close(fd);
+    ts->perf_fd = fd; /* the number signals still carry in si_fd */
+    ts->has_perf = 1;
+    ts->perf_cycles = (kind == COLLECTOR_PERF_CYCLES);
     return 0;
 }
 
@@ -268,9 +301,7 @@ void collector_sampler_stop_thread(struct collector_thread *ts)
 {
     if (ts->has_perf) {
         ts->has_perf = 0;
-        ioctl(ts->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-        munmap(ts->perf_page, 2 * PERF_PAGE);
-        close(ts->perf_fd);
+        munmap(ts->perf_page, 2 * PERF_PAGE); /* the last reference: the event goes */
     }
     if (ts->has_timer) {
         timer_delete(ts->timer);

@@ -61,6 +61,46 @@ int collector_thread_claim_late(struct collector_thread *ts)
     return 0;
 }
 
+#define ALTSTACK_BYTES (64 * 1024)
+
+/* Give the thread an alternate signal stack for the handler (unless it has one): the handler
+ * needs a few KiB, which a small fiber or thread stack may not have. */
+static void setup_altstack(struct collector_thread *ts)
+{
+    stack_t cur, mine;
+
+    if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
+        return;
+    void *p =
+        mmap(NULL, ALTSTACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return;
+    mine.ss_sp = p;
+    mine.ss_size = ALTSTACK_BYTES;
+    mine.ss_flags = 0;
+    if (sigaltstack(&mine, NULL) != 0) {
+        munmap(p, ALTSTACK_BYTES);
+        return;
+    }
+    ts->altstack = p;
+}
+
+/* Remove our alternate stack (if it is still the thread's) and free it. */
+static void release_altstack(struct collector_thread *ts)
+{
+    stack_t cur, off = {.ss_flags = SS_DISABLE};
+
+    if (!ts->altstack)
+        return;
+    if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == ts->altstack) {
+        if (cur.ss_flags & SS_ONSTACK)
+            return; /* running on it: leave it mapped */
+        sigaltstack(&off, NULL);
+    }
+    munmap(ts->altstack, ALTSTACK_BYTES);
+    ts->altstack = NULL;
+}
+
 /* Key destructor: runs when a thread returns or calls pthread_exit. */
 static void on_thread_exit(void *unused)
 {
@@ -91,10 +131,16 @@ void collector_thread_begin(int first_in_process, uint32_t proc_flags)
         madvise(ts->ring.data, (size_t)ts->ring.mask + 1, MADV_POPULATE_WRITE);
     if (first_in_process) {
         collector_announce_process(proc_flags);
-        ts->busy = 1;
-        collector_modules_check(ts, 1, collector_now_ns());
-        ts->busy = 0;
+        /* a fork child has its parent's map (the front end copies it): no scan here, the
+         * loader's write lock may be held by a parent thread that does not exist here */
+        if (!(proc_flags & ROCSYS_PROC_FORKED)) {
+            collector_modules_check(ts, 1); /* takes the first snapshot too */
+            collector_modules_start_helper();
+        }
     }
+    setup_altstack(ts);
+    if (!(proc_flags & ROCSYS_PROC_FORKED)) /* a fork child's thread is warm already */
+        collector_sampler_warm();
     send_thread_record(ROCSYS_REC_THREAD_START);
     if (exit_key_ok)
         pthread_setspecific(exit_key, ts); /* non-NULL so that the destructor runs */
@@ -108,6 +154,7 @@ void collector_thread_end(void)
 
     ts->active = 0;
     collector_sampler_stop_thread(ts);
+    release_altstack(ts);
     if (!ts->ring.ctl && collector_g.enabled && ts->tid) {
         ts->busy = 1;
         if (collector_thread_claim_late(ts) != 0)
@@ -145,6 +192,8 @@ COLLECTOR_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *att
     }
     if (!collector_g.enabled)
         return real_pthread_create(thread, attr, start_routine, arg);
+    if (collector_g.helper_pid != collector_g.pid)
+        collector_modules_start_helper(); /* a fork child that goes multi-threaded */
     a = malloc(sizeof(*a));
     if (!a) /* no room for our wrapper: the thread still starts, just unsampled */
         return real_pthread_create(thread, attr, start_routine, arg);

@@ -27,6 +27,8 @@ static void bind(struct transport *t, void *base, size_t map_bytes)
     t->rings = (struct rocsys_ring_ctl *)((uint8_t *)base + t->hdr->rings_offset);
     t->data = (uint8_t *)base + t->hdr->data_offset;
     t->map_bytes = map_bytes;
+    t->ring_count = t->hdr->ring_count;
+    t->ring_bytes = t->hdr->ring_bytes;
 }
 
 int transport_create(struct transport *t, const char *path, uint32_t ring_count,
@@ -135,7 +137,7 @@ void transport_detach(struct transport *t)
 int transport_claim(struct transport *t, uint32_t pid, uint32_t tid, uint32_t instance,
                     struct transport_ring *out)
 {
-    uint32_t n = t->hdr->ring_count;
+    uint32_t n = t->ring_count;
     /* start at a tid-dependent ring so that concurrent claims rarely collide */
     for (uint32_t k = 0; k < n; k++) {
         uint32_t i = (tid + k) % n;
@@ -157,8 +159,8 @@ int transport_claim(struct transport *t, uint32_t pid, uint32_t tid, uint32_t in
         /* the consumer left head == tail when it freed the ring */
         atomic_store_explicit(&c->state, ROCSYS_RING_OWNED, memory_order_release);
         out->ctl = c;
-        out->data = t->data + (uint64_t)i * t->hdr->ring_bytes;
-        out->mask = t->hdr->ring_bytes - 1;
+        out->data = t->data + (uint64_t)i * t->ring_bytes;
+        out->mask = t->ring_bytes - 1;
         return 0;
     }
     return -EBUSY;
@@ -199,26 +201,38 @@ int transport_write(struct transport_ring *r, const void *rec)
 size_t transport_drain_ring(struct transport *t, uint32_t i, transport_record_fn fn, void *ctx)
 {
     struct rocsys_ring_ctl *c = &t->rings[i];
-    uint8_t *data = t->data + (uint64_t)i * t->hdr->ring_bytes;
-    uint64_t mask = t->hdr->ring_bytes - 1;
+    uint8_t *data = t->data + (uint64_t)i * t->ring_bytes;
+    uint64_t mask = t->ring_bytes - 1;
     uint64_t tail = atomic_load_explicit(&c->tail, memory_order_relaxed);
     uint64_t head = atomic_load_explicit(&c->head, memory_order_acquire);
+    /* the producer may have scribbled anything: a private copy of the ring's owner, and of
+     * each record before it is validated and used */
+    struct rocsys_ring_ctl owner;
+    static uint64_t rec[65536 / 8]; /* records are far smaller (a sample: about 1 KiB) */
     size_t n = 0;
 
+    owner.pid = c->pid;
+    owner.tid = c->tid;
+    owner.instance = c->instance;
+    if (head - tail > mask + 1)
+        tail = head; /* impossible distance: a corrupt ring, skip what is there */
     while (tail < head) {
-        const struct rocsys_rec_header *h = (const void *)(data + (tail & mask));
-        uint32_t size = h->size;
+        const uint8_t *src = data + (tail & mask);
+        struct rocsys_rec_header h;
         uint64_t room = mask + 1 - (tail & mask);
-        if (size < sizeof(*h) || (size & 7) != 0 || size > room || size > head - tail) {
-            /* a corrupt ring (a buggy or hostile producer): skip what is there */
-            tail = head;
+        memcpy(&h, src, sizeof(h));
+        if (h.size < sizeof(h) || (h.size & 7) != 0 || h.size > room || h.size > head - tail ||
+            h.size > sizeof(rec)) {
+            tail = head; /* a corrupt record: skip the rest */
             break;
         }
-        if (h->type != ROCSYS_REC_PAD) {
-            fn(ctx, c, h);
+        if (h.type != ROCSYS_REC_PAD) {
+            memcpy(rec, src, h.size);
+            memcpy(rec, &h, sizeof(h)); /* the header as validated, not as re-read */
+            fn(ctx, &owner, (const struct rocsys_rec_header *)rec);
             n++;
         }
-        tail += size;
+        tail += h.size;
     }
     atomic_store_explicit(&c->tail, tail, memory_order_release);
     return n;

@@ -14,6 +14,10 @@ struct transport {
     struct rocsys_ring_ctl *rings;
     uint8_t *data;
     size_t map_bytes;
+    /* the layout, copied when mapped: the consumer never re-reads it from shared memory that
+     * a target could overwrite */
+    uint32_t ring_count;
+    uint32_t ring_bytes;
 };
 
 /* Producer-side handle of one claimed ring. */

@@ -160,6 +160,8 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
             if (cmd[i] == '\0')
                 cmd[i] = ' ';
         note_instance(s, r->pid, r->instance);
+        if (r->flags & ROCSYS_PROC_FORKED) /* same address space as the parent at fork */
+            symbolizer_copy_process(model_symbolizer(s->m), r->ppid, r->pid);
         model_proc_start(s->m, r->pid, r->ppid, exe, cmd, r->time_ns);
         struct record_event ev = {.type = RECORD_EV_PROCESS,
                                   .time_ns = r->time_ns,
@@ -264,7 +266,7 @@ static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
 /* Drain every ring; free released and (with check_orphans) abandoned ones; retry deferred. */
 static void drain(struct session *s, int check_orphans)
 {
-    uint32_t n = s->tr.hdr->ring_count;
+    uint32_t n = s->tr.ring_count;
 
     for (uint32_t i = 0; i < n; i++) {
         struct rocsys_ring_ctl *c = &s->tr.rings[i];
@@ -325,7 +327,7 @@ static void update_stats(struct session *s)
     struct model_session *ms = model_session(s->m);
     uint64_t dropped = s->acc_dropped, cost = s->acc_cost_ns, cost_n = s->acc_cost_n;
 
-    for (uint32_t i = 0; i < s->tr.hdr->ring_count; i++) {
+    for (uint32_t i = 0; i < s->tr.ring_count; i++) {
         const struct rocsys_ring_ctl *c = &s->tr.rings[i];
         uint32_t st = atomic_load(&c->state);
         if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)

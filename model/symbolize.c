@@ -719,6 +719,21 @@ void symbolizer_add_module(struct symbolizer *s, uint32_t pid, const char *path,
     m->state = MOD_NEW;
 }
 
+void symbolizer_copy_process(struct symbolizer *s, uint32_t from_pid, uint32_t to_pid)
+{
+    struct sym_proc *from = s ? proc_find(s, from_pid) : NULL;
+    if (!from || from_pid == to_pid)
+        return;
+    /* copy the list first: adding modules to to_pid may reallocate the process table */
+    int n = from->nmods;
+    struct sym_module *mods = xcalloc((size_t)n + 1, sizeof(*mods));
+    memcpy(mods, from->mods, (size_t)n * sizeof(*mods));
+    for (int i = 0; i < n; i++)
+        symbolizer_add_module(s, to_pid, mods[i].path, mods[i].bias, mods[i].start, mods[i].end,
+                              mods[i].build_id, mods[i].build_id_len);
+    free(mods);
+}
+
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_return_address,
                       struct sym_frame *out, int max)
 {

@@ -100,7 +100,7 @@ int main(void)
     for (;;) {
         int done = atomic_load(&producers_done) == PRODUCERS;
         int busy = 0;
-        for (uint32_t i = 0; i < consumer.hdr->ring_count; i++) {
+        for (uint32_t i = 0; i < consumer.ring_count; i++) {
             uint32_t s = atomic_load(&consumer.rings[i].state);
             if (s == ROCSYS_RING_FREE)
                 continue;
@@ -151,6 +151,17 @@ int main(void)
         written++;
     CHECK_MSG(written >= 4096 / 64 - 1 && written <= 4096 / 64, "wrote %d", written);
     CHECK(transport_write(&rings[1], &big) == -ENOSPC);
+
+    /* a hostile producer cannot crash or hang the consumer: an absurd ring count in the shared
+     * header is ignored (the consumer keeps its own copy), an impossible head is skipped */
+    consumer.hdr->ring_count = 1u << 30;
+    CHECK(consumer.ring_count == 16);
+    atomic_store(&consumer.rings[1].head, 1ull << 60);
+    struct consumer_state st2;
+    memset(&st2, 0, sizeof(st2));
+    CHECK(transport_drain_ring(&consumer, 1, on_rec, &st2) == 0);
+    CHECK(atomic_load(&consumer.rings[1].tail) == 1ull << 60);
+    consumer.hdr->ring_count = 16;
 
     /* a bad protocol version is refused by attach */
     consumer.hdr->version = 999;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# End-to-end: the collector does not break programs that stress what it touches: dlopen/dlclose
+# loops in several threads, fork while other threads are inside the loader, a SIGALRM handler
+# that siglongjmps 10 000 times a second, a coroutine on a 16 KiB stack. Each runs under
+# rocsys-top with both CPU timers and must end as it does alone (status and output).
+source "$(dirname "$0")/lib.sh"
+
+# same_as_bare NAME ARGS...: run bare, then under rocsys-top (perf and posix timers)
+same_as_bare() {
+    local rc_bare=0 rc=0
+    timeout 60 "$@" > "$WORK/bare.out" 2>&1 || rc_bare=$?
+    for timer in perf posix; do
+        rc=0
+        timeout 120 "$ROCSYS_TOP" -b --rows 1 --cpu-timer "$timer" --output-log "$WORK/log" \
+            -- "$@" > "$WORK/frames.txt" 2>&1 || rc=$?
+        check "$(basename "$1") [$timer]: status $rc, alone $rc_bare" test "$rc" -eq "$rc_bare"
+        check "$(basename "$1") [$timer]: last line as alone ($(tail -1 "$WORK/log"))" \
+            test "$(tail -1 "$WORK/log" | sed 's/[0-9]\+/N/g')" = \
+                 "$(tail -1 "$WORK/bare.out" | sed 's/[0-9]\+/N/g')"
+        check "$(basename "$1") [$timer]: sampled" grep -Eq 'samples [1-9]' "$WORK/frames.txt"
+    done
+}
+
+same_as_bare "$TP/tp_dlloop" 2
+same_as_bare "$TP/tp_forkdl" 2 100
+same_as_bare "$TP/tp_jmp"
+same_as_bare "$TP/tp_fiber"
+finish
