@@ -19,7 +19,9 @@ check "no unknown frames in the plugin" bash -c "! grep -q 'libtp_plugin.so+0x' 
 
 plib=$(ls /lib/x86_64-linux-gnu/libm.so.6 2>/dev/null || echo "")
 [ -n "$plib" ] || skip "no libm.so.6 to preload"
-LD_PRELOAD=$plib HSA_TOOLS_LIB=/opt/other-tool.so FOO=bar \
+# (an ASan build of rocsys-top must be told that a preloaded library before its runtime is fine)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+    LD_PRELOAD=$plib HSA_TOOLS_LIB=/opt/other-tool.so FOO=bar \
     "$ROCSYS_TOP" -b --output-log "$WORK/env.log" -- /usr/bin/env > /dev/null
 check "LD_PRELOAD: collector first, then the existing value" \
     grep -Eq "^LD_PRELOAD=[^:]*librocsys-collector.so:$plib\$" "$WORK/env.log"
