@@ -3,6 +3,7 @@
 set -euo pipefail
 : "${ROCSYS_TOP:?run through ctest}"
 TP="$ROCSYS_PROGRAMS"
+TMUX_SOCKET="rocsys-e2e-$$" # one tmux server per test run
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-e2e.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 failures=0
@@ -38,12 +39,12 @@ tmux_start() {
     local s=$1 cols=$2 rows=$3; shift 3
     local cmd
     printf -v cmd '%q ' "$@"
-    tmux -L rocsys-e2e new-session -d -s "$s" -x "$cols" -y "$rows" \
+    tmux -L "$TMUX_SOCKET" new-session -d -s "$s" -x "$cols" -y "$rows" \
         "env TERM=xterm-256color LANG=C.UTF-8 $cmd; echo \$? > $WORK/$s.rc; sleep 600"
 }
-tmux_keys() { tmux -L rocsys-e2e send-keys -t "$1" "${@:2}"; }
-tmux_screen() { tmux -L rocsys-e2e capture-pane -p -t "$1"; }
-tmux_kill() { tmux -L rocsys-e2e kill-session -t "$1" 2>/dev/null || true; }
+tmux_keys() { tmux -L "$TMUX_SOCKET" send-keys -t "$1" "${@:2}"; }
+tmux_screen() { tmux -L "$TMUX_SOCKET" capture-pane -p -t "$1"; }
+tmux_kill() { tmux -L "$TMUX_SOCKET" kill-session -t "$1" 2>/dev/null || true; }
 # wait_screen SESSION PATTERN SECONDS: until the screen matches (extended regex)
 wait_screen() {
     local s=$1 pat=$2 n=$(( $3 * 10 ))

@@ -5,7 +5,7 @@
 # q to quit with the target's exit status; a crashing target leaves the TUI usable.
 source "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || skip "tmux is not installed"
-trap 'tmux -L rocsys-e2e kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 S=demo
 tmux_start $S 150 45 "$ROCSYS_TOP" -d 5 --cpu-timer perf -- "$ROCSYS_DEMO" --seconds 6
@@ -40,10 +40,10 @@ check "pause shown" wait_screen $S 'PAUSED' 5
 tmux_keys $S p
 tmux_keys $S / d e m o _ r e d u c e Enter
 check "search finds demo_reduce" wait_screen $S 'demo_reduce' 5
-tmux -L rocsys-e2e resize-window -t $S -x 30 -y 8
+tmux -L "$TMUX_SOCKET" resize-window -t $S -x 30 -y 8
 sleep 1
-check "tiny terminal handled" bash -c "tmux -L rocsys-e2e capture-pane -p -t $S | grep -Eiq 'small|rocsys'"
-tmux -L rocsys-e2e resize-window -t $S -x 150 -y 45
+check "tiny terminal handled" bash -c "tmux -L "$TMUX_SOCKET" capture-pane -p -t $S | grep -Eiq 'small|rocsys'"
+tmux -L "$TMUX_SOCKET" resize-window -t $S -x 150 -y 45
 check "back to full size" wait_screen $S 'INCL%|SELF%' 5
 check "final profile kept with the exit status" wait_screen $S 'exited with 0' 15
 check "still showing the profile after exit" wait_screen $S 'demo_' 2
