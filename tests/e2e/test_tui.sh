@@ -42,7 +42,7 @@ tmux_keys $S / d e m o _ r e d u c e Enter
 check "search finds demo_reduce" wait_screen $S 'demo_reduce' 5
 tmux -L "$TMUX_SOCKET" resize-window -t $S -x 30 -y 8
 sleep 1
-check "tiny terminal handled" bash -c "tmux -L "$TMUX_SOCKET" capture-pane -p -t $S | grep -Eiq 'small|rocsys'"
+check "tiny terminal handled" bash -c "tmux -L $TMUX_SOCKET capture-pane -p -t $S | grep -Eiq 'small|rocsys'"
 tmux -L "$TMUX_SOCKET" resize-window -t $S -x 150 -y 45
 check "back to full size" wait_screen $S 'INCL%|SELF%' 5
 check "final profile kept with the exit status" wait_screen $S 'exited with 0' 15
