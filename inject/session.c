@@ -257,7 +257,7 @@ static int ring_orphaned(const struct session *s, const struct rocsys_ring_ctl *
 /* Add a ring's counters to the totals before it is freed. */
 static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
 {
-    s->acc_dropped += atomic_load(&c->dropped_samples);
+    s->acc_dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
     s->acc_written += atomic_load(&c->written_samples);
     s->acc_cost_ns += atomic_load(&c->sample_cost_ns);
     s->acc_cost_n += atomic_load(&c->cost_measured);
@@ -332,7 +332,7 @@ static void update_stats(struct session *s)
         uint32_t st = atomic_load(&c->state);
         if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
             continue;
-        dropped += atomic_load(&c->dropped_samples);
+        dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
         cost += atomic_load(&c->sample_cost_ns);
         cost_n += atomic_load(&c->cost_measured);
     }
@@ -345,6 +345,13 @@ static void update_stats(struct session *s)
     uint64_t wall = now_ns() - ms->start_ns;
     if (wall > 0)
         ms->frontend_cpu_pct = 100.0 * (double)(self_cpu_ns() - s->start_cpu_ns) / (double)wall;
+    if (ms->threads_blocking)
+        snprintf(ms->notice, sizeof(ms->notice),
+                 "%u thread%s block%s the sampling signal (%d): not sampled", ms->threads_blocking,
+                 ms->threads_blocking == 1 ? "" : "s", ms->threads_blocking == 1 ? "s" : "",
+                 ms->sample_signal);
+    else if (strncmp(ms->notice, "thread", 6) == 0 || strstr(ms->notice, "sampling signal"))
+        ms->notice[0] = '\0';
     if (s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 && ms->samples == 0)
         snprintf(ms->notice, sizeof(ms->notice),
                  "the collector never started in the target: LD_PRELOAD was ignored or "
@@ -670,6 +677,12 @@ int inject_session_run(const struct inject_options *o)
     }
     struct model_session *ms = model_session(s.m);
     ms->mode = o->wall ? "wall" : "cpu";
+    {
+        const char *env = getenv("ROCSYS_SIGNAL"); /* as the collector chooses it */
+        ms->sample_signal = SIGRTMIN + 6;
+        if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
+            ms->sample_signal = atoi(env);
+    }
     ms->timer = o->wall ? "hrtimer" : "task-clock";
     if (!o->wall && inject_resolve_cpu_timer(o->cpu_timer) == INJECT_TIMER_POSIX)
         ms->timer = "tick";

@@ -89,6 +89,7 @@ struct model_thread {
     uint64_t samples;        /* since start (or since the last reset) */
     uint64_t window_samples; /* within the sliding window */
     uint64_t start_ns, end_ns;
+    int blocks_sampling; /* it blocks the sampling signal: it cannot be sampled */
 };
 
 /* A function (after symbolization), shared by all threads and processes. */
@@ -161,6 +162,8 @@ struct model_session {
     double sample_cost_p99_ns;    /* the same, 99th percentile */
     double frontend_cpu_pct;      /* rocsys-top's own CPU use since the start, % of one core */
     uint32_t window_seconds;
+    int sample_signal;         /* the collector's sampling signal number */
+    uint32_t threads_blocking; /* live threads that block it (and so are not sampled) */
 };
 
 struct model *model_new(void);

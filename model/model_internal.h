@@ -85,6 +85,7 @@ struct model_procfs_stat {
 struct model_procfs_status {
     uint64_t rss_bytes, peak_rss_bytes;
     uint64_t vol_ctx, invol_ctx;
+    uint64_t sig_blocked; /* SigBlk: bit n-1 set = signal n blocked */
 };
 /* Parse /proc/PID/stat text. Returns 0 or -1 on malformed input. */
 int model_procfs_parse_stat(const char *buf, struct model_procfs_stat *out);

@@ -72,6 +72,8 @@ int model_procfs_parse_status(const char *buf, struct model_procfs_status *out)
         unsigned long long x;
         if (sscanf(line, "VmRSS: %llu kB", &x) == 1)
             out->rss_bytes = x * 1024;
+        else if (sscanf(line, "SigBlk: %llx", &x) == 1)
+            out->sig_blocked = x;
         else if (sscanf(line, "VmHWM: %llu kB", &x) == 1)
             out->peak_rss_bytes = x * 1024;
         else if (sscanf(line, "voluntary_ctxt_switches: %llu", &x) == 1)
@@ -118,11 +120,17 @@ static void refresh_thread(struct model *m, struct model_thread *t, double dt_s,
     struct model_procfs_status ss;
     struct model_process *p = model_process_mut(m, t->pid);
     snprintf(path, sizeof(path), "/proc/%u/task/%u/status", t->pid, t->tid);
-    if (p && p->metrics.valid && read_file(path, buf, sizeof(buf)) > 0 &&
-        model_procfs_parse_status(buf, &ss) == 0 && p->state == MODEL_PROC_RUNNING) {
+    if (read_file(path, buf, sizeof(buf)) <= 0 || model_procfs_parse_status(buf, &ss) != 0)
+        return;
+    if (p && p->metrics.valid && p->state == MODEL_PROC_RUNNING) {
         p->metrics.vol_ctx_switches += ss.vol_ctx;
         p->metrics.invol_ctx_switches += ss.invol_ctx;
     }
+    /* a thread that blocks the sampling signal is never sampled (the collector's own helper
+     * thread blocks everything on purpose) */
+    int sig = m->session.sample_signal;
+    t->blocks_sampling = sig > 0 && sig <= 64 && (ss.sig_blocked >> (sig - 1) & 1) &&
+                         strcmp(t->name, "rocsys-modmap") != 0;
 }
 
 /* Refresh one process's metrics, and discover threads the collector did not report. */
@@ -183,11 +191,15 @@ void model_refresh_procfs(struct model *m, uint64_t now_ns)
     for (int i = 0; i < m->nproc; i++)
         if (m->procs[i].state == MODEL_PROC_RUNNING)
             refresh_process(m, &m->procs[i], dt_s, tick_ns, now_ns);
+    int blocking = 0;
     for (int i = 0; i < m->nthreads; i++) {
         struct model_thread *t = &m->threads[i];
-        if (t->alive)
+        if (t->alive) {
             refresh_thread(m, t, dt_s, tick_ns);
+            blocking += t->blocks_sampling;
+        }
     }
+    m->session.threads_blocking = (uint32_t)blocking;
 }
 
 void model_procfs_free(struct model *m)

@@ -49,6 +49,10 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
     chmod 4755 "$WORK/tp_setuid"
     run_rt 1 "setuid" -- "$WORK/tp_setuid" 0
 fi
+# threads that block the sampling signal cannot be sampled: said, not silently empty
+"$ROCSYS_TOP" -b -d 5 -- "$TP/tp_blockall" > "$WORK/blocked.txt"
+check "blocked sampling signal reported" grep -q '^notice: .*block the sampling signal' "$WORK/blocked.txt"
+
 "$ROCSYS_TOP" --help > "$WORK/help.txt"
 check "--help lists --freq" grep -q -- '--freq' "$WORK/help.txt"
 check "--version" "$ROCSYS_TOP" --version

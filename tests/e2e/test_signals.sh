@@ -9,7 +9,7 @@ for sig in TERM INT; do
     env --default-signal=INT,QUIT "$ROCSYS_TOP" -b -d 2 -- "$TP/tp_sleep" 60 > "$WORK/f.txt" 2>&1 &
     pid=$!
     for i in $(seq 50); do grep -q '^rocsys-top frame' "$WORK/f.txt" && break; sleep 0.1; done
-    target=$(pgrep -x tp_sleep | head -1 || true)
+    target=$(pgrep -P $pid -x tp_sleep | head -1 || true)
     kill -$sig $pid
     wait $pid || rc=$?
     want=$((128 + $(kill -l $sig)))
@@ -31,7 +31,7 @@ pid=$!
 for i in $(seq 50); do ls /dev/shm/rocsys-top-$pid-* >/dev/null 2>&1 && break; sleep 0.1; done
 kill -KILL $pid
 wait $pid 2>/dev/null || true
-pkill -x tp_sleep || true
+pkill -P $pid -x tp_sleep 2>/dev/null; pkill -x tp_sleep 2>/dev/null || true
 check "SIGKILLed session left its file" bash -c "ls /dev/shm/rocsys-top-$pid-* >/dev/null 2>&1"
 "$ROCSYS_TOP" -b -- "$TP/tp_exit" 0 10 > /dev/null
 check "the next session swept it" bash -c "! ls /dev/shm/rocsys-top-$pid-* >/dev/null 2>&1"

@@ -16,6 +16,7 @@ static inline uint64_t tp_cpu_ns(void)
 }
 
 #define TP_DEFINE_BURN(name)                                                                       \
+    void name(long ms);                                                                            \
     __attribute__((noinline)) void name(long ms)                                                   \
     {                                                                                              \
         uint64_t end_ = tp_cpu_ns() + (uint64_t)ms * 1000000ULL;                                   \

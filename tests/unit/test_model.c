@@ -260,8 +260,10 @@ int main(void)
     CHECK(model_procfs_parse_stat("1 (x) R 1 2", &st) == -1);
     struct model_procfs_status ss;
     model_procfs_parse_status("Name:\tx\nVmHWM:\t  2048 kB\nVmRSS:\t  1024 kB\n"
+                              "SigBlk:\t0000000000010000\n"
                               "voluntary_ctxt_switches:\t10\nnonvoluntary_ctxt_switches:\t3\n",
                               &ss);
+    CHECK(ss.sig_blocked == 0x10000); /* signal 17 */
     CHECK(ss.rss_bytes == 1024 * 1024 && ss.peak_rss_bytes == 2048 * 1024 && ss.vol_ctx == 10 &&
           ss.invol_ctx == 3);
 
