@@ -29,9 +29,10 @@ check "-n 3: 3 or 4 frames (got $n)" test "$n" -ge 3 -a "$n" -le 4
 "$ROCSYS_TOP" -b -d 2 -- "$TP/tp_sleep" 60 > /dev/null 2>&1 &
 pid=$!
 for i in $(seq 50); do ls /dev/shm/rocsys-top-$pid-* >/dev/null 2>&1 && break; sleep 0.1; done
+orphan=$(pgrep -P $pid -x tp_sleep | head -1 || true)
 kill -KILL $pid
 wait $pid 2>/dev/null || true
-pkill -P $pid -x tp_sleep 2>/dev/null; pkill -x tp_sleep 2>/dev/null || true
+[ -n "$orphan" ] && kill -KILL "$orphan" 2>/dev/null || true
 check "SIGKILLed session left its file" bash -c "ls /dev/shm/rocsys-top-$pid-* >/dev/null 2>&1"
 "$ROCSYS_TOP" -b -- "$TP/tp_exit" 0 10 > /dev/null
 check "the next session swept it" bash -c "! ls /dev/shm/rocsys-top-$pid-* >/dev/null 2>&1"

@@ -66,12 +66,12 @@ check "exit status 139" test "$(cat "$WORK/$S.rc" 2>/dev/null)" = 139
 tmux_kill $S
 
 S=quit
-tmux_start $S 120 35 "$ROCSYS_TOP" -d 3 -- "$TP/tp_sleep" 60
+tmux_start $S 120 35 "$ROCSYS_TOP" -d 3 -- "$TP/tp_sleep" 61.25
 check "running target shown" wait_screen $S 'running' 10
 tmux_keys $S q
 check "q while running ends the target and quits" wait_file "$WORK/$S.rc" 8
 check "exit status 143 (SIGTERM)" test "$(cat "$WORK/$S.rc" 2>/dev/null)" = 143
-check "target gone" bash -c "! pgrep -x tp_sleep >/dev/null"
+check "target gone" bash -c "! pgrep -f 'tp_sleep 61[.]25' >/dev/null"
 tmux_kill $S
 
 S=mono
