@@ -71,7 +71,7 @@ check "running target shown" wait_screen $S 'running' 10
 tmux_keys $S q
 check "q while running ends the target and quits" wait_file "$WORK/$S.rc" 8
 check "exit status 143 (SIGTERM)" test "$(cat "$WORK/$S.rc" 2>/dev/null)" = 143
-check "target gone" bash -c "! pgrep -f 'tp_sleep 61[.]25' >/dev/null"
+check "target gone" bash -c "! pgrep -a -x tp_sleep | grep -q ' 61[.]25'"
 tmux_kill $S
 
 S=mono
