@@ -3,6 +3,7 @@
 #define ROCSYS_TESTS_CHECK_H
 
 #include <stdio.h>
+#include <string.h>
 
 static int check_passed, check_failed;
 
@@ -25,6 +26,17 @@ static int check_passed, check_failed;
             fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);               \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fputc('\n', stderr);                                                                   \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_STR(got, want)                                                                       \
+    do {                                                                                           \
+        if (strcmp((got), (want)) == 0) {                                                          \
+            check_passed++;                                                                        \
+        } else {                                                                                   \
+            check_failed++;                                                                        \
+            fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, (got),         \
+                    (want));                                                                       \
         }                                                                                          \
     } while (0)
 

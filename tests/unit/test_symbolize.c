@@ -13,6 +13,8 @@
 #include <sys/auxv.h>
 #include <time.h>
 
+#include "check.h"
+
 #define PID_MAIN     1000 /* libsymtest.so */
 #define PID_STRIPPED 1001 /* libsymtest-stripped.so at the same addresses */
 #define PID_BOGUS    1002 /* modules whose files are missing, not ELF or mismatched */
@@ -20,18 +22,6 @@
 #define PID_VDSO     1004
 #define PID_VDSO_BAD 1005 /* the vDSO with a foreign build-id */
 #define MAX_FRAMES   16
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-        }                                                                                          \
-    } while (0)
 
 struct obj_range {
     uintptr_t addr; /* in: an address inside the object */
@@ -105,27 +95,28 @@ static void test_leaf(struct symbolizer *s, uint64_t pc, const struct obj_range 
 {
     struct sym_frame fr[MAX_FRAMES];
     int n = symbolizer_lookup(s, PID_MAIN, pc, 0, fr, MAX_FRAMES);
-    CHECK(n == 1, "symtest_leaf: %d frames", n);
+    CHECK_MSG(n == 1, "symtest_leaf: %d frames", n);
     if (n < 1)
         return;
-    CHECK(str_eq(fr[0].function, "symtest_leaf"), "got %s", fr[0].function);
-    CHECK(str_eq(fr[0].module, "libsymtest.so"), "got %s", fr[0].module);
-    CHECK(str_eq(base_name(fr[0].file), "symtest.c"), "got %s", fr[0].file);
-    CHECK(fr[0].line >= SYMTEST_LEAF_LINE && fr[0].line <= SYMTEST_LEAF_END_LINE, "line %d",
-          fr[0].line);
-    CHECK(str_eq(base_name(fr[0].decl_file), "symtest.c"), "got %s", fr[0].decl_file);
-    CHECK(fr[0].decl_line == SYMTEST_LEAF_LINE, "decl_line %d", fr[0].decl_line);
-    CHECK(fr[0].module_offset == pc - r->bias, "offset 0x%" PRIx64, fr[0].module_offset);
-    CHECK(!fr[0].inlined, "marked inlined");
+    CHECK_MSG(str_eq(fr[0].function, "symtest_leaf"), "got %s", fr[0].function);
+    CHECK_MSG(str_eq(fr[0].module, "libsymtest.so"), "got %s", fr[0].module);
+    CHECK_MSG(str_eq(base_name(fr[0].file), "symtest.c"), "got %s", fr[0].file);
+    CHECK_MSG(fr[0].line >= SYMTEST_LEAF_LINE && fr[0].line <= SYMTEST_LEAF_END_LINE, "line %d",
+              fr[0].line);
+    CHECK_MSG(str_eq(base_name(fr[0].decl_file), "symtest.c"), "got %s", fr[0].decl_file);
+    CHECK_MSG(fr[0].decl_line == SYMTEST_LEAF_LINE, "decl_line %d", fr[0].decl_line);
+    CHECK_MSG(fr[0].module_offset == pc - r->bias, "offset 0x%" PRIx64, fr[0].module_offset);
+    CHECK_MSG(!fr[0].inlined, "marked inlined");
 
     /* As a return address the pc after the call is looked up as pc - 1. */
     n = symbolizer_lookup(s, PID_MAIN, pc + 1, 1, fr, MAX_FRAMES);
-    CHECK(n >= 1 && str_eq(fr[0].function, "symtest_leaf") && fr[0].module_offset == pc - r->bias,
-          "return address pc+1 -> %s", n >= 1 ? fr[0].function : "(none)");
+    CHECK_MSG(n >= 1 && str_eq(fr[0].function, "symtest_leaf") &&
+                  fr[0].module_offset == pc - r->bias,
+              "return address pc+1 -> %s", n >= 1 ? fr[0].function : "(none)");
     /* The first byte of symtest_leaf as a return address belongs to what precedes it. */
     n = symbolizer_lookup(s, PID_MAIN, pc, 1, fr, MAX_FRAMES);
-    CHECK(n >= 1 && !str_eq(fr[0].function, "symtest_leaf"), "return address pc -> %s",
-          n >= 1 ? fr[0].function : "(none)");
+    CHECK_MSG(n >= 1 && !str_eq(fr[0].function, "symtest_leaf"), "return address pc -> %s",
+              n >= 1 ? fr[0].function : "(none)");
 }
 
 /* Every pc of symtest_outer ends in symtest_outer; some are inside the inlined helper. */
@@ -135,7 +126,7 @@ static void test_inline(struct symbolizer *s, const void *outer)
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
     if (!dladdr1(outer, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size) {
-        CHECK(0, "no symbol size for symtest_outer");
+        CHECK_MSG(0, "no symbol size for symtest_outer");
         return;
     }
     int inlined_pcs = 0, bad_outer = 0, printed = 0;
@@ -149,22 +140,23 @@ static void test_inline(struct symbolizer *s, const void *outer)
         }
         if (n == 2 && fr[0].inlined && str_eq(fr[0].function, "symtest_helper")) {
             inlined_pcs++;
-            CHECK(fr[0].line >= SYMTEST_HELPER_LINE && fr[0].line <= SYMTEST_HELPER_END_LINE,
-                  "helper line %d", fr[0].line);
-            CHECK(fr[0].decl_line == SYMTEST_HELPER_LINE, "helper decl %d", fr[0].decl_line);
-            CHECK(str_eq(base_name(fr[0].file), "symtest.c"), "helper file %s", fr[0].file);
-            CHECK(fr[1].line == SYMTEST_CALL_LINE, "call site line %d", fr[1].line);
-            CHECK(str_eq(base_name(fr[1].file), "symtest.c"), "call site file %s", fr[1].file);
-            CHECK(fr[1].decl_line == SYMTEST_OUTER_LINE, "outer decl %d", fr[1].decl_line);
-            CHECK(fr[0].module_offset == fr[1].module_offset, "offsets differ");
-            if (failures && !printed++)
+            CHECK_MSG(fr[0].line >= SYMTEST_HELPER_LINE && fr[0].line <= SYMTEST_HELPER_END_LINE,
+                      "helper line %d", fr[0].line);
+            CHECK_MSG(fr[0].decl_line == SYMTEST_HELPER_LINE, "helper decl %d", fr[0].decl_line);
+            CHECK_MSG(str_eq(base_name(fr[0].file), "symtest.c"), "helper file %s", fr[0].file);
+            CHECK_MSG(fr[1].line == SYMTEST_CALL_LINE, "call site line %d", fr[1].line);
+            CHECK_MSG(str_eq(base_name(fr[1].file), "symtest.c"), "call site file %s", fr[1].file);
+            CHECK_MSG(fr[1].decl_line == SYMTEST_OUTER_LINE, "outer decl %d", fr[1].decl_line);
+            CHECK_MSG(fr[0].module_offset == fr[1].module_offset, "offsets differ");
+            if (check_failed && !printed++)
                 print_frames("inlined pc", fr, n);
             /* A caller asking for fewer frames gets the innermost ones. */
-            CHECK(symbolizer_lookup(s, PID_MAIN, pc, 0, fr, 1) == 1 && fr[0].inlined, "max = 1");
+            CHECK_MSG(symbolizer_lookup(s, PID_MAIN, pc, 0, fr, 1) == 1 && fr[0].inlined,
+                      "max = 1");
         }
     }
-    CHECK(bad_outer == 0, "%d pcs of symtest_outer did not end in symtest_outer", bad_outer);
-    CHECK(inlined_pcs > 0, "no pc of symtest_outer resolved to the inlined helper");
+    CHECK_MSG(bad_outer == 0, "%d pcs of symtest_outer did not end in symtest_outer", bad_outer);
+    CHECK_MSG(inlined_pcs > 0, "no pc of symtest_outer resolved to the inlined helper");
     printf("symtest_outer: %zu bytes, %d pcs in the inlined helper\n", (size_t)sym->st_size,
            inlined_pcs);
 }
@@ -177,29 +169,29 @@ static void test_stripped(struct symbolizer *s, uint64_t hidden, const struct ob
     snprintf(want, sizeof want, "libsymtest-stripped.so+0x%" PRIx64, hidden - r->bias);
 
     int n = symbolizer_lookup(s, PID_MAIN, hidden, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, "symtest_hidden"), "unstripped hidden -> %s",
-          n ? fr[0].function : "(none)");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "symtest_hidden"), "unstripped hidden -> %s",
+              n ? fr[0].function : "(none)");
 
     symbolizer_add_module(s, PID_STRIPPED, SYMTEST_STRIPPED_LIB, r->bias, r->start, r->end, NULL,
                           0);
     n = symbolizer_lookup(s, PID_STRIPPED, hidden, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, want), "stripped -> %s, want %s",
-          n ? fr[0].function : "(none)", want);
-    CHECK(n == 1 && fr[0].file == NULL && fr[0].line == 0, "stripped has a file");
-    CHECK(n == 1 && str_eq(fr[0].module, "libsymtest-stripped.so"), "module %s",
-          n ? fr[0].module : "(none)");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, want), "stripped -> %s, want %s",
+              n ? fr[0].function : "(none)", want);
+    CHECK_MSG(n == 1 && fr[0].file == NULL && fr[0].line == 0, "stripped has a file");
+    CHECK_MSG(n == 1 && str_eq(fr[0].module, "libsymtest-stripped.so"), "module %s",
+              n ? fr[0].module : "(none)");
 
     /* Same range: stripped, then unstripped (dlclose + dlopen), then stripped again. */
     symbolizer_add_module(s, PID_REPLACE, SYMTEST_STRIPPED_LIB, r->bias, r->start, r->end, NULL, 0);
     n = symbolizer_lookup(s, PID_REPLACE, hidden, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, want), "replace 1 -> %s", n ? fr[0].function : "-");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, want), "replace 1 -> %s", n ? fr[0].function : "-");
     symbolizer_add_module(s, PID_REPLACE, SYMTEST_LIB, r->bias, r->start, r->end, NULL, 0);
     n = symbolizer_lookup(s, PID_REPLACE, hidden, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, "symtest_hidden"), "replace 2 -> %s",
-          n ? fr[0].function : "-");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "symtest_hidden"), "replace 2 -> %s",
+              n ? fr[0].function : "-");
     symbolizer_add_module(s, PID_REPLACE, SYMTEST_STRIPPED_LIB, r->bias, r->start, r->end, NULL, 0);
     n = symbolizer_lookup(s, PID_REPLACE, hidden, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, want), "replace 3 -> %s", n ? fr[0].function : "-");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, want), "replace 3 -> %s", n ? fr[0].function : "-");
 }
 
 /* Missing files, non-ELF files, a wrong build-id, garbage pcs: fallback names, no crash. */
@@ -215,25 +207,27 @@ static void test_bogus(struct symbolizer *s, const struct obj_range *r)
                           sizeof wrong_id);
 
     int n = symbolizer_lookup(s, PID_BOGUS, 0x10abc, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, "[unknown]+0xabc"), "-> %s", n ? fr[0].function : "-");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "[unknown]+0xabc"), "-> %s",
+              n ? fr[0].function : "-");
     n = symbolizer_lookup(s, PID_BOGUS, 0x20abc, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, "libgone.so (deleted)+0xabc"), "-> %s",
-          n ? fr[0].function : "-");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "libgone.so (deleted)+0xabc"), "-> %s",
+              n ? fr[0].function : "-");
     n = symbolizer_lookup(s, PID_BOGUS, 0x30abc, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, "passwd+0xabc"), "-> %s", n ? fr[0].function : "-");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "passwd+0xabc"), "-> %s", n ? fr[0].function : "-");
     uint64_t leaf = (uintptr_t)dlsym(RTLD_DEFAULT, "symtest_leaf");
     char want[128];
     snprintf(want, sizeof want, "libsymtest.so+0x%" PRIx64, leaf - r->bias);
     n = symbolizer_lookup(s, PID_BOGUS, leaf, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, want), "wrong build-id -> %s", n ? fr[0].function : "-");
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, want), "wrong build-id -> %s",
+              n ? fr[0].function : "-");
 
     /* Outside every module, unknown pid, extreme values. */
-    CHECK(symbolizer_lookup(s, PID_MAIN, 0x10, 0, fr, MAX_FRAMES) == 0, "pc 0x10");
-    CHECK(symbolizer_lookup(s, PID_MAIN, 0, 1, fr, MAX_FRAMES) == 0, "return address 0");
-    CHECK(symbolizer_lookup(s, PID_MAIN, UINT64_MAX, 0, fr, MAX_FRAMES) == 0, "pc max");
-    CHECK(symbolizer_lookup(s, PID_MAIN, r->end, 0, fr, MAX_FRAMES) == 0, "pc at end");
-    CHECK(symbolizer_lookup(s, 4242, leaf, 0, fr, MAX_FRAMES) == 0, "unknown pid");
-    CHECK(symbolizer_lookup(s, PID_MAIN, leaf, 0, fr, 0) == 0, "max 0");
+    CHECK_MSG(symbolizer_lookup(s, PID_MAIN, 0x10, 0, fr, MAX_FRAMES) == 0, "pc 0x10");
+    CHECK_MSG(symbolizer_lookup(s, PID_MAIN, 0, 1, fr, MAX_FRAMES) == 0, "return address 0");
+    CHECK_MSG(symbolizer_lookup(s, PID_MAIN, UINT64_MAX, 0, fr, MAX_FRAMES) == 0, "pc max");
+    CHECK_MSG(symbolizer_lookup(s, PID_MAIN, r->end, 0, fr, MAX_FRAMES) == 0, "pc at end");
+    CHECK_MSG(symbolizer_lookup(s, 4242, leaf, 0, fr, MAX_FRAMES) == 0, "unknown pid");
+    CHECK_MSG(symbolizer_lookup(s, PID_MAIN, leaf, 0, fr, 0) == 0, "max 0");
 
     /* Every few bytes of the library's whole span (data included) resolve to something. */
     int bad = 0;
@@ -243,7 +237,7 @@ static void test_bogus(struct symbolizer *s, const struct obj_range *r)
             !str_eq(fr[0].module, "libsymtest.so"))
             bad++;
     }
-    CHECK(bad == 0, "%d pcs of the library did not resolve", bad);
+    CHECK_MSG(bad == 0, "%d pcs of the library did not resolve", bad);
 }
 
 /* The vDSO is read from this process's memory: its functions get their names. */
@@ -256,7 +250,7 @@ static void test_vdso(struct symbolizer *s)
         return;
     }
     struct obj_range r = range_of(ehdr);
-    CHECK(r.found, "vDSO not in dl_iterate_phdr");
+    CHECK_MSG(r.found, "vDSO not in dl_iterate_phdr");
     if (!r.found)
         return;
     static const uint8_t wrong_id[20] = {1, 2, 3};
@@ -279,10 +273,10 @@ static void test_vdso(struct symbolizer *s)
         if (n == 1 && strncmp(fr[0].function, "[vdso]+0x", 9) == 0)
             fallback++;
     }
-    CHECK(bad == 0, "%d vDSO pcs without a frame", bad);
-    CHECK(clock > 0, "no vDSO pc named *clock_gettime* (%d named)", named);
-    CHECK(fallback == (int)(r.end - r.start), "foreign vDSO: %d of %d pcs named [vdso]+0x..",
-          fallback, (int)(r.end - r.start));
+    CHECK_MSG(bad == 0, "%d vDSO pcs without a frame", bad);
+    CHECK_MSG(clock > 0, "no vDSO pc named *clock_gettime* (%d named)", named);
+    CHECK_MSG(fallback == (int)(r.end - r.start), "foreign vDSO: %d of %d pcs named [vdso]+0x..",
+              fallback, (int)(r.end - r.start));
     printf("vDSO: %" PRIu64 " bytes, %d pcs named, %d in *clock_gettime*\n", r.end - r.start, named,
            clock);
 }
@@ -317,10 +311,10 @@ int main(void)
     test_inline(s, outer);
 
     int n = symbolizer_lookup(s, PID_MAIN, (uintptr_t)cxx, 0, fr, MAX_FRAMES);
-    CHECK(n == 1 && str_eq(fr[0].function, "symtest_ns::compute(int)"), "C++ -> %s",
-          n ? fr[0].function : "(none)");
-    CHECK(n == 1 && fr[0].decl_line > 0 && str_eq(base_name(fr[0].file), "symtest_cxx.cpp"),
-          "C++ file %s decl %d", n ? fr[0].file : "-", n ? fr[0].decl_line : 0);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "symtest_ns::compute(int)"), "C++ -> %s",
+              n ? fr[0].function : "(none)");
+    CHECK_MSG(n == 1 && fr[0].decl_line > 0 && str_eq(base_name(fr[0].file), "symtest_cxx.cpp"),
+              "C++ file %s decl %d", n ? fr[0].file : "-", n ? fr[0].decl_line : 0);
 
     test_stripped(s, (uintptr_t)hidden_addr(), &r);
     test_bogus(s, &r);
@@ -329,27 +323,27 @@ int main(void)
     /* Cached: the same frames, the same (interned) pointers. */
     n = symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf, 0, fr, MAX_FRAMES);
     int m = symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf, 0, again, MAX_FRAMES);
-    CHECK(n == 1 && m == n && memcmp(fr, again, sizeof fr[0] * (size_t)n) == 0,
-          "second lookup differs");
+    CHECK_MSG(n == 1 && m == n && memcmp(fr, again, sizeof fr[0] * (size_t)n) == 0,
+              "second lookup differs");
     m = symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf + 2, 0, again, MAX_FRAMES);
-    CHECK(m == 1 && again[0].function == fr[0].function && again[0].file == fr[0].file,
-          "strings not interned");
+    CHECK_MSG(m == 1 && again[0].function == fr[0].function && again[0].file == fr[0].file,
+              "strings not interned");
 
     /* After forget: cached results stay (same pointers), new pcs find no module. */
     symbolizer_forget_process(s, PID_MAIN);
     m = symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf, 0, again, MAX_FRAMES);
-    CHECK(m == 1 && memcmp(fr, again, sizeof fr[0]) == 0, "cached lookup lost after forget");
-    CHECK(symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf + 3, 0, again, MAX_FRAMES) == 0,
-          "uncached lookup after forget found a module");
+    CHECK_MSG(m == 1 && memcmp(fr, again, sizeof fr[0]) == 0, "cached lookup lost after forget");
+    CHECK_MSG(symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf + 3, 0, again, MAX_FRAMES) == 0,
+              "uncached lookup after forget found a module");
     /* The pid comes back (reused): stale results are dropped, new modules work. */
     symbolizer_add_module(s, PID_MAIN, SYMTEST_STRIPPED_LIB, r.bias, r.start, r.end, NULL, 0);
     m = symbolizer_lookup(s, PID_MAIN, (uintptr_t)hidden_addr(), 0, again, MAX_FRAMES);
-    CHECK(m == 1 && strncmp(again[0].function, "libsymtest-stripped.so+0x", 25) == 0,
-          "reused pid -> %s", m ? again[0].function : "-");
+    CHECK_MSG(m == 1 && strncmp(again[0].function, "libsymtest-stripped.so+0x", 25) == 0,
+              "reused pid -> %s", m ? again[0].function : "-");
     symbolizer_forget_process(s, PID_MAIN);
     symbolizer_add_module(s, PID_MAIN, SYMTEST_LIB, r.bias, r.start, r.end, NULL, 0);
     m = symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf, 0, again, MAX_FRAMES);
-    CHECK(m == 1 && again[0].function == fr[0].function, "re-added pid");
+    CHECK_MSG(m == 1 && again[0].function == fr[0].function, "re-added pid");
 
     /* Informational: the cost of a cached lookup. */
     enum { ROUNDS = 1000000 };
@@ -362,16 +356,11 @@ int main(void)
     for (int i = 0; i < ROUNDS; i++)
         total += symbolizer_lookup(s, PID_MAIN, pcs[i & 3], 0, again, MAX_FRAMES);
     uint64_t t1 = now_ns();
-    CHECK(total == ROUNDS, "cached lookups returned %ld frames", total);
+    CHECK_MSG(total == ROUNDS, "cached lookups returned %ld frames", total);
     printf("cached lookup: %.1f ns on average over %d lookups\n", (double)(t1 - t0) / ROUNDS,
            ROUNDS);
 
     symbolizer_free(s);
     dlclose(h);
-    if (failures) {
-        fprintf(stderr, "test_symbolize: %d check(s) failed\n", failures);
-        return 1;
-    }
-    printf("test_symbolize: all checks passed\n");
-    return 0;
+    return check_summary();
 }

@@ -14,15 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 /* Known functions whose addresses make up the samples. Distinct bodies, never inlined, so
  * each has its own address and symbol. */
@@ -182,7 +174,7 @@ static void check_row(const char *line, double a, double b, unsigned long long s
     CHECK(sscanf(line, "%lf %lf %llu", &x, &y, &c) == 3);
     if (x != a || y != b || c != samples) {
         fprintf(stderr, "row \"%s\": want %.1f %.1f %llu\n", line, a, b, samples);
-        failures++;
+        check_failed++;
     }
 }
 
@@ -340,10 +332,5 @@ int main(void)
     free(text);
 
     model_free(m);
-    if (failures) {
-        fprintf(stderr, "test_tui_batch: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_tui_batch: ok\n");
-    return 0;
+    return check_summary();
 }

@@ -7,24 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-
-#define CHECK_STR(got, want)                                                                       \
-    do {                                                                                           \
-        if (strcmp((got), (want)) != 0) {                                                          \
-            fprintf(stderr, "%s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, (got),         \
-                    (want));                                                                       \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 /* ---- layout ---- */
 
@@ -411,10 +394,5 @@ int main(void)
     test_list();
     test_tree();
     test_hot_sort();
-    if (failures) {
-        fprintf(stderr, "test_tui_layout: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_tui_layout: ok\n");
-    return 0;
+    return check_summary();
 }
