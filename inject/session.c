@@ -545,7 +545,7 @@ static int setup_writers(struct session *s, char *err, size_t errlen)
         snprintf(s->log_path, sizeof(s->log_path), "%s/rocsys-top-%d.log",
                  tmp && *tmp ? tmp : "/tmp", (int)getpid());
     s->rec = record_set_new();
-    if (record_set_add(s->rec, &record_output_log, s->log_path, err, errlen) != 0)
+    if (record_set_add(s->rec, &record_output_log, s->log_path, s->m, err, errlen) != 0)
         return -1;
     snprintf(model_session(s->m)->output_log, sizeof(model_session(s->m)->output_log), "%s",
              s->log_path);

@@ -20,7 +20,7 @@ struct record_set *record_set_new(void)
 }
 
 int record_set_add(struct record_set *s, const struct record_writer_class *c, const char *path,
-                   char *err, size_t errlen)
+                   struct model *m, char *err, size_t errlen)
 {
     struct record_writer *w;
 
@@ -28,7 +28,7 @@ int record_set_add(struct record_set *s, const struct record_writer_class *c, co
         snprintf(err, errlen, "too many writers");
         return -1;
     }
-    w = c->open(path, err, errlen);
+    w = c->open(path, m, err, errlen);
     if (!w)
         return -1;
     s->cls[s->n] = c;

@@ -40,8 +40,9 @@ struct record_writer;
 /* A writer: a row of record_writers[]. */
 struct record_writer_class {
     const char *name; /* short name, e.g. "output-log" */
-    /* Create the writer's file at path; returns NULL with a one-line message in err. */
-    struct record_writer *(*open)(const char *path, char *err, size_t errlen);
+    /* Create the writer's file at path; returns NULL with a one-line message in err. The
+     * model is the session's (for symbolization: model_symbolizer; tables), valid until close. */
+    struct record_writer *(*open)(const char *path, struct model *m, char *err, size_t errlen);
     void (*event)(struct record_writer *w, const struct record_event *ev);
     /* Write what is pending and close; the model holds the aggregated profile. */
     void (*close)(struct record_writer *w, struct model *m, const struct record_end *end);
@@ -56,7 +57,7 @@ struct record_set;
 struct record_set *record_set_new(void);
 /* Open writer class c on path and add it to the set. Returns 0, or -1 with err set. */
 int record_set_add(struct record_set *s, const struct record_writer_class *c, const char *path,
-                   char *err, size_t errlen);
+                   struct model *m, char *err, size_t errlen);
 void record_set_event(struct record_set *s, const struct record_event *ev);
 /* Close every writer (flushing what is pending) and free the set. */
 void record_set_close(struct record_set *s, struct model *m, const struct record_end *end);

@@ -39,8 +39,10 @@ static void put(struct record_writer *w, const char *p, size_t n)
     }
 }
 
-static struct record_writer *output_open(const char *path, char *err, size_t errlen)
+static struct record_writer *output_open(const char *path, struct model *m, char *err,
+                                         size_t errlen)
 {
+    (void)m;
     struct record_writer *w = xcalloc(1, sizeof(*w));
 
     w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
