@@ -20,6 +20,9 @@ struct inject_options {
     int color;              /* --no-color turns it off */
     int max_rows;           /* --rows: rows per view in batch frames, 0 = all */
     const char *output_log; /* --output-log FILE */
+    const char *record_dir; /* --record DIR */
+    int force;              /* --force: overwrite a recording in DIR */
+    int no_tui;             /* --no-tui: headless recording */
     int help, version;
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
     int target_argc;

@@ -42,6 +42,13 @@ static const struct opt_def opt_table[] = {
      "do not profile processes the target starts"},
     {"stdin", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(use_stdin), 1,
      "give the target rocsys-top's stdin (default: /dev/null)"},
+    {"record", 'o', OPT_STRING, "DIR", 0, 0, NULL, OFF(record_dir), 0,
+     "also record the session into DIR: profile.txt, stacks.folded, output.log, session.json"},
+    {"force", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(force), 1,
+     "with --record: overwrite a recording already in DIR"},
+    {"no-tui", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_tui), 1,
+     "with --record: no display, a status line on stderr and a summary at the end (the "
+     "default when stdout is not a terminal)"},
     {"output-log", 0, OPT_STRING, "FILE", 0, 0, NULL, OFF(output_log), 0,
      "keep the target's full output in FILE (default: $TMPDIR/rocsys-top-PID.log)"},
     {"no-color", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(color), 0, "monochrome display"},
@@ -190,6 +197,7 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
 void inject_options_help(FILE *out)
 {
     fprintf(out, "Usage: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]\n"
+                 "       rocsys-top --record DIR [OPTIONS] -- PROGRAM [ARGS...]\n"
                  "Live call-stack profiler: starts PROGRAM with a sampling collector injected\n"
                  "(LD_PRELOAD, HSA_TOOLS_LIB) and shows per-thread call trees, hot functions,\n"
                  "threads and the program's output. Exits with PROGRAM's exit status.\n\n"

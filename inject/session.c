@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,7 +58,10 @@ struct session {
     int quit;      /* leave the loop */
     int kill_sent; /* SIGTERM sent to the target, SIGKILL at kill_deadline */
     uint64_t kill_deadline;
-    int hangup; /* our terminal is gone */
+    int hangup;           /* our terminal is gone */
+    int headless;         /* recording without display: status on stderr, summary at the end */
+    const char *ended_by; /* why the session ended, for session.json */
+    char *files[16];      /* the recording's files, for session.json */
     int refreshes;
     uint64_t acc_dropped, acc_written, acc_cost_ns, acc_cost_n; /* from rings already freed */
     struct deferred *def;
@@ -131,6 +135,20 @@ static void defer_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t
     d->weight = weight;
     d->frames = xmalloc(n * sizeof(*frames) + 1);
     memcpy(d->frames, frames, n * sizeof(*frames));
+}
+
+/* Hand a sample the model accepted to the writers (so that its modules are known to them). */
+static void record_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
+                          const uint64_t *frames, uint32_t n, uint32_t weight)
+{
+    struct record_event ev = {.type = RECORD_EV_SAMPLE,
+                              .time_ns = t,
+                              .pid = pid,
+                              .tid = tid,
+                              .frames = frames,
+                              .nframes = n,
+                              .weight = weight};
+    record_set_event(s->rec, &ev);
 }
 
 /* Copy a length-delimited string out of a record into a NUL-terminated buffer. */
@@ -222,14 +240,6 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
             model_session(s->m)->timer = "tick";
         else if ((h->flags & ROCSYS_SAMPLE_CYCLES) && !(h->flags & ROCSYS_SAMPLE_WALL))
             model_session(s->m)->timer = "cycles";
-        struct record_event ev = {.type = RECORD_EV_SAMPLE,
-                                  .time_ns = r->time_ns,
-                                  .pid = ctl->pid,
-                                  .tid = ctl->tid,
-                                  .frames = r->frames,
-                                  .nframes = r->nframes,
-                                  .weight = r->weight ? r->weight : 1};
-        record_set_event(s->rec, &ev);
         if (r->cost_ns) {
             uint32_t bin = r->cost_ns / COST_BIN_NS;
             s->cost_hist[bin < COST_BINS ? bin : COST_BINS - 1]++;
@@ -239,6 +249,9 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
                                   r->weight ? r->weight : 1, 0) == -EAGAIN)
             defer_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
                          r->weight ? r->weight : 1);
+        else
+            record_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
+                          r->weight ? r->weight : 1);
         break;
     }
     default:
@@ -287,6 +300,7 @@ static void drain(struct session *s, int check_orphans)
         int final = t - d->time_ns > DEFER_MAX_NS || s->target_done;
         if (model_sample_weighted(s->m, d->pid, d->tid, d->time_ns, d->frames, d->n, d->weight,
                                   final) == 0) {
+            record_sample(s, d->pid, d->tid, d->time_ns, d->frames, d->n, d->weight);
             if (final)
                 model_session(s->m)->deferred_unknown++;
             free(d->frames);
@@ -452,6 +466,7 @@ static void on_signal(struct session *s)
             check_child(s);
             break;
         case SIGHUP:
+            s->ended_by = "SIGHUP to rocsys-top (terminal closed)";
             s->hangup = 1;
             signal_target(s, SIGHUP);
             s->quit = 1;
@@ -459,6 +474,10 @@ static void on_signal(struct session *s)
         case SIGINT:
         case SIGTERM:
         case SIGQUIT:
+            if (!s->ended_by)
+                s->ended_by = si.ssi_signo == SIGINT    ? "SIGINT to rocsys-top (Ctrl-C)"
+                              : si.ssi_signo == SIGTERM ? "SIGTERM to rocsys-top"
+                                                        : "SIGQUIT to rocsys-top";
             if (s->kill_sent) {
                 signal_target(s, SIGKILL);
             } else {
@@ -484,7 +503,15 @@ static void refresh(struct session *s)
     model_refresh_procfs(s->m, t);
     update_stats(s);
     s->refreshes++;
-    if (s->batch)
+    if (s->headless) {
+        if (isatty(STDERR_FILENO)) {
+            struct model_session *ms = model_session(s->m);
+            fprintf(
+                stderr, "\rrocsys-top: recording to %s: %.0f s, %llu samples, %llu dropped, %s ",
+                s->o->record_dir, (double)(t - ms->start_ns) / 1e9, (unsigned long long)ms->samples,
+                (unsigned long long)ms->dropped, ms->status_text);
+        }
+    } else if (s->batch)
         tui_batch_frame(stdout, s->m, s->refreshes, s->o->max_rows);
     else if (s->tui && !s->hangup)
         tui_refresh(s->tui);
@@ -534,17 +561,59 @@ static int setup_transport(struct session *s, char *err, size_t errlen)
     return -1;
 }
 
-/* Open the writers: the file that keeps the target's full output. */
+/* Check and prepare the recording directory, then open its writers (before the target starts,
+ * so that a directory that cannot be written is an error, not a lost recording). */
+static int setup_recording(struct session *s, char *err, size_t errlen)
+{
+    const char *dir = s->o->record_dir;
+    char path[4096];
+    int n = 0;
+
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create the recording directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%s/session.json", dir);
+    if (!s->o->force && access(path, F_OK) == 0) {
+        snprintf(err, errlen,
+                 "%s already holds a recording (session.json): use --force to "
+                 "overwrite it, or another directory",
+                 dir);
+        return -1;
+    }
+    for (const struct record_file *r = record_files; r->cls; r++) {
+        if (r->cls == &record_output_log) {
+            if (s->o->output_log)
+                continue; /* --output-log names it elsewhere (opened by setup_writers) */
+            snprintf(s->log_path, sizeof(s->log_path), "%s/%s", dir, r->file);
+        }
+        snprintf(path, sizeof(path), "%s/%s", dir, r->file);
+        if (record_set_add(s->rec, r->cls, path, s->m, err, errlen) != 0)
+            return -1;
+        s->files[n++] = (char *)r->file;
+    }
+    s->files[n] = NULL;
+    return 0;
+}
+
+/* Open the writers: the file that keeps the target's full output, and the recording. */
 static int setup_writers(struct session *s, char *err, size_t errlen)
 {
     const char *tmp = getenv("TMPDIR");
 
+    s->rec = record_set_new();
+    if (s->o->record_dir && setup_recording(s, err, errlen) != 0)
+        return -1;
+    if (s->o->record_dir && !s->o->output_log) {
+        snprintf(model_session(s->m)->output_log, sizeof(model_session(s->m)->output_log), "%s",
+                 s->log_path);
+        return 0;
+    }
     if (s->o->output_log)
         snprintf(s->log_path, sizeof(s->log_path), "%s", s->o->output_log);
     else
         snprintf(s->log_path, sizeof(s->log_path), "%s/rocsys-top-%d.log",
                  tmp && *tmp ? tmp : "/tmp", (int)getpid());
-    s->rec = record_set_new();
     if (record_set_add(s->rec, &record_output_log, s->log_path, s->m, err, errlen) != 0)
         return -1;
     snprintf(model_session(s->m)->output_log, sizeof(model_session(s->m)->output_log), "%s",
@@ -601,6 +670,8 @@ static void run_loop(struct session *s)
             read_output(s, &s->target.err_fd, 2);
         if (i_key >= 0 && (p[i_key].revents & POLLIN) && tui_input(s->tui)) {
             /* the user quits: end a running target first */
+            if (!s->ended_by)
+                s->ended_by = "quit by the user";
             if (s->target_done)
                 s->quit = 1;
             else
@@ -622,7 +693,7 @@ static void run_loop(struct session *s)
             int grace_over = t - s->target_end_ns > OUTPUT_GRACE_MS * 1000000ull;
             if (!pipes_open || grace_over) {
                 model_output_flush(s->m);
-                if (s->batch || s->kill_sent || s->o->iterations) {
+                if (s->batch || s->headless || s->kill_sent || s->o->iterations) {
                     refresh(s);
                     break; /* batch: the final frame; TUI: the user already quit */
                 }
@@ -634,10 +705,46 @@ static void run_loop(struct session *s)
             if (s->o->iterations && s->refreshes >= s->o->iterations) {
                 if (s->target_done)
                     break;
+                if (!s->ended_by)
+                    s->ended_by = "the -n refresh limit";
                 stop_target(s);
             }
         }
     }
+}
+
+/* Order hot-list entries by self count. */
+static int hot_by_self(const void *a, const void *b)
+{
+    const struct model_hot *x = a, *y = b;
+    return x->self < y->self ? 1 : x->self > y->self ? -1 : 0;
+}
+
+/* Headless recording: what happened, the top functions and where the files are (stdout). */
+static void print_summary(struct session *s)
+{
+    struct model_session *ms = model_session(s->m);
+    struct model_filter all = {.thread = -1, .window = 0};
+    struct model_hot_list *h = model_hot_build(s->m, &all);
+
+    if (isatty(STDERR_FILENO))
+        fputc('\n', stderr);
+    qsort(h->items, (size_t)h->count, sizeof(*h->items), hot_by_self);
+    printf("rocsys-top: %s: target %s; %llu samples, %llu dropped (%s %d Hz, timer %s)\n",
+           s->o->record_dir, ms->status_text, (unsigned long long)ms->samples,
+           (unsigned long long)ms->dropped, ms->mode, ms->freq_hz, ms->timer ? ms->timer : "?");
+    printf("top functions (self):\n");
+    for (int i = 0; i < h->count && i < 10 && h->items[i].self; i++) {
+        const struct model_func *fn = model_func_at(s->m, h->items[i].func);
+        printf("  %5.1f%%  %s  (%s)\n", 100.0 * (double)h->items[i].self / (double)h->total,
+               fn->name, fn->module);
+    }
+    printf("files:");
+    for (int i = 0; s->files[i]; i++)
+        printf(" %s/%s", s->o->record_dir, s->files[i]);
+    printf("\n");
+    fflush(stdout);
+    model_hot_free(h);
 }
 
 int inject_session_run(const struct inject_options *o)
@@ -656,6 +763,9 @@ int inject_session_run(const struct inject_options *o)
     s.target.out_fd = s.target.err_fd = -1;
     s.target.pid = -1;
     s.batch = o->batch || !isatty(STDOUT_FILENO);
+    s.headless = o->record_dir && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
+    if (s.headless)
+        s.batch = 0;
     if (o->use_stdin && !s.batch && isatty(STDIN_FILENO)) {
         fprintf(stderr, "rocsys-top: --stdin needs -b: the TUI reads the keyboard\n");
         return 2;
@@ -739,7 +849,7 @@ int inject_session_run(const struct inject_options *o)
     fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
     fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
 
-    if (!s.batch) {
+    if (!s.batch && !s.headless) {
         struct tui_options to = {.color = o->color, .delay_tenths = o->delay_tenths};
         s.tui = tui_open(s.m, &to);
         if (!s.tui) {
@@ -769,7 +879,7 @@ int inject_session_run(const struct inject_options *o)
 out:
     if (s.tui)
         tui_close(s.tui);
-    if (!s.batch && s.rec && !s.hangup && s.target.pid > 0)
+    if (!s.batch && !s.headless && s.rec && !s.hangup && s.target.pid > 0)
         fprintf(stderr, "rocsys-top: %s; the target's output is in %s\n",
                 model_session(s.m)->status_text, s.log_path);
     if (s.target.out_fd >= 0)
@@ -777,8 +887,15 @@ out:
     if (s.target.err_fd >= 0)
         close(s.target.err_fd);
     struct record_end end = {.exit_status = s.exit_status,
-                             .status_text = model_session(s.m)->status_text};
+                             .status_text = model_session(s.m)->status_text,
+                             .ended_by = s.ended_by ? s.ended_by : "target ended",
+                             .argv = o->target_argv,
+                             .argc = o->target_argc,
+                             .root_pid = (int)s.target.pid,
+                             .files = (const char *const *)s.files};
     record_set_close(s.rec, s.m, &end);
+    if (s.headless && s.target.pid > 0)
+        print_summary(&s);
     if (s.sig_fd >= 0)
         close(s.sig_fd);
     if (s.tr.hdr)

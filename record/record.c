@@ -8,6 +8,12 @@
 
 #define RECORD_MAX_WRITERS 16
 
+const struct record_file record_files[] = {
+    {&record_output_log, "output.log"},       {&record_profile_txt, "profile.txt"},
+    {&record_stacks_folded, "stacks.folded"}, {&record_perfetto, "trace.pftrace"},
+    {&record_session_json, "session.json"},   {NULL, NULL},
+};
+
 struct record_set {
     const struct record_writer_class *cls[RECORD_MAX_WRITERS];
     struct record_writer *w[RECORD_MAX_WRITERS];

@@ -31,8 +31,13 @@ struct record_event {
 
 /* How the session ended, for the writers' summaries. */
 struct record_end {
-    int exit_status;
-    const char *status_text;
+    int exit_status;         /* the target's, as rocsys-top exits with it */
+    const char *status_text; /* "exited with 0", "killed by SIGSEGV (core dumped)", ... */
+    const char *ended_by;    /* why the session ended: "target ended", "SIGINT to rocsys-top" */
+    char *const *argv;       /* the target's command line */
+    int argc;
+    int root_pid;
+    const char *const *files; /* the recording's files (basenames), NULL-terminated */
 };
 
 struct record_writer;
@@ -48,8 +53,23 @@ struct record_writer_class {
     void (*close)(struct record_writer *w, struct model *m, const struct record_end *end);
 };
 
-/* The writers the session always runs, with the file each one writes. */
-extern const struct record_writer_class record_output_log; /* the target's full output */
+/* Writers, one file each. */
+extern const struct record_writer_class record_output_log;    /* the target's full output */
+extern const struct record_writer_class record_profile_txt;   /* per-thread call trees */
+extern const struct record_writer_class record_stacks_folded; /* collapsed stacks */
+extern const struct record_writer_class record_session_json;  /* what, and how it ended */
+extern const struct record_writer_class record_perfetto;      /* trace.pftrace (Perfetto) */
+/* Sizes of a Perfetto writer's interning tables (tests: memory bounded by distinct stacks). */
+void record_perfetto_stats(const struct record_writer *w, size_t *addresses, size_t *stacks,
+                           size_t *heap_bytes);
+
+/* The files of a recording directory (--record DIR): one row per writer, in the order they are
+ * opened and closed (session.json last: its presence marks a complete recording). */
+struct record_file {
+    const struct record_writer_class *cls;
+    const char *file;
+};
+extern const struct record_file record_files[]; /* terminated by a row with cls NULL */
 
 /* A set of open writers fed by the session. */
 struct record_set;

@@ -1,0 +1,735 @@
+/* Reader and checker of rocsys-top's Perfetto traces: framing (tag 0x0A, varint length per
+ * packet; a truncated tail ends the read cleanly), the TracePacket fields the writer uses, and
+ * their meaning as trace_processor would see it: each sequence starts by clearing its
+ * incremental state; interned ids (callstacks, frames, function names, mappings, paths)
+ * resolve on the packet's sequence; every frame has a mapping; every perf_sample's thread has
+ * a descriptor; track uuids are not reused for another process or thread. */
+#define _GNU_SOURCE
+#include "perfetto_read.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+
+enum { K_NAME = 1, K_PATH, K_MAPPING, K_FRAME, K_STACK, K_SUMSTACK, K_THREAD, K_PROC, K_TRACK };
+
+/* Key (kind, a, b) -> val in one open-addressing table. */
+struct rent {
+    uint64_t a, b, val;
+    uint32_t kind;
+    int used;
+};
+
+struct rmap {
+    struct rent *e;
+    size_t cap, count;
+};
+
+struct rframe {
+    uint64_t name, mapping, rel_pc;
+};
+
+struct rseq {
+    uint32_t id;
+    uint64_t gen; /* globally unique per incremental-state generation; 0 = never cleared */
+    int have_clock;
+    int64_t boot_minus_mono;
+};
+
+struct reader {
+    struct perfetto_summary *out;
+    char *err;
+    size_t errlen;
+    struct rmap map;
+    struct rseq *seqs;
+    size_t nseqs;
+    uint64_t gen;
+    char **strs; /* interned strings of all generations */
+    size_t nstrs, capstrs;
+    uint64_t *pool; /* [n, id...] lists of mappings' paths and callstacks' frames */
+    size_t npool, cappool;
+    struct rframe *frames;
+    size_t nframes, capframes;
+    size_t capthreads, capprocs, capstacks, capsamples;
+};
+
+/* A protobuf cursor. */
+struct cur {
+    const uint8_t *p, *end;
+};
+
+/* One decoded field: varint/fixed value or length-delimited bytes. */
+struct field {
+    uint32_t num, wt;
+    uint64_t v;
+    const uint8_t *p;
+    size_t n;
+};
+
+static int get_varint(struct cur *c, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (c->p >= c->end)
+            return -1;
+        uint8_t b = *c->p++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Next field of a message: 1, 0 at its end, -1 if malformed. */
+static int next_field(struct cur *c, struct field *f)
+{
+    uint64_t tag;
+
+    if (c->p >= c->end)
+        return 0;
+    if (get_varint(c, &tag) < 0)
+        return -1;
+    f->num = (uint32_t)(tag >> 3);
+    f->wt = (uint32_t)(tag & 7);
+    switch (f->wt) {
+    case 0:
+        return get_varint(c, &f->v) < 0 ? -1 : 1;
+    case 1:
+    case 5: {
+        size_t k = f->wt == 1 ? 8 : 4;
+        if ((size_t)(c->end - c->p) < k)
+            return -1;
+        f->v = 0;
+        for (size_t i = 0; i < k; i++)
+            f->v |= (uint64_t)c->p[i] << (8 * i);
+        c->p += k;
+        return 1;
+    }
+    case 2:
+        if (get_varint(c, &f->v) < 0 || f->v > (uint64_t)(c->end - c->p))
+            return -1;
+        f->p = c->p;
+        f->n = (size_t)f->v;
+        c->p += f->n;
+        return 1;
+    default:
+        return -1;
+    }
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* The entry of (kind, a, b): existing (used) or the free slot to fill. */
+static struct rent *rmap_slot(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b)
+{
+    if (m->count * 2 >= m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        struct rent *e = xcalloc(cap, sizeof(*e));
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->e[i].used)
+                continue;
+            size_t j = mix(m->e[i].a ^ mix(m->e[i].b ^ m->e[i].kind)) & (cap - 1);
+            while (e[j].used)
+                j = (j + 1) & (cap - 1);
+            e[j] = m->e[i];
+        }
+        free(m->e);
+        m->e = e;
+        m->cap = cap;
+    }
+    size_t j = mix(a ^ mix(b ^ kind)) & (m->cap - 1);
+    while (m->e[j].used && !(m->e[j].kind == kind && m->e[j].a == a && m->e[j].b == b))
+        j = (j + 1) & (m->cap - 1);
+    return &m->e[j];
+}
+
+static void rmap_put(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b, uint64_t val)
+{
+    struct rent *e = rmap_slot(m, kind, a, b);
+    if (!e->used)
+        m->count++;
+    *e = (struct rent){.a = a, .b = b, .val = val, .kind = kind, .used = 1};
+}
+
+/* Value of (kind, a, b) in *val; 0 if found, -1 if not. */
+static int rmap_get(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b, uint64_t *val)
+{
+    struct rent *e = rmap_slot(m, kind, a, b);
+    if (!e->used)
+        return -1;
+    *val = e->val;
+    return 0;
+}
+
+/* Record a failed meaning check; the first one becomes the error message. */
+__attribute__((format(printf, 2, 3))) static void violation(struct reader *r, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (r->out->violations++ == 0 && r->errlen) {
+        va_start(ap, fmt);
+        vsnprintf(r->err, r->errlen, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* Grow array *p of *cap elements of size sz to hold n. */
+static void grow(void *p, size_t *cap, size_t n, size_t sz)
+{
+    if (n <= *cap)
+        return;
+    size_t c = *cap ? *cap * 2 : 16;
+    while (c < n)
+        c *= 2;
+    *(void **)p = xrealloc(*(void **)p, c * sz);
+    *cap = c;
+}
+
+static uint64_t add_str(struct reader *r, const uint8_t *p, size_t n)
+{
+    grow(&r->strs, &r->capstrs, r->nstrs + 1, sizeof(*r->strs));
+    char *s = xmalloc(n + 1);
+    memcpy(s, p, n);
+    s[n] = '\0';
+    r->strs[r->nstrs] = s;
+    return r->nstrs++;
+}
+
+static char *dup_bytes(const uint8_t *p, size_t n)
+{
+    char *s = xmalloc(n + 1);
+    memcpy(s, p, n);
+    s[n] = '\0';
+    return s;
+}
+
+static void pool_push(struct reader *r, uint64_t v)
+{
+    grow(&r->pool, &r->cappool, r->npool + 1, sizeof(*r->pool));
+    r->pool[r->npool++] = v;
+}
+
+/* An InternedString {iid, str} of kind K_NAME or K_PATH on generation gen. */
+static int parse_interned_string(struct reader *r, uint32_t kind, uint64_t gen, const uint8_t *p,
+                                 size_t n)
+{
+    struct cur c = {p, p + n};
+    struct field f;
+    uint64_t iid = 0;
+    const uint8_t *s = NULL;
+    size_t sn = 0;
+    int k;
+
+    while ((k = next_field(&c, &f)) > 0) {
+        if (f.num == 1 && f.wt == 0)
+            iid = f.v;
+        else if (f.num == 2 && f.wt == 2)
+            s = f.p, sn = f.n;
+    }
+    if (k < 0)
+        return -1;
+    if (iid == 0)
+        violation(r, "interned string with iid 0");
+    else
+        rmap_put(&r->map, kind, gen, iid, add_str(r, s ? s : (const uint8_t *)"", s ? sn : 0));
+    return 0;
+}
+
+/* A Mapping, Frame or Callstack entry of the interned data. */
+static int parse_interned_entry(struct reader *r, uint32_t kind, uint64_t gen, const uint8_t *p,
+                                size_t n)
+{
+    struct cur c = {p, p + n};
+    struct field f;
+    uint64_t iid = 0;
+    struct rframe fr = {0};
+    size_t start = r->npool;
+    int k;
+
+    if (kind != K_FRAME)
+        pool_push(r, 0); /* count, filled below */
+    while ((k = next_field(&c, &f)) > 0) {
+        if (f.num == 1 && f.wt == 0)
+            iid = f.v;
+        else if (kind == K_FRAME && f.wt == 0 && f.num == 2)
+            fr.name = f.v;
+        else if (kind == K_FRAME && f.wt == 0 && f.num == 3)
+            fr.mapping = f.v;
+        else if (kind == K_FRAME && f.wt == 0 && f.num == 4)
+            fr.rel_pc = f.v;
+        else if ((kind == K_MAPPING && f.num == 7) || (kind == K_STACK && f.num == 2)) {
+            if (f.wt != 0) {
+                violation(r, "packed or mistyped repeated id list in interned data");
+                continue;
+            }
+            pool_push(r, f.v);
+            r->pool[start]++;
+        }
+    }
+    if (k < 0)
+        return -1;
+    if (iid == 0) {
+        violation(r, "interned entry with iid 0");
+        return 0;
+    }
+    if (kind == K_FRAME) {
+        grow(&r->frames, &r->capframes, r->nframes + 1, sizeof(*r->frames));
+        r->frames[r->nframes] = fr;
+        rmap_put(&r->map, K_FRAME, gen, iid, r->nframes++);
+    } else {
+        rmap_put(&r->map, kind, gen, iid, start);
+    }
+    return 0;
+}
+
+static int parse_interned(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n)
+{
+    struct cur c = {p, p + n};
+    struct field f;
+    int k;
+
+    while ((k = next_field(&c, &f)) > 0) {
+        if (f.wt != 2)
+            continue;
+        int rc = 0;
+        if (f.num == 5)
+            rc = parse_interned_string(r, K_NAME, sq->gen, f.p, f.n);
+        else if (f.num == 17)
+            rc = parse_interned_string(r, K_PATH, sq->gen, f.p, f.n);
+        else if (f.num == 19)
+            rc = parse_interned_entry(r, K_MAPPING, sq->gen, f.p, f.n);
+        else if (f.num == 6)
+            rc = parse_interned_entry(r, K_FRAME, sq->gen, f.p, f.n);
+        else if (f.num == 7)
+            rc = parse_interned_entry(r, K_STACK, sq->gen, f.p, f.n);
+        if (rc < 0)
+            return -1;
+    }
+    return k;
+}
+
+/* Sub-message fields (varints and strings) by number; returns -1 if malformed. */
+static int parse_flat(const uint8_t *p, size_t n, uint64_t *v, int *has, const uint8_t **s,
+                      size_t *sn, uint32_t max)
+{
+    struct cur c = {p, p + n};
+    struct field f;
+    int k;
+
+    while ((k = next_field(&c, &f)) > 0) {
+        if (f.num >= max)
+            continue;
+        if (f.wt == 0) {
+            v[f.num] = f.v;
+            has[f.num] = 1;
+        } else if (f.wt == 2 && s) {
+            s[f.num] = f.p;
+            sn[f.num] = f.n;
+            has[f.num] = 1;
+        }
+    }
+    return k;
+}
+
+static void set_name(char **dst, const uint8_t *p, size_t n)
+{
+    free(*dst);
+    *dst = dup_bytes(p ? p : (const uint8_t *)"", p ? n : 0);
+}
+
+/* A TrackDescriptor: declares a process or thread track. */
+static int parse_track(struct reader *r, const uint8_t *p, size_t n)
+{
+    struct perfetto_summary *o = r->out;
+    uint64_t v[16] = {0}, tv[8] = {0}, key, idx;
+    int has[16] = {0}, th[8] = {0};
+    const uint8_t *s[16] = {0}, *ts[8] = {0};
+    size_t sn[16] = {0}, tsn[8] = {0};
+
+    if (parse_flat(p, n, v, has, s, sn, 16) < 0)
+        return -1;
+    if (!has[1]) {
+        violation(r, "track descriptor without uuid");
+        return 0;
+    }
+    if (has[4]) { /* thread */
+        if (parse_flat(s[4], sn[4], tv, th, ts, tsn, 8) < 0)
+            return -1;
+        if (!th[1] || !th[2]) {
+            violation(r, "thread descriptor without pid or tid");
+            return 0;
+        }
+        key = tv[1] << 32 | (uint32_t)tv[2];
+        if (rmap_get(&r->map, K_THREAD, tv[1], tv[2], &idx) < 0) {
+            grow(&o->threads, &r->capthreads, o->nthreads + 1, sizeof(*o->threads));
+            idx = o->nthreads++;
+            o->threads[idx] = (struct perfetto_read_thread){(uint32_t)tv[1], (uint32_t)tv[2]};
+            set_name(&o->threads[idx].name, NULL, 0);
+            rmap_put(&r->map, K_THREAD, tv[1], tv[2], idx);
+        }
+        if (th[5])
+            set_name(&o->threads[idx].name, ts[5], tsn[5]);
+    } else if (has[3]) { /* process */
+        if (parse_flat(s[3], sn[3], tv, th, ts, tsn, 8) < 0)
+            return -1;
+        if (!th[1]) {
+            violation(r, "process descriptor without pid");
+            return 0;
+        }
+        key = tv[1] << 32;
+        if (rmap_get(&r->map, K_PROC, tv[1], 0, &idx) < 0) {
+            grow(&o->processes, &r->capprocs, o->nprocesses + 1, sizeof(*o->processes));
+            idx = o->nprocesses++;
+            o->processes[idx] = (struct perfetto_read_process){(uint32_t)tv[1]};
+            set_name(&o->processes[idx].name, NULL, 0);
+            rmap_put(&r->map, K_PROC, tv[1], 0, idx);
+        }
+        if (th[6])
+            set_name(&o->processes[idx].name, ts[6], tsn[6]);
+    } else {
+        key = UINT64_MAX; /* another kind of track: only uuid uniqueness is checked */
+    }
+    if (rmap_get(&r->map, K_TRACK, v[1], 0, &idx) == 0 && idx != key)
+        violation(r, "track uuid %llu reused for another track", (unsigned long long)v[1]);
+    rmap_put(&r->map, K_TRACK, v[1], 0, key);
+    return 0;
+}
+
+/* A ClockSnapshot: remember BOOTTIME - MONOTONIC for the sequence. */
+static int parse_clocks(struct rseq *sq, const uint8_t *p, size_t n)
+{
+    struct cur c = {p, p + n};
+    struct field f;
+    uint64_t boot = 0, mono = 0;
+    int hb = 0, hm = 0, k;
+
+    while ((k = next_field(&c, &f)) > 0) {
+        uint64_t v[4] = {0};
+        int has[4] = {0};
+        if (f.num != 1 || f.wt != 2)
+            continue;
+        if (parse_flat(f.p, f.n, v, has, NULL, NULL, 4) < 0)
+            return -1;
+        if (v[1] == 6)
+            boot = v[2], hb = 1;
+        else if (v[1] == 3)
+            mono = v[2], hm = 1;
+    }
+    if (hb && hm) {
+        sq->have_clock = 1;
+        sq->boot_minus_mono = (int64_t)(boot - mono);
+    }
+    return k;
+}
+
+/* Resolve callstack iid on generation gen into a summary stack; returns its index or -1. */
+static int64_t resolve_stack(struct reader *r, uint64_t gen, uint64_t cs)
+{
+    struct perfetto_summary *o = r->out;
+    uint64_t off, val, nf;
+    struct perfetto_read_stack st = {0};
+
+    if (rmap_get(&r->map, K_SUMSTACK, gen, cs, &val) == 0)
+        return (int64_t)val;
+    if (cs == 0 || rmap_get(&r->map, K_STACK, gen, cs, &off) < 0) {
+        violation(r, "callstack iid %llu does not resolve", (unsigned long long)cs);
+        return -1;
+    }
+    nf = r->pool[off];
+    if (nf == 0)
+        violation(r, "callstack iid %llu has no frames", (unsigned long long)cs);
+    st.functions = xcalloc(nf ? nf : 1, sizeof(char *));
+    for (uint64_t i = 0; i < nf; i++) {
+        uint64_t fid = r->pool[off + 1 + i], fi, si, mo;
+        const char *name = "?";
+        if (rmap_get(&r->map, K_FRAME, gen, fid, &fi) < 0) {
+            violation(r, "frame iid %llu does not resolve", (unsigned long long)fid);
+        } else {
+            struct rframe fr = r->frames[fi];
+            if (fr.name == 0 || rmap_get(&r->map, K_NAME, gen, fr.name, &si) < 0)
+                violation(r, "function_name_id %llu of frame %llu does not resolve",
+                          (unsigned long long)fr.name, (unsigned long long)fid);
+            else
+                name = r->strs[si];
+            if (fr.mapping == 0)
+                violation(r, "frame %llu has no mapping", (unsigned long long)fid);
+            else if (rmap_get(&r->map, K_MAPPING, gen, fr.mapping, &mo) < 0)
+                violation(r, "mapping_id %llu does not resolve", (unsigned long long)fr.mapping);
+            else
+                for (uint64_t j = 0; j < r->pool[mo]; j++)
+                    if (rmap_get(&r->map, K_PATH, gen, r->pool[mo + 1 + j], &si) < 0)
+                        violation(r, "path string id %llu does not resolve",
+                                  (unsigned long long)r->pool[mo + 1 + j]);
+        }
+        st.functions[st.n++] = xstrdup(name);
+    }
+    grow(&o->stacks, &r->capstacks, o->nstacks + 1, sizeof(*o->stacks));
+    o->stacks[o->nstacks] = st;
+    rmap_put(&r->map, K_SUMSTACK, gen, cs, o->nstacks);
+    return (int64_t)o->nstacks++;
+}
+
+static int parse_sample(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n, int has_ts,
+                        uint64_t ts, uint64_t clock_id)
+{
+    struct perfetto_summary *o = r->out;
+    uint64_t v[8] = {0}, ti;
+    int has[8] = {0};
+    int64_t st;
+
+    if (parse_flat(p, n, v, has, NULL, NULL, 8) < 0)
+        return -1;
+    if (!has[2] || !has[3] || !has[4]) {
+        violation(r, "perf_sample without pid, tid or callstack_iid");
+        return 0;
+    }
+    if (!has_ts)
+        violation(r, "perf_sample packet without timestamp");
+    if (rmap_get(&r->map, K_THREAD, v[2], v[3], &ti) < 0) {
+        violation(r, "perf_sample of pid %llu tid %llu has no thread track",
+                  (unsigned long long)v[2], (unsigned long long)v[3]);
+        return 0;
+    }
+    if ((st = resolve_stack(r, sq->gen, v[4])) < 0)
+        return 0;
+    o->threads[ti].samples++;
+    grow(&o->samples, &r->capsamples, o->nsamples + 1, sizeof(*o->samples));
+    struct perfetto_read_sample *s = &o->samples[o->nsamples++];
+    s->time_ns = ts;
+    s->mono_ns = clock_id == 3 ? ts
+                 : (clock_id == 0 || clock_id == 6) && sq->have_clock
+                     ? ts - (uint64_t)sq->boot_minus_mono
+                     : ts;
+    s->pid = (uint32_t)v[2];
+    s->tid = (uint32_t)v[3];
+    s->stack = (uint32_t)st;
+    return 0;
+}
+
+static struct rseq *seq_of(struct reader *r, uint32_t id, int *is_new)
+{
+    for (size_t i = 0; i < r->nseqs; i++)
+        if (r->seqs[i].id == id) {
+            *is_new = 0;
+            return &r->seqs[i];
+        }
+    r->seqs = xrealloc(r->seqs, (r->nseqs + 1) * sizeof(*r->seqs));
+    r->seqs[r->nseqs] = (struct rseq){.id = id};
+    r->out->sequences++;
+    *is_new = 1;
+    return &r->seqs[r->nseqs++];
+}
+
+/* One TracePacket. Returns -1 if it is malformed protobuf. */
+static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
+{
+    struct cur c = {p, p + n};
+    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0};
+    uint64_t ts = 0, clock_id = 0, seq = 0, flags = 0;
+    int has_ts = 0, k, is_new = 0;
+    struct rseq *sq = NULL;
+
+    while ((k = next_field(&c, &f)) > 0) {
+        if (f.wt == 0 && f.num == 8)
+            ts = f.v, has_ts = 1;
+        else if (f.wt == 0 && f.num == 58)
+            clock_id = f.v;
+        else if (f.wt == 0 && f.num == 10)
+            seq = f.v;
+        else if (f.wt == 0 && f.num == 13)
+            flags = f.v;
+        else if (f.wt == 2 && f.num == 12)
+            in = f;
+        else if (f.wt == 2 && f.num == 60)
+            td = f;
+        else if (f.wt == 2 && f.num == 66)
+            ps = f;
+        else if (f.wt == 2 && f.num == 6)
+            cl = f;
+    }
+    if (k < 0)
+        return -1;
+    if (seq == 0) {
+        if (in.p || ps.p)
+            violation(r, "interned data or perf_sample without a sequence id");
+        if (td.p && parse_track(r, td.p, td.n) < 0)
+            return -1;
+        return 0;
+    }
+    sq = seq_of(r, (uint32_t)seq, &is_new);
+    if (is_new && !(flags & 1))
+        violation(r, "sequence %llu: first packet does not clear incremental state",
+                  (unsigned long long)seq);
+    if (flags & 1)
+        sq->gen = ++r->gen;
+    if (sq->gen == 0 && (flags & 2 || in.p || ps.p)) {
+        violation(r, "sequence %llu: packet needs incremental state before it is cleared",
+                  (unsigned long long)seq);
+        return 0; /* trace_processor drops it */
+    }
+    if (cl.p && parse_clocks(sq, cl.p, cl.n) < 0)
+        return -1;
+    if (in.p && parse_interned(r, sq, in.p, in.n) < 0)
+        return -1;
+    if (td.p && parse_track(r, td.p, td.n) < 0)
+        return -1;
+    if (ps.p && parse_sample(r, sq, ps.p, ps.n, has_ts, ts, clock_id) < 0)
+        return -1;
+    return 0;
+}
+
+static void reader_free(struct reader *r)
+{
+    for (size_t i = 0; i < r->nstrs; i++)
+        free(r->strs[i]);
+    free(r->strs);
+    free(r->pool);
+    free(r->frames);
+    free(r->seqs);
+    free(r->map.e);
+}
+
+int perfetto_read_buffer(const uint8_t *data, size_t len, struct perfetto_summary *out, char *err,
+                         size_t errlen)
+{
+    struct reader r = {.out = out, .err = err, .errlen = errlen};
+    struct cur c = {data, data + len};
+    int rc = -1;
+
+    memset(out, 0, sizeof(*out));
+    if (errlen)
+        err[0] = '\0';
+    while (c.p < c.end) {
+        const uint8_t *start = c.p;
+        uint64_t n;
+        if (*c.p != 0x0A) {
+            snprintf(err, errlen, "byte 0x%02x at offset %zu is not a packet tag", *c.p,
+                     (size_t)(c.p - data));
+            goto cleanup;
+        }
+        c.p++;
+        if (get_varint(&c, &n) < 0 || n > (uint64_t)(c.end - c.p)) {
+            out->truncated = 1;
+            c.p = start;
+            break;
+        }
+        if (parse_packet(&r, c.p, (size_t)n) < 0) {
+            snprintf(err, errlen, "malformed packet at offset %zu", (size_t)(start - data));
+            goto cleanup;
+        }
+        c.p += n;
+        out->packets++;
+        out->valid_bytes = (uint64_t)(c.p - data);
+    }
+    rc = out->violations ? -1 : 0;
+cleanup:
+    reader_free(&r);
+    return rc;
+}
+
+int perfetto_read_file(const char *path, struct perfetto_summary *out, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *data = NULL;
+    long size;
+    int rc = -1;
+
+    memset(out, 0, sizeof(*out));
+    if (!f) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        snprintf(err, errlen, "cannot seek %s", path);
+        goto cleanup;
+    }
+    data = xmalloc((size_t)size + 1);
+    if (fread(data, 1, (size_t)size, f) != (size_t)size) {
+        snprintf(err, errlen, "short read on %s", path);
+        goto cleanup;
+    }
+    rc = perfetto_read_buffer(data, (size_t)size, out, err, errlen);
+cleanup:
+    if (f)
+        fclose(f);
+    free(data);
+    return rc;
+}
+
+void perfetto_read_free(struct perfetto_summary *s)
+{
+    for (size_t i = 0; i < s->nthreads; i++)
+        free(s->threads[i].name);
+    for (size_t i = 0; i < s->nprocesses; i++)
+        free(s->processes[i].name);
+    for (size_t i = 0; i < s->nstacks; i++) {
+        for (uint32_t j = 0; j < s->stacks[i].n; j++)
+            free(s->stacks[i].functions[j]);
+        free(s->stacks[i].functions);
+    }
+    free(s->threads);
+    free(s->processes);
+    free(s->stacks);
+    free(s->samples);
+    memset(s, 0, sizeof(*s));
+}
+
+static int count_cmp(const void *a, const void *b)
+{
+    const struct perfetto_read_count *x = a, *y = b;
+    if (x->self != y->self)
+        return x->self > y->self ? -1 : 1;
+    return strcmp(x->function, y->function);
+}
+
+size_t perfetto_read_self_counts(const struct perfetto_summary *s, uint32_t tid,
+                                 struct perfetto_read_count **out)
+{
+    struct perfetto_read_count *c = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t *per_stack = xcalloc(s->nstacks ? s->nstacks : 1, sizeof(*per_stack));
+
+    for (size_t i = 0; i < s->nsamples; i++)
+        if (tid == 0 || s->samples[i].tid == tid)
+            per_stack[s->samples[i].stack]++;
+    for (size_t i = 0; i < s->nstacks; i++) {
+        if (!per_stack[i] || s->stacks[i].n == 0)
+            continue;
+        const char *leaf = s->stacks[i].functions[s->stacks[i].n - 1];
+        size_t j;
+        for (j = 0; j < n && strcmp(c[j].function, leaf) != 0; j++)
+            ;
+        if (j == n) {
+            grow(&c, &cap, n + 1, sizeof(*c));
+            c[n++] = (struct perfetto_read_count){leaf, 0};
+        }
+        c[j].self += per_stack[i];
+    }
+    free(per_stack);
+    if (n)
+        qsort(c, n, sizeof(*c), count_cmp);
+    *out = c;
+    return n;
+}
+
+const struct perfetto_read_thread *perfetto_read_thread_find(const struct perfetto_summary *s,
+                                                             uint32_t pid, uint32_t tid)
+{
+    for (size_t i = 0; i < s->nthreads; i++)
+        if (s->threads[i].pid == pid && s->threads[i].tid == tid)
+            return &s->threads[i];
+    return NULL;
+}

@@ -1,0 +1,74 @@
+/* Reader of the Perfetto traces rocsys-top writes (record/writer_perfetto.c): parses the
+ * packet framing, decodes the TracePacket fields the writer uses and checks their meaning
+ * (sequence flags, interned ids, declared tracks, frames with mappings). Tests use its
+ * summary; a replay mode can use it too. */
+#ifndef ROCSYS_RECORD_PERFETTO_READ_H
+#define ROCSYS_RECORD_PERFETTO_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct perfetto_read_thread {
+    uint32_t pid, tid;
+    char *name; /* latest name declared, "" if none */
+    uint64_t samples;
+};
+
+struct perfetto_read_process {
+    uint32_t pid;
+    char *name; /* latest process_name, "" if none */
+};
+
+/* A distinct call stack as function names, root first, leaf last. */
+struct perfetto_read_stack {
+    uint32_t n;
+    char **functions;
+};
+
+struct perfetto_read_sample {
+    uint64_t time_ns; /* as written (BOOTTIME unless timestamp_clock_id says otherwise) */
+    uint64_t mono_ns; /* CLOCK_MONOTONIC via the sequence's ClockSnapshot, else time_ns */
+    uint32_t pid, tid;
+    uint32_t stack; /* index into stacks */
+};
+
+struct perfetto_summary {
+    struct perfetto_read_thread *threads; /* in order of first declaration */
+    size_t nthreads;
+    struct perfetto_read_process *processes;
+    size_t nprocesses;
+    struct perfetto_read_stack *stacks;
+    size_t nstacks;
+    struct perfetto_read_sample *samples;
+    size_t nsamples;
+    uint64_t packets;     /* complete packets read */
+    uint64_t sequences;   /* distinct trusted_packet_sequence_ids */
+    uint64_t valid_bytes; /* bytes of complete packets */
+    int truncated;        /* the file ends inside a packet (a killed run) */
+    uint64_t violations;  /* meaning checks that failed (the first is in err) */
+};
+
+/* Read and check the trace at path. Returns 0 when it parses and every check passes (a
+ * truncated tail is not an error: see out->truncated), -1 with a one-line message in err
+ * otherwise (out still holds what was read). Free out with perfetto_read_free. */
+int perfetto_read_file(const char *path, struct perfetto_summary *out, char *err, size_t errlen);
+/* The same on bytes in memory. */
+int perfetto_read_buffer(const uint8_t *data, size_t len, struct perfetto_summary *out, char *err,
+                         size_t errlen);
+void perfetto_read_free(struct perfetto_summary *s);
+
+/* Self samples of one function name: a sample counts for its leaf. */
+struct perfetto_read_count {
+    const char *function; /* owned by the summary */
+    uint64_t self;
+};
+
+/* Self-sample counts per function name of thread tid (0: all threads), most first, ties by
+ * name. Returns the number of entries; *out is malloc'ed (free it). */
+size_t perfetto_read_self_counts(const struct perfetto_summary *s, uint32_t tid,
+                                 struct perfetto_read_count **out);
+/* The thread entry of (pid, tid), or NULL. */
+const struct perfetto_read_thread *perfetto_read_thread_find(const struct perfetto_summary *s,
+                                                             uint32_t pid, uint32_t tid);
+
+#endif

@@ -1,0 +1,627 @@
+/* Writer "perfetto": the session's processes, threads and call-stack samples as a Perfetto
+ * protobuf trace (open it in ui.perfetto.dev: per-process/per-thread "Perf Callstacks" tracks
+ * and flamegraphs). Written incrementally: packets go to a 64 KiB buffer that is written out
+ * whenever it fills, so memory stays bounded and a killed run leaves a readable prefix (all
+ * but the last buffer). Interning tables grow with distinct addresses, functions, modules and
+ * stacks only, never with run time.
+ *
+ * File format: back-to-back Trace.packet records (tag 0x0A, varint length, TracePacket), no
+ * header, no terminator. All packets are on one trusted_packet_sequence_id (1..16383, derived
+ * from the writer's pid and clock, so that concatenated recordings do not collide).
+ *  - Packet 1: sequence_flags = 3 (INCREMENTAL_STATE_CLEARED | NEEDS_INCREMENTAL_STATE),
+ *    first_packet_on_sequence = true, and a ClockSnapshot with BOOTTIME (6) and MONOTONIC (3)
+ *    read together at open. Every later packet: sequence_flags = 2.
+ *  - Timestamps: the session's CLOCK_MONOTONIC ns converted to BOOTTIME (Perfetto's default
+ *    clock, so no timestamp_clock_id is written: 3 bytes saved per sample) by adding the
+ *    snapshot's BOOTTIME - MONOTONIC offset; a reader gets MONOTONIC back by subtracting it
+ *    (a suspend during the run would shift later samples by the suspended time).
+ *  - PROCESS: TrackDescriptor {uuid, ProcessDescriptor {pid, process_name = basename of the
+ *    executable}}, re-emitted on exec. THREAD: TrackDescriptor {uuid, ThreadDescriptor {pid,
+ *    tid, thread_name}}, re-emitted when the name changes; a sample of a thread never declared
+ *    first emits its descriptor (with the model's name, if any). Track uuids are a bijective
+ *    mix of (pid << 32 | tid) (tid 0 = the process), so they are unique.
+ *  - SAMPLE: TracePacket {timestamp, perf_sample {pid, tid, callstack_iid}} plus, when the
+ *    sample brings something new, interned_data with the new function_names, mapping_paths,
+ *    mappings {iid, path_string_ids}, frames {iid, function_name_id, mapping_id, rel_pc} and
+ *    callstacks {iid, frame_ids root first, leaf last}. Each raw address is symbolized once
+ *    (frames[0] as an exact pc, the others as return addresses); an inlined function is a
+ *    frame of its own (same rel_pc). rel_pc is the ELF offset of the pc (module_offset); a
+ *    mapping is per module basename (Perfetto shows it as "/<basename>"). An address no
+ *    module covers gets function "[unknown]" in mapping "[unknown]" (every frame has one).
+ *    cpu_mode is not written (2 bytes per sample; Perfetto does not need it).
+ *  - Sample weight (periods a sample stands for; Perfetto has no weight): a sample of weight
+ *    w <= 8 is written w times (same time and stack), a heavier one once, so counts stay
+ *    exact for the usual weights and the file cannot explode on a huge weight.
+ *  A repeated stack costs one small packet: about 25-27 bytes with today's timestamps. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/model.h"
+#include "record.h"
+
+#define PF_CHUNK       65536 /* write the buffer out once it holds this much */
+#define PF_MAX_INLINE  16    /* source frames per address */
+#define PF_MAX_REPEAT  8     /* heaviest weight written as repeated samples */
+#define PF_SEQ_CLEARED 1
+#define PF_SEQ_NEEDS   2
+
+/* A growable byte buffer holding protobuf encoding. */
+struct pb {
+    uint8_t *p;
+    size_t n, cap;
+};
+
+/* One slot of an open-addressing table; the meaning of k, a, b, c, d depends on the table. */
+struct ient {
+    uint64_t h, k;
+    uint32_t a, b, c, d;
+    int used;
+};
+
+struct itab {
+    struct ient *e;
+    size_t cap, count;
+};
+
+struct record_writer {
+    int fd;
+    int failed; /* a write failed: the rest is dropped */
+    struct model *m;
+    uint32_t seq;
+    int64_t boot_offset; /* BOOTTIME - MONOTONIC at open */
+    struct pb out;       /* packets waiting to be written */
+    struct pb pkt, tmp, sub;
+    struct pb in_fn, in_path, in_map, in_frame, in_stack; /* new interned entries */
+    struct itab addrs;   /* (pid, pc, is_ra) -> frame iids at pool[c .. c+d) */
+    struct itab names;   /* function name -> iid a (string strs[k]) */
+    struct itab modules; /* module basename -> mapping iid a == path iid (strs[k]) */
+    struct itab stacks;  /* frame iid sequence at pool[a .. a+b) -> callstack iid c */
+    struct itab threads; /* (pid, tid) -> declared name strs[k] */
+    char **strs;
+    size_t nstrs, capstrs;
+    uint32_t *pool;
+    size_t npool, cappool;
+    uint32_t *stack; /* scratch: the current sample's frame iids */
+    size_t capstack;
+    uint32_t next_name, next_module, next_frame, next_stack;
+};
+
+/* ---- encoding ---- */
+
+/* Make room for more bytes. */
+static void pb_reserve(struct pb *b, size_t more)
+{
+    if (b->n + more <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + more)
+        cap *= 2;
+    b->p = xrealloc(b->p, cap);
+    b->cap = cap;
+}
+
+static void pb_varint(struct pb *b, uint64_t v)
+{
+    pb_reserve(b, 10);
+    while (v >= 0x80) {
+        b->p[b->n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b->p[b->n++] = (uint8_t)v;
+}
+
+/* A varint field: tag (field, wire type 0) and value. */
+static void pb_uint(struct pb *b, uint32_t field, uint64_t v)
+{
+    pb_varint(b, (uint64_t)field << 3);
+    pb_varint(b, v);
+}
+
+/* A length-delimited field. */
+static void pb_bytes(struct pb *b, uint32_t field, const void *data, size_t n)
+{
+    pb_varint(b, (uint64_t)field << 3 | 2);
+    pb_varint(b, n);
+    pb_reserve(b, n);
+    if (n)
+        memcpy(b->p + b->n, data, n);
+    b->n += n;
+}
+
+static void pb_append(struct pb *b, const struct pb *src)
+{
+    pb_reserve(b, src->n);
+    if (src->n)
+        memcpy(b->p + b->n, src->p, src->n);
+    b->n += src->n;
+}
+
+/* ---- hash tables ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return mix64(h);
+}
+
+/* Double the table when half full (slots are placed by hash only). */
+static void itab_grow(struct itab *t)
+{
+    if (t->count * 2 < t->cap)
+        return;
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    struct ient *e = xcalloc(cap, sizeof(*e));
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->e[i].used)
+            continue;
+        size_t j = t->e[i].h & (cap - 1);
+        while (e[j].used)
+            j = (j + 1) & (cap - 1);
+        e[j] = t->e[i];
+    }
+    free(t->e);
+    t->e = e;
+    t->cap = cap;
+}
+
+/* The slot with hash h for which eq says yes, or the free slot where it would go. */
+static struct ient *itab_slot(struct itab *t, uint64_t h,
+                              int (*eq)(const struct record_writer *, const struct ient *,
+                                        const void *),
+                              const struct record_writer *w, const void *key)
+{
+    itab_grow(t);
+    size_t j = h & (t->cap - 1);
+    while (t->e[j].used && !(t->e[j].h == h && eq(w, &t->e[j], key)))
+        j = (j + 1) & (t->cap - 1);
+    return &t->e[j];
+}
+
+static void itab_free(struct itab *t)
+{
+    free(t->e);
+}
+
+/* Keep a copy of s; returns its index. */
+static uint32_t str_add(struct record_writer *w, const char *s)
+{
+    if (w->nstrs == w->capstrs) {
+        w->capstrs = w->capstrs ? w->capstrs * 2 : 64;
+        w->strs = xrealloc(w->strs, w->capstrs * sizeof(*w->strs));
+    }
+    w->strs[w->nstrs] = xstrdup(s);
+    return (uint32_t)w->nstrs++;
+}
+
+/* Append n iids to the pool; returns their offset. */
+static uint32_t pool_add(struct record_writer *w, const uint32_t *v, size_t n)
+{
+    if (w->npool + n > w->cappool) {
+        while (w->npool + n > w->cappool)
+            w->cappool = w->cappool ? w->cappool * 2 : 1024;
+        w->pool = xrealloc(w->pool, w->cappool * sizeof(*w->pool));
+    }
+    memcpy(w->pool + w->npool, v, n * sizeof(*v));
+    w->npool += n;
+    return (uint32_t)(w->npool - n);
+}
+
+static int eq_str(const struct record_writer *w, const struct ient *e, const void *key)
+{
+    return strcmp(w->strs[e->k], key) == 0;
+}
+
+struct addr_key {
+    uint64_t pc;
+    uint32_t pid, is_ra;
+};
+
+static int eq_addr(const struct record_writer *w, const struct ient *e, const void *key)
+{
+    const struct addr_key *k = key;
+    (void)w;
+    return e->k == k->pc && e->a == k->pid && e->b == k->is_ra;
+}
+
+struct seq_key {
+    const uint32_t *v;
+    size_t n;
+};
+
+static int eq_seq(const struct record_writer *w, const struct ient *e, const void *key)
+{
+    const struct seq_key *k = key;
+    return e->b == k->n && memcmp(w->pool + e->a, k->v, k->n * sizeof(*k->v)) == 0;
+}
+
+static int eq_thread(const struct record_writer *w, const struct ient *e, const void *key)
+{
+    (void)w;
+    return e->a == ((const uint32_t *)key)[0] && e->b == ((const uint32_t *)key)[1];
+}
+
+/* ---- output ---- */
+
+/* Write the buffered packets out, retrying short writes; after an error the rest is dropped. */
+static void flush_out(struct record_writer *w)
+{
+    const uint8_t *p = w->out.p;
+    size_t n = w->out.n;
+
+    while (n > 0 && !w->failed) {
+        ssize_t k = write(w->fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            w->failed = 1;
+            break;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    w->out.n = 0;
+}
+
+/* Start a packet: timestamp, sequence id and flags. */
+static void packet_begin(struct record_writer *w, uint64_t mono_ns, uint32_t flags)
+{
+    w->pkt.n = 0;
+    pb_uint(&w->pkt, 8, (uint64_t)((int64_t)mono_ns + w->boot_offset));
+    pb_uint(&w->pkt, 10, w->seq);
+    pb_uint(&w->pkt, 13, flags);
+}
+
+/* Frame the packet as a Trace.packet record into the output buffer. */
+static void packet_end(struct record_writer *w)
+{
+    pb_bytes(&w->out, 1, w->pkt.p, w->pkt.n);
+    if (w->out.n >= PF_CHUNK)
+        flush_out(w);
+}
+
+static uint64_t track_uuid(uint32_t pid, uint32_t tid)
+{
+    return mix64(((uint64_t)pid << 32 | tid) ^ 0x726f637379730000ull);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+static void emit_process(struct record_writer *w, uint64_t t, uint32_t pid, const char *exe)
+{
+    w->sub.n = 0;
+    pb_uint(&w->sub, 1, pid);
+    if (exe && *exe)
+        pb_bytes(&w->sub, 6, base_name(exe), strlen(base_name(exe)));
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, track_uuid(pid, 0));
+    pb_bytes(&w->tmp, 3, w->sub.p, w->sub.n);
+    packet_begin(w, t, PF_SEQ_NEEDS);
+    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
+    packet_end(w);
+}
+
+/* Declare thread (pid, tid) with name unless it is already declared with that name. */
+static void declare_thread(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t tid,
+                           const char *name)
+{
+    uint32_t key[2] = {pid, tid};
+    struct ient *e = itab_slot(&w->threads, mix64((uint64_t)pid << 32 | tid), eq_thread, w, key);
+
+    if (!name)
+        name = "";
+    if (e->used && strcmp(w->strs[e->k], name) == 0)
+        return;
+    if (e->used) {
+        free(w->strs[e->k]);
+        w->strs[e->k] = xstrdup(name);
+    } else {
+        *e = (struct ient){.h = mix64((uint64_t)pid << 32 | tid), .a = pid, .b = tid, .used = 1};
+        e->k = str_add(w, name);
+        w->threads.count++;
+    }
+    w->sub.n = 0;
+    pb_uint(&w->sub, 1, pid);
+    pb_uint(&w->sub, 2, tid);
+    if (*name)
+        pb_bytes(&w->sub, 5, name, strlen(name));
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, track_uuid(pid, tid));
+    pb_bytes(&w->tmp, 4, w->sub.p, w->sub.n);
+    packet_begin(w, t, PF_SEQ_NEEDS);
+    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
+    packet_end(w);
+}
+
+/* Whether thread (pid, tid) has a descriptor in the file. */
+static int thread_declared(struct record_writer *w, uint32_t pid, uint32_t tid)
+{
+    uint32_t key[2] = {pid, tid};
+    return itab_slot(&w->threads, mix64((uint64_t)pid << 32 | tid), eq_thread, w, key)->used;
+}
+
+/* The model's latest name of thread (pid, tid), or NULL. */
+static const char *model_thread_name(struct model *m, uint32_t pid, uint32_t tid)
+{
+    for (int i = model_thread_count(m) - 1; i >= 0; i--) {
+        const struct model_thread *th = model_thread_at(m, i);
+        if (th->pid == pid && th->tid == tid)
+            return th->name;
+    }
+    return NULL;
+}
+
+/* Interned string s in table t (new ones appended to buf as InternedData field); returns iid. */
+static uint32_t intern_string(struct record_writer *w, struct itab *t, uint32_t *next,
+                              struct pb *buf, uint32_t field, const char *s)
+{
+    uint64_t h = hash_str(s);
+    struct ient *e = itab_slot(t, h, eq_str, w, s);
+
+    if (e->used)
+        return e->a;
+    *e = (struct ient){.h = h, .a = ++*next, .used = 1};
+    e->k = str_add(w, s);
+    t->count++;
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, e->a);
+    pb_bytes(&w->tmp, 2, s, strlen(s));
+    pb_bytes(buf, field, w->tmp.p, w->tmp.n);
+    return e->a;
+}
+
+/* Mapping iid of a module basename (its path string gets the same iid). */
+static uint32_t intern_module(struct record_writer *w, const char *module)
+{
+    uint32_t before = w->next_module;
+    uint32_t iid = intern_string(w, &w->modules, &w->next_module, &w->in_path, 17, module);
+
+    if (w->next_module != before) {
+        w->tmp.n = 0;
+        pb_uint(&w->tmp, 1, iid);
+        pb_uint(&w->tmp, 7, iid);
+        pb_bytes(&w->in_map, 19, w->tmp.p, w->tmp.n);
+    }
+    return iid;
+}
+
+/* A new frame entry in the interned data; returns its iid. */
+static uint32_t new_frame(struct record_writer *w, const char *function, const char *module,
+                          uint64_t rel_pc)
+{
+    uint32_t name = intern_string(w, &w->names, &w->next_name, &w->in_fn, 5, function);
+    uint32_t map = intern_module(w, module);
+    uint32_t iid = ++w->next_frame;
+
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, iid);
+    pb_uint(&w->tmp, 2, name);
+    pb_uint(&w->tmp, 3, map);
+    pb_uint(&w->tmp, 4, rel_pc);
+    pb_bytes(&w->in_frame, 6, w->tmp.p, w->tmp.n);
+    return iid;
+}
+
+/* The cached frame iids of one address, innermost first (symbolized on first sight). */
+static const struct ient *address_frames(struct record_writer *w, uint32_t pid, uint64_t pc,
+                                         int is_ra)
+{
+    struct addr_key key = {pc, pid, (uint32_t)is_ra};
+    uint64_t h = mix64(pc ^ mix64((uint64_t)pid << 1 | (uint64_t)is_ra));
+    struct ient *e = itab_slot(&w->addrs, h, eq_addr, w, &key);
+    struct sym_frame sf[PF_MAX_INLINE];
+    uint32_t iids[PF_MAX_INLINE];
+    int n;
+
+    if (e->used)
+        return e;
+    n = symbolizer_lookup(model_symbolizer(w->m), pid, pc, is_ra, sf, PF_MAX_INLINE);
+    for (int i = 0; i < n; i++)
+        iids[i] = new_frame(w, sf[i].function ? sf[i].function : "[unknown]",
+                            sf[i].module ? sf[i].module : "[unknown]", sf[i].module_offset);
+    if (n <= 0) {
+        n = 1;
+        iids[0] = new_frame(w, "[unknown]", "[unknown]", pc);
+    }
+    /* new_frame may not grow addrs, so e is still the slot */
+    *e = (struct ient){.h = h, .k = pc, .a = pid, .b = (uint32_t)is_ra, .used = 1};
+    e->c = pool_add(w, iids, (size_t)n);
+    e->d = (uint32_t)n;
+    w->addrs.count++;
+    return e;
+}
+
+/* Callstack iid of the sample's frames (root first), interning it if new. */
+static uint32_t intern_stack(struct record_writer *w, const uint32_t *v, size_t n)
+{
+    struct seq_key key = {v, n};
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    for (size_t i = 0; i < n; i++)
+        h = mix64(h ^ v[i]);
+    struct ient *e = itab_slot(&w->stacks, h, eq_seq, w, &key);
+
+    if (e->used)
+        return e->c;
+    *e = (struct ient){.h = h, .b = (uint32_t)n, .c = ++w->next_stack, .used = 1};
+    e->a = pool_add(w, v, n);
+    w->stacks.count++;
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, e->c);
+    for (size_t i = 0; i < n; i++)
+        pb_uint(&w->tmp, 2, v[i]); /* repeated, not packed */
+    pb_bytes(&w->in_stack, 7, w->tmp.p, w->tmp.n);
+    return e->c;
+}
+
+static void stack_push(struct record_writer *w, size_t *n, uint32_t iid)
+{
+    if (*n == w->capstack) {
+        w->capstack = w->capstack ? w->capstack * 2 : 256;
+        w->stack = xrealloc(w->stack, w->capstack * sizeof(*w->stack));
+    }
+    w->stack[(*n)++] = iid;
+}
+
+/* One sample: symbolize what is new, intern the stack, write the packet(s). */
+static void emit_sample(struct record_writer *w, const struct record_event *ev)
+{
+    size_t n = 0;
+    uint32_t cs, repeat;
+    struct pb *in[] = {&w->in_fn, &w->in_path, &w->in_map, &w->in_frame, &w->in_stack};
+    size_t inlen = 0;
+
+    if (!thread_declared(w, ev->pid, ev->tid))
+        declare_thread(w, ev->time_ns, ev->pid, ev->tid, model_thread_name(w->m, ev->pid, ev->tid));
+    for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+        in[i]->n = 0;
+    /* root first: walk the addresses outermost first, each one's frames outermost first; a
+     * sample without addresses gets the [unknown] frame of address 0 */
+    for (uint32_t i = ev->nframes ? ev->nframes : 1; i-- > 0;) {
+        const struct ient *e = address_frames(w, ev->pid, ev->nframes ? ev->frames[i] : 0, i > 0);
+        uint32_t off = e->c, cnt = e->d;
+        for (uint32_t j = cnt; j-- > 0;)
+            stack_push(w, &n, w->pool[off + j]);
+    }
+    cs = intern_stack(w, w->stack, n);
+    for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+        inlen += in[i]->n;
+    repeat = ev->weight <= 1 ? 1 : ev->weight <= PF_MAX_REPEAT ? ev->weight : 1;
+    for (uint32_t r = 0; r < repeat; r++) {
+        packet_begin(w, ev->time_ns, PF_SEQ_NEEDS);
+        if (inlen && r == 0) {
+            pb_varint(&w->pkt, 12 << 3 | 2);
+            pb_varint(&w->pkt, inlen);
+            for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+                pb_append(&w->pkt, in[i]);
+        }
+        w->tmp.n = 0;
+        pb_uint(&w->tmp, 2, ev->pid);
+        pb_uint(&w->tmp, 3, ev->tid);
+        pb_uint(&w->tmp, 4, cs);
+        pb_bytes(&w->pkt, 66, w->tmp.p, w->tmp.n);
+        packet_end(w);
+    }
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct record_writer *perfetto_open(const char *path, struct model *m, char *err,
+                                           size_t errlen)
+{
+    struct record_writer *w = xcalloc(1, sizeof(*w));
+    uint64_t mono, boot;
+
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        snprintf(err, errlen, "cannot write the Perfetto trace %s: %s", path, strerror(errno));
+        free(w);
+        return NULL;
+    }
+    w->m = m;
+    pb_reserve(&w->out, 2 * PF_CHUNK); /* the buffer never grows past this */
+    mono = clock_ns(CLOCK_MONOTONIC);
+    boot = clock_ns(CLOCK_BOOTTIME);
+    w->boot_offset = (int64_t)(boot - mono);
+    w->seq = 1 + (uint32_t)(mix64((uint64_t)getpid() << 40 ^ boot) % 16383);
+    /* first packet: clears the incremental state and anchors the clocks */
+    w->sub.n = 0;
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, 6);
+    pb_uint(&w->tmp, 2, boot);
+    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, 3);
+    pb_uint(&w->tmp, 2, mono);
+    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
+    packet_begin(w, mono, PF_SEQ_CLEARED | PF_SEQ_NEEDS);
+    pb_uint(&w->pkt, 87, 1);
+    pb_bytes(&w->pkt, 6, w->sub.p, w->sub.n);
+    packet_end(w);
+    return w;
+}
+
+static void perfetto_event(struct record_writer *w, const struct record_event *ev)
+{
+    switch (ev->type) {
+    case RECORD_EV_PROCESS:
+        emit_process(w, ev->time_ns, ev->pid, ev->data);
+        break;
+    case RECORD_EV_THREAD:
+        declare_thread(w, ev->time_ns, ev->pid, ev->tid, ev->data);
+        break;
+    case RECORD_EV_SAMPLE:
+        emit_sample(w, ev);
+        break;
+    default:
+        break;
+    }
+}
+
+static void perfetto_close(struct record_writer *w, struct model *m, const struct record_end *end)
+{
+    struct pb *bufs[] = {&w->out,     &w->pkt,    &w->tmp,      &w->sub,     &w->in_fn,
+                         &w->in_path, &w->in_map, &w->in_frame, &w->in_stack};
+
+    (void)m;
+    (void)end;
+    flush_out(w);
+    close(w->fd);
+    for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+        free(bufs[i]->p);
+    itab_free(&w->addrs);
+    itab_free(&w->names);
+    itab_free(&w->modules);
+    itab_free(&w->stacks);
+    itab_free(&w->threads);
+    for (size_t i = 0; i < w->nstrs; i++)
+        free(w->strs[i]);
+    free(w->strs);
+    free(w->pool);
+    free(w->stack);
+    free(w);
+}
+
+/* Sizes of the interning tables (addresses, stacks) and heap buffers, for tests. */
+void record_perfetto_stats(const struct record_writer *w, size_t *addresses, size_t *stacks,
+                           size_t *heap_bytes)
+{
+    *addresses = w->addrs.count;
+    *stacks = w->stacks.count;
+    *heap_bytes = (w->addrs.cap + w->names.cap + w->modules.cap + w->stacks.cap + w->threads.cap) *
+                      sizeof(struct ient) +
+                  w->cappool * sizeof(uint32_t) + w->capstrs * sizeof(char *) + w->out.cap +
+                  w->pkt.cap + w->capstack * sizeof(uint32_t);
+}
+
+const struct record_writer_class record_perfetto = {
+    .name = "perfetto",
+    .open = perfetto_open,
+    .event = perfetto_event,
+    .close = perfetto_close,
+};

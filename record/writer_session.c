@@ -1,0 +1,151 @@
+/* Writer "session" -> session.json: what was recorded and how the session ended.
+ *
+ * File format: one JSON object: tool, version, protocol, command (argv array), host, pid
+ * (the launched target), processes [{pid, ppid, exe, status}], start_time / end_time (UTC,
+ * ISO 8601), duration_s, exit_status (the target's: code, or 128+signal), status (text),
+ * ended_by (why the session ended), sampling {mode, freq_hz, timer}, samples, dropped,
+ * unsampled_threads, threads, gpus (GPU list: empty until GPU support lands), files (every file
+ * of the recording). Written last, when the session ends; its presence marks a complete
+ * recording. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/protocol.h"
+#include "model/model.h"
+#include "record.h"
+
+struct record_writer {
+    FILE *f;
+    char *path;
+    time_t start;
+};
+
+/* A JSON string literal for s (quotes, backslashes and control characters escaped). */
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* ISO 8601 UTC time. */
+static void json_time(FILE *f, time_t t)
+{
+    char buf[64];
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_str(f, buf);
+}
+
+static struct record_writer *session_open(const char *path, struct model *m, char *err,
+                                          size_t errlen)
+{
+    struct record_writer *w = xcalloc(1, sizeof(*w));
+    (void)m;
+    /* the file is created at the end; check now that it can be */
+    FILE *probe = fopen(path, "we");
+    if (!probe) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        free(w);
+        return NULL;
+    }
+    fclose(probe);
+    unlink(path); /* absent until the session is complete */
+    w->path = xstrdup(path);
+    w->start = time(NULL);
+    return w;
+}
+
+static void session_event(struct record_writer *w, const struct record_event *ev)
+{
+    (void)w;
+    (void)ev;
+}
+
+static void session_close(struct record_writer *w, struct model *m, const struct record_end *end)
+{
+    struct model_session *s = model_session(m);
+    char host[256] = "";
+    char tmp[4096 + 8];
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
+    w->f = fopen(tmp, "we");
+    if (!w->f)
+        goto out;
+    gethostname(host, sizeof(host) - 1);
+    FILE *f = w->f;
+    fprintf(f, "{\n  \"tool\": \"rocsys-top\",\n  \"version\": ");
+    json_str(f, ROCSYS_VERSION);
+    fprintf(f, ",\n  \"protocol\": %d,\n  \"command\": [", ROCSYS_PROTOCOL_VERSION);
+    for (int i = 0; end && i < end->argc; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        json_str(f, end->argv[i]);
+    }
+    fprintf(f, "],\n  \"host\": ");
+    json_str(f, host);
+    fprintf(f, ",\n  \"pid\": %d,\n  \"processes\": [", end ? end->root_pid : 0);
+    for (int i = 0; i < model_process_count(m); i++) {
+        const struct model_process *p = model_process_at(m, i);
+        fprintf(f, "%s\n    {\"pid\": %u, \"ppid\": %u, \"exe\": ", i ? "," : "", p->pid, p->ppid);
+        json_str(f, p->exe);
+        fprintf(f, ", \"status\": ");
+        if (p->state == MODEL_PROC_RUNNING)
+            json_str(f, "running");
+        else if (p->state == MODEL_PROC_KILLED)
+            fprintf(f, "\"killed by signal %d\"", p->term_signal);
+        else if (p->exit_code >= 0)
+            fprintf(f, "\"exited with %d\"", p->exit_code);
+        else
+            json_str(f, "exited");
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n  ],\n  \"start_time\": ");
+    json_time(f, w->start);
+    fprintf(f, ",\n  \"end_time\": ");
+    json_time(f, time(NULL));
+    fprintf(f, ",\n  \"duration_s\": %.3f", (double)(time(NULL) - w->start));
+    fprintf(f, ",\n  \"exit_status\": %d,\n  \"status\": ", end ? end->exit_status : -1);
+    json_str(f, end && end->status_text ? end->status_text : "");
+    fprintf(f, ",\n  \"ended_by\": ");
+    json_str(f, end && end->ended_by ? end->ended_by : "");
+    fprintf(f, ",\n  \"sampling\": {\"mode\": ");
+    json_str(f, s->mode);
+    fprintf(f, ", \"freq_hz\": %d, \"timer\": ", s->freq_hz);
+    json_str(f, s->timer);
+    fprintf(f,
+            "},\n  \"samples\": %llu,\n  \"dropped\": %llu,\n  \"unsampled_threads\": %llu,"
+            "\n  \"threads\": %d,\n  \"gpus\": [],\n  \"files\": [",
+            (unsigned long long)s->samples, (unsigned long long)s->dropped,
+            (unsigned long long)s->threads_unsampled, model_thread_count(m));
+    for (int i = 0; end && end->files && end->files[i]; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        json_str(f, end->files[i]);
+    }
+    fprintf(f, "]\n}\n");
+    if (fclose(w->f) == 0)
+        rename(tmp, w->path); /* complete or absent, never half written */
+    else
+        unlink(tmp);
+out:
+    free(w->path);
+    free(w);
+}
+
+const struct record_writer_class record_session_json = {
+    .name = "session",
+    .open = session_open,
+    .event = session_event,
+    .close = session_close,
+};

@@ -1,0 +1,486 @@
+/* Unit test: the Perfetto writer (record/writer_perfetto.c) read back by the project's reader
+ * (record/perfetto_read.c): tracks, per-thread counts, symbolized stacks (inlined frames
+ * included), the meaning checks (also on hand-made broken traces), truncated files, protoc's
+ * framing check, and a million samples of ten stacks (bytes per sample, bounded tables). */
+#define _GNU_SOURCE
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "model/model.h"
+#include "record/perfetto_read.h"
+#include "record/record.h"
+
+__attribute__((noinline)) void fn_outer(void);
+__attribute__((noinline)) void fn_middle(void);
+__attribute__((noinline)) void fn_leaf(void);
+__attribute__((noinline)) void fn_other(void);
+__attribute__((noinline)) void fn_callee(void);
+__attribute__((noinline)) void fn_with_inline(void);
+__attribute__((noinline)) void fn_outer(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_middle(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_leaf(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_other(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+
+static volatile uint64_t inline_ra; /* a return address inside inl_helper's inlined body */
+
+__attribute__((noinline)) void fn_callee(void)
+{
+    inline_ra = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+static inline __attribute__((always_inline)) void inl_helper(void)
+{
+    fn_callee();
+    __asm__ volatile("nop");
+}
+__attribute__((noinline)) void fn_with_inline(void)
+{
+    inl_helper();
+    __asm__ volatile("nop");
+}
+
+#define PID 4242
+#define SEC 1000000000ull
+
+/* A pc inside f: exact (leaf) or a return address (pc - 1 is still inside). */
+static uint64_t at(void (*f)(void))
+{
+    return (uint64_t)(uintptr_t)f + 4;
+}
+
+/* Report this executable to the model as process PID's main module. */
+static int add_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct model *m = data;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    uint64_t lo = UINT64_MAX, hi = 0;
+
+    (void)size;
+    exe[n > 0 ? n : 0] = '\0';
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            uint64_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            if (a < lo)
+                lo = a;
+            if (a + info->dlpi_phdr[i].p_memsz > hi)
+                hi = a + info->dlpi_phdr[i].p_memsz;
+        }
+    model_module(m, PID, exe, info->dlpi_addr, lo, hi, NULL, 0);
+    return 1; /* the first object is the executable */
+}
+
+static void feed(const struct record_writer_class *c, struct record_writer *w,
+                 enum record_event_type type, uint64_t t, uint32_t tid, const char *data,
+                 const uint64_t *frames, uint32_t nframes, uint32_t weight)
+{
+    struct record_event ev = {.type = type,
+                              .time_ns = t,
+                              .pid = PID,
+                              .tid = tid,
+                              .data = data,
+                              .frames = frames,
+                              .nframes = nframes,
+                              .weight = weight};
+    c->event(w, &ev);
+}
+
+/* Whether the stack of sample i is exactly names (root first). */
+static int stack_is(const struct perfetto_summary *s, size_t i, const char **names, uint32_t n)
+{
+    if (i >= s->nsamples)
+        return 0;
+    const struct perfetto_read_stack *st = &s->stacks[s->samples[i].stack];
+    if (st->n != n)
+        return 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (strcmp(st->functions[k], names[k]) != 0)
+            return 0;
+    return 1;
+}
+
+/* The function names the symbolizer gives for raw frames (innermost first), root first. */
+static uint32_t expected_stack(struct model *m, const uint64_t *frames, uint32_t n,
+                               const char **out, uint32_t max)
+{
+    struct sym_frame sf[16];
+    const char *inner[64];
+    uint32_t k = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        int got = symbolizer_lookup(model_symbolizer(m), PID, frames[i], i > 0, sf, 16);
+        for (int j = 0; j < got && k < 64; j++)
+            inner[k++] = sf[j].function;
+    }
+    for (uint32_t i = 0; i < k && i < max; i++)
+        out[i] = inner[k - 1 - i];
+    return k < max ? k : max;
+}
+
+static uint64_t self_of(const struct perfetto_summary *s, uint32_t tid, const char *name)
+{
+    struct perfetto_read_count *c;
+    size_t n = perfetto_read_self_counts(s, tid, &c);
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(c[i].function, name) == 0)
+            v = c[i].self;
+    free(c);
+    return v;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *p = NULL;
+    long n;
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = malloc((size_t)n + 1);
+    *len = fread(p, 1, (size_t)n, f);
+    fclose(f);
+    return p;
+}
+
+/* ---- hand-made traces for the negative checks ---- */
+struct tb {
+    uint8_t b[1024];
+    size_t n;
+};
+
+static void tb_varint(struct tb *t, uint64_t v)
+{
+    while (v >= 0x80) {
+        t->b[t->n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    t->b[t->n++] = (uint8_t)v;
+}
+
+static void tb_uint(struct tb *t, uint32_t field, uint64_t v)
+{
+    tb_varint(t, (uint64_t)field << 3);
+    tb_varint(t, v);
+}
+
+static void tb_msg(struct tb *t, uint32_t field, const struct tb *m)
+{
+    tb_varint(t, (uint64_t)field << 3 | 2);
+    tb_varint(t, m->n);
+    memcpy(t->b + t->n, m->b, m->n);
+    t->n += m->n;
+}
+
+static void tb_str(struct tb *t, uint32_t field, const char *s)
+{
+    struct tb m = {0};
+    memcpy(m.b, s, strlen(s));
+    m.n = strlen(s);
+    tb_msg(t, field, &m);
+}
+
+/* A packet on sequence seq with flags, an optional thread track and an optional sample. */
+static void tb_packet(struct tb *file, uint32_t seq, uint32_t flags, const struct tb *interned,
+                      uint32_t declare_tid, uint32_t sample_tid, uint32_t cs)
+{
+    struct tb p = {0}, a = {0}, b = {0};
+    tb_uint(&p, 8, 1000);
+    tb_uint(&p, 10, seq);
+    tb_uint(&p, 13, flags);
+    if (interned)
+        tb_msg(&p, 12, interned);
+    if (declare_tid) {
+        tb_uint(&a, 1, PID);
+        tb_uint(&a, 2, declare_tid);
+        tb_uint(&b, 1, 77 + declare_tid);
+        tb_msg(&b, 4, &a);
+        tb_msg(&p, 60, &b);
+    }
+    if (sample_tid) {
+        struct tb s = {0};
+        tb_uint(&s, 2, PID);
+        tb_uint(&s, 3, sample_tid);
+        tb_uint(&s, 4, cs);
+        tb_msg(&p, 66, &s);
+    }
+    tb_msg(file, 1, &p);
+}
+
+/* Read a hand-made trace; returns whether it fails with a message containing want. */
+static int fails_with(const struct tb *file, const char *want)
+{
+    struct perfetto_summary s;
+    char err[256];
+    int rc = perfetto_read_buffer(file->b, file->n, &s, err, sizeof(err));
+    int ok = rc == -1 && strstr(err, want) != NULL;
+    if (!ok)
+        fprintf(stderr, "want \"%s\", got rc %d \"%s\"\n", want, rc, err);
+    perfetto_read_free(&s);
+    return ok;
+}
+
+static void check_broken_traces(void)
+{
+    struct tb f = {0}, in = {0}, e = {0};
+
+    /* a sequence that never clears its incremental state */
+    tb_packet(&f, 5, 2, NULL, PID, 0, 0);
+    CHECK(fails_with(&f, "first packet does not clear"));
+    /* an unresolved callstack iid */
+    f.n = 0;
+    tb_packet(&f, 7, 3, NULL, PID, 0, 0);
+    tb_packet(&f, 7, 2, NULL, 0, PID, 9);
+    CHECK(fails_with(&f, "callstack iid 9 does not resolve"));
+    /* a frame without a mapping */
+    tb_uint(&e, 1, 1);
+    tb_str(&e, 2, "f");
+    tb_msg(&in, 5, &e);
+    e.n = 0;
+    tb_uint(&e, 1, 1);
+    tb_uint(&e, 2, 1);
+    tb_msg(&in, 6, &e);
+    e.n = 0;
+    tb_uint(&e, 1, 1);
+    tb_uint(&e, 2, 1);
+    tb_msg(&in, 7, &e);
+    f.n = 0;
+    tb_packet(&f, 7, 3, &in, PID, 0, 0);
+    tb_packet(&f, 7, 2, NULL, 0, PID, 1);
+    CHECK(fails_with(&f, "frame 1 has no mapping"));
+    /* interned ids do not cross sequences, and a sample needs its thread's track */
+    f.n = 0;
+    tb_packet(&f, 7, 3, &in, PID, 0, 0);
+    tb_packet(&f, 8, 3, NULL, 0, PID, 1);
+    CHECK(fails_with(&f, "callstack iid 1 does not resolve"));
+    f.n = 0;
+    tb_packet(&f, 7, 3, &in, 0, 0, 0);
+    tb_packet(&f, 7, 2, NULL, 0, PID, 1);
+    CHECK(fails_with(&f, "has no thread track"));
+    /* a stray byte after the packets */
+    f.n = 0;
+    tb_packet(&f, 7, 3, NULL, PID, 0, 0);
+    f.b[f.n++] = 0;
+    CHECK(fails_with(&f, "not a packet tag"));
+}
+
+/* A million samples of ten stacks: bytes per sample and bounded writer tables. */
+static void check_many_samples(struct model *m, const char *dir)
+{
+    char path[512], err[256];
+    struct record_writer *w;
+    struct perfetto_summary s;
+    struct timespec now;
+    size_t addrs = 0, stacks = 0, heap = 0, heap_early = 0, len_early = 0, len_mid = 0;
+    struct stat st;
+    const uint32_t total = 1000000;
+
+    snprintf(path, sizeof(path), "%s/many.pftrace", dir);
+    w = record_perfetto.open(path, m, err, sizeof(err));
+    CHECK_MSG(w != NULL, "%s", err);
+    if (!w)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t t = (uint64_t)now.tv_sec * SEC + (uint64_t)now.tv_nsec;
+    feed(&record_perfetto, w, RECORD_EV_PROCESS, t, PID, "/usr/bin/many", NULL, 0, 0);
+    feed(&record_perfetto, w, RECORD_EV_THREAD, t, PID, "main", NULL, 0, 0);
+    feed(&record_perfetto, w, RECORD_EV_THREAD, t, PID + 1, "worker", NULL, 0, 0);
+    for (uint32_t i = 0; i < total; i++) {
+        uint32_t k = i % 10;
+        uint64_t fr[3] = {(uint64_t)(uintptr_t)fn_leaf + 1 + k, at(fn_middle), at(fn_outer)};
+        feed(&record_perfetto, w, RECORD_EV_SAMPLE, t + i * 1000000ull, PID + (i & 1), NULL, fr, 3,
+             1);
+        if (i == 100000) {
+            record_perfetto_stats(w, &addrs, &stacks, &heap_early);
+            stat(path, &st);
+            len_early = (size_t)st.st_size;
+        }
+    }
+    record_perfetto_stats(w, &addrs, &stacks, &heap);
+    CHECK_MSG(addrs == 12 && stacks == 10, "addresses %zu stacks %zu", addrs, stacks);
+    CHECK_MSG(heap == heap_early && heap < 512 * 1024, "writer heap %zu (%zu at 100000 samples)",
+              heap, heap_early);
+    /* written incrementally: what is on disk before close is a valid prefix */
+    stat(path, &st);
+    len_mid = (size_t)st.st_size;
+    CHECK(len_early > 0 && len_mid > 20 * (size_t)total);
+    CHECK(perfetto_read_file(path, &s, err, sizeof(err)) == 0);
+    CHECK(!s.truncated && s.nsamples > 0 && s.nsamples < total);
+    perfetto_read_free(&s);
+    record_perfetto.close(w, m, NULL);
+
+    stat(path, &st);
+    double per = (double)((size_t)st.st_size - len_early) / (double)(total - 100001);
+    printf("perfetto: %u samples of 10 stacks: %lld bytes, %.2f bytes per sample, writer heap "
+           "%zu bytes\n",
+           total, (long long)st.st_size, per, heap);
+    /* 2 framing + 9 timestamp + 3 sequence id + 2 flags + 11 perf_sample (pid, tid 4242 and
+     * 4243): the absolute BOOTTIME timestamp alone is 9 bytes once uptime passes 6.5 days */
+    CHECK_MSG(per <= 27.0, "%.2f bytes per sample", per);
+    int rc = perfetto_read_file(path, &s, err, sizeof(err));
+    CHECK_MSG(rc == 0, "%s", err);
+    CHECK(s.nsamples == total && s.nstacks == 10 && s.nthreads == 2);
+    CHECK(s.nthreads == 2 && s.threads[0].samples == total / 2 &&
+          s.threads[1].samples == total / 2);
+    CHECK(s.nsamples == total && s.samples[5].mono_ns == t + 5 * 1000000ull);
+    perfetto_read_free(&s);
+    unlink(path);
+}
+
+int main(void)
+{
+    struct model *m = model_new();
+    char dir[] = "/tmp/rocsys-pf-XXXXXX", path[512], err[256];
+    const struct record_writer_class *c = &record_perfetto;
+    struct record_writer *w;
+    struct perfetto_summary s;
+
+    fn_with_inline(); /* sets inline_ra */
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof(path), "%s/trace.pftrace", dir);
+    model_proc_start(m, PID, 1, "/usr/local/bin/testprog", "testprog --flag", SEC);
+    model_set_root_pid(m, PID);
+    dl_iterate_phdr(add_self, m);
+    model_thread_start(m, PID, PID, "main", SEC);
+    model_thread_start(m, PID, PID + 1, "worker", SEC);
+    model_thread_start(m, PID, PID + 2, "late", SEC); /* no THREAD event for it */
+
+    CHECK(c->open("/nonexistent-dir/x.pftrace", m, err, sizeof(err)) == NULL && *err);
+    w = c->open(path, m, err, sizeof(err));
+    CHECK_MSG(w != NULL, "%s", err);
+    if (!w)
+        return check_summary();
+
+    uint64_t s_leaf[] = {at(fn_leaf), at(fn_middle), at(fn_outer)};
+    uint64_t s_mid[] = {at(fn_middle), at(fn_outer)};
+    uint64_t s_other[] = {at(fn_other), at(fn_outer)};
+    uint64_t s_rec[] = {at(fn_leaf), at(fn_middle), at(fn_middle), at(fn_outer)};
+    uint64_t s_inl[] = {at(fn_callee), inline_ra, at(fn_outer)};
+    uint64_t s_unk[] = {0x10, at(fn_outer)};
+
+    feed(c, w, RECORD_EV_PROCESS, SEC, PID, "/usr/local/bin/testprog", NULL, 0, 0);
+    feed(c, w, RECORD_EV_OUTPUT, SEC, PID, "hello\n", NULL, 0, 0); /* ignored */
+    feed(c, w, RECORD_EV_THREAD, SEC, PID, "main", NULL, 0, 0);
+    feed(c, w, RECORD_EV_THREAD, SEC, PID + 1, "worker", NULL, 0, 0);
+    feed(c, w, RECORD_EV_THREAD, SEC, PID + 1, "worker", NULL, 0, 0); /* unchanged: no packet */
+    for (int i = 0; i < 3; i++)
+        feed(c, w, RECORD_EV_SAMPLE, 2 * SEC + i, PID, NULL, s_leaf, 3, 1); /* samples 0-2 */
+    feed(c, w, RECORD_EV_SAMPLE, 3 * SEC, PID, NULL, s_mid, 2, 1);          /* 3 */
+    feed(c, w, RECORD_EV_SAMPLE, 3 * SEC, PID + 1, NULL, s_other, 2, 4);    /* 4-7 */
+    feed(c, w, RECORD_EV_THREAD, 4 * SEC, PID + 1, "worker-2", NULL, 0, 0);
+    feed(c, w, RECORD_EV_SAMPLE, 4 * SEC, PID + 1, NULL, s_rec, 4, 1);     /* 8 */
+    feed(c, w, RECORD_EV_SAMPLE, 4 * SEC, PID + 1, NULL, s_other, 2, 100); /* 9: once */
+    feed(c, w, RECORD_EV_SAMPLE, 5 * SEC, PID, NULL, s_inl, 3, 1);         /* 10 */
+    feed(c, w, RECORD_EV_SAMPLE, 5 * SEC, PID + 2, NULL, s_unk, 2, 1);     /* 11 */
+    c->close(w, m, NULL);
+
+    int rc = perfetto_read_file(path, &s, err, sizeof(err));
+    CHECK_MSG(rc == 0, "%s", err);
+    CHECK(s.violations == 0 && !s.truncated && s.sequences == 1);
+    CHECK(s.nprocesses == 1 && strcmp(s.processes[0].name, "testprog") == 0);
+    CHECK(s.nthreads == 3);
+    const struct perfetto_read_thread *th;
+    CHECK((th = perfetto_read_thread_find(&s, PID, PID)) && strcmp(th->name, "main") == 0 &&
+          th->samples == 5);
+    CHECK((th = perfetto_read_thread_find(&s, PID, PID + 1)) && strcmp(th->name, "worker-2") == 0 &&
+          th->samples == 6);
+    CHECK((th = perfetto_read_thread_find(&s, PID, PID + 2)) && strcmp(th->name, "late") == 0 &&
+          th->samples == 1);
+    CHECK(s.nsamples == 12);
+    const char *p_leaf[] = {"fn_outer", "fn_middle", "fn_leaf"};
+    const char *p_mid[] = {"fn_outer", "fn_middle"};
+    const char *p_other[] = {"fn_outer", "fn_other"};
+    const char *p_rec[] = {"fn_outer", "fn_middle", "fn_middle", "fn_leaf"};
+    const char *p_unk[] = {"fn_outer", "[unknown]"};
+    CHECK(stack_is(&s, 0, p_leaf, 3) && stack_is(&s, 2, p_leaf, 3));
+    CHECK(s.samples[0].stack == s.samples[2].stack);
+    CHECK(stack_is(&s, 3, p_mid, 2));
+    CHECK(stack_is(&s, 4, p_other, 2) && stack_is(&s, 7, p_other, 2) &&
+          stack_is(&s, 9, p_other, 2));
+    CHECK(stack_is(&s, 8, p_rec, 4));
+    CHECK(stack_is(&s, 11, p_unk, 2));
+    /* inlined frames are frames of their own, as the symbolizer reports them */
+    const char *p_inl[16];
+    uint32_t ninl = expected_stack(m, s_inl, 3, p_inl, 16);
+    CHECK(ninl >= 3 && stack_is(&s, 10, p_inl, ninl));
+    CHECK(strcmp(p_inl[0], "fn_outer") == 0 && strcmp(p_inl[ninl - 1], "fn_callee") == 0);
+    if (ninl == 4)
+        CHECK_STR(p_inl[2], "inl_helper");
+    else
+        printf("perfetto: the symbolizer reports no inlined frame for inl_helper (%u frames)\n",
+               ninl);
+    /* timestamps come back on CLOCK_MONOTONIC */
+    CHECK(s.samples[0].mono_ns == 2 * SEC && s.samples[1].mono_ns == 2 * SEC + 1);
+    /* self counts per function name */
+    CHECK(self_of(&s, 0, "fn_leaf") == 4 && self_of(&s, 0, "fn_other") == 5);
+    CHECK(self_of(&s, 0, "fn_middle") == 1 && self_of(&s, 0, "fn_outer") == 0);
+    CHECK(self_of(&s, PID, "fn_leaf") == 3 && self_of(&s, PID + 1, "fn_leaf") == 1);
+    struct perfetto_read_count *cnt;
+    size_t ncnt = perfetto_read_self_counts(&s, 0, &cnt);
+    CHECK(ncnt >= 2 && strcmp(cnt[0].function, "fn_other") == 0 && cnt[0].self == 5);
+    free(cnt);
+    uint64_t full_packets = s.packets;
+    perfetto_read_free(&s);
+
+    /* every prefix of the file is a valid trace: cut inside a packet, the tail is reported */
+    size_t len = 0;
+    uint8_t *data = slurp(path, &len);
+    CHECK(data && len > 0 && data[0] == 0x0A);
+    int prefix_bad = 0, truncated_seen = 0;
+    for (size_t n = 0; data && n <= len; n++) {
+        rc = perfetto_read_buffer(data, n, &s, err, sizeof(err));
+        if (rc != 0 || s.violations || s.valid_bytes > n || (n == len && s.truncated)) {
+            if (!prefix_bad++)
+                fprintf(stderr, "prefix %zu: rc %d: %s\n", n, rc, err);
+        }
+        truncated_seen += s.truncated;
+        perfetto_read_free(&s);
+    }
+    CHECK(prefix_bad == 0 && truncated_seen > 0);
+    if (data) {
+        rc = perfetto_read_buffer(data, len - 3, &s, err, sizeof(err));
+        CHECK(rc == 0 && s.truncated && s.packets == full_packets - 1 && s.nsamples == 11);
+        perfetto_read_free(&s);
+    }
+    free(data);
+
+    /* protoc checks the framing */
+    if (system("command -v protoc >/dev/null") == 0) {
+        char cmd[1024];
+        snprintf(cmd, sizeof(cmd), "protoc --decode_raw < %s > /dev/null", path);
+        CHECK(system(cmd) == 0);
+    } else {
+        printf("perfetto: protoc not found, framing check skipped\n");
+    }
+
+    check_broken_traces();
+    check_many_samples(m, dir);
+
+    if (getenv("ROCSYS_TEST_KEEP")) /* keep the small trace for a look (ui.perfetto.dev) */
+        printf("perfetto: kept %s\n", path);
+    else if (unlink(path) == 0)
+        rmdir(dir);
+    model_free(m);
+    return check_summary();
+}
