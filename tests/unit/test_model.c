@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "model_fixture.h"
 #include "model/model.h"
 #include "model/model_internal.h"
 
@@ -32,36 +33,10 @@ __attribute__((noinline)) void fn_other(void)
     __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
 }
 
-#define PID 4242
-#define SEC 1000000000ull
-
-/* A pc inside f: exact (leaf) or a return address (pc - 1 is still inside). */
-static uint64_t at(void (*f)(void))
-{
-    return (uint64_t)(uintptr_t)f + 4;
-}
-
-/* Report this executable to the model as process PID's main module. */
-static int add_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct model *m = data;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    uint64_t lo = UINT64_MAX, hi = 0;
-
-    (void)size;
-    exe[n > 0 ? n : 0] = '\0';
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-            uint64_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-            if (a < lo)
-                lo = a;
-            if (a + info->dlpi_phdr[i].p_memsz > hi)
-                hi = a + info->dlpi_phdr[i].p_memsz;
-        }
-    model_module(m, PID, exe, info->dlpi_addr, lo, hi, NULL, 0);
-    return 1; /* the first object is the executable */
-}
+#define PID              FIXTURE_PID
+#define SEC              FIXTURE_SEC
+#define at               fixture_at
+#define fixture_add_self fixture_add_self
 
 /* Function id of name, or -1. */
 static int func_named(struct model *m, const char *name)
@@ -102,10 +77,11 @@ static const struct model_hot *hot_of(struct model *m, const struct model_hot_li
 int main(void)
 {
     struct model *m = model_new();
-    uint64_t s_leaf[] = {at(fn_leaf), at(fn_middle), at(fn_outer)};
-    uint64_t s_mid[] = {at(fn_middle), at(fn_outer)};
-    uint64_t s_other[] = {at(fn_other), at(fn_outer)};
-    uint64_t s_rec[] = {at(fn_leaf), at(fn_middle), at(fn_middle), at(fn_outer)};
+    uint64_t s_leaf[] = {fixture_at(fn_leaf), fixture_at(fn_middle), fixture_at(fn_outer)};
+    uint64_t s_mid[] = {fixture_at(fn_middle), fixture_at(fn_outer)};
+    uint64_t s_other[] = {fixture_at(fn_other), fixture_at(fn_outer)};
+    uint64_t s_rec[] = {fixture_at(fn_leaf), fixture_at(fn_middle), fixture_at(fn_middle),
+                        fixture_at(fn_outer)};
 
     /* an address before any module is known: deferred, then [unknown] on the final try */
     CHECK(model_sample(m, PID, PID, SEC, s_leaf, 3, 0) == -EAGAIN);
@@ -113,7 +89,7 @@ int main(void)
 
     model_proc_start(m, PID, 1, "/bin/test", "test --flag", SEC);
     model_set_root_pid(m, PID);
-    dl_iterate_phdr(add_self, m);
+    dl_iterate_phdr(fixture_add_self, m);
     model_thread_start(m, PID, PID, "main", SEC);
     model_thread_start(m, PID, PID + 1, "worker", SEC);
     model_tick(m, 1 * SEC);
@@ -210,7 +186,7 @@ int main(void)
     CHECK(model_distinct_stacks(m) == distinct); /* memory grows with distinct stacks only */
 
     /* unknown addresses on the final try */
-    uint64_t bogus[] = {0x10, at(fn_outer)};
+    uint64_t bogus[] = {0x10, fixture_at(fn_outer)};
     CHECK(model_sample(m, PID, PID, 10 * SEC, bogus, 2, 0) == -EAGAIN);
     CHECK(model_sample(m, PID, PID, 10 * SEC, bogus, 2, 1) == 0);
     CHECK(func_named(m, "[unknown]") >= 0);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "model_fixture.h"
 #include "model/model.h"
 #include "record/perfetto_read.h"
 #include "record/record.h"
@@ -58,36 +59,10 @@ __attribute__((noinline)) void fn_with_inline(void)
     __asm__ volatile("nop");
 }
 
-#define PID 4242
-#define SEC 1000000000ull
-
-/* A pc inside f: exact (leaf) or a return address (pc - 1 is still inside). */
-static uint64_t at(void (*f)(void))
-{
-    return (uint64_t)(uintptr_t)f + 4;
-}
-
-/* Report this executable to the model as process PID's main module. */
-static int add_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct model *m = data;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    uint64_t lo = UINT64_MAX, hi = 0;
-
-    (void)size;
-    exe[n > 0 ? n : 0] = '\0';
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-            uint64_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-            if (a < lo)
-                lo = a;
-            if (a + info->dlpi_phdr[i].p_memsz > hi)
-                hi = a + info->dlpi_phdr[i].p_memsz;
-        }
-    model_module(m, PID, exe, info->dlpi_addr, lo, hi, NULL, 0);
-    return 1; /* the first object is the executable */
-}
+#define PID              FIXTURE_PID
+#define SEC              FIXTURE_SEC
+#define at               fixture_at
+#define fixture_add_self fixture_add_self
 
 static void feed(const struct record_writer_class *c, struct record_writer *w,
                  enum record_event_type type, uint64_t t, uint32_t tid, const char *data,
@@ -308,7 +283,8 @@ static void check_many_samples(struct model *m, const char *dir)
     feed(&record_perfetto, w, RECORD_EV_THREAD, t, PID + 1, "worker", NULL, 0, 0);
     for (uint32_t i = 0; i < total; i++) {
         uint32_t k = i % 10;
-        uint64_t fr[3] = {(uint64_t)(uintptr_t)fn_leaf + 1 + k, at(fn_middle), at(fn_outer)};
+        uint64_t fr[3] = {(uint64_t)(uintptr_t)fn_leaf + 1 + k, fixture_at(fn_middle),
+                          fixture_at(fn_outer)};
         feed(&record_perfetto, w, RECORD_EV_SAMPLE, t + i * 1000000ull, PID + (i & 1), NULL, fr, 3,
              1);
         if (i == 100000) {
@@ -361,7 +337,7 @@ int main(void)
     snprintf(path, sizeof(path), "%s/trace.pftrace", dir);
     model_proc_start(m, PID, 1, "/usr/local/bin/testprog", "testprog --flag", SEC);
     model_set_root_pid(m, PID);
-    dl_iterate_phdr(add_self, m);
+    dl_iterate_phdr(fixture_add_self, m);
     model_thread_start(m, PID, PID, "main", SEC);
     model_thread_start(m, PID, PID + 1, "worker", SEC);
     model_thread_start(m, PID, PID + 2, "late", SEC); /* no THREAD event for it */
@@ -372,12 +348,13 @@ int main(void)
     if (!w)
         return check_summary();
 
-    uint64_t s_leaf[] = {at(fn_leaf), at(fn_middle), at(fn_outer)};
-    uint64_t s_mid[] = {at(fn_middle), at(fn_outer)};
-    uint64_t s_other[] = {at(fn_other), at(fn_outer)};
-    uint64_t s_rec[] = {at(fn_leaf), at(fn_middle), at(fn_middle), at(fn_outer)};
-    uint64_t s_inl[] = {at(fn_callee), inline_ra, at(fn_outer)};
-    uint64_t s_unk[] = {0x10, at(fn_outer)};
+    uint64_t s_leaf[] = {fixture_at(fn_leaf), fixture_at(fn_middle), fixture_at(fn_outer)};
+    uint64_t s_mid[] = {fixture_at(fn_middle), fixture_at(fn_outer)};
+    uint64_t s_other[] = {fixture_at(fn_other), fixture_at(fn_outer)};
+    uint64_t s_rec[] = {fixture_at(fn_leaf), fixture_at(fn_middle), fixture_at(fn_middle),
+                        fixture_at(fn_outer)};
+    uint64_t s_inl[] = {fixture_at(fn_callee), inline_ra, fixture_at(fn_outer)};
+    uint64_t s_unk[] = {0x10, fixture_at(fn_outer)};
 
     feed(c, w, RECORD_EV_PROCESS, SEC, PID, "/usr/local/bin/testprog", NULL, 0, 0);
     feed(c, w, RECORD_EV_OUTPUT, SEC, PID, "hello\n", NULL, 0, 0); /* ignored */

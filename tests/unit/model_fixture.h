@@ -1,0 +1,44 @@
+/* Shared by unit tests that feed a model real addresses: the test binary itself is the module
+ * of process FIXTURE_PID, and fixture_at(f) gives a pc inside one of its functions. */
+#ifndef ROCSYS_TESTS_MODEL_FIXTURE_H
+#define ROCSYS_TESTS_MODEL_FIXTURE_H
+
+#include <link.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "model/model.h"
+
+#define FIXTURE_PID 4242
+#define FIXTURE_SEC 1000000000ull
+
+/* A pc inside f: exact (leaf) or a return address (pc - 1 is still inside). */
+static inline uint64_t fixture_at(void (*f)(void))
+{
+    return (uint64_t)(uintptr_t)f + 4;
+}
+
+/* dl_iterate_phdr callback: report this executable to the model (data) as FIXTURE_PID's main
+ * module. */
+static inline int fixture_add_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    struct model *m = data;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    uint64_t lo = UINT64_MAX, hi = 0;
+
+    (void)size;
+    exe[n > 0 ? n : 0] = '\0';
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            uint64_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            if (a < lo)
+                lo = a;
+            if (a + info->dlpi_phdr[i].p_memsz > hi)
+                hi = a + info->dlpi_phdr[i].p_memsz;
+        }
+    model_module(m, FIXTURE_PID, exe, info->dlpi_addr, lo, hi, NULL, 0);
+    return 1; /* the first object is the executable */
+}
+
+#endif
