@@ -23,6 +23,7 @@ struct inject_options {
     const char *record_dir; /* --record DIR */
     int force;              /* --force: overwrite a recording in DIR */
     int no_tui;             /* --no-tui: headless recording */
+    const char *merge_dir;  /* --merge DIR: merge the ranks' recordings in DIR */
     int help, version;
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
     int target_argc;
@@ -65,6 +66,13 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
 /* Resolve --cpu-timer auto: perf events, unless this machine runs under a hypervisor (where
  * every timer interrupt is a costly exit to the host) or cpuinfo says nothing. */
 int inject_resolve_cpu_timer(int choice);
+
+/* The MPI rank of this process from the launcher's environment (OMPI_COMM_WORLD_RANK,
+ * PMI_RANK, PMIX_RANK, SLURM_PROCID), or -1. */
+int inject_mpi_rank(void);
+/* --merge DIR: DIR/merged.pftrace, DIR/merged.folded and DIR/merged-profile.txt from the
+ * recordings in DIR/rank-N/. Returns the exit status. */
+int inject_merge(const char *dir);
 
 /* Run a whole session; returns rocsys-top's exit status. */
 int inject_session_run(const struct inject_options *o);

@@ -21,5 +21,7 @@ int main(int argc, char **argv)
         printf("rocsys-top %s (collector protocol %d)\n", ROCSYS_VERSION, ROCSYS_PROTOCOL_VERSION);
         return 0;
     }
+    if (o.merge_dir)
+        return inject_merge(o.merge_dir);
     return inject_session_run(&o);
 }

@@ -44,6 +44,9 @@ static const struct opt_def opt_table[] = {
      "give the target rocsys-top's stdin (default: /dev/null)"},
     {"record", 'o', OPT_STRING, "DIR", 0, 0, NULL, OFF(record_dir), 0,
      "also record the session into DIR: profile.txt, stacks.folded, output.log, session.json"},
+    {"merge", 0, OPT_STRING, "DIR", 0, 0, NULL, OFF(merge_dir), 0,
+     "merge the MPI ranks' recordings in DIR/rank-N into DIR/merged.pftrace, merged.folded and "
+     "merged-profile.txt, then exit"},
     {"force", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(force), 1,
      "with --record: overwrite a recording already in DIR"},
     {"no-tui", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_tui), 1,
@@ -183,7 +186,7 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
         if (apply(d, value, o, err, errlen) != 0)
             return -1;
     }
-    if (o->help || o->version)
+    if (o->help || o->version || o->merge_dir)
         return 0;
     if (i >= argc) {
         snprintf(err, errlen, "no program given: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]");
@@ -198,6 +201,8 @@ void inject_options_help(FILE *out)
 {
     fprintf(out, "Usage: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]\n"
                  "       rocsys-top --record DIR [OPTIONS] -- PROGRAM [ARGS...]\n"
+                 "       mpirun -np N rocsys-top --record DIR -- PROGRAM   (DIR/rank-R per rank)\n"
+                 "       rocsys-top --merge DIR\n"
                  "Live call-stack profiler: starts PROGRAM with a sampling collector injected\n"
                  "(LD_PRELOAD, HSA_TOOLS_LIB) and shows per-thread call trees, hot functions,\n"
                  "threads and the program's output. Exits with PROGRAM's exit status.\n\n"

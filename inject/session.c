@@ -48,7 +48,7 @@ struct session {
     struct transport tr;
     char shm_path[256];
     struct inject_target target;
-    char log_path[512];
+    char log_path[2048];
     int sig_fd;
     struct tui *tui;
     int batch;
@@ -60,6 +60,7 @@ struct session {
     uint64_t kill_deadline;
     int hangup;           /* our terminal is gone */
     int headless;         /* recording without display: status on stderr, summary at the end */
+    char rank_dir[1100];  /* MPI: DIR/rank-N */
     const char *ended_by; /* why the session ended, for session.json */
     char *files[16];      /* the recording's files, for session.json */
     int refreshes;
@@ -568,15 +569,26 @@ static int setup_recording(struct session *s, char *err, size_t errlen)
     const char *dir = s->o->record_dir;
     char path[4096];
     int n = 0;
+    int rank = model_session(s->m)->rank;
 
+    if (rank >= 0) { /* MPI: DIR/rank-N, no collisions between ranks */
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create the recording directory %.400s: %s", dir,
+                     strerror(errno));
+            return -1;
+        }
+        snprintf(s->rank_dir, sizeof(s->rank_dir), "%.1000s/rank-%d", dir, rank);
+        dir = s->rank_dir;
+    }
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create the recording directory %s: %s", dir, strerror(errno));
+        snprintf(err, errlen, "cannot create the recording directory %.400s: %s", dir,
+                 strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof(path), "%s/session.json", dir);
+    snprintf(path, sizeof(path), "%.2000s/session.json", dir);
     if (!s->o->force && access(path, F_OK) == 0) {
         snprintf(err, errlen,
-                 "%s already holds a recording (session.json): use --force to "
+                 "%.400s already holds a recording (session.json): use --force to "
                  "overwrite it, or another directory",
                  dir);
         return -1;
@@ -731,8 +743,9 @@ static void print_summary(struct session *s)
         fputc('\n', stderr);
     qsort(h->items, (size_t)h->count, sizeof(*h->items), hot_by_self);
     printf("rocsys-top: %s: target %s; %llu samples, %llu dropped (%s %d Hz, timer %s)\n",
-           s->o->record_dir, ms->status_text, (unsigned long long)ms->samples,
-           (unsigned long long)ms->dropped, ms->mode, ms->freq_hz, ms->timer ? ms->timer : "?");
+           s->rank_dir[0] ? s->rank_dir : s->o->record_dir, ms->status_text,
+           (unsigned long long)ms->samples, (unsigned long long)ms->dropped, ms->mode, ms->freq_hz,
+           ms->timer ? ms->timer : "?");
     printf("top functions (self):\n");
     for (int i = 0; i < h->count && i < 10 && h->items[i].self; i++) {
         const struct model_func *fn = model_func_at(s->m, h->items[i].func);
@@ -741,7 +754,7 @@ static void print_summary(struct session *s)
     }
     printf("files:");
     for (int i = 0; s->files[i]; i++)
-        printf(" %s/%s", s->o->record_dir, s->files[i]);
+        printf(" %s/%s", s->rank_dir[0] ? s->rank_dir : s->o->record_dir, s->files[i]);
     printf("\n");
     fflush(stdout);
     model_hot_free(h);
@@ -764,6 +777,8 @@ int inject_session_run(const struct inject_options *o)
     s.target.pid = -1;
     s.batch = o->batch || !isatty(STDOUT_FILENO);
     s.headless = o->record_dir && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
+    if (o->record_dir && inject_mpi_rank() >= 0 && !o->batch)
+        s.headless = 1; /* ranks never take over a terminal */
     if (s.headless)
         s.batch = 0;
     if (o->use_stdin && !s.batch && isatty(STDIN_FILENO)) {
@@ -781,6 +796,7 @@ int inject_session_run(const struct inject_options *o)
         return 1;
     }
     s.m = model_new();
+    model_session(s.m)->rank = o->record_dir ? inject_mpi_rank() : -1;
     if (setup_writers(&s, err, sizeof(err)) != 0 || setup_transport(&s, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         goto out;

@@ -149,7 +149,7 @@ struct model_session {
     int target_done;       /* the root target ended */
     int exit_status;       /* rocsys-top's exit status for the target (code or 128+signal) */
     char status_text[128]; /* e.g. "running", "exited with 0", "killed by SIGSEGV (core dumped)" */
-    char output_log[512];  /* path of the file that keeps the target's full output */
+    char output_log[2048]; /* path of the file that keeps the target's full output */
     char notice[256];      /* one-line warning for the user (e.g. static binary), "" if none */
     uint64_t samples;      /* sampling periods counted (a sample may stand for several) */
     uint64_t signals;      /* samples delivered to the front end */
@@ -163,6 +163,7 @@ struct model_session {
     double frontend_cpu_pct;      /* rocsys-top's own CPU use since the start, % of one core */
     uint32_t window_seconds;
     int sample_signal;         /* the collector's sampling signal number */
+    int rank;                  /* MPI rank of this rocsys-top (from the launcher's env), or -1 */
     uint32_t threads_blocking; /* live threads that block it (and so are not sampled) */
 };
 

@@ -45,6 +45,7 @@ struct model *model_new(void)
     struct model *m = xcalloc(1, sizeof(*m));
     m->sym = symbolizer_new();
     m->session.window_seconds = 5;
+    m->session.rank = -1;
     m->session.mode = "cpu";
     snprintf(m->session.status_text, sizeof(m->session.status_text), "starting");
     return m;

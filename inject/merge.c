@@ -1,0 +1,187 @@
+/* MPI ranks: which rank this rocsys-top is, and `rocsys-top --merge DIR`, which joins the
+ * ranks' recordings (DIR/rank-N/) into one trace and merged text profiles. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inject.h"
+#include "model/model.h"
+
+int inject_mpi_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        if (!v || !*v)
+            continue;
+        long r = strtol(v, &end, 10);
+        if (!*end && r >= 0 && r < 1000000)
+            return (int)r;
+    }
+    return -1;
+}
+
+/* Append the whole file at path to fd. Returns 0 or -errno. */
+static int append_file(int fd, const char *path)
+{
+    char buf[1 << 16];
+    int in = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+    ssize_t n;
+
+    if (in < 0)
+        return -errno;
+    while ((n = read(in, buf, sizeof(buf))) > 0)
+        if (write(fd, buf, (size_t)n) != n) {
+            rc = -EIO;
+            break;
+        }
+    if (n < 0)
+        rc = -errno;
+    close(in);
+    return rc;
+}
+
+/* A function's self count, summed. */
+struct fcount {
+    char *name;
+    unsigned long long self;
+};
+
+/* Add count to name's entry in a small table (linear: merged profiles are read once). */
+static void add_count(struct fcount **t, size_t *n, const char *name, unsigned long long count)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*t)[i].name, name) == 0) {
+            (*t)[i].self += count;
+            return;
+        }
+    *t = xrealloc(*t, (*n + 1) * sizeof(**t));
+    (*t)[*n].name = xstrdup(name);
+    (*t)[*n].self = count;
+    (*n)++;
+}
+
+/* Order by self count, largest first. */
+static int by_self(const void *a, const void *b)
+{
+    const struct fcount *x = a, *y = b;
+    return x->self < y->self ? 1 : x->self > y->self ? -1 : strcmp(x->name, y->name);
+}
+
+/* Write a hot-function table of t to f. */
+static void write_table(FILE *f, const char *title, struct fcount *t, size_t n)
+{
+    unsigned long long total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += t[i].self;
+    qsort(t, n, sizeof(*t), by_self);
+    fprintf(f, "\n== Hot functions: %s (%llu samples) ==\n| %-50s | %9s | %6s |\n", title, total,
+            "FUNCTION", "SELF", "SELF %");
+    for (size_t i = 0; i < n && i < 30; i++)
+        fprintf(f, "| %-50s | %9llu | %6.1f |\n", t[i].name, t[i].self,
+                total ? 100.0 * (double)t[i].self / (double)total : 0);
+}
+
+/* Order rank numbers. */
+static int by_int(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+int inject_merge(const char *dir)
+{
+    char path[4096], line[65536];
+    int ranks[4096], nranks = 0, rc = 1, trace_fd = -1;
+    FILE *folded = NULL, *prof = NULL;
+    struct fcount *all = NULL;
+    size_t nall = 0;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+
+    if (!d) {
+        fprintf(stderr, "rocsys-top: --merge %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    while ((de = readdir(d)) != NULL && nranks < 4096) {
+        int r;
+        char tail;
+        if (sscanf(de->d_name, "rank-%d%c", &r, &tail) == 1 && r >= 0)
+            ranks[nranks++] = r;
+    }
+    closedir(d);
+    if (nranks == 0) {
+        fprintf(stderr, "rocsys-top: --merge %s: no rank-N recordings there\n", dir);
+        return 1;
+    }
+    qsort(ranks, (size_t)nranks, sizeof(ranks[0]), by_int);
+    snprintf(path, sizeof(path), "%s/merged.pftrace", dir);
+    trace_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    snprintf(path, sizeof(path), "%s/merged.folded", dir);
+    folded = fopen(path, "we");
+    snprintf(path, sizeof(path), "%s/merged-profile.txt", dir);
+    prof = fopen(path, "we");
+    if (trace_fd < 0 || !folded || !prof) {
+        fprintf(stderr, "rocsys-top: --merge: cannot write into %s: %s\n", dir, strerror(errno));
+        goto out;
+    }
+    fprintf(prof, "# rocsys-top merged profile: %d ranks from %s\n", nranks, dir);
+    for (int i = 0; i < nranks; i++) {
+        struct fcount *mine = NULL;
+        size_t nmine = 0;
+        char title[64];
+        FILE *in;
+
+        /* each rank's trace has its own sequence id (1 + rank) and its own pids, so the
+         * concatenation is one valid trace with every rank as its own processes */
+        snprintf(path, sizeof(path), "%s/rank-%d/trace.pftrace", dir, ranks[i]);
+        if (append_file(trace_fd, path) != 0)
+            fprintf(stderr, "rocsys-top: --merge: %s missing or unreadable; skipped\n", path);
+        snprintf(path, sizeof(path), "%s/rank-%d/stacks.folded", dir, ranks[i]);
+        in = fopen(path, "re");
+        if (!in) {
+            fprintf(stderr, "rocsys-top: --merge: %s missing; skipped\n", path);
+            continue;
+        }
+        while (fgets(line, sizeof(line), in)) {
+            char *sp = strrchr(line, ' ');
+            if (!sp)
+                continue;
+            unsigned long long count = strtoull(sp + 1, NULL, 10);
+            *sp = '\0';
+            fprintf(folded, "rank-%d;%s %llu\n", ranks[i], line, count);
+            char *leaf = strrchr(line, ';');
+            leaf = leaf ? leaf + 1 : line;
+            add_count(&mine, &nmine, leaf, count);
+            add_count(&all, &nall, leaf, count);
+        }
+        fclose(in);
+        snprintf(title, sizeof(title), "rank %d", ranks[i]);
+        write_table(prof, title, mine, nmine);
+        for (size_t k = 0; k < nmine; k++)
+            free(mine[k].name);
+        free(mine);
+    }
+    write_table(prof, "all ranks", all, nall);
+    printf("rocsys-top: merged %d ranks into %s/merged.pftrace, merged.folded, "
+           "merged-profile.txt\n",
+           nranks, dir);
+    rc = 0;
+out:
+    for (size_t k = 0; k < nall; k++)
+        free(all[k].name);
+    free(all);
+    if (trace_fd >= 0)
+        close(trace_fd);
+    if (folded)
+        fclose(folded);
+    if (prof)
+        fclose(prof);
+    return rc;
+}
