@@ -1,5 +1,7 @@
 /* Shared by unit tests that feed a model real addresses: the test binary itself is the module
- * of process FIXTURE_PID, and fixture_at(f) gives a pc inside one of its functions. */
+ * of process FIXTURE_PID, fixture_at(f) gives a pc inside one of its functions, and fn_outer,
+ * fn_middle, fn_leaf, fn_other are functions with frames of their own to build stacks from.
+ * Include it in one source file per test program (it defines those functions). */
 #ifndef ROCSYS_TESTS_MODEL_FIXTURE_H
 #define ROCSYS_TESTS_MODEL_FIXTURE_H
 
@@ -8,6 +10,27 @@
 #include <unistd.h>
 
 #include "model/model.h"
+
+__attribute__((noinline)) void fn_outer(void);
+__attribute__((noinline)) void fn_middle(void);
+__attribute__((noinline)) void fn_leaf(void);
+__attribute__((noinline)) void fn_other(void);
+__attribute__((noinline)) void fn_outer(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_middle(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_leaf(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
+__attribute__((noinline)) void fn_other(void)
+{
+    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
+}
 
 #define FIXTURE_PID 4242
 #define FIXTURE_SEC 1000000000ull

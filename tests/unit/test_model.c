@@ -12,32 +12,6 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 
-__attribute__((noinline)) void fn_outer(void);
-__attribute__((noinline)) void fn_middle(void);
-__attribute__((noinline)) void fn_leaf(void);
-__attribute__((noinline)) void fn_other(void);
-__attribute__((noinline)) void fn_outer(void)
-{
-    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
-}
-__attribute__((noinline)) void fn_middle(void)
-{
-    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
-}
-__attribute__((noinline)) void fn_leaf(void)
-{
-    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
-}
-__attribute__((noinline)) void fn_other(void)
-{
-    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
-}
-
-#define PID              FIXTURE_PID
-#define SEC              FIXTURE_SEC
-#define at               fixture_at
-#define fixture_add_self fixture_add_self
-
 /* Function id of name, or -1. */
 static int func_named(struct model *m, const char *name)
 {
@@ -84,21 +58,22 @@ int main(void)
                         fixture_at(fn_outer)};
 
     /* an address before any module is known: deferred, then [unknown] on the final try */
-    CHECK(model_sample(m, PID, PID, SEC, s_leaf, 3, 0) == -EAGAIN);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, FIXTURE_SEC, s_leaf, 3, 0) == -EAGAIN);
     CHECK(model_session(m)->samples == 0);
 
-    model_proc_start(m, PID, 1, "/bin/test", "test --flag", SEC);
-    model_set_root_pid(m, PID);
+    model_proc_start(m, FIXTURE_PID, 1, "/bin/test", "test --flag", FIXTURE_SEC);
+    model_set_root_pid(m, FIXTURE_PID);
     dl_iterate_phdr(fixture_add_self, m);
-    model_thread_start(m, PID, PID, "main", SEC);
-    model_thread_start(m, PID, PID + 1, "worker", SEC);
-    model_tick(m, 1 * SEC);
+    model_thread_start(m, FIXTURE_PID, FIXTURE_PID, "main", FIXTURE_SEC);
+    model_thread_start(m, FIXTURE_PID, FIXTURE_PID + 1, "worker", FIXTURE_SEC);
+    model_tick(m, 1 * FIXTURE_SEC);
 
     for (int i = 0; i < 3; i++)
-        CHECK(model_sample(m, PID, PID, SEC, s_leaf, 3, 0) == 0);
-    CHECK(model_sample(m, PID, PID, SEC, s_mid, 2, 0) == 0);
-    CHECK(model_sample_weighted(m, PID, PID + 1, SEC, s_other, 2, 4, 0) == 0);
-    CHECK(model_sample(m, PID, PID + 1, SEC, s_rec, 4, 0) == 0);
+        CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, FIXTURE_SEC, s_leaf, 3, 0) == 0);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, FIXTURE_SEC, s_mid, 2, 0) == 0);
+    CHECK(model_sample_weighted(m, FIXTURE_PID, FIXTURE_PID + 1, FIXTURE_SEC, s_other, 2, 4, 0) ==
+          0);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID + 1, FIXTURE_SEC, s_rec, 4, 0) == 0);
     CHECK(model_session(m)->samples == 3 + 1 + 4 + 1);
     CHECK(model_thread_count(m) == 2);
     CHECK(strcmp(model_thread_at(m, 0)->name, "main") == 0);
@@ -150,24 +125,25 @@ int main(void)
 
     /* function metadata comes from debug info */
     int f = func_named(m, "fn_leaf");
-    CHECK(f >= 0 && model_func_at(m, f)->file && strstr(model_func_at(m, f)->file, "test_model.c"));
+    CHECK(f >= 0 && model_func_at(m, f)->file &&
+          strstr(model_func_at(m, f)->file, "model_fixture.h"));
 
     /* sliding window of 2 s: samples of second 1 leave it at second 3 */
     model_set_window(m, 2);
-    model_tick(m, 2 * SEC);
-    CHECK(model_sample(m, PID, PID, 2 * SEC, s_mid, 2, 0) == 0);
+    model_tick(m, 2 * FIXTURE_SEC);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, 2 * FIXTURE_SEC, s_mid, 2, 0) == 0);
     struct model_filter win = {.thread = -1, .window = 1};
     h = model_hot_build(m, &win);
     CHECK(h->total == 10);
     model_hot_free(h);
-    model_tick(m, 3 * SEC);
+    model_tick(m, 3 * FIXTURE_SEC);
     h = model_hot_build(m, &win);
     CHECK_MSG(h->total == 1, "window total %llu", (unsigned long long)h->total);
     CHECK((x = hot_of(m, h, "fn_middle")) && x->self == 1);
     model_hot_free(h);
     CHECK(model_thread_at(m, 0)->window_samples == 1);
     CHECK(model_thread_at(m, 1)->window_samples == 0);
-    model_tick(m, 10 * SEC);
+    model_tick(m, 10 * FIXTURE_SEC);
     h = model_hot_build(m, &win);
     CHECK(h->total == 0);
     model_hot_free(h);
@@ -182,32 +158,32 @@ int main(void)
     CHECK(h->total == 0 && model_session(m)->samples == 0);
     model_hot_free(h);
     size_t distinct = model_distinct_stacks(m);
-    CHECK(model_sample(m, PID, PID, 10 * SEC, s_leaf, 3, 0) == 0);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, 10 * FIXTURE_SEC, s_leaf, 3, 0) == 0);
     CHECK(model_distinct_stacks(m) == distinct); /* memory grows with distinct stacks only */
 
     /* unknown addresses on the final try */
     uint64_t bogus[] = {0x10, fixture_at(fn_outer)};
-    CHECK(model_sample(m, PID, PID, 10 * SEC, bogus, 2, 0) == -EAGAIN);
-    CHECK(model_sample(m, PID, PID, 10 * SEC, bogus, 2, 1) == 0);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, 10 * FIXTURE_SEC, bogus, 2, 0) == -EAGAIN);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, 10 * FIXTURE_SEC, bogus, 2, 1) == 0);
     CHECK(func_named(m, "[unknown]") >= 0);
 
     /* thread lifecycle: exit keeps the entry; a reused tid after exit is a new entry; late
      * names and samples of an ended thread do not resurrect it */
-    model_thread_exit(m, PID, PID + 1, 11 * SEC);
+    model_thread_exit(m, FIXTURE_PID, FIXTURE_PID + 1, 11 * FIXTURE_SEC);
     CHECK(!model_thread_at(m, 1)->alive);
-    model_thread_seen(m, PID, PID + 1, "late-name", 11 * SEC);
+    model_thread_seen(m, FIXTURE_PID, FIXTURE_PID + 1, "late-name", 11 * FIXTURE_SEC);
     CHECK(model_thread_count(m) == 2);
     CHECK(strcmp(model_thread_at(m, 1)->name, "late-name") == 0);
-    model_thread_start(m, PID, PID + 1, "reused", 12 * SEC);
+    model_thread_start(m, FIXTURE_PID, FIXTURE_PID + 1, "reused", 12 * FIXTURE_SEC);
     CHECK(model_thread_count(m) == 3);
     CHECK(model_thread_at(m, 2)->alive);
 
     /* process end: precise status wins over "ended, status unknown" */
-    model_proc_end(m, PID, MODEL_PROC_KILLED, 11, 13 * SEC);
-    model_proc_end(m, PID, MODEL_PROC_EXITED, -1, 14 * SEC);
-    const struct model_process *pr = model_process_find(m, PID);
+    model_proc_end(m, FIXTURE_PID, MODEL_PROC_KILLED, 11, 13 * FIXTURE_SEC);
+    model_proc_end(m, FIXTURE_PID, MODEL_PROC_EXITED, -1, 14 * FIXTURE_SEC);
+    const struct model_process *pr = model_process_find(m, FIXTURE_PID);
     CHECK(pr && pr->state == MODEL_PROC_KILLED && pr->term_signal == 11 && pr->is_root);
-    CHECK(pr && pr->end_ns == 13 * SEC);
+    CHECK(pr && pr->end_ns == 13 * FIXTURE_SEC);
     CHECK(!model_thread_at(m, 0)->alive && !model_thread_at(m, 2)->alive);
 
     /* output tail: lines split across writes, both streams, a last line without newline */

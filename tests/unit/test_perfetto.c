@@ -18,28 +18,8 @@
 #include "record/perfetto_read.h"
 #include "record/record.h"
 
-__attribute__((noinline)) void fn_outer(void);
-__attribute__((noinline)) void fn_middle(void);
-__attribute__((noinline)) void fn_leaf(void);
-__attribute__((noinline)) void fn_other(void);
 __attribute__((noinline)) void fn_callee(void);
 __attribute__((noinline)) void fn_with_inline(void);
-__attribute__((noinline)) void fn_outer(void)
-{
-    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
-}
-__attribute__((noinline)) void fn_middle(void)
-{
-    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
-}
-__attribute__((noinline)) void fn_leaf(void)
-{
-    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
-}
-__attribute__((noinline)) void fn_other(void)
-{
-    __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop");
-}
 
 static volatile uint64_t inline_ra; /* a return address inside inl_helper's inlined body */
 
@@ -59,18 +39,13 @@ __attribute__((noinline)) void fn_with_inline(void)
     __asm__ volatile("nop");
 }
 
-#define PID              FIXTURE_PID
-#define SEC              FIXTURE_SEC
-#define at               fixture_at
-#define fixture_add_self fixture_add_self
-
 static void feed(const struct record_writer_class *c, struct record_writer *w,
                  enum record_event_type type, uint64_t t, uint32_t tid, const char *data,
                  const uint64_t *frames, uint32_t nframes, uint32_t weight)
 {
     struct record_event ev = {.type = type,
                               .time_ns = t,
-                              .pid = PID,
+                              .pid = FIXTURE_PID,
                               .tid = tid,
                               .data = data,
                               .frames = frames,
@@ -102,7 +77,7 @@ static uint32_t expected_stack(struct model *m, const uint64_t *frames, uint32_t
     uint32_t k = 0;
 
     for (uint32_t i = 0; i < n; i++) {
-        int got = symbolizer_lookup(model_symbolizer(m), PID, frames[i], i > 0, sf, 16);
+        int got = symbolizer_lookup(model_symbolizer(m), FIXTURE_PID, frames[i], i > 0, sf, 16);
         for (int j = 0; j < got && k < 64; j++)
             inner[k++] = sf[j].function;
     }
@@ -187,7 +162,7 @@ static void tb_packet(struct tb *file, uint32_t seq, uint32_t flags, const struc
     if (interned)
         tb_msg(&p, 12, interned);
     if (declare_tid) {
-        tb_uint(&a, 1, PID);
+        tb_uint(&a, 1, FIXTURE_PID);
         tb_uint(&a, 2, declare_tid);
         tb_uint(&b, 1, 77 + declare_tid);
         tb_msg(&b, 4, &a);
@@ -195,7 +170,7 @@ static void tb_packet(struct tb *file, uint32_t seq, uint32_t flags, const struc
     }
     if (sample_tid) {
         struct tb s = {0};
-        tb_uint(&s, 2, PID);
+        tb_uint(&s, 2, FIXTURE_PID);
         tb_uint(&s, 3, sample_tid);
         tb_uint(&s, 4, cs);
         tb_msg(&p, 66, &s);
@@ -221,12 +196,12 @@ static void check_broken_traces(void)
     struct tb f = {0}, in = {0}, e = {0};
 
     /* a sequence that never clears its incremental state */
-    tb_packet(&f, 5, 2, NULL, PID, 0, 0);
+    tb_packet(&f, 5, 2, NULL, FIXTURE_PID, 0, 0);
     CHECK(fails_with(&f, "first packet does not clear"));
     /* an unresolved callstack iid */
     f.n = 0;
-    tb_packet(&f, 7, 3, NULL, PID, 0, 0);
-    tb_packet(&f, 7, 2, NULL, 0, PID, 9);
+    tb_packet(&f, 7, 3, NULL, FIXTURE_PID, 0, 0);
+    tb_packet(&f, 7, 2, NULL, 0, FIXTURE_PID, 9);
     CHECK(fails_with(&f, "callstack iid 9 does not resolve"));
     /* a frame without a mapping */
     tb_uint(&e, 1, 1);
@@ -241,21 +216,21 @@ static void check_broken_traces(void)
     tb_uint(&e, 2, 1);
     tb_msg(&in, 7, &e);
     f.n = 0;
-    tb_packet(&f, 7, 3, &in, PID, 0, 0);
-    tb_packet(&f, 7, 2, NULL, 0, PID, 1);
+    tb_packet(&f, 7, 3, &in, FIXTURE_PID, 0, 0);
+    tb_packet(&f, 7, 2, NULL, 0, FIXTURE_PID, 1);
     CHECK(fails_with(&f, "frame 1 has no mapping"));
     /* interned ids do not cross sequences, and a sample needs its thread's track */
     f.n = 0;
-    tb_packet(&f, 7, 3, &in, PID, 0, 0);
-    tb_packet(&f, 8, 3, NULL, 0, PID, 1);
+    tb_packet(&f, 7, 3, &in, FIXTURE_PID, 0, 0);
+    tb_packet(&f, 8, 3, NULL, 0, FIXTURE_PID, 1);
     CHECK(fails_with(&f, "callstack iid 1 does not resolve"));
     f.n = 0;
     tb_packet(&f, 7, 3, &in, 0, 0, 0);
-    tb_packet(&f, 7, 2, NULL, 0, PID, 1);
+    tb_packet(&f, 7, 2, NULL, 0, FIXTURE_PID, 1);
     CHECK(fails_with(&f, "has no thread track"));
     /* a stray byte after the packets */
     f.n = 0;
-    tb_packet(&f, 7, 3, NULL, PID, 0, 0);
+    tb_packet(&f, 7, 3, NULL, FIXTURE_PID, 0, 0);
     f.b[f.n++] = 0;
     CHECK(fails_with(&f, "not a packet tag"));
 }
@@ -277,16 +252,16 @@ static void check_many_samples(struct model *m, const char *dir)
     if (!w)
         return;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t t = (uint64_t)now.tv_sec * SEC + (uint64_t)now.tv_nsec;
-    feed(&record_perfetto, w, RECORD_EV_PROCESS, t, PID, "/usr/bin/many", NULL, 0, 0);
-    feed(&record_perfetto, w, RECORD_EV_THREAD, t, PID, "main", NULL, 0, 0);
-    feed(&record_perfetto, w, RECORD_EV_THREAD, t, PID + 1, "worker", NULL, 0, 0);
+    uint64_t t = (uint64_t)now.tv_sec * FIXTURE_SEC + (uint64_t)now.tv_nsec;
+    feed(&record_perfetto, w, RECORD_EV_PROCESS, t, FIXTURE_PID, "/usr/bin/many", NULL, 0, 0);
+    feed(&record_perfetto, w, RECORD_EV_THREAD, t, FIXTURE_PID, "main", NULL, 0, 0);
+    feed(&record_perfetto, w, RECORD_EV_THREAD, t, FIXTURE_PID + 1, "worker", NULL, 0, 0);
     for (uint32_t i = 0; i < total; i++) {
         uint32_t k = i % 10;
         uint64_t fr[3] = {(uint64_t)(uintptr_t)fn_leaf + 1 + k, fixture_at(fn_middle),
                           fixture_at(fn_outer)};
-        feed(&record_perfetto, w, RECORD_EV_SAMPLE, t + i * 1000000ull, PID + (i & 1), NULL, fr, 3,
-             1);
+        feed(&record_perfetto, w, RECORD_EV_SAMPLE, t + i * 1000000ull, FIXTURE_PID + (i & 1), NULL,
+             fr, 3, 1);
         if (i == 100000) {
             record_perfetto_stats(w, &addrs, &stacks, &heap_early);
             stat(path, &st);
@@ -335,12 +310,13 @@ int main(void)
     fn_with_inline(); /* sets inline_ra */
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof(path), "%s/trace.pftrace", dir);
-    model_proc_start(m, PID, 1, "/usr/local/bin/testprog", "testprog --flag", SEC);
-    model_set_root_pid(m, PID);
+    model_proc_start(m, FIXTURE_PID, 1, "/usr/local/bin/testprog", "testprog --flag", FIXTURE_SEC);
+    model_set_root_pid(m, FIXTURE_PID);
     dl_iterate_phdr(fixture_add_self, m);
-    model_thread_start(m, PID, PID, "main", SEC);
-    model_thread_start(m, PID, PID + 1, "worker", SEC);
-    model_thread_start(m, PID, PID + 2, "late", SEC); /* no THREAD event for it */
+    model_thread_start(m, FIXTURE_PID, FIXTURE_PID, "main", FIXTURE_SEC);
+    model_thread_start(m, FIXTURE_PID, FIXTURE_PID + 1, "worker", FIXTURE_SEC);
+    model_thread_start(m, FIXTURE_PID, FIXTURE_PID + 2, "late",
+                       FIXTURE_SEC); /* no THREAD event for it */
 
     CHECK(c->open("/nonexistent-dir/x.pftrace", m, err, sizeof(err)) == NULL && *err);
     w = c->open(path, m, err, sizeof(err));
@@ -356,20 +332,23 @@ int main(void)
     uint64_t s_inl[] = {fixture_at(fn_callee), inline_ra, fixture_at(fn_outer)};
     uint64_t s_unk[] = {0x10, fixture_at(fn_outer)};
 
-    feed(c, w, RECORD_EV_PROCESS, SEC, PID, "/usr/local/bin/testprog", NULL, 0, 0);
-    feed(c, w, RECORD_EV_OUTPUT, SEC, PID, "hello\n", NULL, 0, 0); /* ignored */
-    feed(c, w, RECORD_EV_THREAD, SEC, PID, "main", NULL, 0, 0);
-    feed(c, w, RECORD_EV_THREAD, SEC, PID + 1, "worker", NULL, 0, 0);
-    feed(c, w, RECORD_EV_THREAD, SEC, PID + 1, "worker", NULL, 0, 0); /* unchanged: no packet */
+    feed(c, w, RECORD_EV_PROCESS, FIXTURE_SEC, FIXTURE_PID, "/usr/local/bin/testprog", NULL, 0, 0);
+    feed(c, w, RECORD_EV_OUTPUT, FIXTURE_SEC, FIXTURE_PID, "hello\n", NULL, 0, 0); /* ignored */
+    feed(c, w, RECORD_EV_THREAD, FIXTURE_SEC, FIXTURE_PID, "main", NULL, 0, 0);
+    feed(c, w, RECORD_EV_THREAD, FIXTURE_SEC, FIXTURE_PID + 1, "worker", NULL, 0, 0);
+    feed(c, w, RECORD_EV_THREAD, FIXTURE_SEC, FIXTURE_PID + 1, "worker", NULL, 0,
+         0); /* unchanged: no packet */
     for (int i = 0; i < 3; i++)
-        feed(c, w, RECORD_EV_SAMPLE, 2 * SEC + i, PID, NULL, s_leaf, 3, 1); /* samples 0-2 */
-    feed(c, w, RECORD_EV_SAMPLE, 3 * SEC, PID, NULL, s_mid, 2, 1);          /* 3 */
-    feed(c, w, RECORD_EV_SAMPLE, 3 * SEC, PID + 1, NULL, s_other, 2, 4);    /* 4-7 */
-    feed(c, w, RECORD_EV_THREAD, 4 * SEC, PID + 1, "worker-2", NULL, 0, 0);
-    feed(c, w, RECORD_EV_SAMPLE, 4 * SEC, PID + 1, NULL, s_rec, 4, 1);     /* 8 */
-    feed(c, w, RECORD_EV_SAMPLE, 4 * SEC, PID + 1, NULL, s_other, 2, 100); /* 9: once */
-    feed(c, w, RECORD_EV_SAMPLE, 5 * SEC, PID, NULL, s_inl, 3, 1);         /* 10 */
-    feed(c, w, RECORD_EV_SAMPLE, 5 * SEC, PID + 2, NULL, s_unk, 2, 1);     /* 11 */
+        feed(c, w, RECORD_EV_SAMPLE, 2 * FIXTURE_SEC + i, FIXTURE_PID, NULL, s_leaf, 3,
+             1);                                                                   /* samples 0-2 */
+    feed(c, w, RECORD_EV_SAMPLE, 3 * FIXTURE_SEC, FIXTURE_PID, NULL, s_mid, 2, 1); /* 3 */
+    feed(c, w, RECORD_EV_SAMPLE, 3 * FIXTURE_SEC, FIXTURE_PID + 1, NULL, s_other, 2, 4); /* 4-7 */
+    feed(c, w, RECORD_EV_THREAD, 4 * FIXTURE_SEC, FIXTURE_PID + 1, "worker-2", NULL, 0, 0);
+    feed(c, w, RECORD_EV_SAMPLE, 4 * FIXTURE_SEC, FIXTURE_PID + 1, NULL, s_rec, 4, 1); /* 8 */
+    feed(c, w, RECORD_EV_SAMPLE, 4 * FIXTURE_SEC, FIXTURE_PID + 1, NULL, s_other, 2,
+         100);                                                                         /* 9: once */
+    feed(c, w, RECORD_EV_SAMPLE, 5 * FIXTURE_SEC, FIXTURE_PID, NULL, s_inl, 3, 1);     /* 10 */
+    feed(c, w, RECORD_EV_SAMPLE, 5 * FIXTURE_SEC, FIXTURE_PID + 2, NULL, s_unk, 2, 1); /* 11 */
     c->close(w, m, NULL);
 
     int rc = perfetto_read_file(path, &s, err, sizeof(err));
@@ -378,12 +357,12 @@ int main(void)
     CHECK(s.nprocesses == 1 && strcmp(s.processes[0].name, "testprog") == 0);
     CHECK(s.nthreads == 3);
     const struct perfetto_read_thread *th;
-    CHECK((th = perfetto_read_thread_find(&s, PID, PID)) && strcmp(th->name, "main") == 0 &&
-          th->samples == 5);
-    CHECK((th = perfetto_read_thread_find(&s, PID, PID + 1)) && strcmp(th->name, "worker-2") == 0 &&
-          th->samples == 6);
-    CHECK((th = perfetto_read_thread_find(&s, PID, PID + 2)) && strcmp(th->name, "late") == 0 &&
-          th->samples == 1);
+    CHECK((th = perfetto_read_thread_find(&s, FIXTURE_PID, FIXTURE_PID)) &&
+          strcmp(th->name, "main") == 0 && th->samples == 5);
+    CHECK((th = perfetto_read_thread_find(&s, FIXTURE_PID, FIXTURE_PID + 1)) &&
+          strcmp(th->name, "worker-2") == 0 && th->samples == 6);
+    CHECK((th = perfetto_read_thread_find(&s, FIXTURE_PID, FIXTURE_PID + 2)) &&
+          strcmp(th->name, "late") == 0 && th->samples == 1);
     CHECK(s.nsamples == 12);
     const char *p_leaf[] = {"fn_outer", "fn_middle", "fn_leaf"};
     const char *p_mid[] = {"fn_outer", "fn_middle"};
@@ -408,11 +387,11 @@ int main(void)
         printf("perfetto: the symbolizer reports no inlined frame for inl_helper (%u frames)\n",
                ninl);
     /* timestamps come back on CLOCK_MONOTONIC */
-    CHECK(s.samples[0].mono_ns == 2 * SEC && s.samples[1].mono_ns == 2 * SEC + 1);
+    CHECK(s.samples[0].mono_ns == 2 * FIXTURE_SEC && s.samples[1].mono_ns == 2 * FIXTURE_SEC + 1);
     /* self counts per function name */
     CHECK(self_of(&s, 0, "fn_leaf") == 4 && self_of(&s, 0, "fn_other") == 5);
     CHECK(self_of(&s, 0, "fn_middle") == 1 && self_of(&s, 0, "fn_outer") == 0);
-    CHECK(self_of(&s, PID, "fn_leaf") == 3 && self_of(&s, PID + 1, "fn_leaf") == 1);
+    CHECK(self_of(&s, FIXTURE_PID, "fn_leaf") == 3 && self_of(&s, FIXTURE_PID + 1, "fn_leaf") == 1);
     struct perfetto_read_count *cnt;
     size_t ncnt = perfetto_read_self_counts(&s, 0, &cnt);
     CHECK(ncnt >= 2 && strcmp(cnt[0].function, "fn_other") == 0 && cnt[0].self == 5);
