@@ -33,9 +33,8 @@
 #define ROCSYS_ENV_FOLLOW   "ROCSYS_FOLLOW"        /* "1": profile child processes too */
 #define ROCSYS_ENV_ROOT_PID "ROCSYS_ROOT_PID"      /* pid of the launched target */
 #define ROCSYS_ENV_LOG      "ROCSYS_COLLECTOR_LOG" /* optional debug log file of the collector */
-#define ROCSYS_ENV_CPU_TIMER                                                                       \
-    "ROCSYS_CPU_TIMER" /* CPU mode: "perf" (cycles, else task-clock,                               \
-                         else posix), "task-clock", or "posix" */
+/* CPU mode: "perf" (cycles, else task-clock, else POSIX timers) or "posix" */
+#define ROCSYS_ENV_CPU_TIMER "ROCSYS_CPU_TIMER"
 
 #define ROCSYS_MAX_FRAMES   128 /* deepest stack a sample carries */
 #define ROCSYS_MAX_PATH     4096

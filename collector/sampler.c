@@ -188,8 +188,6 @@ int collector_sampler_install(void)
     collector_g.perf_kind = COLLECTOR_PERF_NONE;
     if (pk && strcmp(pk, "perf") == 0)
         collector_g.perf_kind = COLLECTOR_PERF_CYCLES;
-    else if (pk && strcmp(pk, "task-clock") == 0)
-        collector_g.perf_kind = COLLECTOR_PERF_TASK_CLOCK;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_sample;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;

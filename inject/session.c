@@ -809,9 +809,9 @@ int inject_session_run(const struct inject_options *o)
         if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
             ms->sample_signal = atoi(env);
     }
-    ms->timer = o->wall ? "hrtimer" : "task-clock";
-    if (!o->wall && inject_resolve_cpu_timer(o->cpu_timer) == INJECT_TIMER_POSIX)
-        ms->timer = "tick";
+    int timer = inject_resolve_cpu_timer(o->cpu_timer);
+    /* what is expected; the samples' flags correct it (cycles, or a fallback to tick) */
+    ms->timer = o->wall ? "hrtimer" : timer == INJECT_TIMER_POSIX ? "tick" : "task-clock";
     ms->freq_hz = o->freq_hz;
     model_set_window(s.m, (uint32_t)o->window_s);
     size_t off = 0;
@@ -839,12 +839,8 @@ int inject_session_run(const struct inject_options *o)
     snprintf(env_freq, sizeof(env_freq), "%s=%d", ROCSYS_ENV_FREQ, o->freq_hz);
     snprintf(env_mode, sizeof(env_mode), "%s=%s", ROCSYS_ENV_MODE, o->wall ? "wall" : "cpu");
     snprintf(env_follow, sizeof(env_follow), "%s=%d", ROCSYS_ENV_FOLLOW, o->follow);
-    int timer = inject_resolve_cpu_timer(o->cpu_timer);
-    const char *forced = getenv(ROCSYS_ENV_CPU_TIMER); /* benchmarks pin one perf kind */
     snprintf(env_timer, sizeof(env_timer), "%s=%s", ROCSYS_ENV_CPU_TIMER,
-             o->cpu_timer == INJECT_TIMER_AUTO && forced && *forced
-                 ? forced
-                 : (timer == INJECT_TIMER_PERF ? "perf" : "posix"));
+             timer == INJECT_TIMER_PERF ? "perf" : "posix");
     env_extra[0] = env_shm;
     env_extra[1] = env_proto;
     env_extra[2] = env_freq;
