@@ -77,6 +77,7 @@ void model_output_free(struct model *m);
 
 /* procfs.c */
 struct model_procfs_stat {
+    char comm[64]; /* the name between the parentheses */
     char state;
     uint64_t minflt, majflt;
     uint64_t utime_ticks, stime_ticks;

@@ -33,13 +33,15 @@ int model_procfs_parse_stat(const char *buf, struct model_procfs_stat *out)
 {
     /* "pid (comm) state ppid ..." where comm may contain spaces and parentheses */
     const char *p = strrchr(buf, ')');
+    const char *open_paren = strchr(buf, '(');
     unsigned long long v[50];
     int n = 0;
     char *end;
 
     memset(out, 0, sizeof(*out));
-    if (!p || p[1] != ' ' || !p[2])
+    if (!p || !open_paren || open_paren > p || p[1] != ' ' || !p[2])
         return -1;
+    snprintf(out->comm, sizeof(out->comm), "%.*s", (int)(p - open_paren - 1), open_paren + 1);
     out->state = p[2];
     p += 3;
     /* fields from 4 (ppid) on, numbered as in proc(5) */
@@ -114,9 +116,8 @@ static void refresh_thread(struct model *m, struct model_thread *t, double dt_s,
         t->cpu_pct = (double)(cpu - t->cpu_time_ns) / 1e9 / dt_s * 100.0;
     t->cpu_time_ns = cpu;
     t->state = st.state;
-    model_procfs_thread_name(t->pid, t->tid, buf, sizeof(buf));
-    if (buf[0])
-        snprintf(t->name, sizeof(t->name), "%.63s", buf);
+    if (st.comm[0]) /* the name is in stat too: no separate read of comm */
+        snprintf(t->name, sizeof(t->name), "%s", st.comm);
     struct model_procfs_status ss;
     struct model_process *p = model_process_mut(m, t->pid);
     snprintf(path, sizeof(path), "/proc/%u/task/%u/status", t->pid, t->tid);

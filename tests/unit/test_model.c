@@ -206,6 +206,7 @@ int main(void)
     const char *stat = "123 (my (odd) name) S 1 123 123 0 -1 4194560 1500 0 7 0 250 30 0 0 20 0 "
                        "5 0 100 1000 200 18446744073709551615\n";
     CHECK(model_procfs_parse_stat(stat, &st) == 0);
+    CHECK(strcmp(st.comm, "my (odd) name") == 0);
     CHECK(st.state == 'S' && st.minflt == 1500 && st.majflt == 7 && st.utime_ticks == 250 &&
           st.stime_ticks == 30 && st.num_threads == 5);
     CHECK(model_procfs_parse_stat("garbage", &st) == -1);
