@@ -69,10 +69,9 @@ struct rocsys_ring_ctl {
     uint32_t instance;                /* collector instance that owns the ring */
     _Atomic uint64_t dropped_samples; /* samples that did not fit */
     _Atomic uint64_t dropped_records; /* other records that did not fit */
-    _Atomic uint64_t written_samples; /* samples delivered */
     _Atomic uint64_t sample_cost_ns;  /* handler CPU time of the measured samples, summed */
     _Atomic uint64_t cost_measured;   /* samples whose handler CPU time was measured */
-    uint8_t pad0[64 - 56];
+    uint8_t pad0[64 - 48];
     _Atomic uint64_t head; /* bytes ever written (producer); offset = head % ring_bytes */
     uint8_t pad1[56];
     _Atomic uint64_t tail; /* bytes ever consumed (consumer) */

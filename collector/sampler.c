@@ -151,7 +151,6 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     c1 = measure ? thread_cpu_ns() : c0;
     u.rec.cost_ns = measure ? (uint32_t)(c1 > c0 ? c1 - c0 : 1) : 0;
     if (transport_write(&ts->ring, &u.rec) == 0) {
-        atomic_fetch_add_explicit(&ts->ring.ctl->written_samples, 1, memory_order_relaxed);
         if (measure) {
             atomic_fetch_add_explicit(&ts->ring.ctl->sample_cost_ns, u.rec.cost_ns,
                                       memory_order_relaxed);

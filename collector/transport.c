@@ -153,7 +153,6 @@ int transport_claim(struct transport *t, uint32_t pid, uint32_t tid, uint32_t in
         c->instance = instance;
         atomic_store_explicit(&c->dropped_samples, 0, memory_order_relaxed);
         atomic_store_explicit(&c->dropped_records, 0, memory_order_relaxed);
-        atomic_store_explicit(&c->written_samples, 0, memory_order_relaxed);
         atomic_store_explicit(&c->sample_cost_ns, 0, memory_order_relaxed);
         atomic_store_explicit(&c->cost_measured, 0, memory_order_relaxed);
         /* the consumer left head == tail when it freed the ring */

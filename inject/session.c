@@ -64,7 +64,7 @@ struct session {
     const char *ended_by; /* why the session ended, for session.json */
     char *files[16];      /* the recording's files, for session.json */
     int refreshes;
-    uint64_t acc_dropped, acc_written, acc_cost_ns, acc_cost_n; /* from rings already freed */
+    uint64_t acc_dropped, acc_cost_ns, acc_cost_n; /* from rings already freed */
     struct deferred *def;
     size_t ndef, defcap;
     struct record_set *rec;        /* writers fed with the session's events */
@@ -272,7 +272,6 @@ static int ring_orphaned(const struct session *s, const struct rocsys_ring_ctl *
 static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
 {
     s->acc_dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
-    s->acc_written += atomic_load(&c->written_samples);
     s->acc_cost_ns += atomic_load(&c->sample_cost_ns);
     s->acc_cost_n += atomic_load(&c->cost_measured);
 }
@@ -302,8 +301,6 @@ static void drain(struct session *s, int check_orphans)
         if (model_sample_weighted(s->m, d->pid, d->tid, d->time_ns, d->frames, d->n, d->weight,
                                   final) == 0) {
             record_sample(s, d->pid, d->tid, d->time_ns, d->frames, d->n, d->weight);
-            if (final)
-                model_session(s->m)->deferred_unknown++;
             free(d->frames);
             continue;
         }

@@ -152,10 +152,8 @@ struct model_session {
     char output_log[2048]; /* path of the file that keeps the target's full output */
     char notice[256];      /* one-line warning for the user (e.g. static binary), "" if none */
     uint64_t samples;      /* sampling periods counted (a sample may stand for several) */
-    uint64_t signals;      /* samples delivered to the front end */
     uint64_t dropped;      /* lost in transport (ring full, no ring) */
     uint64_t threads_unsampled;   /* threads that ended without ever getting a ring */
-    uint64_t deferred_unknown;    /* samples whose frames had no module when processed */
     double sample_cost_avg_ns;    /* collector's handler CPU time per sample, mean (measured on one
                                      sample in 16, on the thread's CPU clock) */
     double sample_cost_median_ns; /* the same, median */

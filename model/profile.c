@@ -375,7 +375,6 @@ static void count_sample(struct model *m, uint32_t id, uint32_t weight)
     m->threads[s->thread].samples += weight;
     m->threads[s->thread].window_samples += weight;
     m->session.samples += weight;
-    m->session.signals++;
     if (b->n && b->ids[b->n - 1].id == id) {
         b->ids[b->n - 1].weight += weight;
         return;
@@ -449,7 +448,6 @@ void model_reset_counts(struct model *m)
     for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
         m->buckets[i].n = 0;
     m->session.samples = 0;
-    m->session.signals = 0;
 }
 
 /* ---- tables ---- */
