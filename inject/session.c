@@ -287,11 +287,15 @@ static void drain(struct session *s, int check_orphans)
         if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
             continue;
         transport_drain_ring(&s->tr, i, on_record, s);
-        if (st == ROCSYS_RING_RELEASED || (check_orphans && ring_orphaned(s, c))) {
+        if (st == ROCSYS_RING_OWNED) {
+            if (!check_orphans || !ring_orphaned(s, c))
+                continue;
+            /* the owner may have written after the drain above, before it went away */
             transport_drain_ring(&s->tr, i, on_record, s);
-            account_ring(s, c);
-            transport_free_ring(&s->tr, i);
         }
+        /* released (everything was written before the release) or orphaned: drained */
+        account_ring(s, c);
+        transport_free_ring(&s->tr, i);
     }
     size_t kept = 0;
     uint64_t t = now_ns();
@@ -357,17 +361,18 @@ static void update_stats(struct session *s)
     uint64_t wall = now_ns() - ms->start_ns;
     if (wall > 0)
         ms->frontend_cpu_pct = 100.0 * (double)(self_cpu_ns() - s->start_cpu_ns) / (double)wall;
-    if (ms->threads_blocking)
-        snprintf(ms->notice, sizeof(ms->notice),
-                 "%u thread%s block%s the sampling signal (%d): not sampled", ms->threads_blocking,
-                 ms->threads_blocking == 1 ? "" : "s", ms->threads_blocking == 1 ? "s" : "",
-                 ms->sample_signal);
-    else if (strncmp(ms->notice, "thread", 6) == 0 || strstr(ms->notice, "sampling signal"))
-        ms->notice[0] = '\0';
+    /* the notice says what keeps samples from being taken, derived from the facts of now */
     if (s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 && ms->samples == 0)
         snprintf(ms->notice, sizeof(ms->notice),
                  "the collector never started in the target: LD_PRELOAD was ignored or "
                  "removed (no samples)");
+    else if (ms->threads_blocking)
+        snprintf(ms->notice, sizeof(ms->notice),
+                 "%u thread%s block%s the sampling signal (%d): not sampled", ms->threads_blocking,
+                 ms->threads_blocking == 1 ? "" : "s", ms->threads_blocking == 1 ? "s" : "",
+                 ms->sample_signal);
+    else
+        ms->notice[0] = '\0';
 }
 
 /* Read what the target wrote on fd (stream 1 or 2): to the writers and the output tail. */
