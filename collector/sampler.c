@@ -2,17 +2,18 @@
  * unwinds with libunwind and writes one SAMPLE record into the thread's ring. Async-signal-safe,
  * no allocation, never blocks.
  *
- * Timers: wall mode uses a POSIX CLOCK_MONOTONIC timer (an hrtimer). CPU mode prefers a
- * cycles perf event per thread in frequency mode (PMU overflow interrupts, as perf record
- * does), then a task-clock perf event (an hrtimer on the thread's CPU time: exact, but each
- * hrtimer interrupt costs more, a lot more in a virtual machine); both are delivered with
- * F_SETSIG / F_SETOWN_EX; the kernel signals every overflow because each one writes a tiny
- * record into a one-page ring whose tail the handler advances: no system call per sample): POSIX
- * CPU-time timers are only checked at the scheduler tick, so their samples fall on tick
- * boundaries, which biases the profile of work that is periodic with the tick or competes for
- * cores. Where perf events are not allowed (kernel.perf_event_paranoid, seccomp), CPU mode
- * falls back to POSIX CLOCK_THREAD_CPUTIME_ID timers, and a sample then carries the timer's
- * overrun as its weight. */
+ * Timers (--cpu-timer):
+ *  - wall mode: a POSIX CLOCK_MONOTONIC timer per thread (an hrtimer).
+ *  - CPU mode, perf: a cycles perf event per thread in frequency mode (PMU overflow interrupts,
+ *    as perf record does), else a task-clock perf event (an hrtimer on the thread's CPU time:
+ *    exact, but each interrupt costs more, much more in a virtual machine). Both raise the
+ *    signal through F_SETSIG / F_SETOWN_EX; the kernel signals every overflow because each one
+ *    writes a tiny record into a one-page ring whose tail the handler advances, so there is no
+ *    system call per sample.
+ *  - CPU mode, posix (and the fallback where perf events are not allowed): POSIX
+ *    CLOCK_THREAD_CPUTIME_ID timers. The kernel checks them at the scheduler tick only, so
+ *    samples fall on tick boundaries, which biases the profile of work that is periodic with
+ *    the tick or competes for cores; a sample carries the timer's overrun as its weight. */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
 #include "collector.h"
@@ -101,12 +102,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         uint8_t bytes[sizeof(struct rocsys_rec_sample) + 8 * ROCSYS_MAX_FRAMES];
     } u;
     uint64_t t0 = collector_now_ns(), c0 = 0, c1;
-    int measure = (ts->samples_taken++ % COLLECTOR_COST_STRIDE) == 0;
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
-    int truncated = 0;
+    int truncated = 0, measure;
 
-    if (measure)
-        c0 = thread_cpu_ns();
     if (ts->has_perf && si->si_fd == ts->perf_fd && si->si_code == POLL_IN) {
         /* consume the kernel's records so that the ring never fills (a full ring would stop
          * the wakeups, and so the signals) */
@@ -132,6 +130,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         goto out;
     }
     ts->busy = 1;
+    measure = (ts->samples_taken++ % COLLECTOR_COST_STRIDE) == 0;
+    if (measure)
+        c0 = thread_cpu_ns();
     if (!ts->ring.ctl && collector_thread_claim_late(ts) != 0) {
         /* every ring is taken (the front end is behind): a counted drop */
         atomic_fetch_add_explicit(&collector_g.transport.hdr->dropped_no_ring, 1,
