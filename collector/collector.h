@@ -4,6 +4,7 @@
 #ifndef ROCSYS_COLLECTOR_COLLECTOR_H
 #define ROCSYS_COLLECTOR_COLLECTOR_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -72,6 +73,9 @@ void collector_thread_begin(int first_in_process, uint32_t proc_flags);
 /* Tear down the calling thread: timer, THREAD_EXIT record, ring release. */
 void collector_thread_end(void);
 int collector_threads_init(void);
+/* Start a thread of the collector's own (not sampled), with the real pthread_create. */
+int collector_thread_create_unsampled(pthread_t *thread, const pthread_attr_t *attr,
+                                      void *(*fn)(void *), void *arg);
 /* A thread that found no free ring at start tries again (from its sampling handler, or at exit,
  * with ts->busy set): claim one and announce the thread. Returns 0 or -EBUSY. AS-safe. */
 int collector_thread_claim_late(struct collector_thread *ts);

@@ -229,12 +229,10 @@ static void *helper_main(void *arg)
 
 void collector_modules_start_helper(void)
 {
-    typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-    create_fn real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     pthread_attr_t attr;
     sigset_t all, old;
 
-    if (!real_create || collector_g.helper_pid == collector_g.pid)
+    if (collector_g.helper_pid == collector_g.pid)
         return;
     collector_g.helper_pid = collector_g.pid;
     pthread_attr_init(&attr);
@@ -243,7 +241,7 @@ void collector_modules_start_helper(void)
     /* the helper is born with every signal blocked: none of the target's may ever run on it */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (real_create(&helper, &attr, helper_main, NULL) != 0)
+    if (collector_thread_create_unsampled(&helper, &attr, helper_main, NULL) != 0)
         collector_g.helper_pid = 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);

@@ -169,6 +169,12 @@ void collector_thread_end(void)
     }
 }
 
+int collector_thread_create_unsampled(pthread_t *thread, const pthread_attr_t *attr,
+                                      void *(*fn)(void *), void *arg)
+{
+    return real_pthread_create ? real_pthread_create(thread, attr, fn, arg) : ENOSYS;
+}
+
 /* Runs first in every new thread: set it up, then call the application's start routine. */
 static void *thread_trampoline(void *p)
 {
@@ -192,8 +198,7 @@ COLLECTOR_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *att
     }
     if (!collector_g.enabled)
         return real_pthread_create(thread, attr, start_routine, arg);
-    if (collector_g.helper_pid != collector_g.pid)
-        collector_modules_start_helper(); /* a fork child that goes multi-threaded */
+    collector_modules_start_helper(); /* (once per process) a fork child going multi-threaded */
     a = malloc(sizeof(*a));
     if (!a) /* no room for our wrapper: the thread still starts, just unsampled */
         return real_pthread_create(thread, attr, start_routine, arg);
