@@ -77,13 +77,6 @@ struct session {
     size_t ninst, instcap;
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* "SIGSEGV" for 11. */
 static void signal_name(int sig, char *buf, size_t cap)
 {
@@ -298,7 +291,7 @@ static void drain(struct session *s, int check_orphans)
         transport_free_ring(&s->tr, i);
     }
     size_t kept = 0;
-    uint64_t t = now_ns();
+    uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
     for (size_t i = 0; i < s->ndef; i++) {
         struct deferred *d = &s->def[i];
         int final = t - d->time_ns > DEFER_MAX_NS || s->target_done;
@@ -358,7 +351,7 @@ static void update_stats(struct session *s)
     ms->sample_cost_avg_ns = cost_n ? (double)cost / (double)cost_n : 0;
     ms->sample_cost_median_ns = cost_quantile(s, 0.5);
     ms->sample_cost_p99_ns = cost_quantile(s, 0.99);
-    uint64_t wall = now_ns() - ms->start_ns;
+    uint64_t wall = model_clock_ns(CLOCK_MONOTONIC) - ms->start_ns;
     if (wall > 0)
         ms->frontend_cpu_pct = 100.0 * (double)(self_cpu_ns() - s->start_cpu_ns) / (double)wall;
     /* the notice says what keeps samples from being taken, derived from the facts of now */
@@ -389,7 +382,7 @@ static void read_output(struct session *s, int *fd, int stream)
         return;
     }
     struct record_event ev = {.type = RECORD_EV_OUTPUT,
-                              .time_ns = now_ns(),
+                              .time_ns = model_clock_ns(CLOCK_MONOTONIC),
                               .pid = (uint32_t)s->target.pid,
                               .stream = stream,
                               .data = buf,
@@ -405,7 +398,7 @@ static void target_ended(struct session *s, int status, const struct rusage *ru)
     char sig[32];
 
     s->target_done = 1;
-    s->target_end_ns = now_ns();
+    s->target_end_ns = model_clock_ns(CLOCK_MONOTONIC);
     ms->target_done = 1;
     ms->end_ns = s->target_end_ns;
     if (WIFEXITED(status)) {
@@ -455,7 +448,7 @@ static void stop_target(struct session *s)
         return;
     signal_target(s, SIGTERM);
     s->kill_sent = 1;
-    s->kill_deadline = now_ns() + KILL_GRACE_MS * 1000000ull;
+    s->kill_deadline = model_clock_ns(CLOCK_MONOTONIC) + KILL_GRACE_MS * 1000000ull;
 }
 
 /* A signal arrived for rocsys-top itself. */
@@ -487,7 +480,8 @@ static void on_signal(struct session *s)
                 /* pass it on, like a shell would; we end when the target does */
                 signal_target(s, (int)si.ssi_signo);
                 s->kill_sent = 1;
-                s->kill_deadline = now_ns() + 10 * KILL_GRACE_MS * 1000000ull;
+                s->kill_deadline =
+                    model_clock_ns(CLOCK_MONOTONIC) + 10 * KILL_GRACE_MS * 1000000ull;
             }
             break;
         default:
@@ -499,7 +493,7 @@ static void on_signal(struct session *s)
 /* One refresh: metrics, stats, then a TUI draw or a batch frame. */
 static void refresh(struct session *s)
 {
-    uint64_t t = now_ns();
+    uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
 
     drain(s, 1);
     model_tick(s->m, t);
@@ -554,7 +548,7 @@ static int setup_transport(struct session *s, char *err, size_t errlen)
             continue;
         sweep_stale(dirs[i]);
         snprintf(s->shm_path, sizeof(s->shm_path), "%s/rocsys-top-%d-%lx", dirs[i], (int)getpid(),
-                 (unsigned long)(now_ns() & 0xffffff));
+                 (unsigned long)(model_clock_ns(CLOCK_MONOTONIC) & 0xffffff));
         rc = transport_create(&s->tr, s->shm_path, RING_COUNT, RING_BYTES);
         if (rc == 0)
             return 0;
@@ -648,13 +642,13 @@ static int ms_until(uint64_t deadline, uint64_t now, int cap)
 static void run_loop(struct session *s)
 {
     uint64_t refresh_ns = (uint64_t)s->o->delay_tenths * 100000000ull;
-    uint64_t next_refresh = now_ns() + refresh_ns;
-    uint64_t next_drain = now_ns();
+    uint64_t next_refresh = model_clock_ns(CLOCK_MONOTONIC) + refresh_ns;
+    uint64_t next_drain = model_clock_ns(CLOCK_MONOTONIC);
 
     while (!s->quit) {
         struct pollfd p[4];
         int np = 0, i_out = -1, i_err = -1, i_key = -1;
-        uint64_t t = now_ns();
+        uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
 
         p[np] = (struct pollfd){.fd = s->sig_fd, .events = POLLIN};
         np++;
@@ -693,7 +687,7 @@ static void run_loop(struct session *s)
         }
         if (i_key >= 0 && (p[i_key].revents & (POLLHUP | POLLERR)))
             s->hangup = s->quit = 1;
-        t = now_ns();
+        t = model_clock_ns(CLOCK_MONOTONIC);
         if (s->kill_sent && !s->target_done && t >= s->kill_deadline) {
             signal_target(s, SIGKILL);
             s->kill_deadline = t + 60 * 1000000000ull;
@@ -851,7 +845,7 @@ int inject_session_run(const struct inject_options *o)
     env_extra[5] = env_timer;
     env_extra[6] = NULL;
 
-    ms->start_ns = now_ns();
+    ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     s.start_cpu_ns = self_cpu_ns();
     rc = inject_spawn(o, &prog, collector, env_extra, &s.target, err, sizeof(err));
     if (rc != 0) {

@@ -8,12 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 /* ---- memory helpers (front end only) ---- */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* Clock c in nanoseconds (CLOCK_MONOTONIC is the session's clock). */
+uint64_t model_clock_ns(clockid_t c);
 
 /* ---- symbolizer (model/symbolize.c, libdwfl) ---- */
 struct symbolizer;

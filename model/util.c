@@ -36,6 +36,13 @@ void *xrealloc(void *p, size_t n)
     return q;
 }
 
+uint64_t model_clock_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;

@@ -524,13 +524,6 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
     }
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct record_writer *perfetto_open(const char *path, struct model *m, char *err,
                                            size_t errlen)
 {
@@ -545,8 +538,8 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     }
     w->m = m;
     pb_reserve(&w->out, 2 * PF_CHUNK); /* the buffer never grows past this */
-    mono = clock_ns(CLOCK_MONOTONIC);
-    boot = clock_ns(CLOCK_BOOTTIME);
+    mono = model_clock_ns(CLOCK_MONOTONIC);
+    boot = model_clock_ns(CLOCK_BOOTTIME);
     w->boot_offset = (int64_t)(boot - mono);
     w->seq = 1 + (uint32_t)(mix64((uint64_t)getpid() << 40 ^ boot) % 16383);
     if (model_session(m)->rank >= 0) /* MPI ranks: distinct ids, so merged traces stay valid */

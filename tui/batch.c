@@ -6,15 +6,6 @@
 #include <sys/resource.h>
 #include <time.h>
 
-/* Nanoseconds of clock c. */
-static uint64_t clock_ns(clockid_t c)
-{
-    struct timespec ts;
-
-    clock_gettime(c, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Short name of a process: basename of the executable, else of argv[0]. */
 static void proc_name(const struct model_process *p, char *buf, size_t n)
 {
@@ -54,7 +45,7 @@ static void print_process(FILE *out, const struct model_process *p)
 void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
 {
     struct model_session *s = model_session(m);
-    uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
     uint64_t end = s->end_ns ? s->end_ns : now;
     double elapsed = s->start_ns && end > s->start_ns ? (double)(end - s->start_ns) / 1e9 : 0.0;
     int nproc = model_process_count(m);

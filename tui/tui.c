@@ -214,15 +214,6 @@ void tui_switch_view(struct tui *t, int view)
         t->view = view;
 }
 
-/* Nanoseconds of CLOCK_MONOTONIC. */
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Style of the target's status text: green while running, red when it failed. */
 static enum tui_style status_style(const char *s)
 {
@@ -291,7 +282,7 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
 {
     struct model_session *s = model_session(t->m);
     unsigned int lab = tui_style(t, TUI_S_LABEL), val = tui_style(t, TUI_S_VALUE);
-    uint64_t end = s->end_ns ? s->end_ns : now_ns();
+    uint64_t end = s->end_ns ? s->end_ns : model_clock_ns(CLOCK_MONOTONIC);
     char el[32], right[48];
     int y = r->y, x = 0, w = r->w, nproc, shown, room, rw;
 
