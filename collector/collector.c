@@ -114,11 +114,23 @@ void collector_announce_process(uint32_t flags)
     collector_write_normal(&u.rec);
 }
 
-/* Before fork(): note whether another thread is inside the dynamic loader (its lock would stay
- * held in the child, where nobody can release it). */
+/* Before fork(): keep the helper thread out of the loader and wait (up to 20 ms) for every
+ * thread to leave it; note whether one is still inside (its lock would stay held in the child,
+ * where nobody can release it). */
 static void before_fork(void)
 {
+    struct timespec pause = {0, 20000}; /* 20 us */
+
+    atomic_store(&collector_g.fork_pending, 1);
+    for (int i = 0; i < 1000 && atomic_load(&collector_g.loader_users) > 0; i++)
+        nanosleep(&pause, NULL);
     collector_g.loader_busy_at_fork = atomic_load(&collector_g.loader_users) > 0;
+}
+
+/* After fork(), in the parent: the helper may scan again. */
+static void after_fork_parent(void)
+{
+    atomic_store(&collector_g.fork_pending, 0);
 }
 
 /* In the child of a fork(): the calling thread is the only one; its ring is the parent's. */
@@ -133,11 +145,15 @@ static void after_fork_child(void)
     ts->perf_page = NULL;
     ts->active = 0;
     ts->busy = 0;
+    atomic_store(&collector_g.fork_pending, 0);
     if (!collector_g.enabled)
         return;
     if (!collector_g.follow || collector_g.loader_busy_at_fork) {
         /* not followed; or the loader's lock may be stuck held in this child, and unwinding
          * can enter the loader: this child runs unsampled rather than risk a hang */
+        if (collector_g.follow)
+            collector_log("pid %d: forked while a thread was in the dynamic loader: unsampled",
+                          (int)getpid());
         collector_g.enabled = 0;
         return;
     }
@@ -195,7 +211,7 @@ __attribute__((constructor)) static void collector_start(void)
         collector_log("cannot install the sampler");
         goto dormant;
     }
-    pthread_atfork(before_fork, NULL, after_fork_child);
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     collector_g.enabled = 1;
     collector_thread_begin(1, 0);
     collector_log("started: pid %u instance %u, %ld Hz %s", collector_g.pid, collector_g.instance,

@@ -51,6 +51,7 @@ struct collector_global {
     volatile uint32_t helper_pid;       /* the process whose module helper thread runs */
     _Atomic int loader_users;           /* threads inside our loader wrappers right now */
     _Atomic int unmapping;              /* threads inside dlclose: samples are skipped */
+    _Atomic int fork_pending;           /* a fork is waiting: the helper stays out of the loader */
     int loader_busy_at_fork;            /* another thread was in the loader when we forked */
 };
 

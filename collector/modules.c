@@ -67,16 +67,17 @@ void collector_modules_snapshot(void)
 
     if (!real_iterate)
         return;
+    /* counted around the lock too: a fork must not copy it held */
+    atomic_fetch_add(&collector_g.loader_users, 1);
     pthread_mutex_lock(&snapshot_lock);
     int next = 1 - atomic_load(&snapshot_cur);
     c.out = snapshot[next];
     c.n = 0;
-    atomic_fetch_add(&collector_g.loader_users, 1);
     real_iterate(snapshot_one, &c);
-    atomic_fetch_sub(&collector_g.loader_users, 1);
     snapshot_n[next] = c.n;
     atomic_store(&snapshot_cur, next);
     pthread_mutex_unlock(&snapshot_lock);
+    atomic_fetch_sub(&collector_g.loader_users, 1);
 }
 
 /* dl_iterate_phdr for the signal handler: the snapshot, no lock (AS-safe). */
@@ -185,6 +186,10 @@ void collector_modules_check(struct collector_thread *ts, int force)
     if (!ts->ring.ctl || !real_iterate)
         return;
     atomic_fetch_add(&collector_g.loader_users, 1);
+    if (atomic_load(&collector_g.fork_pending)) { /* a fork waits for us to stay out */
+        atomic_fetch_sub(&collector_g.loader_users, 1);
+        return;
+    }
     real_iterate(read_generation, &gen);
     seen = atomic_load(&collector_g.module_generation);
     if (!force && gen == seen) {

@@ -91,6 +91,7 @@ static int next_field(struct cur *c, struct field *f)
 {
     uint64_t tag;
 
+    *f = (struct field){0};
     if (c->p >= c->end)
         return 0;
     if (get_varint(c, &tag) < 0)

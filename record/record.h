@@ -14,6 +14,9 @@ enum record_event_type {
     RECORD_EV_PROCESS, /* a process image started */
     RECORD_EV_THREAD,  /* a thread started or was renamed */
     RECORD_EV_SAMPLE,  /* a call-stack sample (raw addresses, innermost first) */
+    RECORD_EV_COUNTER, /* a counter reading: value of track in unit at time_ns */
+    RECORD_EV_SLICE,   /* a completed interval [time_ns, end_ns] on a thread or a named track */
+    RECORD_EV_INSTANT, /* a point event (a mark) on a thread or a named track */
 };
 
 /* One event of the session, on CLOCK_MONOTONIC. Pointers are valid during the call only. */
@@ -27,6 +30,19 @@ struct record_event {
     const uint64_t *frames; /* SAMPLE */
     uint32_t nframes;       /* SAMPLE */
     uint32_t weight;        /* SAMPLE: periods it stands for */
+    /* COUNTER: the counter's track name (unique per pid; pid 0 = machine-wide, e.g. "GPU0
+     * busy"); SLICE/INSTANT: a named track of pid (e.g. "GPU0 queue 1"), or NULL for the
+     * thread tid's own track */
+    const char *track;
+    const char *unit;     /* COUNTER: "%", "W", "C", "bytes", "MHz", "RPM", ... */
+    double value;         /* COUNTER */
+    const char *category; /* SLICE/INSTANT: "hip", "kernel", "copy", "region", "mark" */
+    const char *name;     /* SLICE/INSTANT: what it is (API name, kernel, region) */
+    uint64_t end_ns;      /* SLICE: its end, >= time_ns */
+    uint64_t flow_out;    /* SLICE: non-zero: an arrow starts here (e.g. a HIP launch) ... */
+    uint64_t flow_in;     /* SLICE: ... and ends at the slice with this flow_in (the dispatch) */
+    /* SLICE/INSTANT: annotations as "key=value" lines separated by '\n', or NULL */
+    const char *args;
 };
 
 /* How the session ended, for the writers' summaries. */
