@@ -490,6 +490,29 @@ static void on_signal(struct session *s)
     }
 }
 
+/* Process metrics of the running processes as counter tracks of the recording. */
+static void record_process_counters(struct session *s, uint64_t t)
+{
+    if (!s->rec)
+        return;
+    for (int i = 0; i < model_process_count(s->m); i++) {
+        const struct model_process *p = model_process_at(s->m, i);
+        if (!p->metrics.valid || p->state != MODEL_PROC_RUNNING)
+            continue;
+        struct record_event ev = {.type = RECORD_EV_COUNTER,
+                                  .time_ns = t,
+                                  .pid = p->pid,
+                                  .track = "CPU %",
+                                  .unit = "%",
+                                  .value = p->metrics.cpu_pct};
+        record_set_event(s->rec, &ev);
+        ev.track = "RSS";
+        ev.unit = "bytes";
+        ev.value = (double)p->metrics.rss_bytes;
+        record_set_event(s->rec, &ev);
+    }
+}
+
 /* One refresh: metrics, stats, then a TUI draw or a batch frame. */
 static void refresh(struct session *s)
 {
@@ -498,6 +521,7 @@ static void refresh(struct session *s)
     drain(s, 1);
     model_tick(s->m, t);
     model_refresh_procfs(s->m, t);
+    record_process_counters(s, t);
     update_stats(s);
     s->refreshes++;
     if (s->headless) {

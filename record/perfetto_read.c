@@ -15,7 +15,22 @@
 
 #include "model/model.h"
 
-enum { K_NAME = 1, K_PATH, K_MAPPING, K_FRAME, K_STACK, K_SUMSTACK, K_THREAD, K_PROC, K_TRACK };
+enum {
+    K_NAME = 1,
+    K_PATH,
+    K_MAPPING,
+    K_FRAME,
+    K_STACK,
+    K_SUMSTACK,
+    K_THREAD,
+    K_PROC,
+    K_TRACK,
+    K_UUID,    /* uuid -> UUID_THREAD/UUID_NAMED << 32 | index, UUID_PROCESS << 32 | pid */
+    K_OPENTOP, /* uuid -> 1 + index of the innermost open slice on it */
+};
+#define UUID_THREAD  1ull
+#define UUID_NAMED   2ull
+#define UUID_PROCESS 3ull
 
 /* Key (kind, a, b) -> val in one open-addressing table. */
 struct rent {
@@ -55,6 +70,7 @@ struct reader {
     struct rframe *frames;
     size_t nframes, capframes;
     size_t capthreads, capprocs, capstacks, capsamples;
+    size_t captracks, capcounters, capslices;
 };
 
 /* A protobuf cursor. */
@@ -351,6 +367,57 @@ static void set_name(char **dst, const uint8_t *p, size_t n)
     *dst = dup_bytes(p ? p : (const uint8_t *)"", p ? n : 0);
 }
 
+/* A named track (slices) or a counter track: its parent must be a declared process. */
+static int parse_named_track(struct reader *r, uint64_t uuid, uint64_t parent, const uint8_t *name,
+                             size_t name_n, const uint8_t *counter, size_t counter_n,
+                             int is_counter)
+{
+    struct perfetto_summary *o = r->out;
+    uint64_t info = 0, cv[8] = {0}, idx;
+    int ch[8] = {0};
+    const uint8_t *cs[8] = {0};
+    size_t csn[8] = {0};
+
+    if (is_counter && parse_flat(counter, counter_n, cv, ch, cs, csn, 8) < 0)
+        return -1;
+    if (rmap_get(&r->map, K_UUID, uuid, 0, &info) == 0) {
+        if (info >> 32 != UUID_NAMED) {
+            violation(r, "track uuid %llu reused for another track", (unsigned long long)uuid);
+            return 0;
+        }
+        idx = (uint32_t)info;
+    } else {
+        grow(&o->tracks, &r->captracks, o->ntracks + 1, sizeof(*o->tracks));
+        idx = o->ntracks++;
+        o->tracks[idx] = (struct perfetto_read_track){.uuid = uuid};
+        set_name(&o->tracks[idx].name, NULL, 0);
+        set_name(&o->tracks[idx].unit, NULL, 0);
+        rmap_put(&r->map, K_UUID, uuid, 0, UUID_NAMED << 32 | idx);
+    }
+    struct perfetto_read_track *t = &o->tracks[idx];
+    if (name)
+        set_name(&t->name, name, name_n);
+    if (parent) {
+        if (rmap_get(&r->map, K_UUID, parent, 0, &info) < 0 || info >> 32 != UUID_PROCESS)
+            violation(r, "track %s: parent uuid %llu is not a declared process", t->name,
+                      (unsigned long long)parent);
+        else
+            t->pid = (uint32_t)info;
+    }
+    t->counter = is_counter;
+    if (is_counter && ch[6])
+        set_name(&t->unit, cs[6], csn[6]);
+    else if (is_counter && ch[3])
+        set_name(&t->unit,
+                 (const uint8_t *)(cv[3] == 3   ? "bytes"
+                                   : cv[3] == 1 ? "ns"
+                                                : ""),
+                 cv[3] == 3   ? 5
+                 : cv[3] == 1 ? 2
+                              : 0);
+    return 0;
+}
+
 /* A TrackDescriptor: declares a process or thread track. */
 static int parse_track(struct reader *r, const uint8_t *p, size_t n)
 {
@@ -383,6 +450,7 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
         }
         if (th[5])
             set_name(&o->threads[idx].name, ts[5], tsn[5]);
+        rmap_put(&r->map, K_UUID, v[1], 0, UUID_THREAD << 32 | idx);
     } else if (has[3]) { /* process */
         if (parse_flat(s[3], sn[3], tv, th, ts, tsn, 8) < 0)
             return -1;
@@ -400,8 +468,12 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
         }
         if (th[6])
             set_name(&o->processes[idx].name, ts[6], tsn[6]);
+        rmap_put(&r->map, K_UUID, v[1], 0, UUID_PROCESS << 32 | (uint32_t)tv[1]);
     } else {
-        key = UINT64_MAX; /* another kind of track: only uuid uniqueness is checked */
+        key = UINT64_MAX; /* a named or counter track */
+        if (parse_named_track(r, v[1], has[5] ? v[5] : 0, s[2], has[2] ? sn[2] : 0, s[8],
+                              has[8] ? sn[8] : 0, has[8]) < 0)
+            return -1;
     }
     if (rmap_get(&r->map, K_TRACK, v[1], 0, &idx) == 0 && idx != key)
         violation(r, "track uuid %llu reused for another track", (unsigned long long)v[1]);
@@ -520,6 +592,153 @@ static int parse_sample(struct reader *r, struct rseq *sq, const uint8_t *p, siz
     return 0;
 }
 
+/* Append the debug annotation {name, string/int/uint value} as a "key=value" line. */
+static int append_annotation(char **args, const uint8_t *p, size_t n)
+{
+    uint64_t v[12] = {0};
+    int has[12] = {0};
+    const uint8_t *s[12] = {0};
+    size_t sn[12] = {0}, old = strlen(*args);
+    char val[32];
+    const char *vp = val;
+    size_t vn;
+
+    if (parse_flat(p, n, v, has, s, sn, 12) < 0)
+        return -1;
+    if (!has[10] || !s[10])
+        return 0;
+    if (has[6] && s[6]) {
+        vp = (const char *)s[6];
+        vn = sn[6];
+    } else {
+        vn = (size_t)snprintf(val, sizeof(val), "%lld", (long long)v[has[4] ? 4 : 3]);
+    }
+    *args = xrealloc(*args, old + sn[10] + vn + 3);
+    memcpy(*args + old, s[10], sn[10]);
+    (*args)[old + sn[10]] = '=';
+    memcpy(*args + old + sn[10] + 1, vp, vn);
+    (*args)[old + sn[10] + 1 + vn] = '\n';
+    (*args)[old + sn[10] + 2 + vn] = '\0';
+    return 0;
+}
+
+/* A TrackEvent: a counter value, a slice begin/end or an instant on a declared track. */
+static int parse_track_event(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n,
+                             int has_ts, uint64_t ts, uint64_t clock_id)
+{
+    struct perfetto_summary *o = r->out;
+    struct cur c = {p, p + n};
+    struct field f;
+    uint64_t type = 0, uuid = 0, info, top, flow_out = 0, flow_in = 0, ival = 0;
+    const uint8_t *name = NULL, *cat = NULL;
+    size_t name_n = 0, cat_n = 0;
+    double value = 0;
+    int have_value = 0, k;
+    char *args = xstrdup("");
+    uint64_t mono = clock_id == 3 ? ts
+                    : (clock_id == 0 || clock_id == 6) && sq->have_clock
+                        ? ts - (uint64_t)sq->boot_minus_mono
+                        : ts;
+
+    while ((k = next_field(&c, &f)) > 0) {
+        if (f.num == 9 && f.wt == 0)
+            type = f.v;
+        else if (f.num == 11 && f.wt == 0)
+            uuid = f.v;
+        else if (f.num == 23 && f.wt == 2)
+            name = f.p, name_n = f.n;
+        else if (f.num == 22 && f.wt == 2)
+            cat = f.p, cat_n = f.n;
+        else if (f.num == 44 && f.wt == 1) {
+            memcpy(&value, &f.v, sizeof(value));
+            have_value = 1;
+        } else if (f.num == 30 && f.wt == 0) {
+            ival = f.v;
+            value = (double)(int64_t)ival;
+            have_value = 1;
+        } else if (f.num == 47 && f.wt == 1)
+            flow_out = f.v;
+        else if (f.num == 48 && f.wt == 1)
+            flow_in = f.v;
+        else if (f.num == 4 && f.wt == 2 && append_annotation(&args, f.p, f.n) < 0)
+            k = -1;
+        if (k < 0)
+            break;
+    }
+    if (k < 0) {
+        free(args);
+        return -1;
+    }
+    if (!has_ts)
+        violation(r, "track event without timestamp");
+    if (rmap_get(&r->map, K_UUID, uuid, 0, &info) < 0 || info >> 32 == UUID_PROCESS) {
+        violation(r, "track event on undeclared track uuid %llu", (unsigned long long)uuid);
+        goto out;
+    }
+    int named = info >> 32 == UUID_NAMED;
+    uint32_t idx = (uint32_t)info;
+    if (type == 4) { /* counter */
+        if (!named || !o->tracks[idx].counter || !have_value) {
+            violation(r, "counter value on a non-counter track or without a value");
+            goto out;
+        }
+        grow(&o->counters, &r->capcounters, o->ncounters + 1, sizeof(*o->counters));
+        o->counters[o->ncounters++] = (struct perfetto_read_counter){idx, mono, value};
+        goto out;
+    }
+    if (named && o->tracks[idx].counter) {
+        violation(r, "slice on counter track %s", o->tracks[idx].name);
+        goto out;
+    }
+    if (type == 2) { /* end: closes the innermost open slice of the track */
+        if (rmap_get(&r->map, K_OPENTOP, uuid, 0, &top) < 0 || top == 0) {
+            violation(r, "slice end without a begin on track uuid %llu", (unsigned long long)uuid);
+            goto out;
+        }
+        struct perfetto_read_slice *sl = &o->slices[top - 1];
+        sl->end_ns = mono;
+        if (mono < sl->start_ns)
+            violation(r, "slice %s ends before it begins", sl->name);
+        rmap_put(&r->map, K_OPENTOP, uuid, 0, (uint64_t)(sl->parent_open + 1));
+        goto out;
+    }
+    if (type != 1 && type != 3) {
+        violation(r, "track event of unknown type %llu", (unsigned long long)type);
+        goto out;
+    }
+    grow(&o->slices, &r->capslices, o->nslices + 1, sizeof(*o->slices));
+    struct perfetto_read_slice *sl = &o->slices[o->nslices];
+    *sl = (struct perfetto_read_slice){.track = named ? (int32_t)idx : -1,
+                                       .start_ns = mono,
+                                       .flow_out = flow_out,
+                                       .flow_in = flow_in,
+                                       .instant = type == 3,
+                                       .parent_open = -1};
+    if (!named) {
+        sl->pid = o->threads[idx].pid;
+        sl->tid = o->threads[idx].tid;
+    } else {
+        sl->pid = o->tracks[idx].pid;
+    }
+    set_name(&sl->name, name, name_n);
+    set_name(&sl->category, cat, cat_n);
+    if (!name)
+        violation(r, "slice without a name");
+    sl->args = args;
+    args = NULL;
+    if (type == 1) {
+        if (rmap_get(&r->map, K_OPENTOP, uuid, 0, &top) == 0)
+            sl->parent_open = (int32_t)top - 1;
+        rmap_put(&r->map, K_OPENTOP, uuid, 0, o->nslices + 1);
+    } else {
+        sl->end_ns = mono;
+    }
+    o->nslices++;
+out:
+    free(args);
+    return 0;
+}
+
 static struct rseq *seq_of(struct reader *r, uint32_t id, int *is_new)
 {
     for (size_t i = 0; i < r->nseqs; i++)
@@ -538,7 +757,7 @@ static struct rseq *seq_of(struct reader *r, uint32_t id, int *is_new)
 static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
 {
     struct cur c = {p, p + n};
-    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0};
+    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0};
     uint64_t ts = 0, clock_id = 0, seq = 0, flags = 0;
     int has_ts = 0, k, is_new = 0;
     struct rseq *sq = NULL;
@@ -560,12 +779,14 @@ static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
             ps = f;
         else if (f.wt == 2 && f.num == 6)
             cl = f;
+        else if (f.wt == 2 && f.num == 11)
+            te = f;
     }
     if (k < 0)
         return -1;
     if (seq == 0) {
-        if (in.p || ps.p)
-            violation(r, "interned data or perf_sample without a sequence id");
+        if (in.p || ps.p || te.p)
+            violation(r, "interned data, perf_sample or track event without a sequence id");
         if (td.p && parse_track(r, td.p, td.n) < 0)
             return -1;
         return 0;
@@ -588,6 +809,8 @@ static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
     if (td.p && parse_track(r, td.p, td.n) < 0)
         return -1;
     if (ps.p && parse_sample(r, sq, ps.p, ps.n, has_ts, ts, clock_id) < 0)
+        return -1;
+    if (te.p && parse_track_event(r, sq, te.p, te.n, has_ts, ts, clock_id) < 0)
         return -1;
     return 0;
 }
@@ -635,6 +858,12 @@ int perfetto_read_buffer(const uint8_t *data, size_t len, struct perfetto_summar
         out->packets++;
         out->valid_bytes = (uint64_t)(c.p - data);
     }
+    if (!out->truncated)
+        for (size_t i = 0; i < out->nslices; i++)
+            if (!out->slices[i].instant && out->slices[i].end_ns == 0) {
+                violation(&r, "slice %s never ends", out->slices[i].name);
+                break;
+            }
     rc = out->violations ? -1 : 0;
 cleanup:
     reader_free(&r);
@@ -681,6 +910,18 @@ void perfetto_read_free(struct perfetto_summary *s)
             free(s->stacks[i].functions[j]);
         free(s->stacks[i].functions);
     }
+    for (size_t i = 0; i < s->ntracks; i++) {
+        free(s->tracks[i].name);
+        free(s->tracks[i].unit);
+    }
+    for (size_t i = 0; i < s->nslices; i++) {
+        free(s->slices[i].name);
+        free(s->slices[i].category);
+        free(s->slices[i].args);
+    }
+    free(s->tracks);
+    free(s->counters);
+    free(s->slices);
     free(s->threads);
     free(s->processes);
     free(s->stacks);
@@ -733,4 +974,12 @@ const struct perfetto_read_thread *perfetto_read_thread_find(const struct perfet
         if (s->threads[i].pid == pid && s->threads[i].tid == tid)
             return &s->threads[i];
     return NULL;
+}
+
+int perfetto_read_track_find(const struct perfetto_summary *s, uint32_t pid, const char *name)
+{
+    for (size_t i = 0; i < s->ntracks; i++)
+        if ((!pid || s->tracks[i].pid == pid) && strcmp(s->tracks[i].name, name) == 0)
+            return (int)i;
+    return -1;
 }

@@ -32,7 +32,41 @@ struct perfetto_read_sample {
     uint32_t stack; /* index into stacks */
 };
 
+/* A track that is neither a process nor a thread: a named slice track (a GPU queue) or a
+ * counter track. */
+struct perfetto_read_track {
+    uint64_t uuid;
+    char *name;
+    uint32_t pid; /* of the parent process track, 0 for a top-level track */
+    int counter;  /* 1: a counter track */
+    char *unit;   /* counter unit: "bytes", "ns", or the unit_name text; "" if none */
+};
+
+struct perfetto_read_counter {
+    uint32_t track; /* index into tracks */
+    uint64_t mono_ns;
+    double value;
+};
+
+/* A slice (begin + end) or an instant, on a thread track or a named track. */
+struct perfetto_read_slice {
+    uint32_t pid, tid; /* the thread's (thread tracks) */
+    int32_t track;     /* index into tracks, or -1 for a thread track */
+    char *name, *category;
+    char *args;                /* debug annotations as "key=value\n" lines, "" if none */
+    uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC; end_ns 0 while open (a truncated trace) */
+    uint64_t flow_out, flow_in;
+    int instant;
+    int32_t parent_open; /* (reader's bookkeeping) the slice open below this one, -1 if none */
+};
+
 struct perfetto_summary {
+    struct perfetto_read_track *tracks;
+    size_t ntracks;
+    struct perfetto_read_counter *counters;
+    size_t ncounters;
+    struct perfetto_read_slice *slices;
+    size_t nslices;
     struct perfetto_read_thread *threads; /* in order of first declaration */
     size_t nthreads;
     struct perfetto_read_process *processes;
@@ -67,6 +101,9 @@ struct perfetto_read_count {
  * name. Returns the number of entries; *out is malloc'ed (free it). */
 size_t perfetto_read_self_counts(const struct perfetto_summary *s, uint32_t tid,
                                  struct perfetto_read_count **out);
+/* The track called name (of pid; any pid if pid is 0), or -1. */
+int perfetto_read_track_find(const struct perfetto_summary *s, uint32_t pid, const char *name);
+
 /* The thread entry of (pid, tid), or NULL. */
 const struct perfetto_read_thread *perfetto_read_thread_find(const struct perfetto_summary *s,
                                                              uint32_t pid, uint32_t tid);

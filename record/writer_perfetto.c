@@ -32,7 +32,15 @@
  *  - Sample weight (periods a sample stands for; Perfetto has no weight): a sample of weight
  *    w <= 8 is written w times (same time and stack), a heavier one once, so counts stay
  *    exact for the usual weights and the file cannot explode on a huge weight.
- *  A repeated stack costs one small packet: about 25-27 bytes with today's timestamps. */
+ *  A repeated stack costs one small packet: about 25-27 bytes with today's timestamps.
+ *  - COUNTER: a counter TrackDescriptor {uuid, name, parent_uuid = the process track (none for
+ *    pid 0, machine-wide), counter {unit SIZE_BYTES / TIME_NS, or unit_name "%", "W", ...}}
+ *    once per (pid, name), then TrackEvent {type COUNTER, track_uuid, double_counter_value}.
+ *  - SLICE: TrackEvent SLICE_BEGIN {track_uuid, name, categories, debug_annotations (string
+ *    values from the "key=value" lines), flow_ids / terminating_flow_ids} at the start and
+ *    SLICE_END at the end, both written when the slice completes (Perfetto sorts by time). The
+ *    track is the thread's, or a named TrackDescriptor {uuid, name, parent_uuid = process}
+ *    (e.g. a GPU queue). INSTANT: one TrackEvent of type INSTANT. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -83,6 +91,8 @@ struct record_writer {
     struct itab modules; /* module basename -> mapping iid a == path iid (strs[k]) */
     struct itab stacks;  /* frame iid sequence at pool[a .. a+b) -> callstack iid c */
     struct itab threads; /* (pid, tid) -> declared name strs[k] */
+    struct itab procs;   /* pid a: its process track is declared */
+    struct itab tracks;  /* (pid a, kind b, name strs[k]) -> a named or counter track */
     char **strs;
     size_t nstrs, capstrs;
     uint32_t *pool;
@@ -308,8 +318,20 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+static int eq_pid(const struct record_writer *w, const struct ient *e, const void *key)
+{
+    (void)w;
+    return e->a == *(const uint32_t *)key;
+}
+
 static void emit_process(struct record_writer *w, uint64_t t, uint32_t pid, const char *exe)
 {
+    struct ient *e = itab_slot(&w->procs, mix64(pid), eq_pid, w, &pid);
+
+    if (!e->used) {
+        *e = (struct ient){.h = mix64(pid), .a = pid, .used = 1};
+        w->procs.count++;
+    }
     w->sub.n = 0;
     pb_uint(&w->sub, 1, pid);
     if (exe && *exe)
@@ -452,6 +474,163 @@ static const struct ient *address_frames(struct record_writer *w, uint32_t pid, 
     return e;
 }
 
+/* ---- tracks of counters and slices ---- */
+
+#define PF_TRACK_NAMED   0 /* a named track of slices (e.g. a GPU queue) */
+#define PF_TRACK_COUNTER 1
+
+struct track_key {
+    uint32_t pid, kind;
+    const char *name;
+};
+
+static int eq_track(const struct record_writer *w, const struct ient *e, const void *key)
+{
+    const struct track_key *k = key;
+    return e->a == k->pid && e->b == k->kind && strcmp(w->strs[e->k], k->name) == 0;
+}
+
+/* Declare pid's process track unless it is (a named track's parent must exist). */
+static void ensure_process(struct record_writer *w, uint64_t t, uint32_t pid)
+{
+    const struct model_process *p;
+
+    if (itab_slot(&w->procs, mix64(pid), eq_pid, w, &pid)->used)
+        return;
+    p = model_process_find(w->m, pid);
+    emit_process(w, t, pid, p ? p->exe : NULL);
+}
+
+/* Counter unit: Perfetto's enum for bytes and nanoseconds, else free text in unit_name. */
+static void put_counter_unit(struct pb *b, const char *unit)
+{
+    if (!unit || !*unit)
+        return;
+    if (strcmp(unit, "bytes") == 0)
+        pb_uint(b, 3, 3); /* SIZE_BYTES */
+    else if (strcmp(unit, "ns") == 0)
+        pb_uint(b, 3, 1); /* TIME_NS */
+    else
+        pb_bytes(b, 6, unit, strlen(unit));
+}
+
+/* The uuid of pid's track called name (kind PF_TRACK_*), declared on first use: a child of
+ * the process track, or a top-level track for pid 0. */
+static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t kind,
+                            const char *name, const char *unit)
+{
+    struct track_key key = {pid, kind, name};
+    uint64_t h = mix64(hash_str(name) ^ ((uint64_t)pid << 8 | kind));
+    struct ient *e = itab_slot(&w->tracks, h, eq_track, w, &key);
+    uint64_t uuid = mix64(h ^ 0x747261636b000000ull) | 1ull << 63;
+
+    if (e->used)
+        return uuid;
+    *e = (struct ient){.h = h, .a = pid, .b = kind, .used = 1};
+    e->k = str_add(w, name);
+    w->tracks.count++;
+    if (pid)
+        ensure_process(w, t, pid);
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, uuid);
+    pb_bytes(&w->tmp, 2, name, strlen(name));
+    if (pid)
+        pb_uint(&w->tmp, 5, track_uuid(pid, 0));
+    if (kind == PF_TRACK_COUNTER) {
+        w->sub.n = 0;
+        put_counter_unit(&w->sub, unit);
+        pb_bytes(&w->tmp, 8, w->sub.p, w->sub.n);
+    }
+    packet_begin(w, t, PF_SEQ_NEEDS);
+    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
+    packet_end(w);
+    return uuid;
+}
+
+static void pb_fixed64(struct pb *b, uint32_t field, uint64_t v)
+{
+    pb_varint(b, (uint64_t)field << 3 | 1);
+    pb_reserve(b, 8);
+    for (int i = 0; i < 8; i++)
+        b->p[b->n++] = (uint8_t)(v >> (8 * i));
+}
+
+/* Write a TrackEvent (already encoded in w->sub) at time t. */
+static void emit_track_event(struct record_writer *w, uint64_t t)
+{
+    packet_begin(w, t, PF_SEQ_NEEDS);
+    pb_bytes(&w->pkt, 11, w->sub.p, w->sub.n);
+    packet_end(w);
+}
+
+/* One counter reading. */
+static void emit_counter(struct record_writer *w, const struct record_event *ev)
+{
+    uint64_t uuid, bits;
+    double v = ev->value;
+
+    if (!ev->track)
+        return;
+    uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_COUNTER, ev->track, ev->unit);
+    memcpy(&bits, &v, sizeof(bits));
+    w->sub.n = 0;
+    pb_uint(&w->sub, 9, 4); /* TYPE_COUNTER */
+    pb_uint(&w->sub, 11, uuid);
+    pb_fixed64(&w->sub, 44, bits);
+    emit_track_event(w, ev->time_ns);
+}
+
+/* The args "key=value\n..." as debug annotations (string values). */
+static void put_args(struct record_writer *w, const char *args)
+{
+    while (args && *args) {
+        const char *nl = strchr(args, '\n'), *eq;
+        size_t len = nl ? (size_t)(nl - args) : strlen(args);
+        eq = memchr(args, '=', len);
+        if (eq && eq > args) {
+            w->tmp.n = 0;
+            pb_bytes(&w->tmp, 10, args, (size_t)(eq - args));
+            pb_bytes(&w->tmp, 6, eq + 1, len - (size_t)(eq - args) - 1);
+            pb_bytes(&w->sub, 4, w->tmp.p, w->tmp.n);
+        }
+        args = nl ? nl + 1 : NULL;
+    }
+}
+
+/* A slice (begin and end events) or an instant, on a thread's track or a named track. */
+static void emit_slice(struct record_writer *w, const struct record_event *ev)
+{
+    uint64_t uuid;
+    const char *name = ev->name ? ev->name : "?";
+
+    if (ev->track) {
+        uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_NAMED, ev->track, NULL);
+    } else {
+        if (!thread_declared(w, ev->pid, ev->tid))
+            declare_thread(w, ev->time_ns, ev->pid, ev->tid,
+                           model_thread_name(w->m, ev->pid, ev->tid));
+        uuid = track_uuid(ev->pid, ev->tid);
+    }
+    w->sub.n = 0;
+    pb_uint(&w->sub, 9, ev->type == RECORD_EV_SLICE ? 1 : 3); /* SLICE_BEGIN or INSTANT */
+    pb_uint(&w->sub, 11, uuid);
+    pb_bytes(&w->sub, 23, name, strlen(name));
+    if (ev->category)
+        pb_bytes(&w->sub, 22, ev->category, strlen(ev->category));
+    put_args(w, ev->args);
+    if (ev->type == RECORD_EV_SLICE && ev->flow_out)
+        pb_fixed64(&w->sub, 47, ev->flow_out);
+    if (ev->type == RECORD_EV_SLICE && ev->flow_in)
+        pb_fixed64(&w->sub, 48, ev->flow_in);
+    emit_track_event(w, ev->time_ns);
+    if (ev->type != RECORD_EV_SLICE)
+        return;
+    w->sub.n = 0;
+    pb_uint(&w->sub, 9, 2); /* SLICE_END */
+    pb_uint(&w->sub, 11, uuid);
+    emit_track_event(w, ev->end_ns > ev->time_ns ? ev->end_ns : ev->time_ns);
+}
+
 /* Callstack iid of the sample's frames (root first), interning it if new. */
 static uint32_t intern_stack(struct record_writer *w, const uint32_t *v, size_t n)
 {
@@ -573,6 +752,13 @@ static void perfetto_event(struct record_writer *w, const struct record_event *e
     case RECORD_EV_SAMPLE:
         emit_sample(w, ev);
         break;
+    case RECORD_EV_COUNTER:
+        emit_counter(w, ev);
+        break;
+    case RECORD_EV_SLICE:
+    case RECORD_EV_INSTANT:
+        emit_slice(w, ev);
+        break;
     default:
         break;
     }
@@ -594,6 +780,8 @@ static void perfetto_close(struct record_writer *w, struct model *m, const struc
     itab_free(&w->modules);
     itab_free(&w->stacks);
     itab_free(&w->threads);
+    itab_free(&w->procs);
+    itab_free(&w->tracks);
     for (size_t i = 0; i < w->nstrs; i++)
         free(w->strs[i]);
     free(w->strs);

@@ -38,6 +38,12 @@ for spec in demo_solve:50 demo_butterfly:30 demo_reduce:20; do
     check "folded: $fn ${fol:-missing}% agrees with the trace (${got:-?}%)" within "$fol" "${got:-0}" 1
     check "profile.txt lists $fn" grep -q "|_$fn " "$D/profile.txt"
 done
+# process metrics as counter tracks of the demo's process: CPU % well above zero (its solver
+# threads burn CPU) and RSS in bytes
+cpu_max=$(awk '$1=="track" && $3=="counter" && $4=="\"CPU" {print $(NF)}' "$WORK/check.txt" | head -1)
+check "trace: CPU % counter track (max ${cpu_max:-missing})" awk -v v="${cpu_max:-0}" 'BEGIN{exit !(v > 30 && v < 450)}'
+rss_n=$(awk '$1=="track" && $3=="counter" && $4=="\"RSS\"" && $6=="\"bytes\"" {print $8}' "$WORK/check.txt" | head -1)
+check "trace: RSS counter track in bytes (${rss_n:-0} values)" test "${rss_n:-0}" -ge 2
 if command -v protoc >/dev/null; then
     check "protoc --decode_raw accepts the trace" bash -c "protoc --decode_raw < '$D/trace.pftrace' > /dev/null"
 fi

@@ -1,7 +1,7 @@
 /* rocsys-trace-check FILE: read a trace.pftrace with the project's reader (record/perfetto_read)
- * and check its meaning; print its threads and the self share of each function, for the
- * end-to-end tests. Exit 0 when every check passes, 1 otherwise (the first problem on
- * stderr). */
+ * and check its meaning; print its threads, counter and named tracks, slices and the self share
+ * of each function, for the end-to-end tests. Exit 0 when every check passes, 1 otherwise (the
+ * first problem on stderr). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,6 +27,28 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < s.nthreads; i++)
         printf("thread %u %u %s %llu\n", s.threads[i].pid, s.threads[i].tid, s.threads[i].name,
                (unsigned long long)s.threads[i].samples);
+    for (size_t i = 0; i < s.ntracks; i++) { /* counter and named tracks, with their values */
+        size_t nv = 0;
+        double lo = 0, hi = 0;
+        for (size_t j = 0; j < s.ncounters; j++) {
+            if (s.counters[j].track != i)
+                continue;
+            double v = s.counters[j].value;
+            lo = nv == 0 || v < lo ? v : lo;
+            hi = nv == 0 || v > hi ? v : hi;
+            nv++;
+        }
+        printf("track %u %s \"%s\" unit \"%s\" values %zu min %g max %g\n", s.tracks[i].pid,
+               s.tracks[i].counter ? "counter" : "slices", s.tracks[i].name, s.tracks[i].unit, nv,
+               lo, hi);
+    }
+    for (size_t i = 0; i < s.nslices; i++) {
+        const struct perfetto_read_slice *sl = &s.slices[i];
+        printf("slice %u %u %s \"%s\" \"%s\" %llu ns%s%s\n", sl->pid, sl->tid,
+               sl->track >= 0 ? s.tracks[sl->track].name : "thread", sl->category, sl->name,
+               (unsigned long long)(sl->end_ns - sl->start_ns), sl->flow_out ? " flow-out" : "",
+               sl->flow_in ? " flow-in" : "");
+    }
     size_t n = perfetto_read_self_counts(&s, 0, &counts);
     for (size_t i = 0; i < n; i++)
         printf("self %s %.1f\n", counts[i].function,

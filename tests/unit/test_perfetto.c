@@ -299,6 +299,117 @@ static void check_many_samples(struct model *m, const char *dir)
     unlink(path);
 }
 
+/* Counters, slices (nested, on threads and named tracks, with args and a flow) and an
+ * instant: written, read back with their values, units, times and nesting. */
+static void check_tracks(struct model *m, const char *dir)
+{
+    char path[512], err[256];
+    struct perfetto_summary s;
+    struct record_writer *w;
+    const uint64_t t = 5 * FIXTURE_SEC;
+
+    snprintf(path, sizeof(path), "%s/tracks.pftrace", dir);
+    w = record_perfetto.open(path, m, err, sizeof(err));
+    CHECK_MSG(w != NULL, "%s", err);
+    if (!w)
+        return;
+    struct record_event ev[] = {
+        {.type = RECORD_EV_COUNTER,
+         .time_ns = t,
+         .pid = FIXTURE_PID,
+         .track = "CPU %",
+         .unit = "%",
+         .value = 97.5},
+        {.type = RECORD_EV_COUNTER,
+         .time_ns = t + 10,
+         .pid = FIXTURE_PID,
+         .track = "RSS",
+         .unit = "bytes",
+         .value = 1048576},
+        {.type = RECORD_EV_COUNTER,
+         .time_ns = t + 20,
+         .pid = 0,
+         .track = "GPU0 power",
+         .unit = "W",
+         .value = 151.25},
+        {.type = RECORD_EV_COUNTER,
+         .time_ns = t + 30,
+         .pid = FIXTURE_PID,
+         .track = "CPU %",
+         .unit = "%",
+         .value = 12},
+        /* inner slice completes first, as a tracer writes them */
+        {.type = RECORD_EV_SLICE,
+         .time_ns = t + 100,
+         .end_ns = t + 200,
+         .pid = FIXTURE_PID,
+         .tid = FIXTURE_PID + 1,
+         .category = "hip",
+         .name = "hipLaunchKernel",
+         .args = "grid=64,1,1\nblock=256,1,1",
+         .flow_out = 77},
+        {.type = RECORD_EV_SLICE,
+         .time_ns = t + 50,
+         .end_ns = t + 400,
+         .pid = FIXTURE_PID,
+         .tid = FIXTURE_PID + 1,
+         .category = "region",
+         .name = "solve \"x\""},
+        {.type = RECORD_EV_SLICE,
+         .time_ns = t + 300,
+         .end_ns = t + 900,
+         .pid = FIXTURE_PID,
+         .track = "GPU0 queue 1",
+         .category = "kernel",
+         .name = "vector_add",
+         .flow_in = 77},
+        {.type = RECORD_EV_INSTANT,
+         .time_ns = t + 950,
+         .pid = FIXTURE_PID,
+         .tid = FIXTURE_PID,
+         .category = "mark",
+         .name = "checkpoint"},
+    };
+    for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+        record_perfetto.event(w, &ev[i]);
+    record_perfetto.close(w, m, NULL);
+    int rc = perfetto_read_file(path, &s, err, sizeof(err));
+    CHECK_MSG(rc == 0, "%s", err);
+    CHECK_MSG(s.ntracks == 4 && s.ncounters == 4 && s.nslices == 4,
+              "tracks %zu counters %zu "
+              "slices %zu",
+              s.ntracks, s.ncounters, s.nslices);
+    int cpu = perfetto_read_track_find(&s, FIXTURE_PID, "CPU %");
+    int rss = perfetto_read_track_find(&s, FIXTURE_PID, "RSS");
+    int pow = perfetto_read_track_find(&s, 0, "GPU0 power");
+    int q = perfetto_read_track_find(&s, FIXTURE_PID, "GPU0 queue 1");
+    CHECK(cpu >= 0 && rss >= 0 && pow >= 0 && q >= 0);
+    if (cpu >= 0 && rss >= 0 && pow >= 0 && q >= 0 && s.ncounters == 4 && s.nslices == 4) {
+        CHECK(s.tracks[cpu].counter && strcmp(s.tracks[cpu].unit, "%") == 0);
+        CHECK(s.tracks[rss].counter && strcmp(s.tracks[rss].unit, "bytes") == 0);
+        CHECK(s.tracks[pow].counter && s.tracks[pow].pid == 0 &&
+              strcmp(s.tracks[pow].unit, "W") == 0);
+        CHECK(!s.tracks[q].counter && s.tracks[q].pid == FIXTURE_PID);
+        CHECK(s.counters[0].track == (uint32_t)cpu && s.counters[0].value == 97.5 &&
+              s.counters[0].mono_ns == t);
+        CHECK(s.counters[1].value == 1048576 && s.counters[2].value == 151.25);
+        CHECK(s.counters[3].track == (uint32_t)cpu && s.counters[3].value == 12);
+        const struct perfetto_read_slice *hip = &s.slices[0], *reg = &s.slices[1];
+        const struct perfetto_read_slice *k = &s.slices[2], *mark = &s.slices[3];
+        CHECK(strcmp(hip->name, "hipLaunchKernel") == 0 && strcmp(hip->category, "hip") == 0);
+        CHECK(hip->tid == FIXTURE_PID + 1 && hip->track == -1);
+        CHECK(hip->start_ns == t + 100 && hip->end_ns == t + 200);
+        CHECK_STR(hip->args, "grid=64,1,1\nblock=256,1,1\n");
+        CHECK(strcmp(reg->name, "solve \"x\"") == 0 && reg->start_ns == t + 50 &&
+              reg->end_ns == t + 400);
+        CHECK(k->track == q && k->start_ns == t + 300 && k->end_ns == t + 900);
+        CHECK(hip->flow_out == 77 && k->flow_in == 77);
+        CHECK(mark->instant && mark->tid == FIXTURE_PID && mark->start_ns == t + 950);
+    }
+    perfetto_read_free(&s);
+    unlink(path);
+}
+
 int main(void)
 {
     struct model *m = model_new();
@@ -432,6 +543,7 @@ int main(void)
 
     check_broken_traces();
     check_many_samples(m, dir);
+    check_tracks(m, dir);
 
     if (getenv("ROCSYS_TEST_KEEP")) /* keep the small trace for a look (ui.perfetto.dev) */
         printf("perfetto: kept %s\n", path);
