@@ -13,6 +13,8 @@
 #   rocsys-top-perf   the same with --cpu-timer perf (per-thread perf events: cycles, else
 #               task-clock; an interrupt per sample)
 # (--cpu-timer auto, the default, picks perf on bare metal and posix under a hypervisor.)
+#   rocsys-top-record the posix variant with --record DIR --no-tui (every writer on: the
+#               Perfetto trace, text profiles, output log), for the cost of recording
 #   perf-dwarf  perf record --call-graph dwarf -F 1000 -o DIR/perf.data -- tp_bench_work ITER
 # and prints the medians and the ratios against bare, then the collector's sample cost and
 # drops from rocsys-top's last frame. See docs/performance.md.
@@ -53,7 +55,7 @@ fi
 variants=(bare)
 rocsys_top=$build/rocsys-top
 if [[ -x $rocsys_top ]]; then
-    variants+=(rocsys-top-posix rocsys-top-perf)
+    variants+=(rocsys-top-posix rocsys-top-record rocsys-top-perf)
 else
     note "$rocsys_top not found: skipping the rocsys-top variant"
 fi
@@ -82,6 +84,12 @@ run_variant() {
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
             "$rocsys_top" -b -d 10 --cpu-timer posix -- "$work" "${iter_args[@]}" \
             >"$tmp/frames-posix.$r.txt" 2>"$base.log" || rc=$?
+        ;;
+    rocsys-top-record)
+        TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
+            "$rocsys_top" --record "$tmp/rec.$r" --no-tui -d 10 --cpu-timer posix -- \
+            "$work" "${iter_args[@]}" >"$base.log" 2>&1 || rc=$?
+        rm -rf "$tmp/rec.$r"
         ;;
     rocsys-top-perf)
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
@@ -172,6 +180,14 @@ for v in "${variants[@]}"; do
         "$(fmt "${twall[$v]}")" "$(ratio "${twall[$v]}" "${twall[bare]}")" \
         "$(fmt "${total[$v]}")" "$(ratio "${total[$v]}" "${total[bare]}")"
 done
+
+if [[ " ${variants[*]} " == *" rocsys-top-record "* ]]; then
+    echo
+    echo "recording cost (rocsys-top-record against rocsys-top-posix, same sampler):" \
+        "target_wall $(ratio "${twall[rocsys-top-record]}" "${twall[rocsys-top-posix]}")," \
+        "wall $(ratio "${wall[rocsys-top-record]}" "${wall[rocsys-top-posix]}")," \
+        "total_cpu $(ratio "${total[rocsys-top-record]}" "${total[rocsys-top-posix]}")"
+fi
 
 # The collector's figures from rocsys-top's last frame of the last successful round, per
 # sampler.

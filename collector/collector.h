@@ -104,4 +104,22 @@ void collector_modules_snapshot(void);
 #define COLLECTOR_MODULE_CHECK_NS 50000000ull
 #define COLLECTOR_COST_STRIDE     16
 
+/* regions.c (user regions: rocsys_user_*, ROCTx, rocprofsys_user_* interposed) */
+/* The program stopped sampling (for the whole process or this thread): samples are skipped.
+ * AS-safe. */
+int collector_regions_paused(void);
+/* Regions open on the calling thread (0..ROCSYS_REGION_DEPTH_MAX). AS-safe. */
+uint32_t collector_regions_depth(void);
+/* Append the calling thread's open regions as pseudo-frames (ROCSYS_REGION_FRAME), the
+ * innermost first, at most room; returns how many. AS-safe: reads the thread's TLS only. */
+uint32_t collector_regions_frames(uint64_t *out, uint32_t room);
+
+/* hip.c (HIP API interposition) */
+/* Write a record from normal context on any thread: a thread the collector never set up (one
+ * not started through our pthread_create, e.g. a runtime's helper) claims a ring first.
+ * Returns 0 or -errno. */
+int collector_write_any(const void *rec);
+/* The correlation id of the HIP launch the calling thread is inside right now, or 0. */
+uint64_t collector_hip_current_launch(void);
+
 #endif

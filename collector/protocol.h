@@ -12,8 +12,8 @@
  * Record type numbers are allocated in ranges; retired numbers stay listed, marked unused.
  *   0x0001-0x000f  process lifecycle      0x0010-0x001f  threads
  *   0x0020-0x002f  modules                0x0030-0x003f  CPU samples
- *   0x0040-0x005f  HIP API (reserved)     0x0060-0x007f  HSA dispatches (reserved)
- *   0x0080-0x009f  user regions (reserved)
+ *   0x0040-0x005f  HIP API                0x0060-0x007f  HSA dispatches
+ *   0x0080-0x009f  user regions
  * A reader skips record types it does not know (their size is always valid).
  */
 #ifndef ROCSYS_COLLECTOR_PROTOCOL_H
@@ -93,6 +93,18 @@ enum rocsys_rec_type {
     ROCSYS_REC_THREAD_EXIT = 0x0012,  /* struct rocsys_rec_thread */
     ROCSYS_REC_MODULE = 0x0020,       /* struct rocsys_rec_module */
     ROCSYS_REC_SAMPLE = 0x0030,       /* struct rocsys_rec_sample */
+    ROCSYS_REC_HIP_NAME = 0x0040,     /* struct rocsys_rec_name: HIP kernel name id -> name */
+    ROCSYS_REC_HIP_API = 0x0041,      /* struct rocsys_rec_hip_api */
+    ROCSYS_REC_HSA_SYMBOL = 0x0060,   /* struct rocsys_rec_name: kernel object -> name */
+    ROCSYS_REC_HSA_DISPATCH = 0x0061, /* struct rocsys_rec_hsa_dispatch */
+    ROCSYS_REC_HSA_COPY = 0x0062,     /* struct rocsys_rec_hsa_copy */
+    ROCSYS_REC_REGION_NAME = 0x0080,  /* struct rocsys_rec_region_name */
+    ROCSYS_REC_REGION_BEGIN = 0x0081, /* struct rocsys_rec_region */
+    ROCSYS_REC_REGION_END = 0x0082,   /* struct rocsys_rec_region */
+    ROCSYS_REC_REGION_MARK = 0x0083,  /* struct rocsys_rec_region (depth unused) */
+    ROCSYS_REC_REGION_ERROR = 0x0084, /* struct rocsys_rec_region: flags = ROCSYS_REGION_ERR_* */
+    ROCSYS_REC_REGION_RANGE = 0x0085, /* struct rocsys_rec_region_range */
+    ROCSYS_REC_SAMPLING = 0x0086,     /* struct rocsys_rec_region: flags = ROCSYS_SAMPLING_* */
 };
 
 /* PROC_START: a collector instance began in a process image (after exec or fork). */
@@ -160,6 +172,135 @@ struct rocsys_rec_sample {
     4u                          /* taken by a POSIX CPU-time timer (kernel-tick resolution)        \
                                    instead of a perf event */
 #define ROCSYS_SAMPLE_CYCLES 8u /* taken by the cycles perf event (else task-clock) */
+/* the outermost frames are user regions open on the thread: ROCSYS_REGION_FRAME(id), the
+ * innermost region first (so that every region is a node of the call tree, above the code) */
+#define ROCSYS_SAMPLE_REGIONS 16u
+
+/* User regions (push/pop of a named region, marks, start/stop ranges) of rocsys-top's user API,
+ * ROCTx and ROCm Systems Profiler's user API. Names are interned per process: a region id is
+ * announced by REGION_NAME in a thread's ring before that thread first uses it. */
+#define ROCSYS_REGION_NAME_MAX  127 /* bytes of a name, longer names are cut (UTF-8 aware) */
+#define ROCSYS_REGION_DEPTH_MAX 64  /* open regions per thread; deeper pushes are counted only */
+/* A pseudo-frame for region id in a sample: a kernel-half address no user pc can have. */
+#define ROCSYS_REGION_FRAME_TAG   0xffff000000000000ull
+#define ROCSYS_REGION_FRAME(id)   (ROCSYS_REGION_FRAME_TAG | (uint64_t)(uint32_t)(id))
+#define ROCSYS_IS_REGION_FRAME(a) (((a)&0xffffffff00000000ull) == ROCSYS_REGION_FRAME_TAG)
+
+/* REGION_NAME: id (per process) -> name. */
+struct rocsys_rec_region_name {
+    struct rocsys_rec_header h;
+    uint32_t id;       /* 1.. (0 is never used) */
+    uint32_t name_len; /* bytes following, no NUL, <= ROCSYS_REGION_NAME_MAX */
+    /* char name[name_len]; padding to 8 */
+};
+
+/* REGION_BEGIN / REGION_END / REGION_MARK / REGION_ERROR / SAMPLING, of the ring's thread. */
+struct rocsys_rec_region {
+    struct rocsys_rec_header h; /* flags: per type */
+    uint32_t id;                /* region name id (0: none, e.g. ERROR, SAMPLING) */
+    uint16_t depth;             /* BEGIN/END: nesting level, 0 = outermost */
+    uint16_t source;            /* ROCSYS_REGION_SRC_*: which API the call came through */
+    uint64_t time_ns;           /* CLOCK_MONOTONIC */
+};
+#define ROCSYS_REGION_SRC_ROCSYS     0 /* rocsys_user_* */
+#define ROCSYS_REGION_SRC_ROCTX      1 /* roctx* */
+#define ROCSYS_REGION_SRC_ROCPROFSYS 2 /* rocprofsys_user_* */
+#define ROCSYS_REGION_ERR_UNBALANCED 1 /* a pop with no open region */
+#define ROCSYS_REGION_ERR_TOO_DEEP   2 /* a push deeper than ROCSYS_REGION_DEPTH_MAX */
+#define ROCSYS_REGION_ERR_NAMES_FULL 3 /* the name table is full: the push is counted only */
+#define ROCSYS_REGION_ERR_RANGES     4 /* a start/stop range with no free slot or unknown id */
+#define ROCSYS_SAMPLING_OFF          0 /* the program stopped sampling (process-wide) */
+#define ROCSYS_SAMPLING_ON           1 /* ... and started it again */
+#define ROCSYS_SAMPLING_THREAD       2 /* or-ed in: this thread only */
+
+/* REGION_RANGE: a completed start/stop range (may start and stop on different threads); in
+ * the ring of the thread that stopped it. */
+struct rocsys_rec_region_range {
+    struct rocsys_rec_header h;
+    uint32_t id;        /* region name id */
+    uint32_t start_tid; /* thread that started it */
+    uint64_t begin_ns;
+    uint64_t end_ns;
+};
+
+/* ---- HIP API (0x0040-0x005f) and HSA dispatches (0x0060-0x007f) ---- */
+
+/* HIP entry points the collector interposes: X(id, name). Ids are protocol: append only. */
+/* clang-format off */
+#define ROCSYS_HIP_API_LIST(X)                                                                     \
+    X(1, hipLaunchKernel) X(2, hipLaunchKernel_spt) X(3, hipExtLaunchKernel)                       \
+    X(4, hipModuleLaunchKernel) X(5, hipLaunchCooperativeKernel) X(6, __hipPushCallConfiguration)  \
+    X(7, __hipPopCallConfiguration) X(8, hipMalloc) X(9, hipMallocManaged) X(10, hipHostMalloc)    \
+    X(11, hipMallocAsync) X(12, hipFree) X(13, hipHostFree) X(14, hipFreeAsync) X(15, hipMemcpy)   \
+    X(16, hipMemcpyAsync) X(17, hipMemcpyHtoD) X(18, hipMemcpyDtoH) X(19, hipMemcpyDtoD)           \
+    X(20, hipMemcpyHtoDAsync) X(21, hipMemcpyDtoHAsync) X(22, hipMemcpyDtoDAsync)                  \
+    X(23, hipMemset) X(24, hipMemsetAsync) X(25, hipDeviceSynchronize)                             \
+    X(26, hipStreamSynchronize) X(27, hipEventSynchronize) X(28, hipStreamCreate)                  \
+    X(29, hipStreamCreateWithFlags) X(30, hipStreamDestroy) X(31, hipStreamWaitEvent)              \
+    X(32, hipEventCreate) X(33, hipEventCreateWithFlags) X(34, hipEventRecord)                     \
+    X(35, hipEventDestroy) X(36, hipEventElapsedTime) X(37, hipEventQuery) X(38, hipStreamQuery)   \
+    X(39, hipModuleGetFunction)
+/* clang-format on */
+#define ROCSYS_HIP_API_MAX 64 /* ids are below this */
+
+/* HIP_NAME: a kernel name id of the process (from __hipRegisterFunction or hipModuleGetFunction),
+ * announced once before the first HIP_API record using it. HSA_SYMBOL: a kernel object of the
+ * process (from hsa_executable_freeze) -> its symbol name, ".kd" already stripped. */
+struct rocsys_rec_name {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t name_len; /* bytes following, no NUL */
+    uint64_t key;      /* HIP_NAME: the name id; HSA_SYMBOL: the kernel object */
+    /* char name[name_len]; padding to 8 */
+};
+#define ROCSYS_KERNEL_NAME_MAX 4000 /* longer names are cut */
+
+/* HIP_API: one completed call of the ring's thread. */
+struct rocsys_rec_hip_api {
+    struct rocsys_rec_header h;
+    uint16_t api; /* id of ROCSYS_HIP_API_LIST */
+    uint16_t pad;
+    int32_t result;       /* the hipError_t the application got (0 = hipSuccess) */
+    uint64_t start_ns;    /* CLOCK_MONOTONIC */
+    uint64_t end_ns;      /* CLOCK_MONOTONIC */
+    uint64_t correlation; /* launches: per-process id, repeated in the HSA_DISPATCH it made */
+    uint64_t stream;      /* launches, async copies: the hipStream_t (0 = null stream) */
+    uint64_t bytes;       /* allocations, copies, memsets */
+    uint32_t name_id;     /* launches: kernel name id (0 = unknown) */
+    uint32_t copy_kind;   /* copies: hipMemcpyKind (0 HtoH, 1 HtoD, 2 DtoH, 3 DtoD, 4 default) */
+    uint32_t grid[3];     /* launches: grid size in work-groups (blocks) */
+    uint32_t block[3];    /* launches: work-group size in work-items */
+};
+
+/* HSA_DISPATCH: one kernel dispatch timed by the GPU (from the ring of the thread that saw it
+ * complete: ROCr's async-events thread). */
+struct rocsys_rec_hsa_dispatch {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t agent;    /* GPU ordinal: agents numbered in the order their first queue came */
+    uint64_t queue_id; /* hsa_queue_t.id */
+    uint64_t kernel_object;
+    uint64_t start_ns;    /* CLOCK_MONOTONIC (converted from the HSA system clock) */
+    uint64_t end_ns;      /* CLOCK_MONOTONIC */
+    uint64_t correlation; /* the HIP launch it came from (same thread, same call), or 0 */
+    uint32_t submit_tid;  /* thread that submitted the packet */
+    uint32_t grid[3];     /* grid size in work-items, from the AQL packet */
+    uint16_t block[3];    /* work-group size in work-items */
+    uint16_t pad;
+};
+#define ROCSYS_DISPATCH_BAD_TIME 1u /* flags: the runtime gave no valid timestamps */
+
+/* HSA_COPY: one hsa_amd_memory_async_copy timed by the runtime. */
+struct rocsys_rec_hsa_copy {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t submit_tid;
+    uint64_t bytes;
+    uint64_t start_ns; /* CLOCK_MONOTONIC */
+    uint64_t end_ns;
+    uint64_t src_agent; /* hsa_agent_t handles */
+    uint64_t dst_agent;
+};
 
 /* Round a record size up to the 8-byte record alignment. */
 static inline uint32_t rocsys_rec_align(uint32_t n)

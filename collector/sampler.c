@@ -104,6 +104,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     uint64_t t0 = collector_now_ns(), c0 = 0, c1;
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
     int truncated = 0, measure;
+    uint32_t nregions;
 
     if (ts->has_perf && si->si_fd == ts->perf_fd && si->si_code == POLL_IN) {
         /* consume the kernel's records so that the ring never fills (a full ring would stop
@@ -121,7 +122,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         chain(sig, si, ucontext); /* not our timer: somebody else's use of the signal */
         goto out;
     }
-    if (!collector_g.enabled || !ts->active || ts->busy)
+    if (!collector_g.enabled || !ts->active || ts->busy || collector_regions_paused())
         goto out;
     if (atomic_load_explicit(&collector_g.unmapping, memory_order_acquire)) {
         /* a library is being unmapped: the unwinder's snapshot may still list it */
@@ -141,8 +142,16 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         goto out;
     }
     ts->in_handler = 1; /* libunwind's dl_iterate_phdr calls get the snapshot */
-    u.rec.nframes = (uint16_t)unwind(ucontext, u.rec.frames, ROCSYS_MAX_FRAMES, &truncated);
+    /* the thread's open user regions go above the outermost frame: room is kept for them */
+    nregions = collector_regions_depth();
+    u.rec.nframes =
+        (uint16_t)unwind(ucontext, u.rec.frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
     ts->in_handler = 0;
+    if (nregions) {
+        nregions = collector_regions_frames(u.rec.frames + u.rec.nframes, nregions);
+        u.rec.nframes = (uint16_t)(u.rec.nframes + nregions);
+        flags |= nregions ? ROCSYS_SAMPLE_REGIONS : 0;
+    }
     u.rec.weight = (uint16_t)weight;
     u.rec.h.type = ROCSYS_REC_SAMPLE;
     u.rec.h.flags = (uint16_t)(flags | (truncated ? ROCSYS_SAMPLE_TRUNCATED : 0));

@@ -24,6 +24,10 @@ struct inject_options {
     int force;              /* --force: overwrite a recording in DIR */
     int no_tui;             /* --no-tui: headless recording */
     const char *merge_dir;  /* --merge DIR: merge the ranks' recordings in DIR */
+    const char *replay_dir; /* --replay DIR: show a recording */
+    const char *range;      /* --range START:END: the part of a replayed run (seconds) */
+    int attach_gpu;         /* --attach-gpu: no target, the GPU dashboard */
+    int gpu_interval_ms;    /* --gpu-interval: GPU sampling interval, 0 = no GPU monitoring */
     int help, version;
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
     int target_argc;
@@ -73,6 +77,19 @@ int inject_mpi_rank(void);
 /* --merge DIR: DIR/merged.pftrace, DIR/merged.folded and DIR/merged-profile.txt from the
  * recordings in DIR/rank-N/. Returns the exit status. */
 int inject_merge(const char *dir);
+/* --replay DIR: show the recording in DIR in the TUI (or as a text frame with -b). Returns the
+ * exit status (0, or 1 with a one-line message on stderr). */
+int inject_replay(const struct inject_options *o);
+
+/* --attach-gpu: the GPU dashboard of the whole machine, no target (inject/attach.c). Returns
+ * the exit status. */
+int inject_attach_gpu(const struct inject_options *o);
+struct gpu_monitor;
+struct record_set;
+/* Start GPU monitoring as the options say (NULL with --gpu-interval 0). */
+struct gpu_monitor *inject_gpu_start(const struct inject_options *o);
+/* Turn the GPU samples taken since the last call into counter events for the writers. */
+void inject_gpu_record(struct gpu_monitor *g, struct record_set *rec);
 
 /* Run a whole session; returns rocsys-top's exit status. */
 int inject_session_run(const struct inject_options *o);

@@ -23,5 +23,9 @@ int main(int argc, char **argv)
     }
     if (o.merge_dir)
         return inject_merge(o.merge_dir);
+    if (o.replay_dir)
+        return inject_replay(&o);
+    if (o.attach_gpu)
+        return inject_attach_gpu(&o);
     return inject_session_run(&o);
 }

@@ -43,10 +43,15 @@ static const struct opt_def opt_table[] = {
     {"stdin", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(use_stdin), 1,
      "give the target rocsys-top's stdin (default: /dev/null)"},
     {"record", 'o', OPT_STRING, "DIR", 0, 0, NULL, OFF(record_dir), 0,
-     "also record the session into DIR: profile.txt, stacks.folded, output.log, session.json"},
+     "also record the session into DIR: trace.pftrace (Perfetto), profile.txt, stacks.folded, "
+     "output.log, session.json, and gpu.csv, kernels.csv, hip_api.csv, copies.csv"},
     {"merge", 0, OPT_STRING, "DIR", 0, 0, NULL, OFF(merge_dir), 0,
      "merge the MPI ranks' recordings in DIR/rank-N into DIR/merged.pftrace, merged.folded and "
      "merged-profile.txt, then exit"},
+    {"replay", 0, OPT_STRING, "DIR", 0, 0, NULL, OFF(replay_dir), 0,
+     "show the recording in DIR (the same views; w [ ] { } choose a time range), then exit"},
+    {"range", 0, OPT_STRING, "START:END", 0, 0, NULL, OFF(range), 0,
+     "with --replay: count only the samples from START to END seconds into the run"},
     {"force", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(force), 1,
      "with --record: overwrite a recording already in DIR"},
     {"no-tui", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_tui), 1,
@@ -54,6 +59,11 @@ static const struct opt_def opt_table[] = {
      "default when stdout is not a terminal)"},
     {"output-log", 0, OPT_STRING, "FILE", 0, 0, NULL, OFF(output_log), 0,
      "keep the target's full output in FILE (default: $TMPDIR/rocsys-top-PID.log)"},
+    {"attach-gpu", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(attach_gpu), 1,
+     "no program: the GPU dashboard of this machine (every GPU, every process using one); "
+     "-n, -b and --record work here too"},
+    {"gpu-interval", 0, OPT_INT, "MS", 0, 60000, NULL, OFF(gpu_interval_ms), 0,
+     "GPU sampling interval in milliseconds (10-60000, default 1000; 0 = no GPU monitoring)"},
     {"no-color", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(color), 0, "monochrome display"},
     {"help", 'h', OPT_FLAG, NULL, 0, 0, NULL, OFF(help), 1, "show this help and exit"},
     {"version", 'V', OPT_FLAG, NULL, 0, 0, NULL, OFF(version), 1, "show the version and exit"},
@@ -70,6 +80,7 @@ static void set_defaults(struct inject_options *o)
     o->follow = 1;
     o->color = 1;
     o->max_rows = 40;
+    o->gpu_interval_ms = 1000;
 }
 
 /* The table row for "--name" or "-c". */
@@ -186,7 +197,24 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
         if (apply(d, value, o, err, errlen) != 0)
             return -1;
     }
-    if (o->help || o->version || o->merge_dir)
+    if (o->range && !o->replay_dir) {
+        snprintf(err, errlen, "--range needs --replay DIR");
+        return -1;
+    }
+    if (o->gpu_interval_ms > 0 && o->gpu_interval_ms < 10) {
+        snprintf(err, errlen, "--gpu-interval: %d ms is too short (10 at least, or 0 = off)",
+                 o->gpu_interval_ms);
+        return -1;
+    }
+    if (o->attach_gpu && i < argc) {
+        snprintf(err, errlen, "--attach-gpu takes no program (it watches every GPU)");
+        return -1;
+    }
+    if (o->attach_gpu && o->gpu_interval_ms == 0) {
+        snprintf(err, errlen, "--attach-gpu needs GPU monitoring (--gpu-interval is 0)");
+        return -1;
+    }
+    if (o->help || o->version || o->merge_dir || o->replay_dir || o->attach_gpu)
         return 0;
     if (i >= argc) {
         snprintf(err, errlen, "no program given: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]");
@@ -202,6 +230,8 @@ void inject_options_help(FILE *out)
     fprintf(out, "Usage: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]\n"
                  "       rocsys-top --record DIR [OPTIONS] -- PROGRAM [ARGS...]\n"
                  "       mpirun -np N rocsys-top --record DIR -- PROGRAM   (DIR/rank-R per rank)\n"
+                 "       rocsys-top --replay DIR [--range START:END] [-b]\n"
+                 "       rocsys-top --attach-gpu [-b] [-n N] [--record DIR]\n"
                  "       rocsys-top --merge DIR\n"
                  "Live call-stack profiler: starts PROGRAM with a sampling collector injected\n"
                  "(LD_PRELOAD, HSA_TOOLS_LIB) and shows per-thread call trees, hot functions,\n"
@@ -218,6 +248,6 @@ void inject_options_help(FILE *out)
         fprintf(out, "  %-28s %s\n", left, d->help);
     }
     fprintf(out,
-            "\nKeys: Tab/1-4 views, Enter/Space expand, t thread, w window, s sort, / search,\n"
+            "\nKeys: Tab/1-8 views, Enter/Space expand, t thread, w window, s sort, / search,\n"
             "p pause, r reset, ? help, q quit. See rocsys-top(1).\n");
 }

@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "collector/transport.h"
+#include "gpu/gpu.h"
 #include "model/model.h"
+#include "inject/kernels.h"
 #include "record/record.h"
 #include "tui/tui.h"
 
@@ -154,6 +156,83 @@ static char *rec_string(const uint8_t *p, size_t len)
     return s;
 }
 
+/* Model sink: a completed user region becomes a slice of the recording (start/stop ranges on
+ * the process's "ranges" track, nested regions on their thread's own track). */
+static void on_region_span(void *ctx, const struct model_region_span *sp)
+{
+    struct session *s = ctx;
+    struct record_event ev = {.type = RECORD_EV_SLICE,
+                              .time_ns = sp->begin_ns,
+                              .end_ns = sp->end_ns,
+                              .pid = sp->pid,
+                              .tid = sp->tid,
+                              .track = sp->range ? "ranges" : NULL,
+                              .category = "region",
+                              .name = sp->name,
+                              .args = sp->closed_at_exit ? "closed_at_exit=1" : NULL};
+    record_set_event(s->rec, &ev);
+}
+
+/* User-region records (collector/regions.c) into the model; marks and sampling changes become
+ * instants of the recording. */
+static void on_region_record(struct session *s, const struct rocsys_ring_ctl *ctl,
+                             const struct rocsys_rec_header *h)
+{
+    const struct rocsys_rec_region *r = (const void *)h;
+    struct record_event ev = {.type = RECORD_EV_INSTANT, .pid = ctl->pid, .tid = ctl->tid};
+
+    if (h->type == ROCSYS_REC_REGION_NAME) {
+        const struct rocsys_rec_region_name *n = (const void *)h;
+        if (h->size < sizeof(*n) || n->name_len > ROCSYS_REGION_NAME_MAX ||
+            (uint64_t)sizeof(*n) + n->name_len > h->size || n->id == 0)
+            return;
+        char *name = rec_string((const uint8_t *)h + sizeof(*n), n->name_len);
+        model_region_name(s->m, ctl->pid, n->id, name);
+        free(name);
+        return;
+    }
+    if (h->type == ROCSYS_REC_REGION_RANGE) {
+        const struct rocsys_rec_region_range *g = (const void *)h;
+        if (h->size >= sizeof(*g) && g->id != 0)
+            model_region_range(s->m, ctl->pid, g->start_tid, g->id, g->begin_ns, g->end_ns);
+        return;
+    }
+    if (h->size < sizeof(*r))
+        return;
+    switch (h->type) {
+    case ROCSYS_REC_REGION_BEGIN:
+        if (r->id)
+            model_region_begin(s->m, ctl->pid, ctl->tid, r->id, r->depth, r->time_ns);
+        break;
+    case ROCSYS_REC_REGION_END:
+        if (r->id)
+            model_region_end(s->m, ctl->pid, ctl->tid, r->id, r->depth, r->time_ns);
+        break;
+    case ROCSYS_REC_REGION_MARK:
+        if (!r->id)
+            break;
+        model_region_mark(s->m);
+        ev.time_ns = r->time_ns;
+        ev.category = "mark";
+        ev.name = model_region_name_of(s->m, ctl->pid, r->id);
+        record_set_event(s->rec, &ev);
+        break;
+    case ROCSYS_REC_REGION_ERROR:
+        model_region_error(s->m, h->flags);
+        break;
+    case ROCSYS_REC_SAMPLING:
+        model_region_sampling(s->m, h->flags & ROCSYS_SAMPLING_ON,
+                              (h->flags & ROCSYS_SAMPLING_THREAD) != 0);
+        ev.time_ns = r->time_ns;
+        ev.category = "mark";
+        ev.name = (h->flags & ROCSYS_SAMPLING_ON) ? "sampling started" : "sampling stopped";
+        record_set_event(s->rec, &ev);
+        break;
+    default:
+        break;
+    }
+}
+
 /* Transport callback: turn one record into model input. Every record is validated. */
 static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
                       const struct rocsys_rec_header *h)
@@ -210,8 +289,10 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
                                   .tid = r->tid,
                                   .data = name};
         record_set_event(s->rec, &ev);
-        if (h->type == ROCSYS_REC_THREAD_EXIT)
+        if (h->type == ROCSYS_REC_THREAD_EXIT) {
+            model_regions_thread_end(s->m, r->pid, r->tid, r->time_ns);
             model_thread_exit(s->m, r->pid, r->tid, r->time_ns);
+        }
         break;
     }
     case ROCSYS_REC_MODULE: {
@@ -248,8 +329,18 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
                           r->weight ? r->weight : 1);
         break;
     }
-    default:
-        break; /* a newer collector's record: skip */
+    case ROCSYS_REC_REGION_NAME:
+    case ROCSYS_REC_REGION_BEGIN:
+    case ROCSYS_REC_REGION_END:
+    case ROCSYS_REC_REGION_MARK:
+    case ROCSYS_REC_REGION_ERROR:
+    case ROCSYS_REC_REGION_RANGE:
+    case ROCSYS_REC_SAMPLING:
+        on_region_record(s, ctl, h);
+        break;
+    default: /* HIP and HSA records (inject/kernels.c); a newer collector's record: skipped */
+        inject_kernels_record(s->m, s->rec, ctl, h);
+        break;
     }
 }
 
@@ -304,6 +395,7 @@ static void drain(struct session *s, int check_orphans)
         s->def[kept++] = *d;
     }
     s->ndef = kept;
+    inject_kernels_flush(s->m, s->rec, 0); /* slices whose kernel names came in this drain */
 }
 
 /* The cost (ns, bin centre) at quantile q of the sample-cost histogram. */
@@ -519,9 +611,11 @@ static void refresh(struct session *s)
     uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
 
     drain(s, 1);
+    model_regions_close(s->m, t, 0); /* regions left open by threads that ended */
     model_tick(s->m, t);
     model_refresh_procfs(s->m, t);
     record_process_counters(s, t);
+    inject_gpu_record(model_session(s->m)->gpu, s->rec);
     update_stats(s);
     s->refreshes++;
     if (s->headless) {
@@ -772,6 +866,7 @@ static void print_summary(struct session *s)
         printf("  %5.1f%%  %s  (%s)\n", 100.0 * (double)h->items[i].self / (double)h->total,
                fn->name, fn->module);
     }
+    inject_kernels_summary(stdout, s->m, 10);
     printf("files:");
     for (int i = 0; s->files[i]; i++)
         printf(" %s/%s", s->rank_dir[0] ? s->rank_dir : s->o->record_dir, s->files[i]);
@@ -816,6 +911,7 @@ int inject_session_run(const struct inject_options *o)
         return 1;
     }
     s.m = model_new();
+    model_regions_set_sink(s.m, on_region_span, &s);
     model_session(s.m)->rank = o->record_dir ? inject_mpi_rank() : -1;
     if (setup_writers(&s, err, sizeof(err)) != 0 || setup_transport(&s, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
@@ -877,6 +973,7 @@ int inject_session_run(const struct inject_options *o)
         goto out;
     }
     model_set_root_pid(s.m, (uint32_t)s.target.pid);
+    ms->gpu = inject_gpu_start(o); /* after the fork: the child expects one thread */
     snprintf(ms->status_text, sizeof(ms->status_text), "running");
     fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
     fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
@@ -925,6 +1022,12 @@ out:
                              .argc = o->target_argc,
                              .root_pid = (int)s.target.pid,
                              .files = (const char *const *)s.files};
+    if (s.m) /* regions still open (a process that outlived the session): closed now */
+        model_regions_close(s.m, model_clock_ns(CLOCK_MONOTONIC), 1);
+    if (s.m)
+        inject_gpu_record(model_session(s.m)->gpu, s.rec);
+    if (s.m) /* GPU slices still waiting for a kernel name: written with what is known */
+        inject_kernels_flush(s.m, s.rec, 1);
     record_set_close(s.rec, s.m, &end);
     if (s.headless && s.target.pid > 0)
         print_summary(&s);
@@ -938,6 +1041,8 @@ out:
         free(s.def[i].frames);
     free(s.def);
     free(s.inst);
+    if (s.m)
+        gpu_monitor_stop(model_session(s.m)->gpu);
     model_free(s.m);
     return rc;
 }

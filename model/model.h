@@ -166,6 +166,15 @@ struct model_session {
     int sample_signal;         /* the collector's sampling signal number */
     int rank;                  /* MPI rank of this rocsys-top (from the launcher's env), or -1 */
     uint32_t threads_blocking; /* live threads that block it (and so are not sampled) */
+    /* replay (--replay DIR): the model holds a recording; start_ns..end_ns is the whole run */
+    int replay;
+    uint64_t range_start_ns; /* the part of the run whose samples are counted */
+    uint64_t range_end_ns;
+    int range_changed; /* the user moved the range: the replay recounts */
+    /* GPU monitor (gpu/gpu.h) the views read, NULL when none runs; attach_gpu: no target,
+     * the GPU dashboard of the whole machine (--attach-gpu) */
+    struct gpu_monitor *gpu;
+    int attach_gpu;
 };
 
 struct model *model_new(void);
@@ -202,6 +211,10 @@ int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
 /* The same for a sample that stands for weight sampling periods (counts grow by weight). */
 int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                           const uint64_t *frames, uint32_t nframes, uint32_t weight, int final_try);
+/* A sample whose stack is already symbolized (replay of a recording): function names, root
+ * first. Functions are identified by name alone (no module, file or line). */
+int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                            const char *const *functions, uint32_t n, uint32_t weight);
 
 /* Advance the sliding window to now_ns (drops buckets older than window_seconds). */
 void model_tick(struct model *m, uint64_t now_ns);
@@ -238,5 +251,189 @@ void model_hot_free(struct model_hot_list *h);
 
 /* Number of distinct (thread, stack) entries: memory grows with this, not with run time. */
 size_t model_distinct_stacks(const struct model *m);
+
+/* ---- user regions (model/regions.c) ----
+ * Named regions the program pushed and popped (rocsys-top's user API, ROCTx, ROCm Systems
+ * Profiler's user API). Samples taken inside regions carry them as pseudo-frames, so regions
+ * are functions named "[region] NAME" (module "[region]") in trees and hot lists; this part
+ * keeps their names, the open regions of each thread and the time statistics. */
+
+/* Time statistics of one region name on one thread (durations in ns). */
+struct model_region_stats {
+    const char *name;        /* the region's name */
+    int thread;              /* index into the thread table */
+    uint64_t count;          /* completed instances */
+    uint64_t open;           /* instances open now */
+    uint64_t closed_at_exit; /* instances still open when their thread or process ended */
+    uint64_t total_ns, min_ns, max_ns;
+    double mean_ns; /* running mean (Welford) */
+    double m2_ns2;  /* sum of squared deviations from the mean */
+};
+/* Standard deviation of the instances' durations (population), ns. */
+double model_region_stddev_ns(const struct model_region_stats *s);
+
+/* A completed region instance, as handed to the span sink (for the recording). */
+struct model_region_span {
+    uint32_t pid, tid;
+    const char *name;
+    uint64_t begin_ns, end_ns;
+    int closed_at_exit; /* it was still open when its thread or process ended */
+    int range;          /* a start/stop range (not nested on its thread) */
+};
+typedef void (*model_region_span_fn)(void *ctx, const struct model_region_span *s);
+/* Where completed instances go (the session: slices of the recording). */
+void model_regions_set_sink(struct model *m, model_region_span_fn fn, void *ctx);
+
+/* Inputs from the collector. Times are CLOCK_MONOTONIC ns. */
+void model_region_name(struct model *m, uint32_t pid, uint32_t id, const char *name);
+void model_region_begin(struct model *m, uint32_t pid, uint32_t tid, uint32_t id, uint32_t depth,
+                        uint64_t time_ns);
+void model_region_end(struct model *m, uint32_t pid, uint32_t tid, uint32_t id, uint32_t depth,
+                      uint64_t time_ns);
+/* A completed start/stop range (counted on the thread that started it). */
+void model_region_range(struct model *m, uint32_t pid, uint32_t start_tid, uint32_t id,
+                        uint64_t begin_ns, uint64_t end_ns);
+/* An anomaly the collector reported: ROCSYS_REGION_ERR_* of collector/protocol.h. */
+void model_region_error(struct model *m, int kind);
+/* The program stopped (on = 0) or restarted sampling (thread_only: for one thread). */
+void model_region_sampling(struct model *m, int on, int thread_only);
+/* Name of region id of process pid ("#ID" until its name is known); stable until model_free. */
+const char *model_region_name_of(struct model *m, uint32_t pid, uint32_t id);
+/* Close the regions still open on a thread that ended, at time_ns. */
+void model_regions_thread_end(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns);
+/* Close the regions still open on threads that ended (or whose process ended), at that end;
+ * with all (the session is over), close the others too, at now_ns. */
+void model_regions_close(struct model *m, uint64_t now_ns, int all);
+/* Count a mark. */
+void model_region_mark(struct model *m);
+/* The statistics per (region, thread), in no particular order; valid until the next input. */
+const struct model_region_stats *model_regions_stats(const struct model *m, int *count);
+
+struct model_regions_summary {
+    uint64_t unbalanced_pops; /* pops with no open region */
+    uint64_t too_deep;        /* threads that pushed deeper than the collector tracks */
+    uint64_t names_full;      /* pushes not recorded: the process's name table was full */
+    uint64_t range_errors;    /* start/stop ranges lost (no free slot, unknown id) */
+    uint64_t marks;
+    uint64_t open;           /* instances open now */
+    uint64_t closed_at_exit; /* instances closed by the end of their thread or process */
+    int sampling_paused;     /* the program stopped sampling (process-wide) and did not restart */
+};
+void model_regions_summary(const struct model *m, struct model_regions_summary *out);
+/* Symbolize pc if it is a region pseudo-frame: returns 1 (out filled), 0 if pc is not one, or
+ * -1 if its name is not known yet and not final_try. */
+int model_regions_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try,
+                        struct sym_frame *out);
+
+/* ---- GPU kernels, HIP API calls and copies (model/kernels.c) ---- */
+/* Inputs come from the collector's HIP and HSA records; names arrive in their own records, maybe
+ * after the events that use them (different rings), so statistics are kept by (pid, key) and
+ * joined with names when a view builds its list. Times are CLOCK_MONOTONIC ns. */
+
+/* idle gaps between dispatches of a queue: <1us, 1-10us, ... >=100ms */
+#define MODEL_GAP_BUCKETS 7
+/* "gap <1us", "gap 1us-10us", ..., "gap >=100ms" */
+extern const char *const model_gap_bucket_names[MODEL_GAP_BUCKETS];
+/* The bucket of an idle gap of gap_ns (pure). */
+int model_gap_bucket(uint64_t gap_ns);
+
+/* Duration statistics of a set of intervals. */
+struct model_duration {
+    uint64_t calls;
+    uint64_t total_ns, min_ns, max_ns;
+    double sum_sq_ns; /* sum of squared durations, for the standard deviation */
+};
+void model_duration_add(struct model_duration *d, uint64_t ns);
+double model_duration_avg_ns(const struct model_duration *d);
+double model_duration_stddev_ns(const struct model_duration *d);
+
+/* One kernel (dispatches merged by name over processes). */
+struct model_kernel {
+    const char *name;          /* demangled, ".kd" stripped; "kernel 0x..." when never named */
+    struct model_duration gpu; /* GPU time of the timed dispatches */
+    uint64_t dispatches;       /* dispatches seen (timed or not) */
+    uint64_t hip_launches;     /* launches of it seen through the HIP API */
+    int has_dims;              /* grid/block known */
+    uint32_t grid[3];          /* last grid (work-items for dispatches) */
+    uint32_t block[3];         /* last work-group size */
+};
+struct model_kernel_list {
+    struct model_kernel *items;
+    int count;
+    uint64_t gpu_total_ns; /* GPU time of all kernels: the base of the shares */
+};
+/* The kernels, unsorted; free with model_kernels_list_free. */
+struct model_kernel_list *model_kernels_list(struct model *m);
+void model_kernels_list_free(struct model_kernel_list *l);
+
+/* One HIP API entry point. */
+struct model_hip_api {
+    const char *name;
+    struct model_duration time; /* host time inside the call */
+    uint64_t errors;            /* calls that returned something else than hipSuccess */
+    int last_error;             /* the last non-zero result */
+};
+
+/* One GPU queue. */
+struct model_gpu_queue {
+    uint32_t pid;
+    uint32_t agent; /* GPU ordinal (order of first queue) */
+    uint64_t queue_id;
+    uint64_t dispatches;
+    uint64_t first_start_ns, last_end_ns;
+    uint64_t busy_ns; /* union of the dispatches' [start, end] */
+    uint64_t gaps[MODEL_GAP_BUCKETS];
+};
+
+/* Copies by direction and source ("hip": host time of hipMemcpy*; "hsa": async copy time). */
+struct model_copy {
+    const char *direction; /* "HtoD", "DtoH", "DtoD", "HtoH", "default", "async" */
+    const char *source;    /* "hip" or "hsa" */
+    struct model_duration time;
+    uint64_t bytes;
+};
+
+/* Inputs. kind 0: a HIP name id of pid; kind 1: an HSA kernel object of pid. raw: as the
+ * runtime names it (mangled, maybe with ".kd"). */
+void model_kernel_name(struct model *m, uint32_t pid, int kind, uint64_t key, const char *raw);
+/* A completed HIP call; launches give name_id, grid and block; copies bytes and copy_kind. */
+struct model_hip_call {
+    uint32_t pid, tid;
+    int api;    /* ROCSYS_HIP_API_LIST id */
+    int result; /* hipError_t */
+    uint64_t start_ns, end_ns;
+    uint32_t name_id;
+    uint32_t grid[3], block[3];
+    uint64_t bytes;
+    int copy_kind; /* -1: not a copy */
+};
+void model_hip_call(struct model *m, const struct model_hip_call *c);
+/* A dispatch (timed unless bad_time). */
+void model_gpu_dispatch(struct model *m, uint32_t pid, uint32_t agent, uint64_t queue_id,
+                        uint64_t kernel_object, uint64_t start_ns, uint64_t end_ns, int bad_time,
+                        const uint32_t grid[3], const uint16_t block[3]);
+void model_gpu_copy(struct model *m, uint32_t pid, uint64_t bytes, uint64_t start_ns,
+                    uint64_t end_ns, int bad_time);
+
+/* Names for events: NULL while unknown. Stable until model_free. */
+const char *model_kernel_object_name(struct model *m, uint32_t pid, uint64_t kernel_object);
+const char *model_hip_kernel_name(struct model *m, uint32_t pid, uint32_t name_id);
+/* Name of a HIP API id ("hipApi#N" for ids this build does not know). */
+const char *model_hip_api_name(int api);
+
+/* Tables; pointers valid until the next input. Only entries with calls are listed. */
+int model_hip_api_count(const struct model *m);
+const struct model_hip_api *model_hip_api_at(const struct model *m, int i);
+int model_gpu_queue_count(const struct model *m);
+const struct model_gpu_queue *model_gpu_queue_at(const struct model *m, int i);
+int model_copy_count(const struct model *m);
+const struct model_copy *model_copy_at(const struct model *m, int i);
+/* 1 once any HIP or HSA record arrived (views say so rather than show an empty table). */
+int model_gpu_seen(const struct model *m);
+
+/* Name helpers (pure): strip ".kd" and demangle (C names stay as they are). */
+void model_kernel_clean_name(const char *raw, char *out, size_t n);
+/* Fold template arguments: every outermost "<...>" becomes "<…>" (utf8) or "<...>". */
+void model_kernel_fold_name(const char *name, char *out, size_t n, int utf8);
 
 #endif

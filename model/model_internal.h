@@ -44,6 +44,9 @@ struct model {
     int nfuncs;
     size_t func_cap;
     struct hashmap func_map; /* (name, module) -> index + 1 */
+    struct hashmap name_map; /* replayed function name -> index + 1 into names */
+    char **names;            /* names of replayed functions (a recording has no addresses) */
+    size_t nnames, names_cap;
 
     struct addr_entry *addrs;
     size_t naddrs, addr_cap;
@@ -62,6 +65,8 @@ struct model {
 
     struct model_output *output;
     struct model_procfs *procfs;
+    struct model_regions *regions; /* regions.c, created on first use */
+    struct model_kernels *kernels; /* kernels.c, created on first use */
 };
 
 /* profile.c: index of the live thread (pid, tid), created if unknown. */
@@ -74,6 +79,12 @@ struct model_process *model_process_mut(struct model *m, uint32_t pid);
 
 /* output.c */
 void model_output_free(struct model *m);
+
+/* regions.c */
+void model_regions_free(struct model *m);
+
+/* kernels.c */
+void model_kernels_free(struct model *m);
 
 /* procfs.c */
 struct model_procfs_stat {

@@ -70,10 +70,16 @@ void model_free(struct model *m)
         free(m->buckets[i].ids);
     hashmap_free(&m->thread_map);
     hashmap_free(&m->func_map);
+    hashmap_free(&m->name_map);
+    for (size_t i = 0; i < m->nnames; i++)
+        free(m->names[i]);
+    free(m->names);
     hashmap_free(&m->stack_map);
     hashmap_free(&m->addr_map);
     model_output_free(m);
     model_procfs_free(m);
+    model_regions_free(m);
+    model_kernels_free(m);
     symbolizer_free(m->sym);
     free(m);
 }
@@ -286,7 +292,11 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
 
     if (slot)
         return &m->addrs[*slot - 1];
-    n = symbolizer_lookup(m->sym, pid, pc, is_ret, fr, MAX_SYM_FRAMES);
+    n = model_regions_frame(m, pid, pc, final_try, &fr[0]); /* a user region's pseudo-frame */
+    if (n < 0)
+        return NULL;
+    if (n == 0)
+        n = symbolizer_lookup(m->sym, pid, pc, is_ret, fr, MAX_SYM_FRAMES);
     if (n <= 0) {
         if (!final_try)
             return NULL;
@@ -407,6 +417,44 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
         a = addr_lookup(m, pid, frames[i], i > 0, 1);
         for (uint32_t k = a->len; k-- > 0 && len < MAX_SEQ;)
             seq[len++] = m->addr_funcs[a->off + k];
+    }
+    if (len == 0)
+        return 0;
+    uint32_t thread = model_thread_discover(m, pid, tid, time_ns);
+    count_sample(m, stack_intern(m, thread, seq, len), weight ? weight : 1);
+    return 0;
+}
+
+/* The model's own copy of a replayed function name (one pointer per distinct name). */
+static const char *name_intern(struct model *m, const char *name)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+    uint64_t key = hashmap_mix(h);
+    uint32_t *slot = hashmap_slot(&m->name_map, key, 1);
+
+    while (*slot && strcmp(m->names[*slot - 1], name) != 0) {
+        key = hashmap_mix(key + 1); /* a collision of mixed keys: probe with the next key */
+        slot = hashmap_slot(&m->name_map, key, 1);
+    }
+    if (*slot)
+        return m->names[*slot - 1];
+    grow((void **)&m->names, &m->names_cap, m->nnames + 1, sizeof(*m->names));
+    m->names[m->nnames] = xstrdup(name);
+    *slot = (uint32_t)++m->nnames;
+    return m->names[m->nnames - 1];
+}
+
+int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                            const char *const *functions, uint32_t n, uint32_t weight)
+{
+    uint32_t seq[MAX_SEQ];
+    uint32_t len = 0;
+
+    for (uint32_t i = 0; i < n && len < MAX_SEQ; i++) {
+        struct sym_frame f = {.function = name_intern(m, functions[i])};
+        seq[len++] = func_id(m, &f);
     }
     if (len == 0)
         return 0;

@@ -9,9 +9,16 @@
 #define RECORD_MAX_WRITERS 16
 
 const struct record_file record_files[] = {
-    {&record_output_log, "output.log"},       {&record_profile_txt, "profile.txt"},
-    {&record_stacks_folded, "stacks.folded"}, {&record_perfetto, "trace.pftrace"},
-    {&record_session_json, "session.json"},   {NULL, NULL},
+    {&record_output_log, "output.log"},
+    {&record_profile_txt, "profile.txt"},
+    {&record_stacks_folded, "stacks.folded"},
+    {&record_perfetto, "trace.pftrace"},
+    {&record_gpu_csv, "gpu.csv"},
+    {&record_kernels_csv, "kernels.csv"},
+    {&record_hip_api_csv, "hip_api.csv"},
+    {&record_copies_csv, "copies.csv"},
+    {&record_session_json, "session.json"},
+    {NULL, NULL},
 };
 
 struct record_set {

@@ -74,7 +74,11 @@ extern const struct record_writer_class record_output_log;    /* the target's fu
 extern const struct record_writer_class record_profile_txt;   /* per-thread call trees */
 extern const struct record_writer_class record_stacks_folded; /* collapsed stacks */
 extern const struct record_writer_class record_session_json;  /* what, and how it ended */
+extern const struct record_writer_class record_kernels_csv;   /* kernels.csv (rocprof stats) */
+extern const struct record_writer_class record_hip_api_csv;   /* hip_api.csv (rocprof stats) */
+extern const struct record_writer_class record_copies_csv;    /* copies.csv */
 extern const struct record_writer_class record_perfetto;      /* trace.pftrace (Perfetto) */
+extern const struct record_writer_class record_gpu_csv;       /* gpu.csv: GPU time series */
 /* Sizes of a Perfetto writer's interning tables (tests: memory bounded by distinct stacks). */
 void record_perfetto_stats(const struct record_writer *w, size_t *addresses, size_t *stacks,
                            size_t *heap_bytes);

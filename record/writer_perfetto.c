@@ -30,8 +30,8 @@
  *    module covers gets function "[unknown]" in mapping "[unknown]" (every frame has one).
  *    cpu_mode is not written (2 bytes per sample; Perfetto does not need it).
  *  - Sample weight (periods a sample stands for; Perfetto has no weight): a sample of weight
- *    w <= 8 is written w times (same time and stack), a heavier one once, so counts stay
- *    exact for the usual weights and the file cannot explode on a huge weight.
+ *    w is written min(w, 64) times (same time and stack), so counts stay exact for every
+ *    weight a 1000 Hz timer gives in practice and the file cannot explode on a huge weight.
  *  A repeated stack costs one small packet: about 25-27 bytes with today's timestamps.
  *  - COUNTER: a counter TrackDescriptor {uuid, name, parent_uuid = the process track (none for
  *    pid 0, machine-wide), counter {unit SIZE_BYTES / TIME_NS, or unit_name "%", "W", ...}}
@@ -55,7 +55,7 @@
 
 #define PF_CHUNK       65536 /* write the buffer out once it holds this much */
 #define PF_MAX_INLINE  16    /* source frames per address */
-#define PF_MAX_REPEAT  8     /* heaviest weight written as repeated samples */
+#define PF_MAX_REPEAT  64    /* heaviest weight written as repeated samples */
 #define PF_SEQ_CLEARED 1
 #define PF_SEQ_NEEDS   2
 
@@ -685,7 +685,7 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
     cs = intern_stack(w, w->stack, n);
     for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
         inlen += in[i]->n;
-    repeat = ev->weight <= 1 ? 1 : ev->weight <= PF_MAX_REPEAT ? ev->weight : 1;
+    repeat = ev->weight <= 1 ? 1 : ev->weight <= PF_MAX_REPEAT ? ev->weight : PF_MAX_REPEAT;
     for (uint32_t r = 0; r < repeat; r++) {
         packet_begin(w, ev->time_ns, PF_SEQ_NEEDS);
         if (inlen && r == 0) {

@@ -4,7 +4,8 @@
  * (the launched target), processes [{pid, ppid, exe, status}], start_time / end_time (UTC,
  * ISO 8601), duration_s, exit_status (the target's: code, or 128+signal), status (text),
  * ended_by (why the session ended), sampling {mode, freq_hz, timer}, samples, dropped,
- * unsampled_threads, threads, gpus (GPU list: empty until GPU support lands), files (every file
+ * unsampled_threads, threads, gpus [{index, pci, name}] (the GPUs monitored; empty when none
+ * could be read, gpu_status then says why), files (every file
  * of the recording). Written last, when the session ends; its presence marks a complete
  * recording. */
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "collector/protocol.h"
+#include "gpu/gpu.h"
 #include "model/model.h"
 #include "record.h"
 
@@ -22,6 +24,7 @@ struct record_writer {
     FILE *f;
     char *path;
     time_t start;
+    uint64_t start_ns; /* CLOCK_MONOTONIC at open, for duration_s */
 };
 
 /* A JSON string literal for s (quotes, backslashes and control characters escaped). */
@@ -37,6 +40,30 @@ static void json_str(FILE *f, const char *s)
             fputc(*p, f);
     }
     fputc('"', f);
+}
+
+/* The GPUs monitored during the session, and why there are none. */
+static void json_gpus(FILE *f, struct gpu_monitor *g)
+{
+    struct gpu_status *st;
+
+    fprintf(f, "\n  \"gpus\": [");
+    if (!g) {
+        fprintf(f, "],\n  \"gpu_status\": \"off\"");
+        return;
+    }
+    st = xmalloc(sizeof(*st));
+    gpu_monitor_status(g, st);
+    for (int d = 0; d < st->count; d++) {
+        fprintf(f, "%s\n    {\"index\": %d, \"pci\": ", d ? "," : "", d);
+        json_str(f, st->info[d].pci);
+        fprintf(f, ", \"name\": ");
+        json_str(f, st->info[d].name);
+        fprintf(f, "}");
+    }
+    fprintf(f, "],\n  \"gpu_status\": ");
+    json_str(f, st->state == GPU_STATE_OK ? "ok" : st->reason);
+    free(st);
 }
 
 /* ISO 8601 UTC time. */
@@ -65,6 +92,7 @@ static struct record_writer *session_open(const char *path, struct model *m, cha
     unlink(path); /* absent until the session is complete */
     w->path = xstrdup(path);
     w->start = time(NULL);
+    w->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     return w;
 }
 
@@ -115,7 +143,8 @@ static void session_close(struct record_writer *w, struct model *m, const struct
     json_time(f, w->start);
     fprintf(f, ",\n  \"end_time\": ");
     json_time(f, time(NULL));
-    fprintf(f, ",\n  \"duration_s\": %.3f", (double)(time(NULL) - w->start));
+    fprintf(f, ",\n  \"duration_s\": %.3f",
+            (double)(model_clock_ns(CLOCK_MONOTONIC) - w->start_ns) / 1e9);
     fprintf(f, ",\n  \"exit_status\": %d,\n  \"status\": ", end ? end->exit_status : -1);
     json_str(f, end && end->status_text ? end->status_text : "");
     fprintf(f, ",\n  \"ended_by\": ");
@@ -126,9 +155,11 @@ static void session_close(struct record_writer *w, struct model *m, const struct
     json_str(f, s->timer);
     fprintf(f,
             "},\n  \"samples\": %llu,\n  \"dropped\": %llu,\n  \"unsampled_threads\": %llu,"
-            "\n  \"threads\": %d,\n  \"gpus\": [],\n  \"files\": [",
+            "\n  \"threads\": %d,",
             (unsigned long long)s->samples, (unsigned long long)s->dropped,
             (unsigned long long)s->threads_unsampled, model_thread_count(m));
+    json_gpus(f, s->gpu);
+    fprintf(f, ",\n  \"files\": [");
     for (int i = 0; end && end->files && end->files[i]; i++) {
         fprintf(f, "%s", i ? ", " : "");
         json_str(f, end->files[i]);

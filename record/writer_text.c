@@ -12,6 +12,12 @@
  *   (TT = the thread's index; label indented two spaces per depth; shares are of the thread's
  *   samples; estimated time = samples x sampling period), then hot functions tables:
  *   | FUNCTION | SELF | SELF % | INCL % | EST. SELF TIME (s) | LOCATION |
+ *   User regions are "[region] NAME" nodes of the trees; when the program has regions, a table
+ *   of their times comes before the hot functions:
+ *   | REGION | TID | COUNT | TOTAL | MEAN | MIN | MAX | STDDEV | EXIT |  (ms; EXIT = instances
+ *   still open when their thread or process ended)
+ *   Counters of the recording (GPU metrics, ...) end the file, one row per track:
+ *   | TRACK | UNIT | READINGS | MIN | MEAN | MAX |
  * Nothing else is in the file; it is meant for people (cat), the folded file for tools. */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +30,17 @@
 struct record_writer {
     FILE *f;
     struct model *m;
-    int folded; /* 1: stacks.folded, 0: profile.txt */
+    int folded;               /* 1: stacks.folded, 0: profile.txt */
+    struct text_counter *ctr; /* counter tracks seen, in order of appearance */
+    int nctr, capctr;
+};
+
+/* Running statistics of one counter track (pid, name) for the summary table. */
+struct text_counter {
+    uint32_t pid;
+    char *track, *unit;
+    uint64_t n;
+    double sum, min, max;
 };
 
 /* Children of node in t, sorted by inclusive count (largest first), into a new array. */
@@ -113,6 +129,33 @@ static void profile_hot(FILE *f, struct model *m, const struct model_filter *flt
     model_hot_free(h);
 }
 
+/* The user regions table of profile.txt (nothing when the program has none). */
+static void profile_regions(FILE *f, struct model *m)
+{
+    int n;
+    const struct model_region_stats *st = model_regions_stats(m, &n);
+    struct model_regions_summary sum;
+
+    if (n == 0)
+        return;
+    model_regions_summary(m, &sum);
+    fprintf(f,
+            "\n== Regions (%d; unbalanced pops %llu, closed at exit %llu, marks %llu): time "
+            "per region and thread, ms ==\n",
+            n, (unsigned long long)sum.unbalanced_pops, (unsigned long long)sum.closed_at_exit,
+            (unsigned long long)sum.marks);
+    fprintf(f, "| %-40s | %8s | %9s | %12s | %10s | %10s | %10s | %10s | %5s |\n", "REGION", "TID",
+            "COUNT", "TOTAL", "MEAN", "MIN", "MAX", "STDDEV", "EXIT");
+    for (int i = 0; i < n; i++) {
+        const struct model_thread *th = model_thread_at(m, st[i].thread);
+        fprintf(f, "| %-40s | %8u | %9llu | %12.3f | %10.3f | %10.3f | %10.3f | %10.3f | %5llu |\n",
+                st[i].name, th ? (unsigned)th->tid : 0u, (unsigned long long)st[i].count,
+                (double)st[i].total_ns / 1e6, st[i].mean_ns / 1e6, (double)st[i].min_ns / 1e6,
+                (double)st[i].max_ns / 1e6, model_region_stddev_ns(&st[i]) / 1e6,
+                (unsigned long long)st[i].closed_at_exit);
+    }
+}
+
 /* profile.txt */
 static void write_profile(FILE *f, struct model *m, const struct record_end *end)
 {
@@ -140,6 +183,7 @@ static void write_profile(FILE *f, struct model *m, const struct record_end *end
         profile_rows(f, m, t, 0, i, t->total);
         model_tree_free(t);
     }
+    profile_regions(f, m);
     struct model_filter all = {.thread = -1, .window = 0};
     profile_hot(f, m, &all, "all threads");
     for (int i = 0; i < nthreads; i++) {
@@ -227,8 +271,51 @@ static struct record_writer *folded_open(const char *path, struct model *m, char
 /* The text files are written from the aggregated model at the end: no per-event work. */
 static void text_event(struct record_writer *w, const struct record_event *ev)
 {
-    (void)w;
-    (void)ev;
+    struct text_counter *c = NULL;
+
+    if (w->folded || ev->type != RECORD_EV_COUNTER || !ev->track)
+        return; /* counters are summed up as they come: they are not in the model */
+    for (int i = w->nctr - 1; i >= 0 && !c; i--)
+        if (w->ctr[i].pid == ev->pid && strcmp(w->ctr[i].track, ev->track) == 0)
+            c = &w->ctr[i];
+    if (!c) {
+        if (w->nctr == w->capctr) {
+            w->capctr = w->capctr ? 2 * w->capctr : 64;
+            w->ctr = xrealloc(w->ctr, (size_t)w->capctr * sizeof(*w->ctr));
+        }
+        c = &w->ctr[w->nctr++];
+        *c = (struct text_counter){
+            .pid = ev->pid, .track = xstrdup(ev->track), .unit = xstrdup(ev->unit ? ev->unit : "")};
+    }
+    if (c->n == 0 || ev->value < c->min)
+        c->min = ev->value;
+    if (c->n == 0 || ev->value > c->max)
+        c->max = ev->value;
+    c->sum += ev->value;
+    c->n++;
+}
+
+/* The counters table at the end of profile.txt (nothing when there were none). */
+static void profile_counters(struct record_writer *w)
+{
+    if (w->nctr)
+        fprintf(w->f,
+                "\n== Counters: min / mean / max per track ==\n| %-36s | %5s | %9s | %14s | "
+                "%14s | %14s |\n",
+                "TRACK", "UNIT", "READINGS", "MIN", "MEAN", "MAX");
+    for (int i = 0; i < w->nctr; i++) {
+        const struct text_counter *c = &w->ctr[i];
+        char track[64];
+        if (c->pid)
+            snprintf(track, sizeof(track), "pid %u %s", (unsigned)c->pid, c->track);
+        else
+            snprintf(track, sizeof(track), "%s", c->track);
+        fprintf(w->f, "| %-36s | %5s | %9llu | %14.3f | %14.3f | %14.3f |\n", track, c->unit,
+                (unsigned long long)c->n, c->min, c->sum / (double)c->n, c->max);
+        free(c->track);
+        free(c->unit);
+    }
+    free(w->ctr);
 }
 
 static void text_close(struct record_writer *w, struct model *m, const struct record_end *end)
@@ -237,6 +324,7 @@ static void text_close(struct record_writer *w, struct model *m, const struct re
         write_folded(w->f, m ? m : w->m);
     else
         write_profile(w->f, m ? m : w->m, end);
+    profile_counters(w);
     fclose(w->f);
     free(w);
 }

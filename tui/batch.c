@@ -27,6 +27,10 @@ static void print_process(FILE *out, const struct model_process *p)
     char name[256], rss[32], peak[32];
 
     proc_name(p, name, sizeof(name));
+    if (!mt->valid) { /* never measured (a replay has no /proc): no made-up zeros */
+        fprintf(out, "process %u %s:", (unsigned)p->pid, name);
+        goto status;
+    }
     tui_format_bytes(rss, sizeof(rss), mt->rss_bytes);
     tui_format_bytes(peak, sizeof(peak), mt->peak_rss_bytes);
     fprintf(out,
@@ -35,7 +39,8 @@ static void print_process(FILE *out, const struct model_process *p)
             (unsigned)p->pid, name, mt->cpu_pct, (unsigned)mt->threads, rss, peak,
             (unsigned long long)mt->minor_faults, (unsigned long long)mt->major_faults,
             (unsigned long long)mt->vol_ctx_switches, (unsigned long long)mt->invol_ctx_switches);
-    if (p->state == MODEL_PROC_EXITED)
+status:
+    if (p->state == MODEL_PROC_EXITED && p->exit_code >= 0)
         fprintf(out, "  [exited with %d]", p->exit_code);
     else if (p->state == MODEL_PROC_KILLED)
         fprintf(out, "  [killed by signal %d]", p->term_signal);
@@ -54,7 +59,17 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
     tui_sanitize(target, sizeof(target), s->target);
     fprintf(out, "rocsys-top frame %d  elapsed %.1fs  target [%s]: %s\n", frame_no, elapsed,
             s->status_text[0] ? s->status_text : "starting", target);
-    fprintf(out,
+    if (s->replay) /* what was recorded, and the part of the run counted */
+        fprintf(out,
+                "mode %s %d Hz  samples %llu  dropped %llu  stacks %zu  range %.3f-%.3f s of "
+                "%.3f s\n",
+                s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
+                (unsigned long long)s->dropped, model_distinct_stacks(m),
+                (double)(s->range_start_ns - s->start_ns) / 1e9,
+                (double)(s->range_end_ns - s->start_ns) / 1e9, elapsed);
+    else
+        fprintf(
+            out,
             "mode %s %d Hz  samples %llu  dropped %llu  unsampled threads %llu  sample cost %.0f "
             "ns  (p99 %.0f ns, mean %.0f ns)  stacks %zu  front end %.1f%% cpu  timer %s\n",
             s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,

@@ -317,8 +317,16 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
         seg(t, y, &x, w, val, "%.0f ns", s->sample_cost_median_ns);
         seg(t, y, &x, w, lab, "  stacks ");
         seg(t, y, &x, w, val, "%zu", model_distinct_stacks(t->m));
-        seg(t, y, &x, w, lab, "  window ");
-        seg(t, y, &x, w, val, "%us", (unsigned)s->window_seconds);
+        if (s->replay) {
+            seg(t, y, &x, w, lab, "  range ");
+            seg(t, y, &x, w, val, "%.1f-%.1f s of %.1f s",
+                (double)(s->range_start_ns - s->start_ns) / 1e9,
+                (double)(s->range_end_ns - s->start_ns) / 1e9,
+                (double)(s->end_ns - s->start_ns) / 1e9);
+        } else {
+            seg(t, y, &x, w, lab, "  window ");
+            seg(t, y, &x, w, val, "%us", (unsigned)s->window_seconds);
+        }
         y++;
     }
     /* the notice, highlighted */
@@ -413,6 +421,36 @@ static void draw_status(struct tui *t, const struct tui_rect *r)
     }
 }
 
+/* Replay: move or resize the shown part of the recorded run (the replay recounts). */
+static void replay_range_key(struct tui *t, int ch)
+{
+    struct model_session *s = model_session(t->m);
+    uint64_t run = s->end_ns > s->start_ns ? s->end_ns - s->start_ns : 0;
+    uint64_t width = s->range_end_ns - s->range_start_ns, start = s->range_start_ns - s->start_ns;
+
+    if (run == 0)
+        return;
+    if (ch == 'w')
+        width = width >= run ? (run / 10 > 100000000ull ? run / 10 : run) : run;
+    else if (ch == '{')
+        width = width / 2 > 10000000ull ? width / 2 : width;
+    else if (ch == '}')
+        width = width * 2 < run ? width * 2 : run;
+    else if (ch == '[')
+        start = start > width / 2 ? start - width / 2 : 0;
+    else if (ch == ']')
+        start += width / 2;
+    if (ch == 'w' && width >= run)
+        start = 0;
+    if (start + width > run)
+        start = run - width;
+    s->range_start_ns = s->start_ns + start;
+    s->range_end_ns = s->range_start_ns + width;
+    s->range_changed = 1;
+    tui_message(t, "range %.1f-%.1f s of %.1f s", (double)start / 1e9,
+                (double)(start + width) / 1e9, (double)run / 1e9);
+}
+
 /* The help overlay: a framed box in the middle of the screen listing the keys. */
 static void draw_help(struct tui *t)
 {
@@ -447,7 +485,13 @@ static void draw_help(struct tui *t)
     lines[n++] = " Right Left     expand / collapse or go to the parent";
     lines[n++] = " F6 s           cycle the sort order";
     lines[n++] = " t              thread: all threads, then each thread in turn";
-    lines[n++] = " w              since start <-> sliding window (last N seconds)";
+    if (model_session(t->m)->replay) {
+        lines[n++] = " w              replay: whole run <-> a time window of the run";
+        lines[n++] = " [ ]            replay: move the window back / forward (half its width)";
+        lines[n++] = " { }            replay: halve / double the window's width";
+    } else {
+        lines[n++] = " w              since start <-> sliding window (last N seconds)";
+    }
     lines[n++] = " / n            search function names (the call tree opens the path)";
     lines[n++] = " p              pause: freeze the displayed data";
     lines[n++] = " r              reset the sample counts";
@@ -626,7 +670,14 @@ static int handle_key(struct tui *t, int ch)
         tui_message(t, "sample counts reset");
         return 0;
     case 'w':
-        t->filter.window = !t->filter.window;
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+        if (model_session(t->m)->replay)
+            replay_range_key(t, ch);
+        else if (ch == 'w')
+            t->filter.window = !t->filter.window;
         tui_filter_changed(t);
         return 0;
     case 't':

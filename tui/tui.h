@@ -40,4 +40,7 @@ void tui_layout_compute(int rows, int cols, struct tui_layout *out);
  * max_rows bounds each view's rows (0 = no bound). */
 void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows);
 
+/* Index of the view named name in the view table (for tui_options.initial_view), or -1. */
+int tui_view_find(const char *name);
+
 #endif

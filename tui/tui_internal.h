@@ -201,6 +201,32 @@ TUI_VIEW_DECLARE(calltree);
 TUI_VIEW_DECLARE(hot);
 TUI_VIEW_DECLARE(threads);
 TUI_VIEW_DECLARE(output);
+TUI_VIEW_DECLARE(regions);
+TUI_VIEW_DECLARE(gpu);
+TUI_VIEW_DECLARE(kernels);
+TUI_VIEW_DECLARE(hipapi);
+
+/* ---- GPU view layout and graphs (gpu_layout.c; pure) ---- */
+#define TUI_GPU_MAX_PANELS 16
+
+/* Where the GPU view puts its parts inside the body rectangle. */
+struct tui_gpu_layout {
+    struct tui_rect title;                     /* one line: summary or the unavailable reason */
+    struct tui_rect panel[TUI_GPU_MAX_PANELS]; /* one per GPU shown */
+    int npanels;
+    int columns;           /* panels side by side */
+    int compact;           /* 1: panels of one line each (a table), no graphs */
+    int graph_rows;        /* rows of history graph per panel (0: none) */
+    struct tui_rect procs; /* process list: heading + rows (h 0: no room) */
+};
+/* Lay out ngpu GPU panels and a process list of nproc rows inside body. */
+void tui_gpu_layout_compute(const struct tui_rect *body, int ngpu, int nproc,
+                            struct tui_gpu_layout *out);
+/* The glyph of row (0 = bottom) of a history graph rows high, for a value of fraction (0..1,
+ * NAN = no reading) of the graph's full scale: block eighths with utf8, else ASCII. */
+const char *tui_graph_cell(double fraction, int row, int rows, int utf8);
+/* A horizontal gauge of width cells for fraction (0..1): "[|||||     ]" style, utf8 blocks. */
+void tui_gauge(char *buf, size_t n, double fraction, int width, int utf8);
 
 /* ---- helpers shared by the views (views.c) ---- */
 

@@ -16,10 +16,22 @@ const struct tui_view tui_views[] = {
     TUI_VIEW_ROW("Hot functions", '2', hot),
     TUI_VIEW_ROW("Threads", '3', threads),
     TUI_VIEW_ROW("Output", '4', output),
+    TUI_VIEW_ROW("GPU", '5', gpu), /* gauges, history, processes (gpu/) */
+    TUI_VIEW_ROW("Regions", '6', regions),
+    TUI_VIEW_ROW("Kernels", '7', kernels), /* GPU kernels, queues idle (HSA dispatches) */
+    TUI_VIEW_ROW("HIP API", '8', hipapi),  /* HIP calls, errors, copies */
 };
 const int tui_view_count = (int)(sizeof(tui_views) / sizeof(tui_views[0]));
 
 _Static_assert(sizeof(tui_views) / sizeof(tui_views[0]) <= TUI_MAX_VIEWS, "too many views");
+
+int tui_view_find(const char *name)
+{
+    for (int i = 0; i < tui_view_count; i++)
+        if (strcmp(tui_views[i].name, name) == 0)
+            return i;
+    return -1;
+}
 
 const char *tui_model_func_name(const void *ctx, int func)
 {
@@ -53,7 +65,13 @@ void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, s
     const struct model_thread *th = NULL;
     char win[48];
 
-    if (f->window)
+    const struct model_session *s = model_session(m);
+
+    if (s->replay)
+        snprintf(win, sizeof(win), "%.1f-%.1f s of the run",
+                 (double)(s->range_start_ns - s->start_ns) / 1e9,
+                 (double)(s->range_end_ns - s->start_ns) / 1e9);
+    else if (f->window)
         snprintf(win, sizeof(win), "last %us", (unsigned)model_session(m)->window_seconds);
     else
         snprintf(win, sizeof(win), "since start");

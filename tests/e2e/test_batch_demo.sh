@@ -24,6 +24,7 @@ for t in solver-0 solver-1 sleeper; do
     check "thread $t listed" grep -Eq "^ +[0-9]+ +[0-9]+ +$t " "$WORK/last.txt"
 done
 check "status says exited with 0" grep -q '^rocsys-top frame .*\[exited with 0\]' "$WORK/last.txt"
+check "process line with measured metrics" grep -Eq '^process [0-9]+ rocsys-demo: cpu [0-9.]+%  threads [0-9]+  rss [0-9.]+ [KMG]i?B' "$WORK/last.txt"
 check "no drops" grep -Eq 'dropped 0( |$)' "$WORK/last.txt"
 check "call tree shows demo_butterfly under demo_transform" \
     awk '/demo_transform/{t=1; next} t && /demo_butterfly/{found=1} END{exit !found}' "$WORK/last.txt"

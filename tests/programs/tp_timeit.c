@@ -1,8 +1,8 @@
 /* tp_timeit [-o FILE] COMMAND [ARGS...]: runs COMMAND (fork, execvp, wait4) and prints
- * "wall_s user_s sys_s" of it (the child's rusage from wait4, which includes its own waited-for
- * children) to FILE, or to stderr. Exits with COMMAND's status (128+N if killed by signal N,
- * 127 if it could not be run).
- * Used by bench/overhead.sh to time each run more precisely than the shell can. */
+ * "wall_s user_s sys_s maxrss_kib" of it (the child's rusage from wait4, which includes its
+ * own waited-for children; maxrss is the largest of them) to FILE, or to stderr. Exits with
+ * COMMAND's status (128+N if killed by signal N, 127 if it could not be run). Used by
+ * bench/overhead.sh to time each run more precisely than the shell can. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tp_timeit: cannot write %s: %s\n", out_path, strerror(errno));
         out = stderr;
     }
-    fprintf(out, "%.6f %.6f %.6f\n", wall, tv_s(ru.ru_utime), tv_s(ru.ru_stime));
+    fprintf(out, "%.6f %.6f %.6f %ld\n", wall, tv_s(ru.ru_utime), tv_s(ru.ru_stime), ru.ru_maxrss);
     if (out != stderr)
         fclose(out);
 

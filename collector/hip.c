@@ -1,0 +1,583 @@
+/* HIP API tracing by interposition: the collector (LD_PRELOAD) defines the HIP entry points it
+ * traces; each definition finds the next one (the real libamdhip64, by the symbol version the
+ * library exports it with) on first use, calls it with the same arguments, and returns its
+ * result unchanged (errno too). Every completed call becomes a HIP_API record in the calling
+ * thread's ring: api id, start/end, result; launches add the kernel name id, grid, block,
+ * stream and a correlation id that the HSA side (hsa.c) attaches to the dispatch the launch
+ * makes on the same thread; copies add bytes and direction.
+ *
+ * Kernel names: __hipRegisterFunction (called at program start by hipcc-built code, even without
+ * a GPU) gives host stub -> mangled device name; hipModuleGetFunction gives function handle ->
+ * name. Names are interned once per process (HIP_NAME record) and looked up lock-free. A
+ * program that never calls HIP costs nothing: nothing is resolved before the first call. */
+#define _GNU_SOURCE
+#include "collector.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The entry points below are the HIP runtime's: their prototypes live in HIP's C++-flavoured
+ * headers, which the collector does not include. */
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+
+/* hipError_t values we need: what a missing runtime looks like to the caller. */
+#define HIP_ERROR_NOT_INITIALIZED 3
+
+enum {
+#define HIP_API_ENUM(id, name) HIP_API_##name = id,
+    ROCSYS_HIP_API_LIST(HIP_API_ENUM)
+#undef HIP_API_ENUM
+};
+
+/* dim3 as the HIP ABI passes it (by value: three 32-bit fields). */
+struct hip_dim3 {
+    uint32_t x, y, z;
+};
+
+/* The next definition of one entry point, resolved on first use. */
+struct hip_real {
+    _Atomic(void *) fn;
+    const char *name;
+    const char *version; /* the version libamdhip64 exports it with */
+};
+
+#define HIP_FN_SLOTS   8192 /* host stubs / module functions with a name, at most */
+#define HIP_NAME_SLOTS 4096 /* distinct kernel names per process, at most */
+
+/* host function pointer -> name id, open addressing, insert-only, lock-free lookups */
+static _Atomic uintptr_t fn_keys[HIP_FN_SLOTS];
+static _Atomic uint32_t fn_ids[HIP_FN_SLOTS];
+
+/* interned names (normal context, under names_lock) */
+struct hip_name {
+    uint64_t hash;
+    char *name;
+    uint32_t id;
+};
+static struct hip_name names[HIP_NAME_SLOTS];
+static uint32_t names_used;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static _Atomic uint64_t next_correlation = 1;
+static __thread uint64_t tls_launch; /* correlation id of the launch in progress, or 0 */
+
+uint64_t collector_hip_current_launch(void)
+{
+    return tls_launch;
+}
+
+int collector_write_any(const void *rec)
+{
+    struct collector_thread *ts = &collector_tls;
+    int rc;
+
+    if (!collector_g.enabled)
+        return -ENODEV;
+    if (!ts->ring.ctl) {
+        if (!ts->tid)
+            ts->tid = collector_gettid();
+        ts->busy = 1;
+        rc = collector_thread_claim_late(ts);
+        ts->busy = 0;
+        if (rc != 0)
+            return rc;
+    }
+    return collector_write_normal(rec);
+}
+
+/* The next definition of r (versioned first, then any version), cached. */
+static void *hip_resolve(struct hip_real *r)
+{
+    void *f = atomic_load_explicit(&r->fn, memory_order_acquire);
+    int saved = errno;
+
+    if (f)
+        return f;
+    f = dlvsym(RTLD_NEXT, r->name, r->version);
+    if (!f)
+        f = dlsym(RTLD_NEXT, r->name);
+    if (f)
+        atomic_store_explicit(&r->fn, f, memory_order_release);
+    else
+        collector_log("hip: %s@%s not found", r->name, r->version);
+    errno = saved;
+    return f;
+}
+
+/* FNV-1a of a string, never 0. */
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* Slot of a pointer key in fn_keys. */
+static uint32_t fn_slot(uintptr_t key)
+{
+    return (uint32_t)((key >> 4) * 2654435761u) & (HIP_FN_SLOTS - 1);
+}
+
+/* The name id of host function / function handle f, 0 if unknown. Lock-free. */
+static uint32_t fn_lookup(const void *f)
+{
+    uintptr_t key = (uintptr_t)f;
+    uint32_t i = fn_slot(key);
+
+    if (!key)
+        return 0;
+    for (uint32_t n = 0; n < HIP_FN_SLOTS; n++, i = (i + 1) & (HIP_FN_SLOTS - 1)) {
+        uintptr_t k = atomic_load_explicit(&fn_keys[i], memory_order_acquire);
+        if (k == key)
+            return atomic_load_explicit(&fn_ids[i], memory_order_acquire);
+        if (k == 0)
+            return 0;
+    }
+    return 0;
+}
+
+/* Map f to name id (a later mapping of the same f wins). */
+static void fn_insert(const void *f, uint32_t id)
+{
+    uintptr_t key = (uintptr_t)f;
+    uint32_t i = fn_slot(key);
+
+    for (uint32_t n = 0; key && n < HIP_FN_SLOTS; n++, i = (i + 1) & (HIP_FN_SLOTS - 1)) {
+        uintptr_t expect = 0;
+        if (atomic_compare_exchange_strong(&fn_keys[i], &expect, key) || expect == key) {
+            atomic_store_explicit(&fn_ids[i], id, memory_order_release);
+            return;
+        }
+    }
+}
+
+/* Write a HIP_NAME record for id (normal context). */
+static void send_name(uint32_t id, const char *name)
+{
+    union {
+        struct rocsys_rec_name rec;
+        uint8_t bytes[sizeof(struct rocsys_rec_name) + ROCSYS_KERNEL_NAME_MAX + 8];
+    } u;
+    size_t len = strnlen(name, ROCSYS_KERNEL_NAME_MAX);
+
+    memset(&u.rec, 0, sizeof(u.rec));
+    u.rec.h.type = ROCSYS_REC_HIP_NAME;
+    u.rec.h.size = rocsys_rec_align((uint32_t)(sizeof(u.rec) + len));
+    u.rec.pid = collector_g.pid;
+    u.rec.name_len = (uint32_t)len;
+    u.rec.key = id;
+    memcpy(u.bytes + sizeof(u.rec), name, len);
+    collector_write_any(&u.rec);
+}
+
+/* The id of name, interned (and announced) on first sight; 0 when the table is full. */
+static uint32_t intern_name(const char *name)
+{
+    uint64_t h = name_hash(name);
+    uint32_t i = (uint32_t)h & (HIP_NAME_SLOTS - 1), id = 0;
+
+    pthread_mutex_lock(&names_lock);
+    for (uint32_t n = 0; n < HIP_NAME_SLOTS; n++, i = (i + 1) & (HIP_NAME_SLOTS - 1)) {
+        struct hip_name *e = &names[i];
+        if (e->name && e->hash == h && strcmp(e->name, name) == 0) {
+            id = e->id;
+            break;
+        }
+        if (!e->name) {
+            if (names_used + 1 >= HIP_NAME_SLOTS * 3 / 4)
+                break; /* full enough: unnamed from here on */
+            e->name = strdup(name);
+            if (!e->name)
+                break;
+            e->hash = h;
+            e->id = ++names_used;
+            id = e->id;
+            send_name(id, name);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&names_lock);
+    return id;
+}
+
+/* Start of a traced call: its start time, or 0 when not tracing. */
+static inline uint64_t hip_begin(void)
+{
+    return collector_g.enabled ? collector_now_ns() : 0;
+}
+
+/* Fill the common part of a HIP_API record at the end of a call. */
+static void hip_fill(struct rocsys_rec_hip_api *r, uint16_t api, uint64_t start_ns, int result)
+{
+    memset(r, 0, sizeof(*r));
+    r->end_ns = collector_now_ns();
+    r->h.type = ROCSYS_REC_HIP_API;
+    r->h.size = sizeof(*r);
+    r->api = api;
+    r->result = result;
+    r->start_ns = start_ns;
+}
+
+/* Send a filled record; the caller's errno survives. */
+static void hip_send(const struct rocsys_rec_hip_api *r)
+{
+    int saved = errno;
+
+    collector_write_any(r);
+    errno = saved;
+}
+
+/* Fill launch fields. */
+static void fill_launch(struct rocsys_rec_hip_api *r, const void *f, struct hip_dim3 g,
+                        struct hip_dim3 b, void *stream, uint64_t corr)
+{
+    r->name_id = fn_lookup(f);
+    r->grid[0] = g.x;
+    r->grid[1] = g.y;
+    r->grid[2] = g.z;
+    r->block[0] = b.x;
+    r->block[1] = b.y;
+    r->block[2] = b.z;
+    r->stream = (uint64_t)(uintptr_t)stream;
+    r->correlation = corr;
+}
+
+/* Begin a launch: a correlation id for the dispatch it makes on this thread. */
+static uint64_t launch_begin(uint64_t t0)
+{
+    uint64_t c = t0 ? atomic_fetch_add_explicit(&next_correlation, 1, memory_order_relaxed) : 0;
+    tls_launch = c;
+    return c;
+}
+
+/* One wrapper body: resolve, time, call, record (fill runs with r_ and rc_ in scope). */
+#define HIP_BODY(api, ver, ftype, call_args, pre, fill)                                            \
+    static struct hip_real real_ = {NULL, #api, ver};                                              \
+    __typeof__(ftype) fn_ = (__typeof__(ftype))hip_resolve(&real_);                                \
+    struct rocsys_rec_hip_api r_;                                                                  \
+    uint64_t t0_, corr_ = 0;                                                                       \
+    int rc_;                                                                                       \
+    (void)corr_;                                                                                   \
+    if (!fn_)                                                                                      \
+        return HIP_ERROR_NOT_INITIALIZED;                                                          \
+    t0_ = hip_begin();                                                                             \
+    pre;                                                                                           \
+    rc_ = fn_ call_args;                                                                           \
+    if (t0_) {                                                                                     \
+        int saved_ = errno;                                                                        \
+        tls_launch = 0;                                                                            \
+        hip_fill(&r_, HIP_API_##api, t0_, rc_);                                                    \
+        fill;                                                                                      \
+        hip_send(&r_);                                                                             \
+        errno = saved_;                                                                            \
+    }                                                                                              \
+    return rc_
+
+#define NOTHING ((void)0)
+#define LAUNCH  corr_ = launch_begin(t0_)
+
+/* ---- registration ---- */
+
+/* Interposed: host stub -> device kernel name (called at program start by hipcc code). */
+COLLECTOR_EXPORT void __hipRegisterFunction(void **modules, const void *host_function,
+                                            char *device_function, const char *device_name,
+                                            unsigned int thread_limit, void *tid, void *bid,
+                                            void *block_dim, void *grid_dim, int *wsize)
+{
+    typedef void (*fn_t)(void **, const void *, char *, const char *, unsigned int, void *, void *,
+                         void *, void *, int *);
+    static struct hip_real real = {NULL, "__hipRegisterFunction", "hip_4.2"};
+    fn_t fn = (fn_t)hip_resolve(&real);
+    int saved;
+
+    if (fn)
+        fn(modules, host_function, device_function, device_name, thread_limit, tid, bid, block_dim,
+           grid_dim, wsize);
+    saved = errno;
+    if (collector_g.enabled && host_function && (device_name || device_function)) {
+        uint32_t id = intern_name(device_name ? device_name : device_function);
+        if (id)
+            fn_insert(host_function, id);
+    }
+    errno = saved;
+}
+
+COLLECTOR_EXPORT int hipModuleGetFunction(void **function, void *module, const char *name)
+{
+    HIP_BODY(hipModuleGetFunction, "hip_4.2", int (*)(void **, void *, const char *),
+             (function, module, name), NOTHING, {
+                 if (rc_ == 0 && function && *function && name) {
+                     uint32_t id = intern_name(name);
+                     if (id)
+                         fn_insert(*function, id);
+                     r_.name_id = id;
+                 }
+             });
+}
+
+/* ---- launches ---- */
+
+COLLECTOR_EXPORT int hipLaunchKernel(const void *f, struct hip_dim3 grid, struct hip_dim3 block,
+                                     void **args, size_t shmem, void *stream)
+{
+    HIP_BODY(hipLaunchKernel, "hip_4.2",
+             int (*)(const void *, struct hip_dim3, struct hip_dim3, void **, size_t, void *),
+             (f, grid, block, args, shmem, stream), LAUNCH,
+             fill_launch(&r_, f, grid, block, stream, corr_));
+}
+
+COLLECTOR_EXPORT int hipLaunchKernel_spt(const void *f, struct hip_dim3 grid, struct hip_dim3 block,
+                                         void **args, size_t shmem, void *stream)
+{
+    HIP_BODY(hipLaunchKernel_spt, "hip_5.2",
+             int (*)(const void *, struct hip_dim3, struct hip_dim3, void **, size_t, void *),
+             (f, grid, block, args, shmem, stream), LAUNCH,
+             fill_launch(&r_, f, grid, block, stream, corr_));
+}
+
+COLLECTOR_EXPORT int hipExtLaunchKernel(const void *f, struct hip_dim3 grid, struct hip_dim3 block,
+                                        void **args, size_t shmem, void *stream, void *start_event,
+                                        void *stop_event, int flags)
+{
+    HIP_BODY(hipExtLaunchKernel, "hip_4.2",
+             int (*)(const void *, struct hip_dim3, struct hip_dim3, void **, size_t, void *,
+                     void *, void *, int),
+             (f, grid, block, args, shmem, stream, start_event, stop_event, flags), LAUNCH,
+             fill_launch(&r_, f, grid, block, stream, corr_));
+}
+
+COLLECTOR_EXPORT int hipLaunchCooperativeKernel(const void *f, struct hip_dim3 grid,
+                                                struct hip_dim3 block, void **args,
+                                                unsigned int shmem, void *stream)
+{
+    HIP_BODY(hipLaunchCooperativeKernel, "hip_4.2",
+             int (*)(const void *, struct hip_dim3, struct hip_dim3, void **, unsigned int, void *),
+             (f, grid, block, args, shmem, stream), LAUNCH,
+             fill_launch(&r_, f, grid, block, stream, corr_));
+}
+
+COLLECTOR_EXPORT int hipModuleLaunchKernel(void *f, unsigned int gx, unsigned int gy,
+                                           unsigned int gz, unsigned int bx, unsigned int by,
+                                           unsigned int bz, unsigned int shmem, void *stream,
+                                           void **params, void **extra)
+{
+    struct hip_dim3 g = {gx, gy, gz};
+    struct hip_dim3 b = {bx, by, bz};
+
+    HIP_BODY(hipModuleLaunchKernel, "hip_4.2",
+             int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int,
+                     unsigned int, unsigned int, void *, void **, void **),
+             (f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra), LAUNCH,
+             fill_launch(&r_, f, g, b, stream, corr_));
+}
+
+COLLECTOR_EXPORT int __hipPushCallConfiguration(struct hip_dim3 grid, struct hip_dim3 block,
+                                                size_t shmem, void *stream)
+{
+    HIP_BODY(__hipPushCallConfiguration, "hip_4.2",
+             int (*)(struct hip_dim3, struct hip_dim3, size_t, void *),
+             (grid, block, shmem, stream), NOTHING, fill_launch(&r_, NULL, grid, block, stream, 0));
+}
+
+COLLECTOR_EXPORT int __hipPopCallConfiguration(struct hip_dim3 *grid, struct hip_dim3 *block,
+                                               size_t *shmem, void **stream)
+{
+    HIP_BODY(__hipPopCallConfiguration, "hip_4.2",
+             int (*)(struct hip_dim3 *, struct hip_dim3 *, size_t *, void **),
+             (grid, block, shmem, stream), NOTHING, NOTHING);
+}
+
+/* ---- memory ---- */
+
+COLLECTOR_EXPORT int hipMalloc(void **ptr, size_t bytes)
+{
+    HIP_BODY(hipMalloc, "hip_4.2", int (*)(void **, size_t), (ptr, bytes), NOTHING,
+             r_.bytes = bytes);
+}
+
+COLLECTOR_EXPORT int hipMallocManaged(void **ptr, size_t bytes, unsigned int flags)
+{
+    HIP_BODY(hipMallocManaged, "hip_4.2", int (*)(void **, size_t, unsigned int),
+             (ptr, bytes, flags), NOTHING, r_.bytes = bytes);
+}
+
+COLLECTOR_EXPORT int hipHostMalloc(void **ptr, size_t bytes, unsigned int flags)
+{
+    HIP_BODY(hipHostMalloc, "hip_4.2", int (*)(void **, size_t, unsigned int), (ptr, bytes, flags),
+             NOTHING, r_.bytes = bytes);
+}
+
+COLLECTOR_EXPORT int hipMallocAsync(void **ptr, size_t bytes, void *stream)
+{
+    HIP_BODY(hipMallocAsync, "hip_5.1", int (*)(void **, size_t, void *), (ptr, bytes, stream),
+             NOTHING, {
+                 r_.bytes = bytes;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipFree(void *ptr)
+{
+    HIP_BODY(hipFree, "hip_4.2", int (*)(void *), (ptr), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipHostFree(void *ptr)
+{
+    HIP_BODY(hipHostFree, "hip_4.2", int (*)(void *), (ptr), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipFreeAsync(void *ptr, void *stream)
+{
+    HIP_BODY(hipFreeAsync, "hip_5.1", int (*)(void *, void *), (ptr, stream), NOTHING,
+             r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+/* hipMemcpyKind values (as hip_runtime_api.h numbers them). */
+enum { KIND_HTOH = 0, KIND_HTOD = 1, KIND_DTOH = 2, KIND_DTOD = 3 };
+
+COLLECTOR_EXPORT int hipMemcpy(void *dst, const void *src, size_t bytes, int kind)
+{
+    HIP_BODY(hipMemcpy, "hip_4.2", int (*)(void *, const void *, size_t, int),
+             (dst, src, bytes, kind), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyAsync(void *dst, const void *src, size_t bytes, int kind,
+                                    void *stream)
+{
+    HIP_BODY(hipMemcpyAsync, "hip_4.2", int (*)(void *, const void *, size_t, int, void *),
+             (dst, src, bytes, kind, stream), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+/* The directional copies (hipDeviceptr_t is a void *). */
+#define HIP_COPY_SYNC(api, k)                                                                      \
+    COLLECTOR_EXPORT int api(void *dst, void *src, size_t bytes)                                   \
+    {                                                                                              \
+        HIP_BODY(api, "hip_4.2", int (*)(void *, void *, size_t), (dst, src, bytes), NOTHING, {    \
+            r_.bytes = bytes;                                                                      \
+            r_.copy_kind = k;                                                                      \
+        });                                                                                        \
+    }
+#define HIP_COPY_ASYNC(api, k)                                                                     \
+    COLLECTOR_EXPORT int api(void *dst, void *src, size_t bytes, void *stream)                     \
+    {                                                                                              \
+        HIP_BODY(api, "hip_4.2", int (*)(void *, void *, size_t, void *),                          \
+                 (dst, src, bytes, stream), NOTHING, {                                             \
+                     r_.bytes = bytes;                                                             \
+                     r_.copy_kind = k;                                                             \
+                     r_.stream = (uint64_t)(uintptr_t)stream;                                      \
+                 });                                                                               \
+    }
+
+HIP_COPY_SYNC(hipMemcpyHtoD, KIND_HTOD)
+HIP_COPY_SYNC(hipMemcpyDtoH, KIND_DTOH)
+HIP_COPY_SYNC(hipMemcpyDtoD, KIND_DTOD)
+HIP_COPY_ASYNC(hipMemcpyHtoDAsync, KIND_HTOD)
+HIP_COPY_ASYNC(hipMemcpyDtoHAsync, KIND_DTOH)
+HIP_COPY_ASYNC(hipMemcpyDtoDAsync, KIND_DTOD)
+
+COLLECTOR_EXPORT int hipMemset(void *dst, int value, size_t bytes)
+{
+    HIP_BODY(hipMemset, "hip_4.2", int (*)(void *, int, size_t), (dst, value, bytes), NOTHING,
+             r_.bytes = bytes);
+}
+
+COLLECTOR_EXPORT int hipMemsetAsync(void *dst, int value, size_t bytes, void *stream)
+{
+    HIP_BODY(hipMemsetAsync, "hip_4.2", int (*)(void *, int, size_t, void *),
+             (dst, value, bytes, stream), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+/* ---- synchronization, streams, events ---- */
+
+COLLECTOR_EXPORT int hipDeviceSynchronize(void)
+{
+    HIP_BODY(hipDeviceSynchronize, "hip_4.2", int (*)(void), (), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipStreamSynchronize(void *stream)
+{
+    HIP_BODY(hipStreamSynchronize, "hip_4.2", int (*)(void *), (stream), NOTHING,
+             r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+COLLECTOR_EXPORT int hipEventSynchronize(void *event)
+{
+    HIP_BODY(hipEventSynchronize, "hip_4.2", int (*)(void *), (event), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipStreamCreate(void **stream)
+{
+    HIP_BODY(hipStreamCreate, "hip_4.2", int (*)(void **), (stream), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipStreamCreateWithFlags(void **stream, unsigned int flags)
+{
+    HIP_BODY(hipStreamCreateWithFlags, "hip_4.2", int (*)(void **, unsigned int), (stream, flags),
+             NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipStreamDestroy(void *stream)
+{
+    HIP_BODY(hipStreamDestroy, "hip_4.2", int (*)(void *), (stream), NOTHING,
+             r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+COLLECTOR_EXPORT int hipStreamWaitEvent(void *stream, void *event, unsigned int flags)
+{
+    HIP_BODY(hipStreamWaitEvent, "hip_4.2", int (*)(void *, void *, unsigned int),
+             (stream, event, flags), NOTHING, r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+COLLECTOR_EXPORT int hipStreamQuery(void *stream)
+{
+    HIP_BODY(hipStreamQuery, "hip_4.2", int (*)(void *), (stream), NOTHING,
+             r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+COLLECTOR_EXPORT int hipEventCreate(void **event)
+{
+    HIP_BODY(hipEventCreate, "hip_4.2", int (*)(void **), (event), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipEventCreateWithFlags(void **event, unsigned int flags)
+{
+    HIP_BODY(hipEventCreateWithFlags, "hip_4.2", int (*)(void **, unsigned int), (event, flags),
+             NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipEventRecord(void *event, void *stream)
+{
+    HIP_BODY(hipEventRecord, "hip_4.2", int (*)(void *, void *), (event, stream), NOTHING,
+             r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+COLLECTOR_EXPORT int hipEventDestroy(void *event)
+{
+    HIP_BODY(hipEventDestroy, "hip_4.2", int (*)(void *), (event), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipEventElapsedTime(float *ms, void *start, void *stop)
+{
+    HIP_BODY(hipEventElapsedTime, "hip_4.2", int (*)(float *, void *, void *), (ms, start, stop),
+             NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipEventQuery(void *event)
+{
+    HIP_BODY(hipEventQuery, "hip_4.2", int (*)(void *), (event), NOTHING, NOTHING);
+}

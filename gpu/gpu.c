@@ -1,0 +1,347 @@
+/* The GPU monitor: initializes a backend, samples every device (and the processes using them)
+ * on its own thread at a fixed interval, keeps history rings and running statistics per
+ * metric and device, and queues the samples for the recording. Views copy its state out under
+ * its lock; nothing here ever waits on the UI, and the UI never waits on a GPU query. */
+#define _GNU_SOURCE
+#include "gpu/gpu.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model/model.h"
+
+const struct gpu_metric_def gpu_metrics[GPU_M_COUNT] = {
+    [GPU_M_BUSY] = {"busy", "busy", "%", "busy_pct"},
+    [GPU_M_POWER] = {"power", "power", "W", "power_w"},
+    [GPU_M_POWER_CAP] = {"power_cap", "power cap", "W", "power_cap_w", 1},
+    [GPU_M_TEMP_EDGE] = {"temp_edge", "edge temperature", "C", "temp_edge_c"},
+    [GPU_M_TEMP_JUNCTION] = {"temp_junction", "junction temperature", "C", "temp_junction_c"},
+    [GPU_M_TEMP_MEMORY] = {"temp_memory", "memory temperature", "C", "temp_memory_c"},
+    [GPU_M_VRAM_USED] = {"vram_used", "VRAM used", "bytes", "vram_used_bytes"},
+    [GPU_M_VRAM_TOTAL] = {"vram_total", "VRAM total", "bytes", "vram_total_bytes", 1},
+    [GPU_M_GTT_USED] = {"gtt_used", "GTT used", "bytes", "gtt_used_bytes"},
+    [GPU_M_GTT_TOTAL] = {"gtt_total", "GTT total", "bytes", "gtt_total_bytes", 1},
+    [GPU_M_SCLK] = {"sclk", "shader clock", "MHz", "sclk_mhz"},
+    [GPU_M_MCLK] = {"mclk", "memory clock", "MHz", "mclk_mhz"},
+    [GPU_M_FAN_RPM] = {"fan", "fan", "RPM", "fan_rpm"},
+    [GPU_M_FAN_PCT] = {"fan_speed", "fan speed", "%", "fan_pct"},
+};
+
+const struct gpu_backend *const gpu_backends[] = {&gpu_backend_rocm_smi, NULL};
+
+int gpu_metric_by_track(const char *track)
+{
+    for (int i = 0; i < GPU_M_COUNT; i++)
+        if (strcmp(gpu_metrics[i].track, track) == 0)
+            return i;
+    return -1;
+}
+
+void gpu_format_value(char *buf, size_t n, int metric, const struct gpu_sample *s)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    double v = s->v[metric];
+    int u = -1;
+
+    if (!gpu_sample_has(s, metric)) {
+        snprintf(buf, n, "N/A");
+        return;
+    }
+    if (strcmp(gpu_metrics[metric].unit, "bytes") == 0) {
+        while (v >= 1024.0 && u < 3) {
+            v /= 1024.0;
+            u++;
+        }
+        if (u < 0)
+            snprintf(buf, n, "%.0f B", v);
+        else
+            snprintf(buf, n, "%.1f %s", v, units[u]);
+    } else if (strcmp(gpu_metrics[metric].unit, "W") == 0) {
+        snprintf(buf, n, "%.1f W", v);
+    } else {
+        snprintf(buf, n, "%.0f %s", v, gpu_metrics[metric].unit);
+    }
+}
+
+#define STOP_WAIT_S 3 /* how long stopping waits for a sweep in progress */
+
+/* A queued sample for the recording. */
+struct queued {
+    int dev;
+    struct gpu_sample s;
+};
+
+struct gpu_monitor {
+    const struct gpu_backend *b;
+    pthread_t thread;
+    int thread_started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int stop;
+    struct gpu_status st;                    /* under lock */
+    struct gpu_history (*hist)[GPU_M_COUNT]; /* [device][metric], under lock */
+    struct gpu_running (*run)[GPU_M_COUNT];  /* [device][metric], under lock */
+    struct queued *q;                        /* ring of samples not drained yet */
+    int qcap, qhead, qlen;
+    uint64_t qlost;
+    double cpu_us_sum;
+    /* the sampling thread's scratch space (no lock needed) */
+    struct gpu_sample scratch[GPU_MAX_DEVICES];
+    struct gpu_proc scratch_procs[GPU_MAX_PROCS];
+};
+
+/* CPU time of the calling thread, in microseconds. */
+static double thread_cpu_us(void)
+{
+    return (double)model_clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1000.0;
+}
+
+/* The short name of process pid from /proc ("?" when it is gone). */
+static void proc_comm(uint32_t pid, char *buf, size_t n)
+{
+    char path[64];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%u/comm", (unsigned)pid);
+    f = fopen(path, "re");
+    if (!f || !fgets(buf, (int)n, f))
+        snprintf(buf, n, "?");
+    buf[strcspn(buf, "\n")] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* Read every device and the process list, then publish it all at once under the lock. The
+ * slow metrics are read every GPU_SLOW_EVERY sweeps and carried over in between. */
+static void sweep(struct gpu_monitor *m)
+{
+    double cpu0 = thread_cpu_us();
+    int count = m->st.count, nproc, all = m->st.sweeps % GPU_SLOW_EVERY == 0;
+    uint32_t slow = 0;
+
+    for (int k = 0; k < GPU_M_COUNT; k++)
+        slow |= gpu_metrics[k].slow ? 1u << k : 0;
+    for (int d = 0; d < count; d++) {
+        struct gpu_sample *s = &m->scratch[d];
+        uint32_t kept = all ? 0 : s->valid & slow; /* the previous sweep's slow readings */
+        s->valid = kept;
+        m->b->sample(d, all ? ~0u : ~slow, s);
+        s->time_ns = model_clock_ns(CLOCK_MONOTONIC);
+    }
+    nproc = m->b->processes(m->scratch_procs, GPU_MAX_PROCS);
+    for (int i = 0; i < nproc; i++)
+        proc_comm(m->scratch_procs[i].pid, m->scratch_procs[i].name,
+                  sizeof(m->scratch_procs[i].name));
+
+    pthread_mutex_lock(&m->lock);
+    for (int d = 0; d < count; d++) {
+        const struct gpu_sample *s = &m->scratch[d];
+        m->st.now[d] = *s;
+        for (int k = 0; k < GPU_M_COUNT; k++) {
+            gpu_history_push(&m->hist[d][k], s->v[k], gpu_sample_has(s, k));
+            if (gpu_sample_has(s, k))
+                gpu_running_add(&m->run[d][k], s->v[k]);
+        }
+        if (m->qlen == m->qcap) { /* nobody drained: the oldest goes */
+            m->qhead = (m->qhead + 1) % m->qcap;
+            m->qlen--;
+            m->qlost++;
+        }
+        m->q[(m->qhead + m->qlen) % m->qcap] = (struct queued){.dev = d, .s = *s};
+        m->qlen++;
+    }
+    m->st.nproc = nproc;
+    memcpy(m->st.procs, m->scratch_procs, (size_t)nproc * sizeof(*m->scratch_procs));
+    m->st.sweeps++;
+    double cost = thread_cpu_us() - cpu0;
+    m->cpu_us_sum += cost;
+    m->st.sweep_cpu_us_mean = m->cpu_us_sum / (double)m->st.sweeps;
+    if (cost > m->st.sweep_cpu_us_max)
+        m->st.sweep_cpu_us_max = cost;
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* The sampling thread: a sweep every interval until stopped. */
+static void *sampler_main(void *arg)
+{
+    struct gpu_monitor *m = arg;
+    uint64_t period = (uint64_t)m->st.interval_ms * 1000000ull;
+    uint64_t next = model_clock_ns(CLOCK_MONOTONIC) + period;
+
+    pthread_mutex_lock(&m->lock);
+    while (!m->stop) {
+        struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull),
+                              .tv_nsec = (long)(next % 1000000000ull)};
+        if (pthread_cond_timedwait(&m->wake, &m->lock, &ts) != ETIMEDOUT)
+            continue; /* woken to stop (or spuriously): look again */
+        pthread_mutex_unlock(&m->lock);
+        sweep(m);
+        uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
+        next += period;
+        if (next <= now) /* fell behind (a slow query, a stopped process): no burst */
+            next = now + period;
+        pthread_mutex_lock(&m->lock);
+    }
+    pthread_mutex_unlock(&m->lock);
+    return NULL;
+}
+
+/* Mark the monitor unavailable with reason. */
+static void set_unavailable(struct gpu_monitor *m, const char *reason)
+{
+    m->st.state = GPU_STATE_UNAVAILABLE;
+    snprintf(m->st.reason, sizeof(m->st.reason), "%s", reason && *reason ? reason : "unknown");
+}
+
+struct gpu_monitor *gpu_monitor_start(const struct gpu_monitor_options *o)
+{
+    struct gpu_monitor *m = xcalloc(1, sizeof(*m));
+    pthread_condattr_t ca;
+    int cap, rc;
+
+    m->b = o->backend ? o->backend : gpu_backends[0];
+    m->st.backend = m->b->name;
+    m->st.interval_ms = o->interval_ms >= 10 ? o->interval_ms : 10;
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&m->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    rc = m->b->init();
+    if (rc != GPU_OK) {
+        set_unavailable(m, m->b->last_error());
+        goto out;
+    }
+    m->st.count = m->b->discover();
+    if (m->st.count <= 0) {
+        m->st.count = 0;
+        set_unavailable(m, m->b->last_error());
+        goto out;
+    }
+    m->st.state = GPU_STATE_OK;
+    cap = (int)((uint64_t)(o->history_s ? o->history_s : 300) * 1000u / m->st.interval_ms);
+    m->st.history_cap = cap < 120 ? 120 : cap > 36000 ? 36000 : cap;
+    m->hist = xcalloc((size_t)m->st.count, sizeof(*m->hist));
+    m->run = xcalloc((size_t)m->st.count, sizeof(*m->run));
+    for (int d = 0; d < m->st.count; d++) {
+        m->b->static_info(d, &m->st.info[d]);
+        for (int k = 0; k < GPU_M_COUNT; k++)
+            gpu_history_init(&m->hist[d][k], m->st.history_cap);
+    }
+    m->qcap = m->st.count * 1024;
+    m->q = xcalloc((size_t)m->qcap, sizeof(*m->q));
+    sweep(m); /* the first frame already has values */
+    if (pthread_create(&m->thread, NULL, sampler_main, m) == 0)
+        m->thread_started = 1;
+    else
+        set_unavailable(m, "cannot start the GPU sampling thread");
+out:
+    return m;
+}
+
+void gpu_monitor_stop(struct gpu_monitor *m)
+{
+    struct timespec deadline;
+
+    if (!m)
+        return;
+    if (m->thread_started) {
+        pthread_mutex_lock(&m->lock);
+        m->stop = 1;
+        pthread_cond_signal(&m->wake);
+        pthread_mutex_unlock(&m->lock);
+        /* a query can hang in the library (its per-GPU mutexes are shared with every process
+         * using it): rocsys-top still ends; the thread and its state are left to the exit */
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += STOP_WAIT_S;
+        if (pthread_timedjoin_np(m->thread, NULL, &deadline) != 0) {
+            pthread_detach(m->thread);
+            return;
+        }
+    }
+    m->b->shutdown();
+    for (int d = 0; m->hist && d < m->st.count; d++)
+        for (int k = 0; k < GPU_M_COUNT; k++)
+            gpu_history_free(&m->hist[d][k]);
+    free(m->hist);
+    free(m->run);
+    free(m->q);
+    pthread_cond_destroy(&m->wake);
+    pthread_mutex_destroy(&m->lock);
+    free(m);
+}
+
+void gpu_monitor_status(struct gpu_monitor *m, struct gpu_status *out)
+{
+    pthread_mutex_lock(&m->lock);
+    /* everything but the unused tail of the process table */
+    memcpy(out, &m->st, offsetof(struct gpu_status, procs));
+    memcpy(out->procs, m->st.procs, (size_t)m->st.nproc * sizeof(*out->procs));
+    pthread_mutex_unlock(&m->lock);
+}
+
+int gpu_monitor_history(struct gpu_monitor *m, int dev, int metric, double *out, int max)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&m->lock);
+    if (dev >= 0 && dev < m->st.count && metric >= 0 && metric < GPU_M_COUNT) {
+        const struct gpu_history *h = &m->hist[dev][metric];
+        n = h->count < max ? h->count : max;
+        for (int i = 0; i < n; i++)
+            out[i] = gpu_history_at(h, n - 1 - i);
+    }
+    pthread_mutex_unlock(&m->lock);
+    return n;
+}
+
+void gpu_monitor_stats(struct gpu_monitor *m, int dev, int metric, int last_n,
+                       struct gpu_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&m->lock);
+    if (dev >= 0 && dev < m->st.count && metric >= 0 && metric < GPU_M_COUNT)
+        gpu_history_stats(&m->hist[dev][metric], last_n, out);
+    pthread_mutex_unlock(&m->lock);
+}
+
+void gpu_monitor_running(struct gpu_monitor *m, int dev, int metric, struct gpu_running *out)
+{
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&m->lock);
+    if (dev >= 0 && dev < m->st.count && metric >= 0 && metric < GPU_M_COUNT)
+        *out = m->run[dev][metric];
+    pthread_mutex_unlock(&m->lock);
+}
+
+uint64_t gpu_monitor_drain(struct gpu_monitor *m,
+                           void (*fn)(void *ctx, int dev, const struct gpu_sample *s), void *ctx)
+{
+    struct queued batch[64];
+    uint64_t lost;
+    int n;
+
+    if (!m || !m->q)
+        return 0;
+    pthread_mutex_lock(&m->lock);
+    lost = m->qlost;
+    m->qlost = 0;
+    pthread_mutex_unlock(&m->lock);
+    do { /* in batches, so that fn runs without the lock */
+        pthread_mutex_lock(&m->lock);
+        n = m->qlen < 64 ? m->qlen : 64;
+        for (int i = 0; i < n; i++)
+            batch[i] = m->q[(m->qhead + i) % m->qcap];
+        m->qhead = (m->qhead + n) % m->qcap;
+        m->qlen -= n;
+        pthread_mutex_unlock(&m->lock);
+        for (int i = 0; i < n; i++)
+            fn(ctx, batch[i].dev, &batch[i].s);
+    } while (n == 64);
+    return lost;
+}

@@ -1,0 +1,301 @@
+/* GPU monitoring in a session, and rocsys-top --attach-gpu: no target, the GPU dashboard of the
+ * whole machine (every GPU, every process using one), as a TUI, text frames (-b) or a headless
+ * recording (--record DIR). GPU samples reach the writers as machine-wide counter events
+ * ("GPU0 busy" in %, "GPU0 power" in W, ...) on the session's clock. */
+#define _GNU_SOURCE
+#include "inject.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu/gpu.h"
+#include "model/model.h"
+#include "record/record.h"
+#include "tui/tui.h"
+
+struct gpu_monitor *inject_gpu_start(const struct inject_options *o)
+{
+    struct gpu_monitor_options go = {.interval_ms = (uint32_t)o->gpu_interval_ms, .history_s = 300};
+
+    if (o->gpu_interval_ms <= 0)
+        return NULL;
+    return gpu_monitor_start(&go);
+}
+
+/* One GPU sample: a counter event per metric that was read. */
+static void record_gpu_sample(void *ctx, int dev, const struct gpu_sample *s)
+{
+    struct record_set *rec = ctx;
+    char track[64];
+
+    for (int k = 0; k < GPU_M_COUNT; k++) {
+        if (!gpu_sample_has(s, k))
+            continue;
+        snprintf(track, sizeof(track), "GPU%d %s", dev, gpu_metrics[k].track);
+        struct record_event ev = {.type = RECORD_EV_COUNTER,
+                                  .time_ns = s->time_ns,
+                                  .pid = 0,
+                                  .track = track,
+                                  .unit = gpu_metrics[k].unit,
+                                  .value = s->v[k]};
+        record_set_event(rec, &ev);
+    }
+}
+
+/* A sample is lost only when nobody drains: nothing to do with it but drop it. */
+static void drop_gpu_sample(void *ctx, int dev, const struct gpu_sample *s)
+{
+    (void)ctx;
+    (void)dev;
+    (void)s;
+}
+
+void inject_gpu_record(struct gpu_monitor *g, struct record_set *rec)
+{
+    if (g)
+        gpu_monitor_drain(g, rec ? record_gpu_sample : drop_gpu_sample, rec);
+}
+
+/* --attach-gpu state. */
+struct attach {
+    const struct inject_options *o;
+    struct model *m;
+    struct gpu_monitor *gpu;
+    struct record_set *rec;
+    struct tui *tui;
+    int batch, headless, quit, hangup, refreshes;
+    const char *ended_by;
+    const char *files[16];
+    uint64_t start_cpu_ns;
+};
+
+/* User + system CPU time of this process, in nanoseconds. */
+static uint64_t own_cpu_ns(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+}
+
+/* The recording directory and its writers (no output.log: there is no target output). */
+static int open_recording(struct attach *a, char *err, size_t errlen)
+{
+    const char *dir = a->o->record_dir;
+    char path[4096];
+    int n = 0;
+
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create the recording directory %.400s: %s", dir,
+                 strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%.2000s/session.json", dir);
+    if (!a->o->force && access(path, F_OK) == 0) {
+        snprintf(err, errlen,
+                 "%.400s already holds a recording (session.json): use --force to overwrite "
+                 "it, or another directory",
+                 dir);
+        return -1;
+    }
+    for (const struct record_file *r = record_files; r->cls; r++) {
+        if (r->cls == &record_output_log)
+            continue;
+        snprintf(path, sizeof(path), "%.2000s/%s", dir, r->file);
+        if (record_set_add(a->rec, r->cls, path, a->m, err, errlen) != 0)
+            return -1;
+        if (n < 15)
+            a->files[n++] = r->file;
+    }
+    a->files[n] = NULL;
+    return 0;
+}
+
+/* One refresh: samples to the writers, then a frame (TUI, text, or the headless status). */
+static void attach_refresh(struct attach *a)
+{
+    struct model_session *ms = model_session(a->m);
+    uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
+
+    inject_gpu_record(a->gpu, a->rec);
+    if (now > ms->start_ns)
+        ms->frontend_cpu_pct =
+            100.0 * (double)(own_cpu_ns() - a->start_cpu_ns) / (double)(now - ms->start_ns);
+    a->refreshes++;
+    if (a->headless) {
+        if (isatty(STDERR_FILENO))
+            fprintf(stderr, "\rrocsys-top: recording GPUs to %s: %.0f s ", a->o->record_dir,
+                    (double)(now - ms->start_ns) / 1e9);
+    } else if (a->batch) {
+        tui_batch_frame(stdout, a->m, a->refreshes, a->o->max_rows);
+        fflush(stdout);
+    } else if (a->tui && !a->hangup) {
+        tui_refresh(a->tui);
+    }
+}
+
+/* The end of a headless recording: min/mean/max of the main metrics per GPU (stdout). */
+static void print_gpu_summary(struct attach *a)
+{
+    static const int shown[] = {GPU_M_BUSY, GPU_M_POWER, GPU_M_TEMP_EDGE, GPU_M_VRAM_USED};
+    struct gpu_status *st = xmalloc(sizeof(*st));
+
+    gpu_monitor_status(a->gpu, st);
+    if (isatty(STDERR_FILENO))
+        fputc('\n', stderr);
+    printf("rocsys-top: %s: GPUs recorded for %.1f s (%s)\n", a->o->record_dir,
+           (double)(model_clock_ns(CLOCK_MONOTONIC) - model_session(a->m)->start_ns) / 1e9,
+           a->ended_by ? a->ended_by : "?");
+    if (st->state != GPU_STATE_OK)
+        printf("gpu: unavailable: %s\n", st->reason);
+    for (int d = 0; d < st->count; d++)
+        for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+            struct gpu_running r;
+            gpu_monitor_running(a->gpu, d, shown[i], &r);
+            if (r.n)
+                printf("GPU%d %s: min %.1f mean %.1f max %.1f %s\n", d, gpu_metrics[shown[i]].track,
+                       r.min, r.sum / (double)r.n, r.max, gpu_metrics[shown[i]].unit);
+            else
+                printf("GPU%d %s: N/A\n", d, gpu_metrics[shown[i]].track);
+        }
+    printf("files:");
+    for (int i = 0; a->files[i]; i++)
+        printf(" %s/%s", a->o->record_dir, a->files[i]);
+    printf("\n");
+    fflush(stdout);
+    free(st);
+}
+
+/* Signals to rocsys-top end the dashboard. */
+static void attach_signal(struct attach *a, int fd)
+{
+    struct signalfd_siginfo si;
+
+    while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        if (si.ssi_signo == SIGHUP) {
+            a->hangup = 1;
+            a->ended_by = "SIGHUP to rocsys-top (terminal closed)";
+        } else if (!a->ended_by) {
+            a->ended_by = si.ssi_signo == SIGINT    ? "SIGINT to rocsys-top (Ctrl-C)"
+                          : si.ssi_signo == SIGTERM ? "SIGTERM to rocsys-top"
+                                                    : "SIGQUIT to rocsys-top";
+        }
+        a->quit = 1;
+    }
+}
+
+int inject_attach_gpu(const struct inject_options *o)
+{
+    static struct attach a; /* one per process */
+    struct model_session *ms;
+    char err[600];
+    sigset_t mask;
+    int sig_fd = -1, rc = 1;
+
+    memset(&a, 0, sizeof(a));
+    a.o = o;
+    a.batch = o->batch || !isatty(STDOUT_FILENO);
+    a.headless = o->record_dir && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
+    if (a.headless)
+        a.batch = 0;
+    a.m = model_new();
+    ms = model_session(a.m);
+    ms->attach_gpu = 1;
+    ms->rank = -1;
+    ms->mode = "gpu";
+    ms->timer = "none";
+    snprintf(ms->target, sizeof(ms->target), "all GPUs (--attach-gpu)");
+    snprintf(ms->status_text, sizeof(ms->status_text), "monitoring");
+    a.rec = record_set_new();
+    if (o->record_dir && open_recording(&a, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        goto out;
+    }
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sig_fd < 0) {
+        fprintf(stderr, "rocsys-top: signalfd: %s\n", strerror(errno));
+        goto out;
+    }
+    ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
+    a.start_cpu_ns = own_cpu_ns();
+    a.gpu = inject_gpu_start(o);
+    ms->gpu = a.gpu;
+    if (!a.batch && !a.headless) {
+        struct tui_options to = {.color = o->color,
+                                 .delay_tenths = o->delay_tenths,
+                                 .initial_view = tui_view_find("GPU")};
+        a.tui = tui_open(a.m, &to);
+        if (!a.tui) {
+            a.batch = 1;
+            fprintf(stderr, "rocsys-top: cannot start the terminal UI; printing text frames\n");
+        }
+    }
+
+    uint64_t period = (uint64_t)o->delay_tenths * 100000000ull;
+    uint64_t next = model_clock_ns(CLOCK_MONOTONIC) + period;
+    if (a.tui)
+        tui_refresh(a.tui); /* the dashboard at once, not after the first delay */
+    while (!a.quit) {
+        struct pollfd p[2] = {{.fd = sig_fd, .events = POLLIN}, {.fd = 0, .events = POLLIN}};
+        uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
+        int timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+
+        if (poll(p, a.tui ? 2 : 1, timeout) < 0 && errno != EINTR)
+            break;
+        if (p[0].revents)
+            attach_signal(&a, sig_fd);
+        if (a.tui && (p[1].revents & POLLIN) && tui_input(a.tui)) {
+            a.ended_by = "quit by the user";
+            break;
+        }
+        if (a.tui && (p[1].revents & (POLLHUP | POLLERR))) {
+            a.hangup = 1;
+            break;
+        }
+        now = model_clock_ns(CLOCK_MONOTONIC);
+        if (now >= next && !a.quit) {
+            attach_refresh(&a);
+            next = now + period;
+            if (o->iterations && a.refreshes >= o->iterations) {
+                a.ended_by = "the -n refresh limit";
+                break;
+            }
+        }
+    }
+    rc = 0;
+out:
+    if (a.tui)
+        tui_close(a.tui);
+    inject_gpu_record(a.gpu, a.rec); /* what was sampled since the last refresh */
+    snprintf(ms->status_text, sizeof(ms->status_text), "ended");
+    ms->end_ns = model_clock_ns(CLOCK_MONOTONIC);
+    struct record_end end = {.exit_status = rc,
+                             .status_text = "GPU monitoring ended",
+                             .ended_by = a.ended_by ? a.ended_by : "?",
+                             .files = a.files};
+    record_set_close(a.rec, a.m, &end);
+    if (a.headless && rc == 0)
+        print_gpu_summary(&a);
+    gpu_monitor_stop(a.gpu);
+    if (sig_fd >= 0)
+        close(sig_fd);
+    model_free(a.m);
+    return rc;
+}

@@ -1,0 +1,269 @@
+/* The collector's HIP and HSA records in the session: validated, fed to the model, and turned
+ * into slice events for the recording: HIP calls on the calling thread's track, dispatches on
+ * one track per GPU queue, async copies on a copies track, and a flow from each launch to the
+ * dispatch it made. Names come in records of their own, possibly drained after the events that
+ * use them, so a slice whose name is unknown waits (a bounded time) for it. */
+#include "inject/kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "collector/protocol.h"
+#include "model/model.h"
+#include "record/record.h"
+
+#define PENDING_MAX_NS 500000000ull /* an unnamed slice waits this long for its name */
+
+/* A slice waiting for a name: the record as it came, and who wrote it. */
+struct pending_slice {
+    uint32_t pid, tid;
+    uint64_t seen_ns; /* when it was drained */
+    union {
+        struct rocsys_rec_header h;
+        struct rocsys_rec_hip_api hip;
+        struct rocsys_rec_hsa_dispatch disp;
+    } u;
+};
+
+static struct pending_slice *pending;
+static size_t npending, pending_cap;
+
+/* Flow id of a launch (pid, correlation): the same on both ends, never 0. */
+static uint64_t flow_id(uint32_t pid, uint64_t correlation)
+{
+    return correlation ? ((uint64_t)pid << 40) ^ correlation : 0;
+}
+
+/* Emit a HIP call as a slice on its thread (kernel: its name, or NULL if unknown). */
+static void emit_hip(struct record_set *rec, uint32_t pid, uint32_t tid,
+                     const struct rocsys_rec_hip_api *r, const char *kernel)
+{
+    char args[600];
+    int n = snprintf(args, sizeof(args), "result=%d", r->result);
+
+    if (r->api >= 1 && r->api <= 5)
+        n += snprintf(args + n, sizeof(args) - (size_t)n,
+                      "\nkernel=%.300s\ngrid=%u,%u,%u\nblock=%u,%u,%u", kernel ? kernel : "?",
+                      r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2]);
+    if (r->bytes && n < (int)sizeof(args))
+        snprintf(args + n, sizeof(args) - (size_t)n, "\nbytes=%llu", (unsigned long long)r->bytes);
+    struct record_event ev = {.type = RECORD_EV_SLICE,
+                              .time_ns = r->start_ns,
+                              .end_ns = r->end_ns >= r->start_ns ? r->end_ns : r->start_ns,
+                              .pid = pid,
+                              .tid = tid,
+                              .track = NULL,
+                              .category = "hip",
+                              .name = model_hip_api_name(r->api),
+                              .flow_out = flow_id(pid, r->correlation),
+                              .args = args};
+    record_set_event(rec, &ev);
+}
+
+/* Emit a timed dispatch as a slice on its queue's track. */
+static void emit_dispatch(struct record_set *rec, uint32_t pid, uint32_t tid,
+                          const struct rocsys_rec_hsa_dispatch *r, const char *kernel)
+{
+    char args[256], track[64], fallback[48];
+
+    if (!kernel) {
+        snprintf(fallback, sizeof(fallback), "kernel 0x%llx", (unsigned long long)r->kernel_object);
+        kernel = fallback;
+    }
+    snprintf(track, sizeof(track), "GPU%u queue %llu", (unsigned)r->agent,
+             (unsigned long long)r->queue_id);
+    snprintf(args, sizeof(args), "grid=%u,%u,%u\nblock=%u,%u,%u\nsubmit_tid=%u", r->grid[0],
+             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2],
+             (unsigned)r->submit_tid);
+    struct record_event ev = {.type = RECORD_EV_SLICE,
+                              .time_ns = r->start_ns,
+                              .end_ns = r->end_ns,
+                              .pid = pid,
+                              .tid = tid,
+                              .track = track,
+                              .category = "kernel",
+                              .name = kernel,
+                              .flow_in = flow_id(pid, r->correlation),
+                              .args = args};
+    record_set_event(rec, &ev);
+}
+
+/* Keep a slice for later (its name is not known yet). */
+static void defer(uint32_t pid, uint32_t tid, const struct rocsys_rec_header *h, size_t size)
+{
+    if (npending == pending_cap) {
+        pending_cap = pending_cap ? pending_cap * 2 : 64;
+        pending = xrealloc(pending, pending_cap * sizeof(*pending));
+    }
+    struct pending_slice *p = &pending[npending++];
+    memset(p, 0, sizeof(*p));
+    p->pid = pid;
+    p->tid = tid;
+    p->seen_ns = model_clock_ns(CLOCK_MONOTONIC);
+    memcpy(&p->u, h, size);
+}
+
+/* Emit a pending slice if its name is known (or force); returns 1 if emitted. */
+static int try_emit(struct model *m, struct record_set *rec, const struct pending_slice *p,
+                    int force)
+{
+    const char *name;
+
+    if (p->u.h.type == ROCSYS_REC_HIP_API) {
+        name = model_hip_kernel_name(m, p->pid, p->u.hip.name_id);
+        if (!name && !force && p->u.hip.name_id)
+            return 0;
+        emit_hip(rec, p->pid, p->tid, &p->u.hip, name);
+        return 1;
+    }
+    name = model_kernel_object_name(m, p->pid, p->u.disp.kernel_object);
+    if (!name && !force)
+        return 0;
+    emit_dispatch(rec, p->pid, p->tid, &p->u.disp, name);
+    return 1;
+}
+
+void inject_kernels_flush(struct model *m, struct record_set *rec, int final)
+{
+    uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
+    size_t kept = 0;
+
+    for (size_t i = 0; i < npending; i++) {
+        int force = final || now - pending[i].seen_ns > PENDING_MAX_NS;
+        if (!try_emit(m, rec, &pending[i], force))
+            pending[kept++] = pending[i];
+    }
+    npending = kept;
+    if (final) {
+        free(pending);
+        pending = NULL;
+        npending = pending_cap = 0;
+    }
+}
+
+/* A name record's string, NUL-terminated (NULL if the record is malformed). */
+static char *name_of(const struct rocsys_rec_header *h)
+{
+    const struct rocsys_rec_name *r = (const void *)h;
+    char *s;
+
+    if (h->size < sizeof(*r) || (uint64_t)sizeof(*r) + r->name_len > h->size)
+        return NULL;
+    s = xmalloc((size_t)r->name_len + 1);
+    memcpy(s, (const uint8_t *)h + sizeof(*r), r->name_len);
+    s[r->name_len] = '\0';
+    return s;
+}
+
+int inject_kernels_record(struct model *m, struct record_set *rec,
+                          const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h)
+{
+    switch (h->type) {
+    case ROCSYS_REC_HIP_NAME:
+    case ROCSYS_REC_HSA_SYMBOL: {
+        const struct rocsys_rec_name *r = (const void *)h;
+        char *s = name_of(h);
+        if (s)
+            model_kernel_name(m, r->pid, h->type == ROCSYS_REC_HIP_NAME ? 0 : 1, r->key, s);
+        free(s);
+        return 1;
+    }
+    case ROCSYS_REC_HIP_API: {
+        const struct rocsys_rec_hip_api *r = (const void *)h;
+        if (h->size < sizeof(*r))
+            return 1;
+        struct model_hip_call c = {.pid = ctl->pid,
+                                   .tid = ctl->tid,
+                                   .api = r->api,
+                                   .result = r->result,
+                                   .start_ns = r->start_ns,
+                                   .end_ns = r->end_ns,
+                                   .name_id = r->name_id,
+                                   .bytes = r->bytes,
+                                   .copy_kind = (int)r->copy_kind};
+        memcpy(c.grid, r->grid, sizeof(c.grid));
+        memcpy(c.block, r->block, sizeof(c.block));
+        model_hip_call(m, &c);
+        if (r->name_id && !model_hip_kernel_name(m, ctl->pid, r->name_id))
+            defer(ctl->pid, ctl->tid, h, sizeof(*r));
+        else
+            emit_hip(rec, ctl->pid, ctl->tid, r, model_hip_kernel_name(m, ctl->pid, r->name_id));
+        return 1;
+    }
+    case ROCSYS_REC_HSA_DISPATCH: {
+        const struct rocsys_rec_hsa_dispatch *r = (const void *)h;
+        int bad;
+        if (h->size < sizeof(*r))
+            return 1;
+        bad = (h->flags & ROCSYS_DISPATCH_BAD_TIME) || r->end_ns < r->start_ns;
+        model_gpu_dispatch(m, r->pid, r->agent, r->queue_id, r->kernel_object, r->start_ns,
+                           r->end_ns, bad, r->grid, r->block);
+        if (bad)
+            return 1;
+        if (!model_kernel_object_name(m, r->pid, r->kernel_object))
+            defer(r->pid, ctl->tid, h, sizeof(*r));
+        else
+            emit_dispatch(rec, r->pid, ctl->tid, r,
+                          model_kernel_object_name(m, r->pid, r->kernel_object));
+        return 1;
+    }
+    case ROCSYS_REC_HSA_COPY: {
+        const struct rocsys_rec_hsa_copy *r = (const void *)h;
+        char args[64];
+        int bad;
+        if (h->size < sizeof(*r))
+            return 1;
+        bad = (h->flags & ROCSYS_DISPATCH_BAD_TIME) || r->end_ns < r->start_ns;
+        model_gpu_copy(m, r->pid, r->bytes, r->start_ns, r->end_ns, bad);
+        if (bad)
+            return 1;
+        snprintf(args, sizeof(args), "bytes=%llu", (unsigned long long)r->bytes);
+        struct record_event ev = {.type = RECORD_EV_SLICE,
+                                  .time_ns = r->start_ns,
+                                  .end_ns = r->end_ns,
+                                  .pid = r->pid,
+                                  .tid = ctl->tid,
+                                  .track = "GPU async copies",
+                                  .category = "copy",
+                                  .name = "async copy",
+                                  .args = args};
+        record_set_event(rec, &ev);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Order kernels by GPU time, then by HIP launches. */
+static int by_gpu_time(const void *a, const void *b)
+{
+    const struct model_kernel *x = a, *y = b;
+
+    if (x->gpu.total_ns != y->gpu.total_ns)
+        return x->gpu.total_ns < y->gpu.total_ns ? 1 : -1;
+    if (x->hip_launches != y->hip_launches)
+        return x->hip_launches < y->hip_launches ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+void inject_kernels_summary(FILE *out, struct model *m, int max_rows)
+{
+    struct model_kernel_list *l;
+
+    if (!model_gpu_seen(m))
+        return;
+    l = model_kernels_list(m);
+    if (l->count > 1)
+        qsort(l->items, (size_t)l->count, sizeof(*l->items), by_gpu_time);
+    fprintf(out, "top kernels (GPU time):\n");
+    for (int i = 0; i < l->count && i < max_rows; i++) {
+        const struct model_kernel *k = &l->items[i];
+        fprintf(out, "  %5.1f%%  %10.3f ms  %6llu dispatches  %6llu HIP launches  %s\n",
+                l->gpu_total_ns ? 100.0 * (double)k->gpu.total_ns / (double)l->gpu_total_ns : 0.0,
+                (double)k->gpu.total_ns / 1e6, (unsigned long long)k->dispatches,
+                (unsigned long long)k->hip_launches, k->name);
+    }
+    model_kernels_list_free(l);
+}

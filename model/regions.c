@@ -1,0 +1,405 @@
+/* User regions in the model: names per (process, id), the open regions of each thread (from
+ * REGION_BEGIN / REGION_END), time statistics per (region, thread), and the labels that make
+ * region pseudo-frames functions of the call tree ("[region] NAME"). Completed instances go to
+ * a sink (the session turns them into slices of the recording). */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collector/protocol.h"
+#include "hashmap.h"
+#include "model_internal.h"
+
+/* One distinct region name (interned by content, so equal names are one function). */
+struct region_str {
+    char *name;
+    char *label; /* "[region] NAME" */
+};
+
+/* A region open on a thread. */
+struct open_region {
+    uint32_t id;
+    uint32_t depth;
+    uint64_t begin_ns;
+    uint32_t stats; /* index into stats */
+};
+
+/* The open regions of one thread, innermost last. */
+struct region_thread {
+    uint32_t pid, tid;
+    struct open_region *stack;
+    size_t n, cap;
+};
+
+struct model_regions {
+    struct region_str *strs;
+    size_t nstrs, str_cap;
+    struct hashmap str_map; /* content hash -> index + 1 (collisions probe the next key) */
+    struct hashmap id_map;  /* (pid, id) -> string index + 1 */
+    struct region_thread *threads;
+    size_t nthreads, thread_cap;
+    struct hashmap thread_map; /* (pid, tid) -> index + 1 */
+    struct model_region_stats *stats;
+    size_t nstats, stats_cap;
+    struct hashmap stats_map; /* (model thread index, string index) -> index + 1 */
+    model_region_span_fn sink;
+    void *sink_ctx;
+    struct model_regions_summary sum;
+};
+
+static const char region_module[] = "[region]";
+
+static void grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    *p = xrealloc(*p, n * elem);
+    *cap = n;
+}
+
+/* The model's region state, created on first use. */
+static struct model_regions *regions(struct model *m)
+{
+    if (!m->regions)
+        m->regions = xcalloc(1, sizeof(*m->regions));
+    return m->regions;
+}
+
+void model_regions_free(struct model *m)
+{
+    struct model_regions *r = m->regions;
+
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nstrs; i++) {
+        free(r->strs[i].name);
+        free(r->strs[i].label);
+    }
+    free(r->strs);
+    for (size_t i = 0; i < r->nthreads; i++)
+        free(r->threads[i].stack);
+    free(r->threads);
+    free(r->stats);
+    hashmap_free(&r->str_map);
+    hashmap_free(&r->id_map);
+    hashmap_free(&r->thread_map);
+    hashmap_free(&r->stats_map);
+    free(r);
+    m->regions = NULL;
+}
+
+/* Index of the interned string equal to name, added if new. */
+static uint32_t str_intern(struct model_regions *r, const char *name)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    uint64_t key = hashmap_mix(h);
+    uint32_t *slot = hashmap_slot(&r->str_map, key, 1);
+
+    while (*slot != 0) {
+        if (strcmp(r->strs[*slot - 1].name, name) == 0)
+            return *slot - 1;
+        key = hashmap_mix(key + 1); /* a collision of hashes: probe the next key */
+        slot = hashmap_slot(&r->str_map, key, 1);
+    }
+    grow((void **)&r->strs, &r->str_cap, r->nstrs + 1, sizeof(*r->strs));
+    struct region_str *s = &r->strs[r->nstrs];
+    size_t len = strlen(name);
+    s->name = xstrdup(name);
+    s->label = xmalloc(len + sizeof("[region] "));
+    snprintf(s->label, len + sizeof("[region] "), "[region] %s", name);
+    *slot = (uint32_t)++r->nstrs;
+    return *slot - 1;
+}
+
+/* Key of (pid, id) in id_map. */
+static uint64_t id_key(uint32_t pid, uint32_t id)
+{
+    return hashmap_mix(((uint64_t)pid << 32) ^ id ^ 0x5bd1e995ull);
+}
+
+/* String index of (pid, id), or -1 when its name is unknown. */
+static int64_t str_of(struct model_regions *r, uint32_t pid, uint32_t id)
+{
+    uint32_t *slot = hashmap_slot(&r->id_map, id_key(pid, id), 0);
+    return slot && *slot ? (int64_t)*slot - 1 : -1;
+}
+
+/* String index of (pid, id), a "#ID" placeholder when its name is unknown. */
+static uint32_t str_of_or_placeholder(struct model_regions *r, uint32_t pid, uint32_t id)
+{
+    int64_t s = str_of(r, pid, id);
+    char buf[32];
+
+    if (s >= 0)
+        return (uint32_t)s;
+    snprintf(buf, sizeof(buf), "#%u", (unsigned)id);
+    return str_intern(r, buf);
+}
+
+void model_region_name(struct model *m, uint32_t pid, uint32_t id, const char *name)
+{
+    struct model_regions *r = regions(m);
+    uint32_t s = str_intern(r, name);
+    *hashmap_slot(&r->id_map, id_key(pid, id), 1) = s + 1;
+}
+
+const char *model_region_name_of(struct model *m, uint32_t pid, uint32_t id)
+{
+    struct model_regions *r = regions(m);
+    return r->strs[str_of_or_placeholder(r, pid, id)].name;
+}
+
+void model_regions_set_sink(struct model *m, model_region_span_fn fn, void *ctx)
+{
+    struct model_regions *r = regions(m);
+    r->sink = fn;
+    r->sink_ctx = ctx;
+}
+
+/* The open-region stack of (pid, tid), created if new. */
+static struct region_thread *thread_of(struct model_regions *r, uint32_t pid, uint32_t tid)
+{
+    uint64_t key = hashmap_mix(((uint64_t)pid << 32) | tid);
+    uint32_t *slot = hashmap_slot(&r->thread_map, key, 1);
+
+    if (*slot == 0) {
+        grow((void **)&r->threads, &r->thread_cap, r->nthreads + 1, sizeof(*r->threads));
+        memset(&r->threads[r->nthreads], 0, sizeof(r->threads[0]));
+        r->threads[r->nthreads].pid = pid;
+        r->threads[r->nthreads].tid = tid;
+        *slot = (uint32_t)++r->nthreads;
+    }
+    return &r->threads[*slot - 1];
+}
+
+/* Statistics entry of (thread index, string index), created if new. */
+static uint32_t stats_of(struct model_regions *r, uint32_t thread, uint32_t str)
+{
+    uint64_t key = hashmap_mix(((uint64_t)thread << 32) ^ str ^ 0x9e3779b9ull);
+    uint32_t *slot = hashmap_slot(&r->stats_map, key, 1);
+
+    if (*slot == 0) {
+        grow((void **)&r->stats, &r->stats_cap, r->nstats + 1, sizeof(*r->stats));
+        struct model_region_stats *s = &r->stats[r->nstats];
+        memset(s, 0, sizeof(*s));
+        s->name = r->strs[str].name;
+        s->thread = (int)thread;
+        *slot = (uint32_t)++r->nstats;
+    }
+    return *slot - 1;
+}
+
+/* Add one completed instance of duration_ns to s. */
+static void stats_add(struct model_region_stats *s, uint64_t duration_ns)
+{
+    double d = (double)duration_ns, delta;
+
+    if (s->count == 0 || duration_ns < s->min_ns)
+        s->min_ns = duration_ns;
+    if (duration_ns > s->max_ns)
+        s->max_ns = duration_ns;
+    s->count++;
+    s->total_ns += duration_ns;
+    delta = d - s->mean_ns;
+    s->mean_ns += delta / (double)s->count;
+    s->m2_ns2 += delta * (d - s->mean_ns);
+}
+
+double model_region_stddev_ns(const struct model_region_stats *s)
+{
+    return s->count ? sqrt(s->m2_ns2 / (double)s->count) : 0.0;
+}
+
+/* Complete the innermost open region of t at end_ns: statistics, then the sink. */
+static void complete_top(struct model_regions *r, struct region_thread *t, uint64_t end_ns,
+                         int at_exit)
+{
+    struct open_region *o = &t->stack[--t->n];
+    struct model_region_stats *s = &r->stats[o->stats];
+    uint64_t d = end_ns > o->begin_ns ? end_ns - o->begin_ns : 0;
+
+    if (s->open)
+        s->open--;
+    if (r->sum.open)
+        r->sum.open--;
+    stats_add(s, d);
+    if (at_exit) {
+        s->closed_at_exit++;
+        r->sum.closed_at_exit++;
+    }
+    if (r->sink) {
+        struct model_region_span span = {.pid = t->pid,
+                                         .tid = t->tid,
+                                         .name = s->name,
+                                         .begin_ns = o->begin_ns,
+                                         .end_ns = o->begin_ns + d,
+                                         .closed_at_exit = at_exit};
+        r->sink(r->sink_ctx, &span);
+    }
+}
+
+void model_region_begin(struct model *m, uint32_t pid, uint32_t tid, uint32_t id, uint32_t depth,
+                        uint64_t time_ns)
+{
+    struct model_regions *r = regions(m);
+    uint32_t thread = model_thread_discover(m, pid, tid, time_ns);
+    uint32_t str = str_of_or_placeholder(r, pid, id);
+    struct region_thread *t = thread_of(r, pid, tid);
+
+    /* a BEGIN at a level that is open already: the END of the open one was lost */
+    while (t->n && t->stack[t->n - 1].depth >= depth)
+        complete_top(r, t, time_ns, 0);
+    grow((void **)&t->stack, &t->cap, t->n + 1, sizeof(*t->stack));
+    t->stack[t->n] = (struct open_region){
+        .id = id, .depth = depth, .begin_ns = time_ns, .stats = stats_of(r, thread, str)};
+    r->stats[t->stack[t->n].stats].open++;
+    r->sum.open++;
+    t->n++;
+}
+
+void model_region_end(struct model *m, uint32_t pid, uint32_t tid, uint32_t id, uint32_t depth,
+                      uint64_t time_ns)
+{
+    struct model_regions *r = regions(m);
+    struct region_thread *t = thread_of(r, pid, tid);
+
+    /* deeper regions whose END was lost end here too */
+    while (t->n && t->stack[t->n - 1].depth > depth)
+        complete_top(r, t, time_ns, 0);
+    if (t->n && t->stack[t->n - 1].depth == depth && t->stack[t->n - 1].id == id)
+        complete_top(r, t, time_ns, 0);
+    /* else its BEGIN was lost (ring full): nothing to complete */
+}
+
+void model_region_range(struct model *m, uint32_t pid, uint32_t start_tid, uint32_t id,
+                        uint64_t begin_ns, uint64_t end_ns)
+{
+    struct model_regions *r = regions(m);
+    uint32_t thread = model_thread_discover(m, pid, start_tid, begin_ns);
+    uint32_t str = str_of_or_placeholder(r, pid, id);
+    struct model_region_stats *s = &r->stats[stats_of(r, thread, str)];
+    uint64_t d = end_ns > begin_ns ? end_ns - begin_ns : 0;
+
+    stats_add(s, d);
+    if (r->sink) {
+        struct model_region_span span = {.pid = pid,
+                                         .tid = start_tid,
+                                         .name = s->name,
+                                         .begin_ns = begin_ns,
+                                         .end_ns = begin_ns + d,
+                                         .range = 1};
+        r->sink(r->sink_ctx, &span);
+    }
+}
+
+void model_region_error(struct model *m, int kind)
+{
+    struct model_regions *r = regions(m);
+
+    switch (kind) {
+    case ROCSYS_REGION_ERR_UNBALANCED:
+        r->sum.unbalanced_pops++;
+        break;
+    case ROCSYS_REGION_ERR_TOO_DEEP:
+        r->sum.too_deep++;
+        break;
+    case ROCSYS_REGION_ERR_NAMES_FULL:
+        r->sum.names_full++;
+        break;
+    case ROCSYS_REGION_ERR_RANGES:
+        r->sum.range_errors++;
+        break;
+    default:
+        break;
+    }
+}
+
+void model_region_sampling(struct model *m, int on, int thread_only)
+{
+    struct model_regions *r = regions(m);
+
+    if (!thread_only)
+        r->sum.sampling_paused = !on;
+}
+
+void model_regions_thread_end(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns)
+{
+    struct model_regions *r = regions(m);
+    uint64_t key = hashmap_mix(((uint64_t)pid << 32) | tid);
+    uint32_t *slot = hashmap_slot(&r->thread_map, key, 0);
+
+    if (!slot || *slot == 0)
+        return;
+    struct region_thread *t = &r->threads[*slot - 1];
+    while (t->n)
+        complete_top(r, t, time_ns, 1);
+}
+
+void model_regions_close(struct model *m, uint64_t now_ns, int all)
+{
+    struct model_regions *r = regions(m);
+
+    for (size_t i = 0; i < r->nthreads; i++) {
+        struct region_thread *t = &r->threads[i];
+        uint64_t key = hashmap_mix(((uint64_t)t->pid << 32) | t->tid);
+        uint32_t *slot = hashmap_slot(&m->thread_map, key, 0);
+        const struct model_thread *th = slot && *slot ? &m->threads[*slot - 1] : NULL;
+        uint64_t end = now_ns;
+
+        if (!t->n)
+            continue;
+        if (th && !th->alive && th->end_ns) /* ended (or its process did): at its end */
+            end = th->end_ns;
+        else if (!all)
+            continue;
+        while (t->n)
+            complete_top(r, t, end, 1);
+    }
+}
+
+void model_region_mark(struct model *m)
+{
+    regions(m)->sum.marks++;
+}
+
+const struct model_region_stats *model_regions_stats(const struct model *m, int *count)
+{
+    *count = m->regions ? (int)m->regions->nstats : 0;
+    return m->regions ? m->regions->stats : NULL;
+}
+
+void model_regions_summary(const struct model *m, struct model_regions_summary *out)
+{
+    if (m->regions)
+        *out = m->regions->sum;
+    else
+        memset(out, 0, sizeof(*out));
+}
+
+int model_regions_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try,
+                        struct sym_frame *out)
+{
+    struct model_regions *r;
+    int64_t s;
+    uint32_t id = (uint32_t)(pc & 0xffffffffu);
+
+    if (!ROCSYS_IS_REGION_FRAME(pc))
+        return 0;
+    r = regions(m);
+    s = str_of(r, pid, id);
+    if (s < 0 && !final_try)
+        return -1;
+    if (s < 0)
+        s = str_of_or_placeholder(r, pid, id);
+    memset(out, 0, sizeof(*out));
+    out->function = r->strs[s].label;
+    out->module = region_module;
+    return 1;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# End-to-end: the collector as an HSA tools library, against tp_hsa_harness, which plays the
+# ROCr runtime's part with a table in ROCm 5.2.3's layout (no machine here has an AMD GPU, so
+# dispatch timing is verified against this harness, not on hardware). Checked: kernel names
+# from executable freeze (demangled, .kd stripped), exact dispatch counts and GPU times in the
+# view, kernels.csv and the trace (every dispatch exactly once), launch->dispatch flows, async
+# copies, every original completion signal completed; an unknown table version or a too-small
+# table is declined without patching; a second tools library before or after the collector.
+source "$(dirname "$0")/lib.sh"
+H="$TP/tp_hsa_harness"
+TOOL2="$TP/libtp_hsa_tool2.so"
+CHECKER="$ROCSYS_PROGRAMS/rocsys-trace-check"
+[ -x "$H" ] || skip "tp_hsa_harness not built"
+ROUNDS=20
+
+# csv_row FILE NAME: the row of kernel NAME (fields after the quoted name)
+csv_row() { awk -v n="\"$2\"" 'index($0, n ",") == 1 {print substr($0, length(n) + 2)}' "$1" | cut -d, -f1-3; }
+
+# a run without rocsys-top: no tools, the workload completes
+"$H" normal 3 > "$WORK/bare.txt"
+check "bare harness completes" grep -q "completed 21/21" "$WORK/bare.txt"
+
+D=$WORK/rec
+rc=0
+"$ROCSYS_TOP" -b --record "$D" -- "$H" normal $ROUNDS > "$WORK/frames.txt" 2> "$WORK/err.txt" || rc=$?
+check "exit 0 (got $rc)" test "$rc" -eq 0
+check "OnLoad accepted the table" grep -q "librocsys-collector.so: OnLoad -> 1" "$D/output.log"
+check "all completion signals got their value" grep -q "completed 140/140" "$D/output.log"
+check "queue made with interception and profiling" grep -q "intercept_queues 1 plain_queues 0 profiling 1 copy_profiling 1" "$D/output.log"
+# kernels.csv: exact counts and GPU times, sorted by percentage
+check "kernels.csv header" grep -qx '"Name","Calls","TotalDurationNs","AverageNs","Percentage","MinNs","MaxNs","StdDev"' "$D/kernels.csv"
+check "kernels.csv: reduce_sum first" bash -c "sed -n 2p '$D/kernels.csv' | grep -q '^\"void reduce_sum<256, float>(float const\*, float\*, int)\",'"
+r=$(csv_row "$D/kernels.csv" "void reduce_sum<256, float>(float const*, float*, int)")
+check "reduce_sum: 40 x 7000 ns (got $r)" test "$r" = "40,280000,7000"
+r=$(csv_row "$D/kernels.csv" "saxpy_c")
+check "saxpy_c: 60 x 1000 ns (got $r)" test "$r" = "60,60000,1000"
+r=$(csv_row "$D/kernels.csv" "vector_add(float*, float const*, float const*, int)")
+check "vector_add: 20 x 2000 ns (got $r)" test "$r" = "20,40000,2000"
+check "kernels.csv: no variable symbol, no unnamed kernel" bash -c "! grep -Eq 'some_global|kernel 0x' '$D/kernels.csv'"
+check "copies.csv: 20 async copies of 1 MiB, 3000 ns each" grep -qx '"async","hsa",20,20971520,60000,3000,3000,3000' "$D/copies.csv"
+# the batch view
+F=$(last_frame "$WORK/frames.txt")
+check "view: 3 kernels, 120 dispatches" grep -q "== Hot kernels: 3 kernels, 120 dispatches, GPU time 0.380 ms ==" <<< "$F"
+hip=$(grep -F "vector_add(float*, float const*, float const*, int)" <<< "$F" | awk '{print $2, $7}')
+check "view: vector_add 20 dispatches, 20 HIP launches (got $hip)" test "$hip" = "20 20"
+check "view: queue idle summary" grep -Eq "^GPU0 queue 1 \(pid [0-9]+\): dispatches 120  busy [0-9.]+%  gap 1us-10us 100  gap 10us-100us 19$" <<< "$F"
+# the trace: every dispatch exactly once, on its queue's track, flows from the HIP launches
+if [ -x "$CHECKER" ]; then
+    "$CHECKER" "$D/trace.pftrace" > "$WORK/check.txt"
+    check "trace: no violations" grep -q 'violations 0' "$WORK/check.txt"
+    n=$(grep -c '^slice .* GPU0 queue 1 "kernel" ' "$WORK/check.txt" || true)
+    check "trace: 120 dispatch slices (got $n)" test "$n" -eq 120
+    n=$(grep -c '^slice .* GPU0 queue 1 "kernel" "saxpy_c" 1000 ns' "$WORK/check.txt" || true)
+    check "trace: 60 saxpy_c slices of 1000 ns (got $n)" test "$n" -eq 60
+    n=$(grep -c '"hipLaunchKernel" .* flow-out' "$WORK/check.txt" || true)
+    m=$(grep -c '"vector_add(float\*, float const\*, float const\*, int)" 2000 ns flow-in' "$WORK/check.txt" || true)
+    check "trace: 20 launch->dispatch flows (out $n, in $m)" test "$n" -eq 20 -a "$m" -eq 20
+    n=$(grep -c '^slice .* GPU async copies "copy" "async copy" 3000 ns' "$WORK/check.txt" || true)
+    check "trace: 20 copy slices (got $n)" test "$n" -eq 20
+fi
+
+# an unknown table version, and a table too small for the slots we need: declined, untouched
+for mode in badversion badsize; do
+    rc=0
+    "$ROCSYS_TOP" -b --record "$WORK/$mode" -- "$H" $mode 5 > "$WORK/$mode.txt" 2>&1 || rc=$?
+    check "$mode: exit 0 (got $rc)" test "$rc" -eq 0
+    check "$mode: OnLoad declined" grep -q "librocsys-collector.so: OnLoad -> 0" "$WORK/$mode/output.log"
+    check "$mode: table unchanged" grep -q "declined, table unchanged" "$WORK/$mode/output.log"
+    check "$mode: the workload still completes" grep -q "completed 35/35 intercept_queues 0 plain_queues 1" "$WORK/$mode/output.log"
+    check "$mode: no dispatch timed" test "$(wc -l < "$WORK/$mode/kernels.csv")" -eq 1
+done
+
+# a second tool listed before the collector (rocsys-top appends itself to HSA_TOOLS_LIB)
+rc=0
+HSA_TOOLS_LIB="$TOOL2" "$ROCSYS_TOP" -b --record "$WORK/t2a" -- "$H" normal 5 > /dev/null 2>&1 || rc=$?
+check "tool2 first: exit 0 (got $rc)" test "$rc" -eq 0
+check "tool2 first: both loaded" grep -q "mode normal tools 2 declined 0 dispatches 30 copies 5 completed 35/35" "$WORK/t2a/output.log"
+check "tool2 first: its freeze hook still runs" grep -q "tool2: queue_create 0 signal_create [0-9]* freeze 1" "$WORK/t2a/output.log"
+r=$(csv_row "$WORK/t2a/kernels.csv" "saxpy_c")
+check "tool2 first: dispatches timed (got $r)" test "$r" = "15,15000,1000"
+# ... and after it (the collector listed twice: the second OnLoad keeps the first patch)
+rc=0
+HSA_TOOLS_LIB="$ROCSYS_COLLECTOR $TOOL2" "$ROCSYS_TOP" -b --record "$WORK/t2b" -- "$H" normal 5 > /dev/null 2>&1 || rc=$?
+check "tool2 after: exit 0 (got $rc)" test "$rc" -eq 0
+check "tool2 after: all completed" grep -q "tools 3 declined 0 dispatches 30 copies 5 completed 35/35" "$WORK/t2b/output.log"
+check "tool2 after: its hooks see our queue creation" grep -q "tool2: queue_create 1 signal_create [0-9]* freeze 1" "$WORK/t2b/output.log"
+r=$(csv_row "$WORK/t2b/kernels.csv" "saxpy_c")
+check "tool2 after: dispatches timed once (got $r)" test "$r" = "15,15000,1000"
+finish

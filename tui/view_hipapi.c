@@ -1,0 +1,206 @@
+/* View 8, HIP API: per HIP entry point the calls, host time inside them (total, average, max,
+ * share of all HIP time) and the calls that returned an error (with the last error code); below
+ * it, memory copies by direction. Key: s cycles the sort. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/tui_internal.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS "  TIME%    CALLS  TOTAL(us)    AVG(us)    MAX(us)  ERRORS  LAST_ERR  API"
+
+enum api_sort { SORT_TIME, SORT_CALLS, SORT_ERRORS, SORT_NAME, SORT_COUNT };
+static const char *const sort_names[SORT_COUNT] = {"time", "calls", "errors", "name"};
+
+struct hipapi_view {
+    const struct model_hip_api **rows; /* rebuilt from the model at every rebuild */
+    int nrows;
+    struct tui_list nav;
+    int sort;
+    uint64_t total_ns;
+};
+
+static int sort_key; /* for the qsort comparator */
+
+/* Largest first by the sort key, names ascending. */
+static int cmp_api(const void *a, const void *b)
+{
+    const struct model_hip_api *x = *(const struct model_hip_api *const *)a;
+    const struct model_hip_api *y = *(const struct model_hip_api *const *)b;
+    uint64_t p = 0, q = 0;
+
+    if (sort_key == SORT_TIME)
+        p = x->time.total_ns, q = y->time.total_ns;
+    else if (sort_key == SORT_CALLS)
+        p = x->time.calls, q = y->time.calls;
+    else if (sort_key == SORT_ERRORS)
+        p = x->errors, q = y->errors;
+    if (p != q)
+        return p < q ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* The model's HIP API entries, sorted; *total_ns gets their summed time. */
+static const struct model_hip_api **sorted_apis(struct model *m, int sort, int *n,
+                                                uint64_t *total_ns)
+{
+    int count = model_hip_api_count(m);
+    const struct model_hip_api **v = xcalloc((size_t)count + 1, sizeof(*v));
+
+    *total_ns = 0;
+    for (int i = 0; i < count; i++) {
+        v[i] = model_hip_api_at(m, i);
+        *total_ns += v[i]->time.total_ns;
+    }
+    sort_key = sort;
+    qsort(v, (size_t)count, sizeof(*v), cmp_api);
+    *n = count;
+    return v;
+}
+
+/* The numbers of one API row (without the name). */
+static void format_row(char *buf, size_t n, const struct model_hip_api *a, uint64_t total_ns)
+{
+    char last[16];
+
+    if (a->errors)
+        snprintf(last, sizeof(last), "%d", a->last_error);
+    else
+        snprintf(last, sizeof(last), "-");
+    snprintf(buf, n, "%7.1f%9llu %10.3f %10.3f %10.3f %7llu  %8s  ",
+             tui_pct(a->time.total_ns, total_ns), (unsigned long long)a->time.calls,
+             (double)a->time.total_ns / 1e3, model_duration_avg_ns(&a->time) / 1e3,
+             (double)a->time.max_ns / 1e3, (unsigned long long)a->errors, last);
+}
+
+/* One line about copies of one direction and source. */
+static void format_copy(char *buf, size_t n, const struct model_copy *c)
+{
+    char bytes[32];
+
+    tui_format_bytes(bytes, sizeof(bytes), c->bytes);
+    snprintf(buf, n, "copies %s (%s): %llu, %s, %.3f us total", c->direction, c->source,
+             (unsigned long long)c->time.calls, bytes, (double)c->time.total_ns / 1e3);
+}
+
+void *tui_hipapi_create(void)
+{
+    return xcalloc(1, sizeof(struct hipapi_view));
+}
+
+void tui_hipapi_destroy(void *st)
+{
+    struct hipapi_view *v = st;
+
+    if (!v)
+        return;
+    free(v->rows);
+    free(v);
+}
+
+void tui_hipapi_rebuild(struct tui *t, void *st)
+{
+    struct hipapi_view *v = st;
+
+    free(v->rows);
+    v->rows = sorted_apis(t->m, v->sort, &v->nrows, &v->total_ns);
+    tui_list_fit(&v->nav, v->nrows, tui_page_rows(t));
+}
+
+void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
+{
+    struct hipapi_view *v = st;
+    char title[160], nums[200];
+    int ncopies = model_copy_count(t->m);
+    int page;
+
+    snprintf(title, sizeof(title), "HIP API: %d entry points, %.3f ms in calls  (sort: %s)",
+             v->nrows, (double)v->total_ns / 1e6, sort_names[v->sort]);
+    page = tui_draw_frame(t, r, title, COLUMNS);
+    int crows = ncopies < page / 2 ? ncopies : page / 2;
+    int list_rows = page - crows;
+    tui_list_fit(&v->nav, v->nrows, list_rows);
+    for (int i = 0; i < list_rows && v->nav.top + i < v->nrows; i++) {
+        int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+        const struct model_hip_api *a = v->rows[idx];
+        int sel = idx == v->nav.sel;
+        unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+        if (sel)
+            tui_put(t, y, r->x, r->w, norm, "", 1);
+        format_row(nums, sizeof(nums), a, v->total_ns);
+        x += tui_put(t, y, x, end - x, a->errors && !sel ? tui_style(t, TUI_S_BAD) : norm, nums, 0);
+        tui_put(t, y, x, end - x, norm, a->name, 0);
+    }
+    if (v->nrows == 0 && list_rows >= 2)
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), "no HIP calls seen yet",
+                0);
+    for (int i = 0; i < crows; i++) {
+        format_copy(nums, sizeof(nums), model_copy_at(t->m, i));
+        tui_put(t, r->y + 2 + list_rows + i, r->x, r->w, A_NORMAL, nums, 1);
+    }
+}
+
+int tui_hipapi_key(struct tui *t, void *st, int key)
+{
+    struct hipapi_view *v = st;
+    enum tui_nav nav = tui_key_nav(key);
+
+    if (key == 's' || key == KEY_F(6)) {
+        v->sort = (v->sort + 1) % SORT_COUNT;
+        tui_hipapi_rebuild(t, v);
+        return 1;
+    }
+    if (nav != TUI_NAV_NONE) {
+        tui_list_nav(&v->nav, nav, v->nrows, tui_page_rows(t));
+        return 1;
+    }
+    return 0;
+}
+
+int tui_hipapi_search(struct tui *t, void *st, const char *needle)
+{
+    struct hipapi_view *v = st;
+
+    for (int i = 1; i <= v->nrows; i++) {
+        int idx = (v->nav.sel + i) % v->nrows;
+        if (tui_match(v->rows[idx]->name, needle)) {
+            v->nav.sel = idx;
+            tui_list_fit(&v->nav, v->nrows, tui_page_rows(t));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tui_hipapi_status(struct tui *t, void *st, char *buf, size_t n)
+{
+    (void)t;
+    (void)st;
+    snprintf(buf, n, "s sort");
+}
+
+void tui_hipapi_batch(FILE *out, struct model *m, int max_rows)
+{
+    int n;
+    uint64_t total, calls = 0, errors = 0;
+    const struct model_hip_api **rows = sorted_apis(m, SORT_TIME, &n, &total);
+    char nums[200];
+
+    for (int i = 0; i < n; i++) {
+        calls += rows[i]->time.calls;
+        errors += rows[i]->errors;
+    }
+    fprintf(out, "== HIP API: %llu calls, %llu errors, %.3f ms ==\n", (unsigned long long)calls,
+            (unsigned long long)errors, (double)total / 1e6);
+    fprintf(out, "%s\n", COLUMNS);
+    for (int i = 0; i < n && (max_rows <= 0 || i < max_rows); i++) {
+        format_row(nums, sizeof(nums), rows[i], total);
+        fprintf(out, "%s%s\n", nums, rows[i]->name);
+    }
+    for (int i = 0; i < model_copy_count(m); i++) {
+        format_copy(nums, sizeof(nums), model_copy_at(m, i));
+        fprintf(out, "%s\n", nums);
+    }
+    free(rows);
+}

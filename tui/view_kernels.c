@@ -1,0 +1,295 @@
+/* View 7, hot kernels: per GPU kernel, dispatches and GPU time (total, average, min, max, share
+ * of all kernels' GPU time), launches seen through HIP, the last grid and block; below it, the
+ * GPU-idle summary of each queue (busy %, histogram of the gaps between dispatches).
+ * Keys: s cycles the sort, f folds/unfolds template arguments, F (F4) keeps only the kernels
+ * matching the last search. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/tui_internal.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS                                                                                    \
+    "  GPU%   CALLS  TOTAL(us)    AVG(us)    MIN(us)    MAX(us)    HIP  GRID         BLOCK     "   \
+    "KERNEL"
+
+enum kernel_sort { SORT_TIME, SORT_CALLS, SORT_AVG, SORT_MAX, SORT_NAME, SORT_COUNT };
+static const char *const sort_names[SORT_COUNT] = {"GPU time", "calls", "average", "max", "name"};
+
+struct kernels_view {
+    struct model_kernel_list *list;
+    int *rows; /* indices into list->items of the rows shown, in order */
+    int nrows;
+    struct tui_list nav;
+    int sort;
+    int unfolded;  /* 1: full template arguments */
+    int filtering; /* 1: only names matching filter */
+    char filter[128];
+    char sel_name[512]; /* the selected kernel, kept across rebuilds */
+};
+
+static int sort_key; /* for the qsort comparator */
+
+/* Compare two kernels by the current sort key (largest first, names ascending). */
+static int cmp_kernels(const struct model_kernel *x, const struct model_kernel *y)
+{
+    double a = 0, b = 0;
+
+    switch (sort_key) {
+    case SORT_TIME:
+        a = (double)x->gpu.total_ns, b = (double)y->gpu.total_ns;
+        break;
+    case SORT_CALLS:
+        a = (double)(x->dispatches + x->hip_launches),
+        b = (double)(y->dispatches + y->hip_launches);
+        break;
+    case SORT_AVG:
+        a = model_duration_avg_ns(&x->gpu), b = model_duration_avg_ns(&y->gpu);
+        break;
+    case SORT_MAX:
+        a = (double)x->gpu.max_ns, b = (double)y->gpu.max_ns;
+        break;
+    default:
+        break;
+    }
+    if (a != b)
+        return a < b ? 1 : -1;
+    if (sort_key != SORT_NAME && x->hip_launches != y->hip_launches)
+        return x->hip_launches < y->hip_launches ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_kernels_qsort(const void *a, const void *b)
+{
+    return cmp_kernels(a, b);
+}
+
+/* Sort a kernel list in place by sort. */
+static void sort_list(struct model_kernel_list *l, int sort)
+{
+    sort_key = sort;
+    if (l && l->count > 1)
+        qsort(l->items, (size_t)l->count, sizeof(*l->items), cmp_kernels_qsort);
+}
+
+void *tui_kernels_create(void)
+{
+    return xcalloc(1, sizeof(struct kernels_view));
+}
+
+void tui_kernels_destroy(void *st)
+{
+    struct kernels_view *v = st;
+
+    if (!v)
+        return;
+    model_kernels_list_free(v->list);
+    free(v->rows);
+    free(v);
+}
+
+/* Recompute the shown rows (sort, filter) and put the selection back on the same kernel. */
+static void reshape(struct tui *t, struct kernels_view *v)
+{
+    int n = v->list ? v->list->count : 0;
+
+    sort_list(v->list, v->sort);
+    free(v->rows);
+    v->rows = xcalloc((size_t)n + 1, sizeof(*v->rows));
+    v->nrows = 0;
+    for (int i = 0; i < n; i++)
+        if (!v->filtering || tui_match(v->list->items[i].name, v->filter))
+            v->rows[v->nrows++] = i;
+    for (int i = 0; i < v->nrows && v->sel_name[0]; i++)
+        if (strcmp(v->list->items[v->rows[i]].name, v->sel_name) == 0) {
+            v->nav.sel = i;
+            break;
+        }
+    tui_list_fit(&v->nav, v->nrows, tui_page_rows(t));
+}
+
+/* Remember the kernel under the selection. */
+static void note_selection(struct kernels_view *v)
+{
+    if (v->nav.sel >= 0 && v->nav.sel < v->nrows)
+        snprintf(v->sel_name, sizeof(v->sel_name), "%s", v->list->items[v->rows[v->nav.sel]].name);
+}
+
+void tui_kernels_rebuild(struct tui *t, void *st)
+{
+    struct kernels_view *v = st;
+
+    model_kernels_list_free(v->list);
+    v->list = model_kernels_list(t->m);
+    reshape(t, v);
+}
+
+/* "x,y,z" of a dimension triple. */
+static void format_dims(char *buf, size_t n, const uint32_t d[3])
+{
+    snprintf(buf, n, "%u,%u,%u", d[0], d[1], d[2]);
+}
+
+/* The numbers of one kernel row (without the name). */
+static void format_row(char *buf, size_t n, const struct model_kernel *k, uint64_t total_ns)
+{
+    char grid[40], block[40];
+
+    if (k->has_dims) {
+        format_dims(grid, sizeof(grid), k->grid);
+        format_dims(block, sizeof(block), k->block);
+    } else {
+        snprintf(grid, sizeof(grid), "N/A");
+        snprintf(block, sizeof(block), "N/A");
+    }
+    if (k->gpu.calls)
+        snprintf(buf, n, "%6.1f%8llu %10.3f %10.3f %10.3f %10.3f %6llu  %-12s %-9s ",
+                 tui_pct(k->gpu.total_ns, total_ns), (unsigned long long)k->gpu.calls,
+                 (double)k->gpu.total_ns / 1e3, model_duration_avg_ns(&k->gpu) / 1e3,
+                 (double)k->gpu.min_ns / 1e3, (double)k->gpu.max_ns / 1e3,
+                 (unsigned long long)k->hip_launches, grid, block);
+    else /* never timed on the GPU (e.g. launches that failed): no made-up zeros */
+        snprintf(buf, n, "%6s%8s %10s %10s %10s %10s %6llu  %-12s %-9s ", "N/A", "0", "N/A", "N/A",
+                 "N/A", "N/A", (unsigned long long)k->hip_launches, grid, block);
+}
+
+/* One line of the GPU-idle summary of queue q. */
+static void format_queue(char *buf, size_t n, const struct model_gpu_queue *q)
+{
+    uint64_t span = q->last_end_ns > q->first_start_ns ? q->last_end_ns - q->first_start_ns : 0;
+    int off = snprintf(buf, n, "GPU%u queue %llu (pid %u): dispatches %llu  busy %.1f%%",
+                       (unsigned)q->agent, (unsigned long long)q->queue_id, (unsigned)q->pid,
+                       (unsigned long long)q->dispatches, tui_pct(q->busy_ns, span));
+
+    for (int b = 0; b < MODEL_GAP_BUCKETS && off > 0 && (size_t)off < n; b++)
+        if (q->gaps[b])
+            off += snprintf(buf + off, n - (size_t)off, "  %s %llu", model_gap_bucket_names[b],
+                            (unsigned long long)q->gaps[b]);
+}
+
+void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
+{
+    struct kernels_view *v = st;
+    char title[320], nums[256], name[1024];
+    int nq = model_gpu_queue_count(t->m), page;
+    uint64_t total = v->list ? v->list->gpu_total_ns : 0;
+
+    snprintf(title, sizeof(title), "Hot kernels: %d kernels, GPU time %.3f ms  (sort: %s%s%s%s)",
+             v->list ? v->list->count : 0, (double)total / 1e6, sort_names[v->sort],
+             v->unfolded ? "" : ", templates folded", v->filtering ? ", filter: " : "",
+             v->filtering ? v->filter : "");
+    page = tui_draw_frame(t, r, title, COLUMNS);
+    int qrows = nq > 0 ? (nq + 1 < page / 2 ? nq + 1 : page / 2) : 0;
+    int list_rows = page - qrows;
+    tui_list_fit(&v->nav, v->nrows, list_rows);
+    for (int i = 0; i < list_rows && v->nav.top + i < v->nrows; i++) {
+        int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+        const struct model_kernel *k = &v->list->items[v->rows[idx]];
+        int sel = idx == v->nav.sel;
+        unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+        if (sel)
+            tui_put(t, y, r->x, r->w, norm, "", 1);
+        format_row(nums, sizeof(nums), k, total);
+        x += tui_put(t, y, x, end - x,
+                     tui_pct(k->gpu.total_ns, total) >= 20.0 && !sel ? tui_style(t, TUI_S_HOT)
+                                                                     : norm,
+                     nums, 0);
+        if (v->unfolded)
+            snprintf(name, sizeof(name), "%s", k->name);
+        else
+            model_kernel_fold_name(k->name, name, sizeof(name), t->utf8);
+        tui_put(t, y, x, end - x, norm, name, 0);
+    }
+    if (v->nrows == 0 && list_rows >= 2)
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM),
+                model_gpu_seen(t->m) ? "no kernel matches"
+                                     : "no GPU kernels seen yet (HIP calls and HSA dispatches)",
+                0);
+    for (int i = 0; i < qrows; i++) {
+        int y = r->y + 2 + list_rows + i;
+        if (i == 0) {
+            tui_put(t, y, r->x, r->w, tui_style(t, TUI_S_COLUMNS), "GPU idle per queue", 1);
+            continue;
+        }
+        format_queue(nums, sizeof(nums), model_gpu_queue_at(t->m, i - 1));
+        tui_put(t, y, r->x, r->w, A_NORMAL, nums, 1);
+    }
+}
+
+int tui_kernels_key(struct tui *t, void *st, int key)
+{
+    struct kernels_view *v = st;
+    enum tui_nav nav = tui_key_nav(key);
+
+    if (key == 's' || key == KEY_F(6)) {
+        v->sort = (v->sort + 1) % SORT_COUNT;
+        reshape(t, v);
+        return 1;
+    }
+    if (key == 'f') {
+        v->unfolded = !v->unfolded;
+        tui_message(t, "template arguments %s", v->unfolded ? "shown" : "folded");
+        return 1;
+    }
+    if (key == 'F' || key == KEY_F(4)) {
+        v->filtering = !v->filtering && t->search[0];
+        snprintf(v->filter, sizeof(v->filter), "%s", t->search);
+        if (!v->filtering)
+            tui_message(t, t->search[0] ? "filter off" : "search (/) first: F keeps the matches");
+        reshape(t, v);
+        return 1;
+    }
+    if (nav != TUI_NAV_NONE) {
+        tui_list_nav(&v->nav, nav, v->nrows, tui_page_rows(t));
+        note_selection(v);
+        return 1;
+    }
+    return 0;
+}
+
+int tui_kernels_search(struct tui *t, void *st, const char *needle)
+{
+    struct kernels_view *v = st;
+
+    for (int i = 1; i <= v->nrows; i++) {
+        int idx = (v->nav.sel + i) % v->nrows;
+        if (tui_match(v->list->items[v->rows[idx]].name, needle)) {
+            v->nav.sel = idx;
+            tui_list_fit(&v->nav, v->nrows, tui_page_rows(t));
+            note_selection(v);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tui_kernels_status(struct tui *t, void *st, char *buf, size_t n)
+{
+    (void)t;
+    (void)st;
+    snprintf(buf, n, "s sort  f fold  F filter");
+}
+
+void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
+{
+    struct model_kernel_list *l = model_kernels_list(m);
+    char nums[256];
+    uint64_t dispatches = 0;
+
+    sort_list(l, SORT_TIME);
+    for (int i = 0; i < l->count; i++)
+        dispatches += l->items[i].dispatches;
+    fprintf(out, "== Hot kernels: %d kernels, %llu dispatches, GPU time %.3f ms ==\n", l->count,
+            (unsigned long long)dispatches, (double)l->gpu_total_ns / 1e6);
+    fprintf(out, "%s\n", COLUMNS);
+    for (int i = 0; i < l->count && (max_rows <= 0 || i < max_rows); i++) {
+        format_row(nums, sizeof(nums), &l->items[i], l->gpu_total_ns);
+        fprintf(out, "%s%s\n", nums, l->items[i].name);
+    }
+    for (int i = 0; i < model_gpu_queue_count(m); i++) {
+        format_queue(nums, sizeof(nums), model_gpu_queue_at(m, i));
+        fprintf(out, "%s\n", nums);
+    }
+    model_kernels_list_free(l);
+}

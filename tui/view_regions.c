@@ -1,0 +1,218 @@
+/* View 6, regions: the program's user regions (rocsys-top's user API, ROCTx, ROCm Systems
+ * Profiler) per region and thread: count, total / mean / min / max / standard deviation of the
+ * time, instances open now and instances closed by the end of their thread or process. The
+ * thread filter of the call tree applies (Enter in the threads view). */
+#define _GNU_SOURCE            1
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/tui_internal.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS                                                                                    \
+    "    COUNT      TOTAL       MEAN        MIN        MAX     STDDEV  OPEN  TID      REGION"
+#define BATCH_COLUMNS                                                                              \
+    "    COUNT    TOTAL_MS     MEAN_MS      MIN_MS      MAX_MS   STDDEV_MS  OPEN  EXIT  TID      " \
+    "REGION"
+
+enum { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_NAME, SORT_COUNT_ };
+static const char *const sort_names[] = {"total", "count", "mean", "name"};
+
+struct regions_view {
+    struct model_region_stats *rows; /* a snapshot: frozen while paused */
+    int count;
+    struct model_regions_summary sum;
+    struct tui_list list;
+    int sort;
+};
+
+void *tui_regions_create(void)
+{
+    return xcalloc(1, sizeof(struct regions_view));
+}
+
+void tui_regions_destroy(void *st)
+{
+    struct regions_view *v = st;
+
+    if (!v)
+        return;
+    free(v->rows);
+    free(v);
+}
+
+/* Order rows by the sort in arg; ties by name, then thread. */
+static int row_cmp(const void *a, const void *b, void *arg)
+{
+    const struct model_region_stats *x = a, *y = b;
+    int sort = *(const int *)arg, c;
+
+    if (sort == SORT_TOTAL && x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    if (sort == SORT_COUNT && x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    if (sort == SORT_MEAN && x->mean_ns != y->mean_ns)
+        return x->mean_ns > y->mean_ns ? -1 : 1;
+    c = strcmp(x->name, y->name);
+    if (c)
+        return c;
+    return (x->thread > y->thread) - (x->thread < y->thread);
+}
+
+/* A snapshot of the statistics, filtered by thread (-1: all) and sorted; *count rows. */
+static struct model_region_stats *snapshot(struct model *m, int thread, int sort, int *count)
+{
+    int n, k = 0;
+    const struct model_region_stats *s = model_regions_stats(m, &n);
+    struct model_region_stats *rows = xcalloc((size_t)n + 1, sizeof(*rows));
+
+    for (int i = 0; i < n; i++)
+        if (thread < 0 || s[i].thread == thread)
+            rows[k++] = s[i];
+    qsort_r(rows, (size_t)k, sizeof(*rows), row_cmp, &sort);
+    *count = k;
+    return rows;
+}
+
+void tui_regions_rebuild(struct tui *t, void *st)
+{
+    struct regions_view *v = st;
+
+    free(v->rows);
+    v->rows = snapshot(t->m, t->filter.thread, v->sort, &v->count);
+    model_regions_summary(t->m, &v->sum);
+    tui_list_fit(&v->list, v->count, tui_page_rows(t));
+}
+
+/* A duration for the table: "812ns", "12.3us", "4.56ms", "1.234s". */
+static void fmt_ns(char *buf, size_t n, double ns)
+{
+    if (ns < 1e3)
+        snprintf(buf, n, "%.0fns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, n, "%.1fus", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, n, "%.2fms", ns / 1e6);
+    else
+        snprintf(buf, n, "%.3fs", ns / 1e9);
+}
+
+/* The thread id of model thread index i (0 if unknown). */
+static unsigned thread_tid(struct model *m, int i)
+{
+    const struct model_thread *th = model_thread_at(m, i);
+    return th ? (unsigned)th->tid : 0;
+}
+
+/* One-line summary of the anomalies and state: "2 open, unbalanced pops 1, ...". */
+static void summary_text(const struct model_regions_summary *s, char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "%llu open, %llu closed at exit, unbalanced pops %llu, too deep %llu, names full "
+             "%llu, lost ranges %llu, marks %llu, sampling %s",
+             (unsigned long long)s->open, (unsigned long long)s->closed_at_exit,
+             (unsigned long long)s->unbalanced_pops, (unsigned long long)s->too_deep,
+             (unsigned long long)s->names_full, (unsigned long long)s->range_errors,
+             (unsigned long long)s->marks, s->sampling_paused ? "stopped by the program" : "on");
+}
+
+void tui_regions_draw(struct tui *t, void *st, const struct tui_rect *r)
+{
+    struct regions_view *v = st;
+    char title[512], sum[256], desc[160], line[160], c[6][24];
+    int page;
+
+    tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
+    summary_text(&v->sum, sum, sizeof(sum));
+    snprintf(title, sizeof(title), "Regions: %s  (%d, sort: %s; %s)", desc, v->count,
+             sort_names[v->sort], sum);
+    page = tui_draw_frame(t, r, title, COLUMNS);
+    tui_list_fit(&v->list, v->count, page);
+    for (int i = 0; i < page && v->list.top + i < v->count; i++) {
+        int idx = v->list.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+        const struct model_region_stats *s = &v->rows[idx];
+        int sel = idx == v->list.sel;
+        unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+
+        if (sel)
+            tui_put(t, y, r->x, r->w, norm, "", 1);
+        fmt_ns(c[0], sizeof(c[0]), (double)s->total_ns);
+        fmt_ns(c[1], sizeof(c[1]), s->mean_ns);
+        fmt_ns(c[2], sizeof(c[2]), (double)s->min_ns);
+        fmt_ns(c[3], sizeof(c[3]), (double)s->max_ns);
+        fmt_ns(c[4], sizeof(c[4]), model_region_stddev_ns(s));
+        snprintf(line, sizeof(line), "%9llu %10s %10s %10s %10s %10s %5llu  %-7u  ",
+                 (unsigned long long)s->count, c[0], c[1], c[2], c[3], c[4],
+                 (unsigned long long)s->open, thread_tid(t->m, s->thread));
+        x += tui_put(t, y, x, end - x, norm, line, 0);
+        tui_put(t, y, x, end - x, norm, s->name, 0);
+    }
+    if (v->count == 0 && page >= 2)
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM),
+                "no regions: annotate the program with rocsys/user.h, ROCTx or rocprofsys_user_*",
+                0);
+}
+
+int tui_regions_key(struct tui *t, void *st, int key)
+{
+    struct regions_view *v = st;
+    enum tui_nav nav = tui_key_nav(key);
+
+    if (key == 's' || key == KEY_F(6)) {
+        v->sort = (v->sort + 1) % SORT_COUNT_;
+        qsort_r(v->rows, (size_t)v->count, sizeof(*v->rows), row_cmp, &v->sort);
+        return 1;
+    }
+    if (nav != TUI_NAV_NONE) {
+        tui_list_nav(&v->list, nav, v->count, tui_page_rows(t));
+        return 1;
+    }
+    return 0;
+}
+
+int tui_regions_search(struct tui *t, void *st, const char *needle)
+{
+    struct regions_view *v = st;
+
+    for (int i = 1; i <= v->count; i++) {
+        int idx = (v->list.sel + i) % v->count;
+        if (tui_match(v->rows[idx].name, needle)) {
+            v->list.sel = idx;
+            tui_list_fit(&v->list, v->count, tui_page_rows(t));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tui_regions_status(struct tui *t, void *st, char *buf, size_t n)
+{
+    (void)t;
+    (void)st;
+    if (n)
+        buf[0] = '\0';
+}
+
+void tui_regions_batch(FILE *out, struct model *m, int max_rows)
+{
+    struct model_regions_summary sum;
+    char text[256], name[1024];
+    int n;
+    struct model_region_stats *rows = snapshot(m, -1, SORT_NAME, &n);
+
+    model_regions_summary(m, &sum);
+    summary_text(&sum, text, sizeof(text));
+    fprintf(out, "== Regions: %d; %s ==\n", n, text);
+    fprintf(out, "%s\n", BATCH_COLUMNS);
+    for (int i = 0; i < n && (max_rows <= 0 || i < max_rows); i++) {
+        const struct model_region_stats *s = &rows[i];
+        tui_fit(name, sizeof(name), s->name, 250, 1);
+        fprintf(out, "%9llu %11.3f %11.3f %11.3f %11.3f %11.3f %5llu %5llu  %-7u  %s\n",
+                (unsigned long long)s->count, (double)s->total_ns / 1e6, s->mean_ns / 1e6,
+                (double)s->min_ns / 1e6, (double)s->max_ns / 1e6, model_region_stddev_ns(s) / 1e6,
+                (unsigned long long)s->open, (unsigned long long)s->closed_at_exit,
+                thread_tid(m, s->thread), name);
+    }
+    free(rows);
+}
