@@ -276,7 +276,7 @@ static void load_model(struct replay *r, const char *dir)
     s->target_done = 1;
     s->exit_status = (int)json_get_number(r->json, "exit_status", 0);
     json_get_string(r->json, "status", text, sizeof(text));
-    snprintf(s->status_text, sizeof(s->status_text), "replay: %s",
+    snprintf(s->status_text, sizeof(s->status_text), "replay: %.110s",
              text[0] ? text : "status unknown");
     end_processes(r, s->end_ns);
     s->replay = 1;
@@ -351,7 +351,7 @@ int inject_replay(const struct inject_options *o)
     load_model(&r, o->replay_dir);
     if (err[0] && !model_session(r.m)->notice[0])
         snprintf(model_session(r.m)->notice, sizeof(model_session(r.m)->notice),
-                 "the trace has problems: %s", err);
+                 "the trace has problems: %.200s", err);
     if (!r.json[0] && !model_session(r.m)->notice[0])
         snprintf(model_session(r.m)->notice, sizeof(model_session(r.m)->notice),
                  "no session.json: the recording is incomplete");

@@ -87,7 +87,8 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
         fprintf(out, "notice: %s\n", notice);
     }
     for (int v = 0; v < tui_view_count; v++)
-        tui_views[v].batch(out, m, max_rows);
+        if (!s->attach_gpu || v == tui_view_find("GPU")) /* --attach-gpu: no profile */
+            tui_views[v].batch(out, m, max_rows);
     fputc('\n', out);
     fflush(out);
 }

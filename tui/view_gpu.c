@@ -301,7 +301,10 @@ void tui_gpu_draw(struct tui *t, void *st, const struct tui_rect *r)
         return;
     if (!v->monitored) {
         tui_put(t, r->y, r->x, r->w, tui_style(t, TUI_S_NOTICE),
-                "GPU monitoring is off (--gpu-interval 0)", 1);
+                model_session(t->m)->replay
+                    ? "GPU gauges are not replayed: see gpu.csv and the trace's counter tracks"
+                    : "GPU monitoring is off (--gpu-interval 0)",
+                1);
         return;
     }
     if (v->st->state != GPU_STATE_OK) {
@@ -390,7 +393,9 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
 
     fprintf(out, "== GPU ==\n");
     if (!g) {
-        fprintf(out, "gpu: off (--gpu-interval 0)\n");
+        fprintf(out, model_session(m)->replay
+                         ? "gpu: not replayed (see gpu.csv and the trace's counter tracks)\n"
+                         : "gpu: off (--gpu-interval 0)\n");
         return;
     }
     v = tui_gpu_create();
