@@ -119,6 +119,9 @@ uint32_t collector_regions_frames(uint64_t *out, uint32_t room);
  * not started through our pthread_create, e.g. a runtime's helper) claims a ring first.
  * Returns 0 or -errno. */
 int collector_write_any(const void *rec);
+/* Write a name record (struct rocsys_rec_name of this type: key -> name, at most
+ * ROCSYS_KERNEL_NAME_MAX bytes of it) with collector_write_any. */
+void collector_write_name(uint32_t type, uint64_t key, const char *name, size_t len);
 /* The correlation id of the HIP launch the calling thread is inside right now, or 0. */
 uint64_t collector_hip_current_launch(void);
 

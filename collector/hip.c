@@ -157,20 +157,21 @@ static void fn_insert(const void *f, uint32_t id)
 }
 
 /* Write a HIP_NAME record for id (normal context). */
-static void send_name(uint32_t id, const char *name)
+void collector_write_name(uint32_t type, uint64_t key, const char *name, size_t len)
 {
     union {
         struct rocsys_rec_name rec;
         uint8_t bytes[sizeof(struct rocsys_rec_name) + ROCSYS_KERNEL_NAME_MAX + 8];
     } u;
-    size_t len = strnlen(name, ROCSYS_KERNEL_NAME_MAX);
 
+    if (len > ROCSYS_KERNEL_NAME_MAX)
+        len = ROCSYS_KERNEL_NAME_MAX;
     memset(&u.rec, 0, sizeof(u.rec));
-    u.rec.h.type = ROCSYS_REC_HIP_NAME;
+    u.rec.h.type = type;
     u.rec.h.size = rocsys_rec_align((uint32_t)(sizeof(u.rec) + len));
     u.rec.pid = collector_g.pid;
     u.rec.name_len = (uint32_t)len;
-    u.rec.key = id;
+    u.rec.key = key;
     memcpy(u.bytes + sizeof(u.rec), name, len);
     collector_write_any(&u.rec);
 }
@@ -197,7 +198,8 @@ static uint32_t intern_name(const char *name)
             e->hash = h;
             e->id = ++names_used;
             id = e->id;
-            send_name(id, name);
+            collector_write_name(ROCSYS_REC_HIP_NAME, id, name,
+                                 strnlen(name, ROCSYS_KERNEL_NAME_MAX));
             break;
         }
     }

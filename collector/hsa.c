@@ -326,23 +326,9 @@ static status_t queue_create_wrap(agent_t agent, uint32_t size, uint32_t type, q
 /* Send an HSA_SYMBOL record: kernel object -> name (".kd" stripped). */
 static void send_symbol(uint64_t kernel_object, const char *name, size_t len)
 {
-    union {
-        struct rocsys_rec_name rec;
-        uint8_t bytes[sizeof(struct rocsys_rec_name) + ROCSYS_KERNEL_NAME_MAX + 8];
-    } u;
-
     if (len >= 3 && memcmp(name + len - 3, ".kd", 3) == 0)
         len -= 3;
-    if (len > ROCSYS_KERNEL_NAME_MAX)
-        len = ROCSYS_KERNEL_NAME_MAX;
-    memset(&u.rec, 0, sizeof(u.rec));
-    u.rec.h.type = ROCSYS_REC_HSA_SYMBOL;
-    u.rec.h.size = rocsys_rec_align((uint32_t)(sizeof(u.rec) + len));
-    u.rec.pid = collector_g.pid;
-    u.rec.name_len = (uint32_t)len;
-    u.rec.key = kernel_object;
-    memcpy(u.bytes + sizeof(u.rec), name, len);
-    collector_write_any(&u.rec);
+    collector_write_name(ROCSYS_REC_HSA_SYMBOL, kernel_object, name, len);
 }
 
 /* iterate_symbols callback: report each kernel symbol. */

@@ -95,19 +95,8 @@ static int open_recording(struct attach *a, char *err, size_t errlen)
     char path[4096];
     int n = 0;
 
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create the recording directory %.400s: %s", dir,
-                 strerror(errno));
+    if (inject_record_dir_prepare(dir, a->o->force, err, errlen) != 0)
         return -1;
-    }
-    snprintf(path, sizeof(path), "%.2000s/session.json", dir);
-    if (!a->o->force && access(path, F_OK) == 0) {
-        snprintf(err, errlen,
-                 "%.400s already holds a recording (session.json): use --force to overwrite "
-                 "it, or another directory",
-                 dir);
-        return -1;
-    }
     for (const struct record_file *r = record_files; r->cls; r++) {
         if (r->cls == &record_output_log)
             continue;

@@ -77,6 +77,9 @@ int inject_mpi_rank(void);
 /* --merge DIR: DIR/merged.pftrace, DIR/merged.folded and DIR/merged-profile.txt from the
  * recordings in DIR/rank-N/. Returns the exit status. */
 int inject_merge(const char *dir);
+/* Create recording directory dir (if missing) and refuse one that already holds a recording
+ * unless force. Returns 0, or -1 with a one-line message in err. */
+int inject_record_dir_prepare(const char *dir, int force, char *err, size_t errlen);
 /* --replay DIR: show the recording in DIR in the TUI (or as a text frame with -b). Returns the
  * exit status (0, or 1 with a one-line message on stderr). */
 int inject_replay(const struct inject_options *o);

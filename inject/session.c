@@ -676,6 +676,34 @@ static int setup_transport(struct session *s, char *err, size_t errlen)
     return -1;
 }
 
+/* Create directory dir unless it exists. */
+static int make_dir(const char *dir, char *err, size_t errlen)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create the recording directory %.400s: %s", dir,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int inject_record_dir_prepare(const char *dir, int force, char *err, size_t errlen)
+{
+    char path[4096];
+
+    if (make_dir(dir, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof(path), "%.2000s/session.json", dir);
+    if (!force && access(path, F_OK) == 0) {
+        snprintf(err, errlen,
+                 "%.400s already holds a recording (session.json): use --force to "
+                 "overwrite it, or another directory",
+                 dir);
+        return -1;
+    }
+    return 0;
+}
+
 /* Check and prepare the recording directory, then open its writers (before the target starts,
  * so that a directory that cannot be written is an error, not a lost recording). */
 static int setup_recording(struct session *s, char *err, size_t errlen)
@@ -686,27 +714,13 @@ static int setup_recording(struct session *s, char *err, size_t errlen)
     int rank = model_session(s->m)->rank;
 
     if (rank >= 0) { /* MPI: DIR/rank-N, no collisions between ranks */
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create the recording directory %.400s: %s", dir,
-                     strerror(errno));
+        if (make_dir(dir, err, errlen) != 0)
             return -1;
-        }
         snprintf(s->rank_dir, sizeof(s->rank_dir), "%.1000s/rank-%d", dir, rank);
         dir = s->rank_dir;
     }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create the recording directory %.400s: %s", dir,
-                 strerror(errno));
+    if (inject_record_dir_prepare(dir, s->o->force, err, errlen) != 0)
         return -1;
-    }
-    snprintf(path, sizeof(path), "%.2000s/session.json", dir);
-    if (!s->o->force && access(path, F_OK) == 0) {
-        snprintf(err, errlen,
-                 "%.400s already holds a recording (session.json): use --force to "
-                 "overwrite it, or another directory",
-                 dir);
-        return -1;
-    }
     for (const struct record_file *r = record_files; r->cls; r++) {
         if (r->cls == &record_output_log) {
             if (s->o->output_log)
