@@ -13,8 +13,10 @@
 #   rocsys-top-perf   the same with --cpu-timer perf (per-thread perf events: cycles, else
 #               task-clock; an interrupt per sample)
 # (--cpu-timer auto, the default, picks perf on bare metal and posix under a hypervisor.)
-#   rocsys-top-record the posix variant with --record DIR --no-tui (every writer on: the
-#               Perfetto trace, text profiles, output log), for the cost of recording
+#   rocsys-top-record the posix variant with --record DIR (every writer on: the Perfetto
+#               trace, text profiles, output log), for the cost of recording; the front
+#               end's own CPU with and without recording is compared too (the collector
+#               does the same work either way: recording is all in the front end)
 #   perf-dwarf  perf record --call-graph dwarf -F 1000 -o DIR/perf.data -- tp_bench_work ITER
 # and prints the medians and the ratios against bare, then the collector's sample cost and
 # drops from rocsys-top's last frame. See docs/performance.md.
@@ -87,8 +89,8 @@ run_variant() {
         ;;
     rocsys-top-record)
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
-            "$rocsys_top" --record "$tmp/rec.$r" --no-tui -d 10 --cpu-timer posix -- \
-            "$work" "${iter_args[@]}" >"$base.log" 2>&1 || rc=$?
+            "$rocsys_top" -b --record "$tmp/rec.$r" -d 10 --cpu-timer posix -- \
+            "$work" "${iter_args[@]}" >"$tmp/frames-record.$r.txt" 2>"$base.log" || rc=$?
         rm -rf "$tmp/rec.$r"
         ;;
     rocsys-top-perf)
@@ -181,12 +183,35 @@ for v in "${variants[@]}"; do
         "$(fmt "${total[$v]}")" "$(ratio "${total[$v]}" "${total[bare]}")"
 done
 
+# Median over rounds of the front end's CPU % in the last frame of $tmp/$1.ROUND.txt.
+front_end_median() {
+    local r last vals=()
+    for ((r = 1; r <= runs; r++)); do
+        [[ -s $tmp/$1.$r.txt ]] || continue
+        last=$(status_lines "$tmp/$1.$r.txt" | tail -n 1)
+        [[ -n $last ]] && vals+=("$(field_after "$last" 'front end')")
+    done
+    ((${#vals[@]})) || return 0
+    printf '%s\n' "${vals[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 if [[ " ${variants[*]} " == *" rocsys-top-record "* ]]; then
     echo
     echo "recording cost (rocsys-top-record against rocsys-top-posix, same sampler):" \
         "target_wall $(ratio "${twall[rocsys-top-record]}" "${twall[rocsys-top-posix]}")," \
         "wall $(ratio "${wall[rocsys-top-record]}" "${wall[rocsys-top-posix]}")," \
         "total_cpu $(ratio "${total[rocsys-top-record]}" "${total[rocsys-top-posix]}")"
+    # The front end's CPU (% of one core since its start, from each run's last frame): the
+    # difference is what recording costs; on a machine the target keeps busy it can slow the
+    # target by at most that share of one core divided by the number of CPUs.
+    fe_live=$(front_end_median frames-posix)
+    fe_rec=$(front_end_median frames-record)
+    if [[ -n $fe_live && -n $fe_rec ]]; then
+        ncpu=$(nproc)
+        echo "front end CPU (median over rounds, % of one core): live $fe_live, recording $fe_rec;" \
+            "recording adds $(awk -v a="$fe_rec" -v b="$fe_live" 'BEGIN { printf "%.2f", a - b }') % of a core," \
+            "at most $(awk -v a="$fe_rec" -v b="$fe_live" -v n="$ncpu" 'BEGIN { d = (a - b) / n; printf "%.2f", d < 0 ? 0 : d }') % of the target's wall time on $ncpu busy CPUs"
+    fi
 fi
 
 # The collector's figures from rocsys-top's last frame of the last successful round, per

@@ -161,8 +161,9 @@ struct rocsys_rec_sample {
     uint16_t weight;  /* timer periods this sample stands for (1 + the timer's overrun): CPU-time
                          timers fire at most once per kernel tick, so at rates above CONFIG_HZ
                          one signal covers several periods */
-    uint32_t cost_ns; /* CPU time the handler spent on this sample; 0 = not measured (one sample
-                         in COLLECTOR_COST_STRIDE is, on the thread's CPU clock) */
+    uint32_t cost_ns; /* time the handler spent on this sample (unwinding and region frames,
+                         on CLOCK_MONOTONIC); 0 = not measured (one sample in
+                         COLLECTOR_COST_STRIDE is) */
     uint64_t time_ns; /* CLOCK_MONOTONIC */
     uint64_t frames[];
 };

@@ -34,14 +34,6 @@
 #define TIMER_MAGIC          0x726f6373u
 #define PERF_PAGE            4096u /* the perf ring: this much metadata, this much data */
 
-/* CPU time of the calling thread (a system call: used on one sample in COLLECTOR_COST_STRIDE). */
-static uint64_t thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Fill frames[] with the interrupted pc and the return addresses above it. libunwind's fast
  * trace (unw_backtrace: cached frame shapes, no per-frame DWARF interpretation) starts in this
  * handler; the frames up to the interrupted pc (handler, signal trampoline) are dropped. The
@@ -133,7 +125,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     ts->busy = 1;
     measure = (ts->samples_taken++ % COLLECTOR_COST_STRIDE) == 0;
     if (measure)
-        c0 = thread_cpu_ns();
+        c0 = collector_now_ns();
     if (!ts->ring.ctl && collector_thread_claim_late(ts) != 0) {
         /* every ring is taken (the front end is behind): a counted drop */
         atomic_fetch_add_explicit(&collector_g.transport.hdr->dropped_no_ring, 1,
@@ -157,8 +149,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     u.rec.h.flags = (uint16_t)(flags | (truncated ? ROCSYS_SAMPLE_TRUNCATED : 0));
     u.rec.h.size = (uint32_t)(sizeof(u.rec) + 8u * u.rec.nframes);
     u.rec.time_ns = t0;
-    /* measured on the thread's CPU clock: preemption inside the handler does not count */
-    c1 = measure ? thread_cpu_ns() : c0;
+    /* measured on CLOCK_MONOTONIC (vDSO, ~20 ns a read): the thread's CPU clock is a system
+     * call whose own cost (~0.6 us for a pair in a VM) would dwarf what it measures; a rare
+     * preemption inside the handler shows in the p99, not in the median */
+    c1 = measure ? collector_now_ns() : c0;
     u.rec.cost_ns = measure ? (uint32_t)(c1 > c0 ? c1 - c0 : 1) : 0;
     if (transport_write(&ts->ring, &u.rec) == 0) {
         if (measure) {
