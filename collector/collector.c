@@ -165,38 +165,66 @@ static void after_fork_child(void)
     collector_thread_begin(1, ROCSYS_PROC_FORKED);
 }
 
+int collector_session_get(const char *key, char *out, size_t cap)
+{
+    const char *v = getenv(ROCSYS_ENV_SESSION);
+    size_t klen = strlen(key);
+    int rc = -1;
+
+    if (!v || cap == 0)
+        goto out;
+    while (*v) {
+        const char *end = strchr(v, ',');
+        int is_shm = strncmp(v, "shm=", 4) == 0; /* the path is the rest of the value */
+        if (is_shm || !end)
+            end = v + strlen(v);
+        if (strncmp(v, key, klen) == 0 && v[klen] == '=') {
+            size_t n = (size_t)(end - (v + klen + 1));
+            if (n >= cap)
+                goto out;
+            memcpy(out, v + klen + 1, n);
+            out[n] = '\0';
+            rc = 0;
+            goto out;
+        }
+        v = *end ? end + 1 : end;
+    }
+out:
+    return rc;
+}
+
 /* Library constructor: runs before the target's main(). */
 __attribute__((constructor)) static void collector_start(void)
 {
-    const char *shm = getenv(ROCSYS_ENV_SHM);
-    const char *proto = getenv(ROCSYS_ENV_PROTOCOL);
+    static char shm[ROCSYS_MAX_PATH];
+    char proto[16], freq[16], mode[16], follow[8], root[24];
     const char *log = getenv(ROCSYS_ENV_LOG);
-    const char *freq = getenv(ROCSYS_ENV_FREQ);
-    const char *mode = getenv(ROCSYS_ENV_MODE);
-    const char *follow = getenv(ROCSYS_ENV_FOLLOW);
-    const char *root = getenv(ROCSYS_ENV_ROOT_PID);
     long hz;
     ssize_t n;
     int rc;
 
     if (log && *log)
         collector_g.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-    if (!shm || !*shm)
+    if (collector_session_get("shm", shm, sizeof(shm)) != 0 || !*shm)
         goto dormant; /* loaded outside a rocsys-top session */
-    if (!proto || atoi(proto) != ROCSYS_PROTOCOL_VERSION) {
-        collector_log("protocol mismatch: front end %s, collector %d", proto ? proto : "?",
+    if (collector_session_get("protocol", proto, sizeof(proto)) != 0 ||
+        atoi(proto) != ROCSYS_PROTOCOL_VERSION) {
+        collector_log("protocol mismatch: front end %s, collector %d", getenv(ROCSYS_ENV_SESSION),
                       ROCSYS_PROTOCOL_VERSION);
         goto dormant;
     }
     collector_g.pid = (uint32_t)getpid();
-    collector_g.follow = follow && strcmp(follow, "1") == 0;
-    if (!collector_g.follow && root && (uint32_t)atol(root) != collector_g.pid)
+    collector_g.follow =
+        collector_session_get("follow", follow, sizeof(follow)) == 0 && strcmp(follow, "1") == 0;
+    if (!collector_g.follow && collector_session_get("root", root, sizeof(root)) == 0 &&
+        (uint32_t)atol(root) != collector_g.pid)
         goto dormant; /* --no-follow and this is not the launched target */
-    hz = freq ? atol(freq) : 1000;
+    hz = collector_session_get("hz", freq, sizeof(freq)) == 0 ? atol(freq) : 1000;
     if (hz < 1 || hz > 10000)
         hz = 1000;
     collector_g.period_ns = 1000000000ull / (uint64_t)hz;
-    collector_g.wall = mode && strcmp(mode, "wall") == 0;
+    collector_g.wall =
+        collector_session_get("mode", mode, sizeof(mode)) == 0 && strcmp(mode, "wall") == 0;
     n = readlink("/proc/self/exe", collector_g.exe, sizeof(collector_g.exe) - 1);
     collector_g.exe[n > 0 ? n : 0] = '\0';
     rc = transport_attach(&collector_g.transport, shm);

@@ -60,6 +60,8 @@ extern __thread struct collector_thread collector_tls __attribute__((tls_model("
 
 /* collector.c */
 uint64_t collector_now_ns(void); /* AS-safe, CLOCK_MONOTONIC */
+/* Value of KEY in ROCSYS_SESSION copied into out (NUL-terminated); -1 if absent. */
+int collector_session_get(const char *key, char *out, size_t cap);
 uint32_t collector_gettid(void); /* AS-safe */
 void collector_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write a record into the calling thread's ring from normal (non-handler) context. */

@@ -25,16 +25,20 @@
 #define ROCSYS_PROTOCOL_VERSION 1
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
-/* Environment variables the front end sets for the collector. */
-#define ROCSYS_ENV_SHM      "ROCSYS_SHM"           /* path of the session's shared-memory file */
-#define ROCSYS_ENV_PROTOCOL "ROCSYS_PROTOCOL"      /* must equal ROCSYS_PROTOCOL_VERSION */
-#define ROCSYS_ENV_FREQ     "ROCSYS_FREQ"          /* samples per second per thread, 1..10000 */
-#define ROCSYS_ENV_MODE     "ROCSYS_MODE"          /* "cpu" or "wall" */
-#define ROCSYS_ENV_FOLLOW   "ROCSYS_FOLLOW"        /* "1": profile child processes too */
-#define ROCSYS_ENV_ROOT_PID "ROCSYS_ROOT_PID"      /* pid of the launched target */
-#define ROCSYS_ENV_LOG      "ROCSYS_COLLECTOR_LOG" /* optional debug log file of the collector */
-/* CPU mode: "perf" (cycles, else task-clock, else POSIX timers) or "posix" */
-#define ROCSYS_ENV_CPU_TIMER "ROCSYS_CPU_TIMER"
+/* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
+ * HSA_TOOLS_LIB), comma-separated keys, shm last (the path runs to the end of the value):
+ *   protocol=N    must equal ROCSYS_PROTOCOL_VERSION
+ *   hz=N          samples per second per thread, 1..10000
+ *   mode=cpu|wall
+ *   follow=0|1    profile child processes too
+ *   timer=perf|posix  CPU mode: perf events (cycles, else task-clock, else POSIX timers) or POSIX
+ *   root=PID      pid of the launched target (added by the launcher in the child)
+ *   shm=PATH      the session's shared-memory file
+ * One variable rather than seven: some runtimes scan the whole environment on every call
+ * (libamdhip64 without a device does, see docs/performance.md), so each variable we add costs
+ * the target time. */
+#define ROCSYS_ENV_SESSION "ROCSYS_SESSION"
+#define ROCSYS_ENV_LOG     "ROCSYS_COLLECTOR_LOG" /* optional debug log file of the collector */
 
 #define ROCSYS_MAX_FRAMES   128 /* deepest stack a sample carries */
 #define ROCSYS_MAX_PATH     4096

@@ -187,9 +187,9 @@ int collector_sampler_install(void)
      * no cycle can form; without a cache, the fast trace is off and a sample costs ~40 us */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
     /* what the front end chose (--cpu-timer); POSIX timers when it said nothing */
-    const char *pk = getenv(ROCSYS_ENV_CPU_TIMER);
+    char pk[16];
     collector_g.perf_kind = COLLECTOR_PERF_NONE;
-    if (pk && strcmp(pk, "perf") == 0)
+    if (collector_session_get("timer", pk, sizeof(pk)) == 0 && strcmp(pk, "perf") == 0)
         collector_g.perf_kind = COLLECTOR_PERF_CYCLES;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_sample;

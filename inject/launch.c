@@ -3,6 +3,7 @@
  * LD_PRELOAD / HSA_TOOLS_LIB set and stdout/stderr captured. */
 #define _GNU_SOURCE
 #include "inject.h"
+#include "collector/protocol.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -234,7 +235,6 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
     if (pid == 0) {
         /* child: only async-signal-safe work, plus setenv (we are single-threaded) */
         sigset_t none;
-        char pidbuf[32];
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
@@ -251,10 +251,17 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
         dup2(err_pipe[1], 2);
         add_to_list("LD_PRELOAD", collector, 1, ':');
         add_to_list("HSA_TOOLS_LIB", collector, 0, ' ');
-        for (char *const *e = env_extra; e && *e; e++)
-            putenv(*e);
-        snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
-        setenv("ROCSYS_ROOT_PID", pidbuf, 1);
+        for (char *const *e = env_extra; e && *e; e++) {
+            size_t k = strlen(ROCSYS_ENV_SESSION);
+            if (strncmp(*e, ROCSYS_ENV_SESSION, k) == 0 && (*e)[k] == '=') {
+                /* the session's variable, with this process as the launched target */
+                char v[1024];
+                snprintf(v, sizeof(v), "root=%d,%s", (int)getpid(), *e + k + 1);
+                setenv(ROCSYS_ENV_SESSION, v, 1);
+            } else {
+                putenv(*e);
+            }
+        }
         execv(prog->path, o->target_argv);
         child_errno = errno;
         if (write(exec_pipe[1], &child_errno, sizeof(child_errno)) < 0) {

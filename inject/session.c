@@ -894,8 +894,8 @@ int inject_session_run(const struct inject_options *o)
     static struct session s; /* one per process */
     struct inject_program prog;
     char collector[4096], err[600];
-    char env_shm[320], env_proto[64], env_freq[64], env_mode[64], env_follow[64], env_timer[64];
-    char *env_extra[7];
+    char env_session[512];
+    char *env_extra[2];
     sigset_t mask;
     int rc = 1;
 
@@ -964,20 +964,13 @@ int inject_session_run(const struct inject_options *o)
         goto out;
     }
 
-    snprintf(env_shm, sizeof(env_shm), "%s=%s", ROCSYS_ENV_SHM, s.shm_path);
-    snprintf(env_proto, sizeof(env_proto), "%s=%d", ROCSYS_ENV_PROTOCOL, ROCSYS_PROTOCOL_VERSION);
-    snprintf(env_freq, sizeof(env_freq), "%s=%d", ROCSYS_ENV_FREQ, o->freq_hz);
-    snprintf(env_mode, sizeof(env_mode), "%s=%s", ROCSYS_ENV_MODE, o->wall ? "wall" : "cpu");
-    snprintf(env_follow, sizeof(env_follow), "%s=%d", ROCSYS_ENV_FOLLOW, o->follow);
-    snprintf(env_timer, sizeof(env_timer), "%s=%s", ROCSYS_ENV_CPU_TIMER,
-             timer == INJECT_TIMER_PERF ? "perf" : "posix");
-    env_extra[0] = env_shm;
-    env_extra[1] = env_proto;
-    env_extra[2] = env_freq;
-    env_extra[3] = env_mode;
-    env_extra[4] = env_follow;
-    env_extra[5] = env_timer;
-    env_extra[6] = NULL;
+    /* one variable (protocol.h); the launcher adds root=PID in the child */
+    snprintf(env_session, sizeof(env_session),
+             "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,shm=%s", ROCSYS_ENV_SESSION,
+             ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu", o->follow,
+             timer == INJECT_TIMER_PERF ? "perf" : "posix", s.shm_path);
+    env_extra[0] = env_session;
+    env_extra[1] = NULL;
 
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     s.start_cpu_ns = self_cpu_ns();
