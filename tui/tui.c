@@ -6,6 +6,7 @@
 #include "tui/tui_internal.h"
 
 #include <curses.h>
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdarg.h>
@@ -537,11 +538,11 @@ static void ensure_built(struct tui *t)
 }
 
 /* Follow a terminal size change even when no key (KEY_RESIZE) was read since. */
-static void check_resize(void)
+static void check_resize(const struct tui *t)
 {
     struct winsize ws;
 
-    if (ioctl(fileno(stdout), TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
+    if (ioctl(fileno((FILE *)t->tty), TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0 &&
         is_term_resized(ws.ws_row, ws.ws_col))
         resizeterm(ws.ws_row, ws.ws_col);
 }
@@ -549,7 +550,7 @@ static void check_resize(void)
 /* Draw one complete frame. */
 static void draw(struct tui *t)
 {
-    check_resize();
+    check_resize(t);
     getmaxyx(stdscr, t->rows, t->cols);
     tui_layout_compute(t->rows, t->cols, &t->lay);
     ensure_built(t);
@@ -701,17 +702,102 @@ static int handle_key(struct tui *t, int ch)
     return 0;
 }
 
+/* While the display is open, point stdout and stderr away from the terminal: a library in our
+ * process (librocm_smi64 prints "Unable to open queues directory ..." on some calls) would
+ * otherwise write over the screen. What lands there is shown after the display closes. */
+static void stray_output_capture(struct tui *t)
+{
+    const char *tmp = getenv("TMPDIR");
+    char path[512];
+    int fd;
+
+    t->saved_fd[0] = t->saved_fd[1] = t->stray_fd = -1;
+    snprintf(path, sizeof(path), "%s/rocsys-top-stray.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    fd = mkostemp(path, O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(path, sizeof(path), "/tmp/rocsys-top-stray.XXXXXX");
+        fd = mkostemp(path, O_CLOEXEC);
+    }
+    if (fd < 0)
+        return; /* then stray output may show on screen, as before */
+    unlink(path);
+    fflush(stdout);
+    fflush(stderr);
+    t->saved_fd[0] = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    t->saved_fd[1] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    t->stray_fd = fd;
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+}
+
+/* Give stdout and stderr back and show (the end of) what was printed while the display was
+ * open, so that a library's complaint is not lost. */
+#define STRAY_LINES 8 /* lines of stray output shown after the display closes */
+static void stray_output_release(struct tui *t)
+{
+    char buf[2048];
+    off_t size;
+    ssize_t n;
+
+    if (t->stray_fd < 0)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    if (t->saved_fd[0] >= 0) {
+        dup2(t->saved_fd[0], STDOUT_FILENO);
+        close(t->saved_fd[0]);
+    }
+    if (t->saved_fd[1] >= 0) {
+        dup2(t->saved_fd[1], STDERR_FILENO);
+        close(t->saved_fd[1]);
+    }
+    size = lseek(t->stray_fd, 0, SEEK_END);
+    n = size > 0 ? pread(t->stray_fd, buf, sizeof(buf) - 1,
+                         size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0)
+                 : 0;
+    if (n > 0) {
+        /* the last STRAY_LINES whole lines */
+        const char *p = buf + n;
+        int lines = 0;
+        buf[n] = '\0';
+        if (p > buf && p[-1] == '\n')
+            p--;
+        while (p > buf && lines < STRAY_LINES)
+            if (*--p == '\n')
+                lines++;
+        if (*p == '\n')
+            p++;
+        fprintf(stderr,
+                "rocsys-top: printed by libraries while the display was open (%lld bytes%s):\n",
+                (long long)size, p > buf || size > n ? "; the last lines" : "");
+        fputs(p, stderr);
+        if (buf[n - 1] != '\n')
+            fputc('\n', stderr);
+    }
+    close(t->stray_fd);
+    t->stray_fd = -1;
+}
+
 struct tui *tui_open(struct model *m, const struct tui_options *o)
 {
     struct tui *t = NULL;
     SCREEN *scr = NULL;
+    FILE *tty = NULL;
     const char *cs;
     const char *cup;
+    int fd;
 
     setlocale(LC_ALL, "");
     if (!isatty(fileno(stdin)) || !isatty(fileno(stdout)))
         goto out; /* not a terminal: the caller prints text frames instead */
-    scr = newterm(NULL, stdout, stdin);
+    fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    tty = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!tty) {
+        if (fd >= 0)
+            close(fd);
+        goto out;
+    }
+    scr = newterm(NULL, tty, stdin);
     if (!scr)
         goto out;
     set_term(scr);
@@ -722,6 +808,8 @@ struct tui *tui_open(struct model *m, const struct tui_options *o)
     t->m = m;
     t->opt = *o;
     t->screen = scr;
+    t->tty = tty;
+    stray_output_capture(t);
     cs = nl_langinfo(CODESET);
     t->utf8 = cs && (strcasecmp(cs, "UTF-8") == 0 || strcasecmp(cs, "utf8") == 0);
     cbreak();
@@ -747,6 +835,8 @@ out:
         endwin();
         delscreen(scr);
     }
+    if (!t && tty)
+        fclose(tty);
     return t;
 }
 
@@ -756,6 +846,8 @@ void tui_close(struct tui *t)
         return;
     endwin();
     delscreen(t->screen);
+    fclose(t->tty);
+    stray_output_release(t);
     for (int i = 0; i < tui_view_count; i++)
         tui_views[i].destroy(t->state[i]);
     free(t);

@@ -74,6 +74,20 @@ check "exit status 143 (SIGTERM)" test "$(cat "$WORK/$S.rc" 2>/dev/null)" = 143
 check "target gone" bash -c "! pgrep -a -x tp_sleep | grep -q ' 61[.]25'"
 tmux_kill $S
 
+S=chatter
+tmux_start $S 120 35 env ROCSYS_ROCM_SMI="$TP/libstandin-rsmi-noisy.so" "$ROCSYS_TOP" -d 2 \
+    --gpu-interval 100 -- "$ROCSYS_DEMO" --seconds 2
+check "display up (chatter)" wait_screen $S 'elapsed' 10
+tmux_keys $S 5
+check "stand-in GPU shown" wait_screen $S 'Noisy stand-in GPU' 10
+check "target finished" wait_screen $S 'exited with 0' 10
+check "library chatter never on the screen" bash -c "! tmux -L $TMUX_SOCKET capture-pane -p -t $S | grep -q NOISY-RSMI"
+tmux_keys $S q
+check "q quits (chatter)" wait_file "$WORK/$S.rc" 5
+check "chatter shown after the display closed" wait_screen $S 'printed by libraries while the display was open' 5
+check "... with the library's words" wait_screen $S 'NOISY-RSMI chatter' 2
+tmux_kill $S
+
 S=mono
 tmux_start $S 100 30 env TERM=vt100 LANG=C "$ROCSYS_TOP" --no-color -d 5 -- "$ROCSYS_DEMO" --seconds 2
 check "monochrome / ASCII terminal works" wait_screen $S 'demo_step' 10

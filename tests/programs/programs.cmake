@@ -21,3 +21,9 @@ endif()
 add_library(tp_plugin SHARED ${CMAKE_CURRENT_LIST_DIR}/plugin.c)
 target_compile_options(tp_plugin PRIVATE -g -O1 -fno-omit-frame-pointer)
 set_target_properties(tp_plugin PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# standin_rsmi_noisy: a librocm_smi64 stand-in that prints on every read, for the "library
+# chatter never reaches the screen" TUI test.
+add_library(standin-rsmi-noisy SHARED ${CMAKE_CURRENT_LIST_DIR}/standin_rsmi_noisy.c)
+set_target_properties(standin-rsmi-noisy PROPERTIES
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
