@@ -114,15 +114,19 @@ void collector_announce_process(uint32_t flags)
     collector_write_normal(&u.rec);
 }
 
-/* Before fork(): keep the helper thread out of the loader and wait (up to 20 ms) for every
+/* Before fork(): keep the helper thread out of the loader and wait (up to 1 s) for every
  * thread to leave it; note whether one is still inside (its lock would stay held in the child,
- * where nobody can release it). */
+ * where nobody can release it). A thread spends microseconds in there, so a fork normally does
+ * not wait at all; the bound is for a thread that was descheduled inside on a loaded machine
+ * (20 ms was not always enough under a sanitizer on 2 busy CPUs, and the child then ran
+ * unprofiled). */
 static void before_fork(void)
 {
-    struct timespec pause = {0, 20000}; /* 20 us */
+    struct timespec pause = {0, 50000}; /* 50 us */
+    uint64_t deadline = collector_now_ns() + 1000000000ull;
 
     atomic_store(&collector_g.fork_pending, 1);
-    for (int i = 0; i < 1000 && atomic_load(&collector_g.loader_users) > 0; i++)
+    while (atomic_load(&collector_g.loader_users) > 0 && collector_now_ns() < deadline)
         nanosleep(&pause, NULL);
     collector_g.loader_busy_at_fork = atomic_load(&collector_g.loader_users) > 0;
 }
