@@ -10,8 +10,11 @@
  * swaps in a pooled proxy completion signal and registers an async handler on it; the handler
  * (on ROCr's async-events thread) reads the dispatch's GPU start/end, writes an HSA_DISPATCH
  * record, forwards the completion to the original signal (a decrement by one, what the packet
- * processor would have done) and recycles the proxy. Nothing blocks; records go straight into
- * the rings, so nothing depends on OnUnload (which many programs never reach).
+ * processor would have done) and recycles the proxy. Records go straight into the rings (the
+ * async thread's own GPU ring, 1 MiB), so nothing depends on OnUnload (which many programs
+ * never reach). Nothing is dropped while the front end keeps up: the submitting thread holds
+ * back while that ring is past 3/4 full, and the async thread waits for room when it is full;
+ * both waits are bounded (see transport.h and docs/architecture.md, Transport).
  *
  * Verified only against the in-tree harness (tests/programs/tp_hsa_harness.c) that plays the
  * runtime's part with a table in the 5.2.3 layout: no machine here has an AMD GPU. */
@@ -84,6 +87,14 @@ struct pending {
     uint64_t bytes;
     agent_t src, dst;
 };
+
+/* The calling thread's GPU ring (ROCr's async-events thread's: dispatch and copy records),
+ * claimed at its first record: larger than a thread ring, so bursts fit. */
+static __thread struct transport_ring hsa_ring;
+/* The GPU ring records went into last: submitting threads hold back while it is past three
+ * quarters full, so that the async-events thread seldom has to wait for room itself. */
+static _Atomic(const struct rocsys_ring_ctl *) gpu_ring;
+static _Atomic uint64_t gpu_ring_high; /* bytes: three quarters of that ring */
 
 static struct pending *pool;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -202,6 +213,36 @@ static void pool_put(struct pending *p)
     pthread_mutex_unlock(&pool_lock);
 }
 
+/* Write a dispatch or copy record (normal context, the async-events thread) into the thread's
+ * GPU ring, waiting for room when it is full (bounded); without a GPU ring (none free) into the
+ * thread's own ring. */
+static void hsa_write(const void *rec)
+{
+    if (!collector_g.enabled)
+        return;
+    if (!hsa_ring.ctl) {
+        uint32_t tid = collector_tls.tid ? collector_tls.tid : collector_gettid();
+        if (transport_claim_gpu(&collector_g.transport, collector_g.pid, tid, collector_g.instance,
+                                &hsa_ring) != 0) {
+            collector_write_any(rec);
+            return;
+        }
+        atomic_store_explicit(&gpu_ring_high, ((uint64_t)hsa_ring.mask + 1) / 4 * 3,
+                              memory_order_relaxed);
+    }
+    if (transport_write_wait(&hsa_ring, rec, COLLECTOR_WAIT_MAX_NS) != 0)
+        atomic_fetch_add_explicit(&hsa_ring.ctl->dropped_records, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&gpu_ring, memory_order_relaxed) != hsa_ring.ctl)
+        atomic_store_explicit(&gpu_ring, hsa_ring.ctl, memory_order_release);
+}
+
+/* A forked child starts with no GPU ring: the parent's stays the parent's. */
+static void hsa_after_fork_child(void)
+{
+    memset(&hsa_ring, 0, sizeof(hsa_ring));
+    atomic_store(&gpu_ring, NULL);
+}
+
 /* Async handler of a dispatch's proxy signal (ROCr's async-events thread): time, record,
  * forward, recycle. Returns false: one shot. */
 static _Bool on_dispatch_done(int64_t value, void *arg)
@@ -230,7 +271,7 @@ static _Bool on_dispatch_done(int64_t value, void *arg)
     r.submit_tid = p->submit_tid;
     memcpy(r.grid, p->grid, sizeof(r.grid));
     memcpy(r.block, p->block, sizeof(r.block));
-    collector_write_any(&r);
+    hsa_write(&r);
     if (p->orig.handle)
         real.signal_subtract_screlease(p->orig, 1);
     p->level--;
@@ -264,6 +305,31 @@ static void track_dispatch(const struct hsa_queue_ctx *q, struct rocsys_hsa_disp
 
 #define PACKET_CHUNK 32
 
+/* Back-pressure on the submitting thread (normal context, the application's own thread): while
+ * the ring of the dispatch records is past 3/4 full (the front end is behind), wake the front
+ * end and wait for it to drain, at most COLLECTOR_WAIT_MAX_NS. Waiting here, not on the
+ * runtime's async-events thread (which every signal handler of the process shares), slows the
+ * submitter down to what the front end can take; the async thread waits only for dispatches
+ * already in flight that do not fit. */
+static void hold_back_if_behind(void)
+{
+    const struct rocsys_ring_ctl *g = atomic_load_explicit(&gpu_ring, memory_order_acquire);
+    struct collector_thread *ts = &collector_tls;
+    uint64_t high = atomic_load_explicit(&gpu_ring_high, memory_order_relaxed);
+
+    if (!g || atomic_load_explicit(&g->head, memory_order_relaxed) -
+                      atomic_load_explicit(&g->tail, memory_order_relaxed) <=
+                  high)
+        return;
+    if (!ts->ring.ctl || hsa_ring.ctl == g || ts->busy)
+        return; /* nowhere to count the wait; or we are the async thread ourselves */
+    ts->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    transport_wait_room(&ts->ring, g, high, COLLECTOR_WAIT_MAX_NS);
+    atomic_signal_fence(memory_order_seq_cst);
+    ts->busy = 0;
+}
+
 /* Intercept handler: runs in the application's doorbell write, under the queue's lock. Every
  * packet is passed on through writer (else it would be lost), kernel dispatches with a proxy. */
 static void on_packets(const void *pkts, uint64_t count, uint64_t user_index, void *data,
@@ -279,6 +345,7 @@ static void on_packets(const void *pkts, uint64_t count, uint64_t user_index, vo
         writer(pkts, count);
         return;
     }
+    hold_back_if_behind();
     for (uint64_t done = 0; done < count;) {
         uint64_t n = count - done < PACKET_CHUNK ? count - done : PACKET_CHUNK;
         memcpy(buf, in + done, n * sizeof(buf[0]));
@@ -394,7 +461,7 @@ static _Bool on_copy_done(int64_t value, void *arg)
     r.bytes = p->bytes;
     r.src_agent = p->src.handle;
     r.dst_agent = p->dst.handle;
-    collector_write_any(&r);
+    hsa_write(&r);
     if (p->orig.handle)
         real.signal_subtract_screlease(p->orig, 1);
 recycle:
@@ -511,6 +578,7 @@ COLLECTOR_EXPORT _Bool OnLoad(void *table, uint64_t runtime_version, uint64_t fa
                           a.dli_fname ? a.dli_fname : "?");
     }
     measure_clock_offset();
+    pthread_atfork(NULL, NULL, hsa_after_fork_child);
     if (real.system_get_info &&
         real.system_get_info(ROCSYS_HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY, &freq) ==
             ROCSYS_HSA_STATUS_SUCCESS &&

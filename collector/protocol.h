@@ -1,9 +1,12 @@
 /* rocsys-top collector <-> front-end protocol: the one versioned header both sides share.
  *
  * Transport: one shared-memory file per session (path in ROCSYS_SHM). It starts with a
- * struct rocsys_shm_header, followed by ring_count struct rocsys_ring_ctl, followed by
- * ring_count data areas of ring_bytes each. Every thread of every profiled process owns one
- * ring while it lives (single producer); the front end is the single consumer of all rings.
+ * struct rocsys_shm_header, followed by ring_count + gpu_ring_count struct rocsys_ring_ctl,
+ * followed by ring_count data areas of ring_bytes each, then gpu_ring_count data areas of
+ * gpu_ring_bytes each. Every thread of every profiled process owns one ring while it lives
+ * (single producer); a thread that writes GPU records (ROCr's async-events thread: kernel
+ * dispatches, copies) also owns one of the larger GPU rings for them. The front end is the
+ * single consumer of all rings.
  *
  * A ring carries records: a struct rocsys_rec_header followed by a payload; every record's
  * size is a multiple of 8. A record never wraps: when it does not fit before the end of the
@@ -15,6 +18,15 @@
  *   0x0040-0x005f  HIP API                0x0060-0x007f  HSA dispatches
  *   0x0080-0x009f  user regions
  * A reader skips record types it does not know (their size is always valid).
+ *
+ * Flow control (version 2): a producer whose ring passes half full bumps the header's doorbell
+ * futex word (and wakes the front end with FUTEX_WAKE when it sleeps on it), so the front end
+ * drains at once instead of at its next 50 ms tick; that is async-signal-safe and never blocks.
+ * A producer in normal context whose record must not be lost (HIP API, dispatches, copies,
+ * names) waits for room when its ring is full: it rings the doorbell and sleeps on drain_seq,
+ * which the front end bumps (and wakes) after every drain pass; the wait is bounded, and after
+ * one that timed out nobody waits again until the front end drains once more (stalled_seq).
+ * The futex words are shared between processes: FUTEX_WAIT/WAKE without FUTEX_PRIVATE_FLAG.
  */
 #ifndef ROCSYS_COLLECTOR_PROTOCOL_H
 #define ROCSYS_COLLECTOR_PROTOCOL_H
@@ -22,7 +34,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 1
+#define ROCSYS_PROTOCOL_VERSION 2
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -62,7 +74,15 @@ struct rocsys_shm_header {
     _Atomic uint32_t collectors_alive; /* instances started minus instances that said goodbye */
     _Atomic uint64_t dropped_no_ring;  /* samples lost because every ring was taken */
     _Atomic uint64_t threads_no_ring;  /* threads that never got a ring: not reported at all */
-    uint64_t reserved[8];
+    _Atomic uint32_t doorbell;         /* futex word: bumped when a ring passes half full */
+    _Atomic uint32_t doorbell_waiting; /* 1 while the front end sleeps on doorbell */
+    _Atomic uint32_t drain_seq;        /* futex word: bumped after every drain pass */
+    _Atomic uint32_t space_waiters;    /* producers waiting for room right now */
+    _Atomic uint32_t stalled_seq;      /* drain_seq + 1 when a wait for room timed out (0: none) */
+    _Atomic uint32_t consumer_gone;    /* 1: the front end drains no more: never wait */
+    uint32_t gpu_ring_count; /* rings for GPU records, after the ring_count thread rings */
+    uint32_t gpu_ring_bytes; /* size of each of their data areas, a power of two */
+    uint64_t reserved[4];
 };
 
 /* Control block of one ring: producer and consumer cursors on separate cache lines. */
@@ -75,7 +95,8 @@ struct rocsys_ring_ctl {
     _Atomic uint64_t dropped_records; /* other records that did not fit */
     _Atomic uint64_t sample_cost_ns;  /* handler CPU time of the measured samples, summed */
     _Atomic uint64_t cost_measured;   /* samples whose handler CPU time was measured */
-    uint8_t pad0[64 - 48];
+    _Atomic uint64_t waits;           /* times the owner waited for the consumer to make room */
+    _Atomic uint64_t waited_ns;       /* time it waited, summed */
     _Atomic uint64_t head; /* bytes ever written (producer); offset = head % ring_bytes */
     uint8_t pad1[56];
     _Atomic uint64_t tail; /* bytes ever consumed (consumer) */

@@ -90,6 +90,7 @@ struct gpu_monitor {
     int qcap, qhead, qlen;
     uint64_t qlost;
     double cpu_us_sum;
+    uint64_t replay_readings[GPU_MAX_DEVICES]; /* replay: readings pushed per device */
     /* the sampling thread's scratch space (no lock needed) */
     struct gpu_sample scratch[GPU_MAX_DEVICES];
     struct gpu_proc scratch_procs[GPU_MAX_PROCS];
@@ -344,4 +345,112 @@ uint64_t gpu_monitor_drain(struct gpu_monitor *m,
             fn(ctx, batch[i].dev, &batch[i].s);
     } while (n == 64);
     return lost;
+}
+
+/* ---- replay: a monitor fed from a recording ---- */
+
+/* The replay monitor's backend: nothing to initialize, sample or shut down. */
+static int replay_init(void)
+{
+    return GPU_OK;
+}
+
+static int replay_discover(void)
+{
+    return 0;
+}
+
+static void replay_static_info(int dev, struct gpu_static *out)
+{
+    (void)dev;
+    (void)out;
+}
+
+static void replay_sample(int dev, uint32_t want, struct gpu_sample *out)
+{
+    (void)dev;
+    (void)want;
+    (void)out;
+}
+
+static int replay_processes(struct gpu_proc *out, int max)
+{
+    (void)out;
+    (void)max;
+    return 0;
+}
+
+static void replay_shutdown(void) {}
+
+static const char *replay_last_error(void)
+{
+    return "";
+}
+
+static const struct gpu_backend replay_backend = {
+    .name = "recording",
+    .init = replay_init,
+    .discover = replay_discover,
+    .static_info = replay_static_info,
+    .sample = replay_sample,
+    .processes = replay_processes,
+    .shutdown = replay_shutdown,
+    .last_error = replay_last_error,
+};
+
+struct gpu_monitor *gpu_monitor_replay(int count, const struct gpu_static *info,
+                                       uint32_t interval_ms, int history_cap)
+{
+    struct gpu_monitor *m = xcalloc(1, sizeof(*m));
+
+    m->b = &replay_backend;
+    m->st.backend = replay_backend.name;
+    m->st.replay = 1;
+    m->st.interval_ms = interval_ms;
+    m->st.count = count < 0 ? 0 : count > GPU_MAX_DEVICES ? GPU_MAX_DEVICES : count;
+    m->st.state = GPU_STATE_OK;
+    m->st.history_cap = history_cap < 1 ? 1 : history_cap;
+    pthread_mutex_init(&m->lock, NULL);
+    pthread_cond_init(&m->wake, NULL);
+    m->hist = xcalloc((size_t)(m->st.count ? m->st.count : 1), sizeof(*m->hist));
+    m->run = xcalloc((size_t)(m->st.count ? m->st.count : 1), sizeof(*m->run));
+    for (int d = 0; d < m->st.count; d++) {
+        if (info)
+            m->st.info[d] = info[d];
+        for (int k = 0; k < GPU_M_COUNT; k++)
+            gpu_history_init(&m->hist[d][k], m->st.history_cap);
+    }
+    return m;
+}
+
+void gpu_monitor_replay_clear(struct gpu_monitor *m)
+{
+    pthread_mutex_lock(&m->lock);
+    for (int d = 0; d < m->st.count; d++) {
+        for (int k = 0; k < GPU_M_COUNT; k++) {
+            m->hist[d][k].count = m->hist[d][k].next = 0;
+            memset(&m->run[d][k], 0, sizeof(m->run[d][k]));
+        }
+        memset(&m->st.now[d], 0, sizeof(m->st.now[d]));
+    }
+    memset(m->replay_readings, 0, sizeof(m->replay_readings));
+    m->st.sweeps = 0;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void gpu_monitor_replay_push(struct gpu_monitor *m, int dev, const struct gpu_sample *s)
+{
+    if (dev < 0 || dev >= m->st.count)
+        return;
+    pthread_mutex_lock(&m->lock);
+    m->st.now[dev] = *s;
+    for (int k = 0; k < GPU_M_COUNT; k++) {
+        gpu_history_push(&m->hist[dev][k], s->v[k], gpu_sample_has(s, k));
+        if (gpu_sample_has(s, k))
+            gpu_running_add(&m->run[dev][k], s->v[k]);
+    }
+    /* sweeps: the readings of the device read most often */
+    if (++m->replay_readings[dev] > m->st.sweeps)
+        m->st.sweeps = m->replay_readings[dev];
+    pthread_mutex_unlock(&m->lock);
 }

@@ -148,6 +148,7 @@ struct gpu_status {
     int history_cap;          /* readings kept per metric */
     struct gpu_static info[GPU_MAX_DEVICES];
     struct gpu_sample now[GPU_MAX_DEVICES]; /* latest readings (valid 0 before the first) */
+    int replay; /* readings from a recording (gpu_monitor_replay): never stale, no processes */
     int nproc;
     struct gpu_proc procs[GPU_MAX_PROCS];
 };
@@ -178,6 +179,17 @@ void gpu_monitor_running(struct gpu_monitor *m, int dev, int metric, struct gpu_
  * drained them in time (since the last call). */
 uint64_t gpu_monitor_drain(struct gpu_monitor *m,
                            void (*fn)(void *ctx, int dev, const struct gpu_sample *s), void *ctx);
+
+/* ---- a monitor fed from a recording (--replay): no backend, no thread ---- */
+/* A monitor of count devices described by info (count entries, NULL: unknown) whose readings
+ * come from gpu_monitor_replay_push; interval_ms is the recorded sampling interval, history_cap
+ * the readings kept per metric (all of a recording). */
+struct gpu_monitor *gpu_monitor_replay(int count, const struct gpu_static *info,
+                                       uint32_t interval_ms, int history_cap);
+/* Forget every reading (the replayed range changed). */
+void gpu_monitor_replay_clear(struct gpu_monitor *m);
+/* One recorded reading of device dev, published as a sweep would publish it. */
+void gpu_monitor_replay_push(struct gpu_monitor *m, int dev, const struct gpu_sample *s);
 
 /* Format a metric value for people, with its unit ("42 %", "101.0 W", "1.5 GiB", "N/A"). */
 void gpu_format_value(char *buf, size_t n, int metric, const struct gpu_sample *s);

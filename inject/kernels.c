@@ -47,7 +47,10 @@ static void emit_hip(struct record_set *rec, uint32_t pid, uint32_t tid,
                       "\nkernel=%.300s\ngrid=%u,%u,%u\nblock=%u,%u,%u", kernel ? kernel : "?",
                       r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2]);
     if (r->bytes && n < (int)sizeof(args))
-        snprintf(args + n, sizeof(args) - (size_t)n, "\nbytes=%llu", (unsigned long long)r->bytes);
+        n += snprintf(args + n, sizeof(args) - (size_t)n, "\nbytes=%llu",
+                      (unsigned long long)r->bytes);
+    if (strncmp(model_hip_api_name(r->api), "hipMemcpy", 9) == 0 && n < (int)sizeof(args))
+        snprintf(args + n, sizeof(args) - (size_t)n, "\ncopy_kind=%d", (int)r->copy_kind);
     struct record_event ev = {.type = RECORD_EV_SLICE,
                               .time_ns = r->start_ns,
                               .end_ns = r->end_ns >= r->start_ns ? r->end_ns : r->start_ns,

@@ -138,7 +138,8 @@ int inject_merge(const char *dir)
         char title[64];
         FILE *in;
 
-        /* each rank's trace has its own sequence id (1 + rank) and its own pids, so the
+        /* each rank's trace has its own sequence id (1 + rank) and its own pids, and its
+         * first packet anchors the sequence-scoped delta clock of that sequence only, so the
          * concatenation is one valid trace with every rank as its own processes */
         snprintf(path, sizeof(path), "%s/rank-%d/trace.pftrace", dir, ranks[i]);
         if (append_file(trace_fd, path) != 0)

@@ -51,7 +51,7 @@ static const struct opt_def opt_table[] = {
     {"replay", 0, OPT_STRING, "DIR", 0, 0, NULL, OFF(replay_dir), 0,
      "show the recording in DIR (the same views; w [ ] { } choose a time range), then exit"},
     {"range", 0, OPT_STRING, "START:END", 0, 0, NULL, OFF(range), 0,
-     "with --replay: count only the samples from START to END seconds into the run"},
+     "with --replay: count only what happened from START to END seconds into the run"},
     {"force", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(force), 1,
      "with --record: overwrite a recording already in DIR"},
     {"no-tui", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_tui), 1,

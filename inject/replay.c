@@ -1,9 +1,12 @@
 /* rocsys-top --replay DIR: a recording back in the TUI. The trace (trace.pftrace, read and
  * checked by record/perfetto_read) becomes the same model the live session feeds: processes,
- * threads and their names, symbolized samples; session.json gives the command line, sampling
- * facts and how the run ended; output.log the Output view. The user picks the part of the run
- * whose samples are counted (whole run, or a window moved along it: keys w [ ] { }, or
- * --range START:END in seconds from the start), so one phase can be looked at on its own. */
+ * threads and their names, symbolized samples, GPU kernel dispatches, HIP API calls, copies and
+ * user regions (from the trace's slices and marks), and the GPU readings (from its counter
+ * tracks, fed to a GPU monitor without a backend); session.json gives the command line,
+ * sampling facts, the GPUs' names and how the run ended; output.log the Output view. The user
+ * picks the part of the run whose events are counted (whole run, or a window moved along it:
+ * keys w [ ] { }, or --range START:END in seconds from the start), so one phase can be looked
+ * at on its own. */
 #define _GNU_SOURCE /* sigabbrev_np */
 #include "inject.h"
 
@@ -15,14 +18,44 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu/gpu.h"
 #include "model/model.h"
 #include "record/perfetto_read.h"
 #include "tui/tui.h"
+
+/* What a trace slice or mark feeds into the model. */
+enum replay_kind { RK_DISPATCH, RK_HIP, RK_COPY, RK_REGION, RK_MARK };
+
+/* A slice or mark of the trace, decoded once; recounts feed the ones inside the range. */
+struct replay_event {
+    enum replay_kind kind;
+    uint32_t pid, tid;
+    uint64_t start_ns, end_ns;
+    const char *name;  /* region name (owned by the trace) */
+    uint32_t name_id;  /* kernel name id (1 + index into names), 0: none */
+    uint32_t agent;    /* dispatch: GPU ordinal */
+    uint64_t queue_id; /* dispatch */
+    uint64_t bytes;    /* HIP call or copy */
+    int api, result, copy_kind, closed_at_exit;
+    uint32_t grid[3], block[3];
+};
+
+/* One GPU reading: every metric of one device read at one time. */
+struct replay_reading {
+    int dev;
+    struct gpu_sample s;
+};
 
 struct replay {
     struct model *m;
     struct perfetto_summary trace;
     char *json; /* session.json, "" if missing */
+    struct replay_event *events;
+    size_t nevents;
+    char **names; /* distinct kernel names of the events */
+    size_t nnames;
+    struct replay_reading *readings; /* per device in time order */
+    size_t nreadings;
 };
 
 /* The whole file at path, NUL-terminated (NULL if it cannot be read). */
@@ -184,7 +217,54 @@ static void end_processes(struct replay *r, uint64_t t)
     }
 }
 
-/* Count the samples inside the model's range (the whole run or the user's window). */
+/* Feed one decoded slice or mark to the model, as the live session would have. */
+static void feed_event(struct model *m, const struct replay_event *e)
+{
+    uint16_t block16[3];
+
+    switch (e->kind) {
+    case RK_DISPATCH:
+        for (int i = 0; i < 3; i++)
+            block16[i] = (uint16_t)e->block[i];
+        model_gpu_dispatch(m, e->pid, e->agent, e->queue_id, e->name_id, e->start_ns, e->end_ns, 0,
+                           e->grid, block16);
+        break;
+    case RK_HIP: {
+        struct model_hip_call c = {.pid = e->pid,
+                                   .tid = e->tid,
+                                   .api = e->api,
+                                   .result = e->result,
+                                   .start_ns = e->start_ns,
+                                   .end_ns = e->end_ns,
+                                   .name_id = e->name_id,
+                                   .bytes = e->bytes,
+                                   .copy_kind = e->copy_kind};
+        memcpy(c.grid, e->grid, sizeof(c.grid));
+        memcpy(c.block, e->block, sizeof(c.block));
+        model_hip_call(m, &c);
+        break;
+    }
+    case RK_COPY:
+        model_gpu_copy(m, e->pid, e->bytes, e->start_ns, e->end_ns, 0);
+        break;
+    case RK_REGION: {
+        struct model_region_span sp = {.pid = e->pid,
+                                       .tid = e->tid,
+                                       .name = e->name,
+                                       .begin_ns = e->start_ns,
+                                       .end_ns = e->end_ns,
+                                       .closed_at_exit = e->closed_at_exit};
+        model_region_completed(m, &sp);
+        break;
+    }
+    case RK_MARK:
+        model_region_mark(m);
+        break;
+    }
+}
+
+/* Count the samples, slices, marks and GPU readings inside the model's range (the whole run
+ * or the user's window). */
 static void recount(struct replay *r)
 {
     struct model_session *s = model_session(r->m);
@@ -201,7 +281,251 @@ static void recount(struct replay *r)
             names[k] = st->functions[k];
         model_sample_symbolized(r->m, sm->pid, sm->tid, sm->mono_ns, names, n, 1);
     }
+    model_gpu_clear(r->m);
+    model_regions_clear(r->m);
+    for (size_t i = 0; i < r->nevents; i++) /* a slice counts when it starts in the range */
+        if (r->events[i].start_ns >= s->range_start_ns && r->events[i].start_ns <= s->range_end_ns)
+            feed_event(r->m, &r->events[i]);
+    if (s->gpu) {
+        gpu_monitor_replay_clear(s->gpu);
+        for (size_t i = 0; i < r->nreadings; i++) {
+            const struct replay_reading *g = &r->readings[i];
+            if (g->s.time_ns >= s->range_start_ns && g->s.time_ns <= s->range_end_ns)
+                gpu_monitor_replay_push(s->gpu, g->dev, &g->s);
+        }
+    }
     s->range_changed = 0;
+}
+
+/* The value of annotation key in args ("key=value" lines), or NULL. */
+static const char *arg_value(const char *args, const char *key)
+{
+    size_t n = strlen(key);
+
+    for (const char *p = args; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (strncmp(p, key, n) == 0 && p[n] == '=')
+            return p + n + 1;
+    return NULL;
+}
+
+/* A number annotation (dflt when absent or not a number). */
+static long long arg_number(const char *args, const char *key, long long dflt)
+{
+    const char *v = arg_value(args, key);
+    char *end;
+    long long x;
+
+    if (!v)
+        return dflt;
+    x = strtoll(v, &end, 10);
+    return end == v ? dflt : x;
+}
+
+/* A "x,y,z" annotation into d (zeros when absent). */
+static void arg_dims(const char *args, const char *key, uint32_t d[3])
+{
+    const char *v = arg_value(args, key);
+    unsigned a = 0, b = 0, c = 0;
+
+    if (v)
+        sscanf(v, "%u,%u,%u", &a, &b, &c);
+    d[0] = a;
+    d[1] = b;
+    d[2] = c;
+}
+
+/* The id (1 + index) of kernel name text (up to its line's end), added when new. */
+static uint32_t name_id(struct replay *r, const char *text)
+{
+    size_t len = strcspn(text, "\n");
+
+    for (size_t i = 0; i < r->nnames; i++)
+        if (strlen(r->names[i]) == len && strncmp(r->names[i], text, len) == 0)
+            return (uint32_t)i + 1;
+    r->names = xrealloc(r->names, (r->nnames + 1) * sizeof(*r->names));
+    r->names[r->nnames] = xmalloc(len + 1);
+    memcpy(r->names[r->nnames], text, len);
+    r->names[r->nnames][len] = '\0';
+    return (uint32_t)++r->nnames;
+}
+
+/* Decode slice sl into e; returns 0 when it is nothing the views count. Kernel names are
+ * given to the model under their ids (HSA kernel objects for dispatches, HIP name ids for
+ * launches). */
+static int decode_slice(struct replay *r, const struct perfetto_read_slice *sl,
+                        struct replay_event *e)
+{
+    const char *track = sl->track >= 0 ? r->trace.tracks[sl->track].name : NULL;
+    const char *kernel;
+    unsigned agent;
+    unsigned long long queue;
+
+    memset(e, 0, sizeof(*e));
+    e->pid = sl->pid;
+    e->tid = sl->tid;
+    e->start_ns = sl->start_ns;
+    e->end_ns = sl->end_ns >= sl->start_ns ? sl->end_ns : sl->start_ns;
+    if (sl->instant) { /* user marks; the program's sampling changes are marks too */
+        e->kind = RK_MARK;
+        return strcmp(sl->category, "mark") == 0 && strcmp(sl->name, "sampling started") != 0 &&
+               strcmp(sl->name, "sampling stopped") != 0;
+    }
+    if (!sl->end_ns) /* still open where a killed run's trace ends */
+        return 0;
+    if (strcmp(sl->category, "kernel") == 0) {
+        e->kind = RK_DISPATCH;
+        if (track && sscanf(track, "GPU%u queue %llu", &agent, &queue) == 2) {
+            e->agent = agent;
+            e->queue_id = queue;
+        } else {
+            e->queue_id = (uint64_t)sl->track;
+        }
+        e->name_id = name_id(r, sl->name);
+        if (!model_kernel_object_name(r->m, e->pid, e->name_id))
+            model_kernel_name(r->m, e->pid, 1, e->name_id, r->names[e->name_id - 1]);
+        arg_dims(sl->args, "grid", e->grid);
+        arg_dims(sl->args, "block", e->block);
+        return 1;
+    }
+    if (strcmp(sl->category, "hip") == 0) {
+        e->kind = RK_HIP;
+        e->api = model_hip_api_id(sl->name);
+        if (e->api < 0)
+            return 0;
+        e->result = (int)arg_number(sl->args, "result", 0);
+        e->bytes = (uint64_t)arg_number(sl->args, "bytes", 0);
+        e->copy_kind = (int)arg_number(sl->args, "copy_kind", -1);
+        kernel = arg_value(sl->args, "kernel");
+        if (kernel && strncmp(kernel, "?\n", 2) != 0 && strcmp(kernel, "?") != 0) {
+            e->name_id = name_id(r, kernel);
+            if (!model_hip_kernel_name(r->m, e->pid, e->name_id))
+                model_kernel_name(r->m, e->pid, 0, e->name_id, r->names[e->name_id - 1]);
+        }
+        arg_dims(sl->args, "grid", e->grid);
+        arg_dims(sl->args, "block", e->block);
+        return 1;
+    }
+    if (strcmp(sl->category, "copy") == 0) {
+        e->kind = RK_COPY;
+        e->bytes = (uint64_t)arg_number(sl->args, "bytes", 0);
+        return 1;
+    }
+    if (strcmp(sl->category, "region") == 0) {
+        e->kind = RK_REGION;
+        e->name = sl->name;
+        if (track) /* a start/stop range, on its process's track */
+            e->tid = (uint32_t)arg_number(sl->args, "start_tid", sl->pid);
+        e->closed_at_exit = arg_number(sl->args, "closed_at_exit", 0) != 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The trace's slices and marks as events for the model. */
+static void load_events(struct replay *r)
+{
+    r->events = xcalloc(r->trace.nslices ? r->trace.nslices : 1, sizeof(*r->events));
+    for (size_t i = 0; i < r->trace.nslices; i++)
+        if (decode_slice(r, &r->trace.slices[i], &r->events[r->nevents]))
+            r->nevents++;
+}
+
+/* The GPUs' static info from session.json's "gpus" list into info; returns their number.
+ * Entries are read in the order the writer puts their keys: {"index": I, "pci": "...", "name":
+ * "..."} (names may hold brackets and braces). */
+static int json_get_gpus(const char *json, struct gpu_static *info)
+{
+    const char *p = json_find(json, "gpus");
+    int n = 0;
+    char *end;
+
+    if (!p || *p != '[')
+        return 0;
+    for (p++;;) {
+        p += strspn(p, " ,\n");
+        if (strncmp(p, "{\"index\": ", 10) != 0)
+            break;
+        long idx = strtol(p + 10, &end, 10);
+        if (end == p + 10 || idx < 0 || idx >= GPU_MAX_DEVICES ||
+            strncmp(end, ", \"pci\": \"", 10) != 0)
+            break;
+        p = json_string(end + 10, info[idx].pci, sizeof(info[idx].pci));
+        if (strncmp(p, ", \"name\": \"", 11) != 0)
+            break;
+        p = json_string(p + 11, info[idx].name, sizeof(info[idx].name));
+        if (*p != '}')
+            break;
+        p++;
+        n = (int)idx + 1 > n ? (int)idx + 1 : n;
+    }
+    return n;
+}
+
+/* Order of readings: by device, then time. */
+static int reading_cmp(const void *a, const void *b)
+{
+    const struct replay_reading *x = a, *y = b;
+
+    if (x->dev != y->dev)
+        return x->dev - y->dev;
+    return (x->s.time_ns > y->s.time_ns) - (x->s.time_ns < y->s.time_ns);
+}
+
+/* The GPU readings from the trace's machine-wide "GPU<i> <metric>" counter tracks (the
+ * metrics of one reading share its time), and a GPU monitor to show them when there are any
+ * or session.json lists GPUs. */
+static void load_gpu(struct replay *r)
+{
+    struct gpu_static info[GPU_MAX_DEVICES] = {0};
+    int ndev = json_get_gpus(r->json, info), per_dev = 0, run = 0, ngaps = 0;
+    size_t open_at[GPU_MAX_DEVICES]; /* 1 + index of each device's latest reading, 0: none */
+    uint64_t gaps[64];
+    size_t cap = 0;
+
+    memset(open_at, 0, sizeof(open_at));
+
+    for (size_t i = 0; i < r->trace.ncounters; i++) {
+        const struct perfetto_read_counter *c = &r->trace.counters[i];
+        const struct perfetto_read_track *t = &r->trace.tracks[c->track];
+        int dev, pos = 0, metric;
+        if (t->pid != 0 || sscanf(t->name, "GPU%d %n", &dev, &pos) != 1 || pos == 0 || dev < 0 ||
+            dev >= GPU_MAX_DEVICES || (metric = gpu_metric_by_track(t->name + pos)) < 0)
+            continue;
+        struct replay_reading *g = open_at[dev] ? &r->readings[open_at[dev] - 1] : NULL;
+        if (!g || g->s.time_ns != c->mono_ns) { /* a new reading of dev */
+            if (r->nreadings == cap) {
+                cap = cap ? cap * 2 : 256;
+                r->readings = xrealloc(r->readings, cap * sizeof(*r->readings));
+            }
+            g = &r->readings[r->nreadings++];
+            memset(g, 0, sizeof(*g));
+            g->dev = dev;
+            g->s.time_ns = c->mono_ns;
+            open_at[dev] = r->nreadings;
+        }
+        g->s.v[metric] = c->value;
+        g->s.valid |= 1u << metric;
+        ndev = dev + 1 > ndev ? dev + 1 : ndev;
+    }
+    if (r->nreadings > 1)
+        qsort(r->readings, r->nreadings, sizeof(*r->readings), reading_cmp);
+    for (size_t i = 0; i < r->nreadings; i++) { /* readings per device; gaps of the first */
+        run = i && r->readings[i - 1].dev == r->readings[i].dev ? run + 1 : 1;
+        per_dev = run > per_dev ? run : per_dev;
+        if (i && run > 1 && r->readings[i].dev == r->readings[0].dev && ngaps < 64)
+            gaps[ngaps++] = r->readings[i].s.time_ns - r->readings[i - 1].s.time_ns;
+    }
+    if (ndev == 0)
+        return;
+    for (int i = 1; i < ngaps; i++) /* the median gap is the sampling interval */
+        for (int k = i; k > 0 && gaps[k - 1] > gaps[k]; k--) {
+            uint64_t x = gaps[k];
+            gaps[k] = gaps[k - 1];
+            gaps[k - 1] = x;
+        }
+    model_session(r->m)->gpu =
+        gpu_monitor_replay(ndev, info, ngaps ? (uint32_t)((gaps[ngaps / 2] + 500000) / 1000000) : 0,
+                           per_dev > 120 ? per_dev : 120);
 }
 
 /* Parse --range "START:END" (seconds from the start; either may be empty) into the model. */
@@ -254,6 +578,11 @@ static void load_model(struct replay *r, const char *dir)
         t0 = t < t0 ? t : t0;
         t1 = t > t1 ? t : t1;
     }
+    for (size_t i = 0; i < r->trace.nslices; i++) {
+        const struct perfetto_read_slice *sl = &r->trace.slices[i];
+        t0 = sl->start_ns < t0 ? sl->start_ns : t0;
+        t1 = sl->end_ns > t1 ? sl->end_ns : sl->start_ns > t1 ? sl->start_ns : t1;
+    }
     if (t0 == UINT64_MAX)
         t0 = t1 = 1;
     root = (uint32_t)json_get_number(r->json, "pid", 0);
@@ -279,6 +608,8 @@ static void load_model(struct replay *r, const char *dir)
     snprintf(s->status_text, sizeof(s->status_text), "replay: %.110s",
              text[0] ? text : "status unknown");
     end_processes(r, s->end_ns);
+    load_events(r);
+    load_gpu(r);
     s->replay = 1;
     s->range_start_ns = s->start_ns;
     s->range_end_ns = s->end_ns;
@@ -291,9 +622,14 @@ static void load_model(struct replay *r, const char *dir)
             memcpy(s->output_log, path, strlen(path) + 1);
         free(out);
     }
-    if (r->trace.truncated)
+    /* a killed run: the trace may end inside a packet, and session.json (written last) is
+     * missing; either one says so */
+    if (r->trace.truncated || !r->json[0])
         snprintf(s->notice, sizeof(s->notice),
-                 "the trace ends inside a packet (the run was killed): showing what was written");
+                 "%s%s%s (the run was killed): showing what was written",
+                 r->trace.truncated ? "the trace ends inside a packet" : "",
+                 r->trace.truncated && !r->json[0] ? " and " : "",
+                 r->json[0] ? "" : "there is no session.json");
 }
 
 /* The interactive loop: keys until quit; recount when the user moves the range. */
@@ -367,8 +703,15 @@ int inject_replay(const struct inject_options *o)
         rc = run_tui(&r, o);
     }
 cleanup:
+    if (r.m)
+        gpu_monitor_stop(model_session(r.m)->gpu);
     model_free(r.m);
     perfetto_read_free(&r.trace);
     free(r.json);
+    free(r.events);
+    for (size_t i = 0; i < r.nnames; i++)
+        free(r.names[i]);
+    free(r.names);
+    free(r.readings);
     return rc;
 }

@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -27,8 +29,11 @@
 #include "tui/tui.h"
 
 #define DRAIN_INTERVAL_MS 50
-#define RING_COUNT        256            /* threads sampled at once, at most */
-#define RING_BYTES        (128u * 1024u) /* ~0.4 s of 32-frame samples at 1 kHz */
+#define DOORBELL_POLL_MS  100             /* the doorbell thread checks for the end this often */
+#define RING_COUNT        256             /* threads sampled at once, at most */
+#define RING_BYTES        (128u * 1024u)  /* ~0.4 s of 32-frame samples at 1 kHz */
+#define GPU_RING_COUNT    8               /* processes with GPU records at once, at most */
+#define GPU_RING_BYTES    (1024u * 1024u) /* 13,000 dispatch records: bursts fit */
 #define KILL_GRACE_MS     2000
 #define OUTPUT_GRACE_MS   1000 /* after the target ended, wait this long for pipes to close */
 #define DEFER_MAX_NS      300000000ull /* a sample waits this long for its module record */
@@ -67,6 +72,12 @@ struct session {
     char *files[16];      /* the recording's files, for session.json */
     int refreshes;
     uint64_t acc_dropped, acc_cost_ns, acc_cost_n; /* from rings already freed */
+    uint64_t acc_waits, acc_waited_ns;             /* from rings already freed */
+    uint64_t waits, waited_ns; /* producers that waited for room, and how long (all rings) */
+    int bell_fd;               /* eventfd: the doorbell thread saw a ring pass half full */
+    pthread_t bell_thread;
+    int bell_running;
+    _Atomic int bell_stop;
     struct deferred *def;
     size_t ndef, defcap;
     struct record_set *rec;        /* writers fed with the session's events */
@@ -161,6 +172,8 @@ static char *rec_string(const uint8_t *p, size_t len)
 static void on_region_span(void *ctx, const struct model_region_span *sp)
 {
     struct session *s = ctx;
+    char args[32]; /* a range's slice is on the process's track: the thread that started it */
+    snprintf(args, sizeof(args), "start_tid=%u", (unsigned)sp->tid);
     struct record_event ev = {.type = RECORD_EV_SLICE,
                               .time_ns = sp->begin_ns,
                               .end_ns = sp->end_ns,
@@ -169,7 +182,9 @@ static void on_region_span(void *ctx, const struct model_region_span *sp)
                               .track = sp->range ? "ranges" : NULL,
                               .category = "region",
                               .name = sp->name,
-                              .args = sp->closed_at_exit ? "closed_at_exit=1" : NULL};
+                              .args = sp->range            ? args
+                                      : sp->closed_at_exit ? "closed_at_exit=1"
+                                                           : NULL};
     record_set_event(s->rec, &ev);
 }
 
@@ -358,6 +373,8 @@ static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
     s->acc_dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
     s->acc_cost_ns += atomic_load(&c->sample_cost_ns);
     s->acc_cost_n += atomic_load(&c->cost_measured);
+    s->acc_waits += atomic_load(&c->waits);
+    s->acc_waited_ns += atomic_load(&c->waited_ns);
 }
 
 /* Drain every ring; free released and (with check_orphans) abandoned ones; retry deferred. */
@@ -381,6 +398,7 @@ static void drain(struct session *s, int check_orphans)
         account_ring(s, c);
         transport_free_ring(&s->tr, i);
     }
+    transport_drained(&s->tr); /* producers waiting for room try again */
     size_t kept = 0;
     uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
     for (size_t i = 0; i < s->ndef; i++) {
@@ -428,6 +446,8 @@ static void update_stats(struct session *s)
     struct model_session *ms = model_session(s->m);
     uint64_t dropped = s->acc_dropped, cost = s->acc_cost_ns, cost_n = s->acc_cost_n;
 
+    s->waits = s->acc_waits;
+    s->waited_ns = s->acc_waited_ns;
     for (uint32_t i = 0; i < s->tr.ring_count; i++) {
         const struct rocsys_ring_ctl *c = &s->tr.rings[i];
         uint32_t st = atomic_load(&c->state);
@@ -436,6 +456,8 @@ static void update_stats(struct session *s)
         dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
         cost += atomic_load(&c->sample_cost_ns);
         cost_n += atomic_load(&c->cost_measured);
+        s->waits += atomic_load(&c->waits);
+        s->waited_ns += atomic_load(&c->waited_ns);
     }
     dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
     ms->dropped = dropped;
@@ -667,7 +689,8 @@ static int setup_transport(struct session *s, char *err, size_t errlen)
         sweep_stale(dirs[i]);
         snprintf(s->shm_path, sizeof(s->shm_path), "%s/rocsys-top-%d-%lx", dirs[i], (int)getpid(),
                  (unsigned long)(model_clock_ns(CLOCK_MONOTONIC) & 0xffffff));
-        rc = transport_create(&s->tr, s->shm_path, RING_COUNT, RING_BYTES);
+        rc = transport_create(&s->tr, s->shm_path, RING_COUNT, RING_BYTES, GPU_RING_COUNT,
+                              GPU_RING_BYTES);
         if (rc == 0)
             return 0;
     }
@@ -770,6 +793,51 @@ static int ms_until(uint64_t deadline, uint64_t now, int cap)
     return ms < (uint64_t)cap ? (int)ms : cap;
 }
 
+/* The doorbell thread: sleeps on the shared memory's doorbell word (a futex the collector's
+ * producers bump when a ring passes half full) and turns each ring into an eventfd event for
+ * the poll loop, which then drains at once instead of at its next tick. */
+static void *doorbell_main(void *arg)
+{
+    struct session *s = arg;
+    uint32_t seen = transport_doorbell_value(&s->tr);
+    uint64_t one = 1;
+
+    while (!atomic_load(&s->bell_stop)) {
+        if (transport_doorbell_wait(&s->tr, &seen, DOORBELL_POLL_MS) &&
+            write(s->bell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+            break;
+    }
+    return NULL;
+}
+
+/* Start the doorbell thread (after the target was forked). Without it the loop drains on its
+ * tick only, as before. */
+static void doorbell_start(struct session *s)
+{
+    s->bell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (s->bell_fd < 0)
+        return;
+    if (pthread_create(&s->bell_thread, NULL, doorbell_main, s) != 0) {
+        close(s->bell_fd);
+        s->bell_fd = -1;
+        return;
+    }
+    s->bell_running = 1;
+}
+
+/* Stop the doorbell thread: it notices within DOORBELL_POLL_MS. */
+static void doorbell_stop(struct session *s)
+{
+    if (s->bell_running) {
+        atomic_store(&s->bell_stop, 1);
+        pthread_join(s->bell_thread, NULL);
+        s->bell_running = 0;
+    }
+    if (s->bell_fd >= 0)
+        close(s->bell_fd);
+    s->bell_fd = -1;
+}
+
 /* The poll loop. Returns when the session is over. */
 static void run_loop(struct session *s)
 {
@@ -778,8 +846,8 @@ static void run_loop(struct session *s)
     uint64_t next_drain = model_clock_ns(CLOCK_MONOTONIC);
 
     while (!s->quit) {
-        struct pollfd p[4];
-        int np = 0, i_out = -1, i_err = -1, i_key = -1;
+        struct pollfd p[5];
+        int np = 0, i_out = -1, i_err = -1, i_key = -1, i_bell = -1, bell = 0;
         uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
 
         p[np] = (struct pollfd){.fd = s->sig_fd, .events = POLLIN};
@@ -796,6 +864,10 @@ static void run_loop(struct session *s)
             i_key = np;
             p[np++] = (struct pollfd){.fd = 0, .events = POLLIN};
         }
+        if (s->bell_fd >= 0) {
+            i_bell = np;
+            p[np++] = (struct pollfd){.fd = s->bell_fd, .events = POLLIN};
+        }
         int timeout = ms_until(next_drain, t, 1000);
         timeout = ms_until(next_refresh, t, timeout);
         if (s->kill_sent && !s->target_done)
@@ -804,6 +876,10 @@ static void run_loop(struct session *s)
             break;
         if (p[0].revents)
             on_signal(s);
+        if (i_bell >= 0 && (p[i_bell].revents & POLLIN)) {
+            uint64_t rings;
+            bell = read(s->bell_fd, &rings, sizeof(rings)) == (ssize_t)sizeof(rings);
+        }
         if (i_out >= 0 && p[i_out].revents)
             read_output(s, &s->target.out_fd, 1);
         if (i_err >= 0 && p[i_err].revents)
@@ -824,7 +900,7 @@ static void run_loop(struct session *s)
             signal_target(s, SIGKILL);
             s->kill_deadline = t + 60 * 1000000000ull;
         }
-        if (t >= next_drain) {
+        if (t >= next_drain || bell) {
             drain(s, 0);
             next_drain = t + DRAIN_INTERVAL_MS * 1000000ull;
         }
@@ -874,6 +950,9 @@ static void print_summary(struct session *s)
            s->rank_dir[0] ? s->rank_dir : s->o->record_dir, ms->status_text,
            (unsigned long long)ms->samples, (unsigned long long)ms->dropped, ms->mode, ms->freq_hz,
            ms->timer ? ms->timer : "?");
+    if (s->waits)
+        printf("rocsys-top: the target waited %llu times (%.1f ms in all) for rings to drain\n",
+               (unsigned long long)s->waits, (double)s->waited_ns / 1e6);
     printf("top functions (self):\n");
     for (int i = 0; i < h->count && i < 10 && h->items[i].self; i++) {
         const struct model_func *fn = model_func_at(s->m, h->items[i].func);
@@ -902,6 +981,7 @@ int inject_session_run(const struct inject_options *o)
     memset(&s, 0, sizeof(s));
     s.o = o;
     s.sig_fd = -1;
+    s.bell_fd = -1;
     s.target.out_fd = s.target.err_fd = -1;
     s.target.pid = -1;
     s.batch = o->batch || !isatty(STDOUT_FILENO);
@@ -981,6 +1061,7 @@ int inject_session_run(const struct inject_options *o)
     }
     model_set_root_pid(s.m, (uint32_t)s.target.pid);
     ms->gpu = inject_gpu_start(o); /* after the fork: the child expects one thread */
+    doorbell_start(&s);
     snprintf(ms->status_text, sizeof(ms->status_text), "running");
     fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
     fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
@@ -1012,6 +1093,7 @@ int inject_session_run(const struct inject_options *o)
         }
     }
     rc = s.exit_status;
+    transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
 out:
     if (s.tui)
         tui_close(s.tui);
@@ -1040,8 +1122,11 @@ out:
         print_summary(&s);
     if (s.sig_fd >= 0)
         close(s.sig_fd);
-    if (s.tr.hdr)
+    doorbell_stop(&s);
+    if (s.tr.hdr) {
+        transport_consumer_gone(&s.tr); /* a process that outlives us must not wait for room */
         transport_detach(&s.tr);
+    }
     if (s.shm_path[0])
         unlink(s.shm_path);
     for (size_t i = 0; i < s.ndef; i++)

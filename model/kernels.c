@@ -284,6 +284,45 @@ const char *model_hip_api_name(int api)
     return unknown[api];
 }
 
+int model_hip_api_id(const char *name)
+{
+    int id = -1;
+    char *end;
+
+    for (int api = 1; api < ROCSYS_HIP_API_MAX && id < 0; api++)
+        if (strcmp(model_hip_api_name(api), name) == 0)
+            id = api;
+    if (id < 0 && strncmp(name, "hipApi#", 7) == 0) { /* an id this build has no name for */
+        long v = strtol(name + 7, &end, 10);
+        if (end != name + 7 && *end == '\0' && v > 0 && v < ROCSYS_HIP_API_MAX)
+            id = (int)v;
+    }
+    return id;
+}
+
+void model_gpu_clear(struct model *m)
+{
+    struct model_kernels *k = m->kernels;
+
+    if (!k)
+        return;
+    for (size_t i = 0; i < k->nkobjs; i++)
+        free(k->kobjs[i].fallback);
+    for (size_t i = 0; i < k->nlaunches; i++)
+        free(k->launches[i].fallback);
+    k->nkobjs = k->nlaunches = 0;
+    hashmap_free(&k->kobj_map);
+    hashmap_free(&k->launch_map);
+    /* cleared in place: views may still hold pointers into these tables until they rebuild */
+    memset(k->apis, 0, sizeof(k->apis));
+    k->napis = 0;
+    for (int i = 0; i < k->nqueues; i++)
+        free(k->queues[i]);
+    k->nqueues = 0;
+    memset(k->copies, 0, sizeof(k->copies));
+    k->seen = 0;
+}
+
 /* A launch API (the kernel's HIP launches count these). */
 static int is_launch_api(int api)
 {

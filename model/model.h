@@ -306,6 +306,11 @@ void model_regions_thread_end(struct model *m, uint32_t pid, uint32_t tid, uint6
 void model_regions_close(struct model *m, uint64_t now_ns, int all);
 /* Count a mark. */
 void model_region_mark(struct model *m);
+/* A completed instance known as a whole (a replayed slice): counted like an END, on the thread
+ * sp->tid of sp->pid, closed_at_exit included; the sink is not called. */
+void model_region_completed(struct model *m, const struct model_region_span *sp);
+/* Forget the statistics, marks and open instances (names stay known): a replay recounts. */
+void model_regions_clear(struct model *m);
 /* The statistics per (region, thread), in no particular order; valid until the next input. */
 const struct model_region_stats *model_regions_stats(const struct model *m, int *count);
 
@@ -420,6 +425,11 @@ const char *model_kernel_object_name(struct model *m, uint32_t pid, uint64_t ker
 const char *model_hip_kernel_name(struct model *m, uint32_t pid, uint32_t name_id);
 /* Name of a HIP API id ("hipApi#N" for ids this build does not know). */
 const char *model_hip_api_name(int api);
+/* The id whose model_hip_api_name is name, or -1. */
+int model_hip_api_id(const char *name);
+/* Forget every dispatch, launch, HIP call, queue and copy (names stay known): a replay
+ * recounts. */
+void model_gpu_clear(struct model *m);
 
 /* Tables; pointers valid until the next input. Only entries with calls are listed. */
 int model_hip_api_count(const struct model *m);

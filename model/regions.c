@@ -369,6 +369,34 @@ void model_region_mark(struct model *m)
     regions(m)->sum.marks++;
 }
 
+void model_region_completed(struct model *m, const struct model_region_span *sp)
+{
+    struct model_regions *r = regions(m);
+    uint32_t thread = model_thread_discover(m, sp->pid, sp->tid, sp->begin_ns);
+    uint32_t str = str_intern(r, sp->name), idx = stats_of(r, thread, str);
+    struct model_region_stats *s = &r->stats[idx]; /* after stats_of: it may move the table */
+
+    stats_add(s, sp->end_ns > sp->begin_ns ? sp->end_ns - sp->begin_ns : 0);
+    if (sp->closed_at_exit) {
+        s->closed_at_exit++;
+        r->sum.closed_at_exit++;
+    }
+}
+
+void model_regions_clear(struct model *m)
+{
+    struct model_regions *r = m->regions;
+
+    if (!r)
+        return;
+    /* names stay (views' rows point at them); statistics and open instances go */
+    r->nstats = 0;
+    hashmap_free(&r->stats_map);
+    for (size_t i = 0; i < r->nthreads; i++)
+        r->threads[i].n = 0;
+    memset(&r->sum, 0, sizeof(r->sum));
+}
+
 const struct model_region_stats *model_regions_stats(const struct model *m, int *count)
 {
     *count = m->regions ? (int)m->regions->nstats : 0;

@@ -3,7 +3,11 @@
  * their meaning as trace_processor would see it: each sequence starts by clearing its
  * incremental state; interned ids (callstacks, frames, function names, mappings, paths)
  * resolve on the packet's sequence; every frame has a mapping; every perf_sample's thread has
- * a descriptor; track uuids are not reused for another process or thread. */
+ * a descriptor; track uuids are not reused for another process or thread. Timestamps are
+ * resolved in file order the way trace_processor's tokenizer does it (packet clock, else the
+ * sequence's TracePacketDefaults clock, else BOOTTIME; sequence-scoped incremental clocks
+ * accumulate deltas from their ClockSnapshot anchor): a timestamp on a sequence-scoped clock
+ * without an anchor is a violation. */
 #define _GNU_SOURCE
 #include "perfetto_read.h"
 
@@ -48,11 +52,28 @@ struct rframe {
     uint64_t name, mapping, rel_pc;
 };
 
+/* A sequence-scoped clock (ids 64..127) as trace_processor keeps it. */
+struct rclock {
+    int anchored;     /* a ClockSnapshot on the sequence gave it a value */
+    int incremental;  /* timestamps are deltas from last_ns */
+    int linked;       /* boot_minus_clock is known (BOOTTIME or MONOTONIC in its snapshot) */
+    uint64_t unit_ns; /* unit_multiplier_ns */
+    int64_t last_ns;  /* its latest value (an incremental clock's running sum) */
+    int64_t snap_ns;  /* its value in the latest snapshot */
+    int64_t boot_minus_clock;
+};
+
+#define SEQ_CLOCK_FIRST 64
+#define SEQ_CLOCKS      64
+
 struct rseq {
     uint32_t id;
     uint64_t gen; /* globally unique per incremental-state generation; 0 = never cleared */
     int have_clock;
     int64_t boot_minus_mono;
+    uint32_t default_clock; /* TracePacketDefaults.timestamp_clock_id of this generation */
+    uint64_t snap_boot;     /* BOOTTIME of the latest snapshot (it must not go back) */
+    struct rclock clocks[SEQ_CLOCKS];
 };
 
 struct reader {
@@ -482,30 +503,107 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
 }
 
 /* A ClockSnapshot: remember BOOTTIME - MONOTONIC for the sequence. */
-static int parse_clocks(struct rseq *sq, const uint8_t *p, size_t n)
+/* A ClockSnapshot on sequence sq: BOOTTIME - MONOTONIC, and the anchors of sequence-scoped
+ * clocks (their value, unit, incremental flag, offset to BOOTTIME), checked the way
+ * trace_processor's ClockSynchronizer::AddSnapshot checks them. */
+static int parse_clocks(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n)
 {
     struct cur c = {p, p + n};
     struct field f;
-    uint64_t boot = 0, mono = 0;
-    int hb = 0, hm = 0, k;
+    uint64_t boot = 0, mono = 0, id[SEQ_CLOCKS], val[SEQ_CLOCKS], unit[SEQ_CLOCKS];
+    int hb = 0, hm = 0, incr[SEQ_CLOCKS], k, nseq = 0;
 
     while ((k = next_field(&c, &f)) > 0) {
-        uint64_t v[4] = {0};
-        int has[4] = {0};
+        uint64_t v[5] = {0};
+        int has[5] = {0};
         if (f.num != 1 || f.wt != 2)
             continue;
-        if (parse_flat(f.p, f.n, v, has, NULL, NULL, 4) < 0)
+        if (parse_flat(f.p, f.n, v, has, NULL, NULL, 5) < 0)
             return -1;
+        if (v[1] >= SEQ_CLOCK_FIRST && v[1] < SEQ_CLOCK_FIRST + SEQ_CLOCKS) {
+            if (nseq == SEQ_CLOCKS)
+                continue;
+            id[nseq] = v[1];
+            val[nseq] = v[2];
+            unit[nseq] = v[4] ? v[4] : 1;
+            incr[nseq++] = v[3] != 0;
+            continue;
+        }
+        if (v[3])
+            violation(r, "clock %llu in a ClockSnapshot is incremental but not sequence-scoped",
+                      (unsigned long long)v[1]);
         if (v[1] == 6)
             boot = v[2], hb = 1;
         else if (v[1] == 3)
             mono = v[2], hm = 1;
     }
+    if (k < 0)
+        return -1;
     if (hb && hm) {
         sq->have_clock = 1;
         sq->boot_minus_mono = (int64_t)(boot - mono);
     }
-    return k;
+    if (hb) {
+        if (boot < sq->snap_boot)
+            violation(r, "sequence %u: BOOTTIME goes back between ClockSnapshots", sq->id);
+        sq->snap_boot = boot;
+    }
+    for (int i = 0; i < nseq; i++) {
+        struct rclock *ck = &sq->clocks[id[i] - SEQ_CLOCK_FIRST];
+        int64_t ns = (int64_t)(val[i] * unit[i]);
+        if (ck->anchored && (ck->unit_ns != unit[i] || ck->incremental != incr[i]))
+            violation(r, "sequence %u: clock %llu changes unit or incremental flag", sq->id,
+                      (unsigned long long)id[i]);
+        if (ck->anchored && ns < ck->snap_ns)
+            violation(r, "sequence %u: clock %llu goes back between ClockSnapshots", sq->id,
+                      (unsigned long long)id[i]);
+        ck->anchored = 1;
+        ck->incremental = incr[i];
+        ck->unit_ns = unit[i];
+        ck->last_ns = ck->snap_ns = ns;
+        if (hb) {
+            ck->linked = 1;
+            ck->boot_minus_clock = (int64_t)boot - ns;
+        } else if (hm && sq->have_clock) {
+            ck->linked = 1;
+            ck->boot_minus_clock = (int64_t)mono + sq->boot_minus_mono - ns;
+        }
+    }
+    return 0;
+}
+
+/* The packet's time in BOOTTIME and MONOTONIC, resolved like trace_processor's tokenizer: the
+ * packet's timestamp_clock_id, else the sequence's default, else BOOTTIME; a sequence-scoped
+ * incremental clock adds the delta to its running value. Returns -1 (a violation) when the
+ * clock has no anchor on the sequence. */
+static int resolve_time(struct reader *r, struct rseq *sq, uint64_t ts, uint64_t clock_id,
+                        uint64_t *boot, uint64_t *mono)
+{
+    uint64_t clk = clock_id ? clock_id : sq->default_clock;
+
+    if (clk >= SEQ_CLOCK_FIRST && clk < SEQ_CLOCK_FIRST + SEQ_CLOCKS) {
+        struct rclock *ck = &sq->clocks[clk - SEQ_CLOCK_FIRST];
+        if (!ck->anchored || !ck->linked) {
+            violation(r, "sequence %u: timestamp on clock %llu %s", sq->id, (unsigned long long)clk,
+                      ck->anchored ? "that no ClockSnapshot links to BOOTTIME"
+                                   : "before any ClockSnapshot anchors it");
+            return -1;
+        }
+        int64_t ns = (int64_t)(ts * ck->unit_ns); /* wraps like trace_processor's int64 */
+        if (ck->incremental)
+            ns = ck->last_ns += ns;
+        *boot = (uint64_t)(ns + ck->boot_minus_clock);
+    } else if (clk == 3) {
+        *mono = ts;
+        *boot = sq->have_clock ? ts + (uint64_t)sq->boot_minus_mono : ts;
+        return 0;
+    } else {
+        *boot = ts; /* BOOTTIME, or a clock this reader does not convert */
+    }
+    *mono = (clk == 0 || clk == 6 || clk >= SEQ_CLOCK_FIRST) && sq->have_clock
+                ? *boot - (uint64_t)sq->boot_minus_mono
+                : *boot;
+    return 0;
 }
 
 /* Resolve callstack iid on generation gen into a summary stack; returns its index or -1. */
@@ -556,7 +654,7 @@ static int64_t resolve_stack(struct reader *r, uint64_t gen, uint64_t cs)
 }
 
 static int parse_sample(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n, int has_ts,
-                        uint64_t ts, uint64_t clock_id)
+                        uint64_t boot, uint64_t mono)
 {
     struct perfetto_summary *o = r->out;
     uint64_t v[8] = {0}, ti;
@@ -581,11 +679,8 @@ static int parse_sample(struct reader *r, struct rseq *sq, const uint8_t *p, siz
     o->threads[ti].samples++;
     grow(&o->samples, &r->capsamples, o->nsamples + 1, sizeof(*o->samples));
     struct perfetto_read_sample *s = &o->samples[o->nsamples++];
-    s->time_ns = ts;
-    s->mono_ns = clock_id == 3 ? ts
-                 : (clock_id == 0 || clock_id == 6) && sq->have_clock
-                     ? ts - (uint64_t)sq->boot_minus_mono
-                     : ts;
+    s->time_ns = boot;
+    s->mono_ns = mono;
     s->pid = (uint32_t)v[2];
     s->tid = (uint32_t)v[3];
     s->stack = (uint32_t)st;
@@ -623,8 +718,8 @@ static int append_annotation(char **args, const uint8_t *p, size_t n)
 }
 
 /* A TrackEvent: a counter value, a slice begin/end or an instant on a declared track. */
-static int parse_track_event(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n,
-                             int has_ts, uint64_t ts, uint64_t clock_id)
+static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int has_ts,
+                             uint64_t mono)
 {
     struct perfetto_summary *o = r->out;
     struct cur c = {p, p + n};
@@ -635,10 +730,6 @@ static int parse_track_event(struct reader *r, struct rseq *sq, const uint8_t *p
     double value = 0;
     int have_value = 0, k;
     char *args = xstrdup("");
-    uint64_t mono = clock_id == 3 ? ts
-                    : (clock_id == 0 || clock_id == 6) && sq->have_clock
-                        ? ts - (uint64_t)sq->boot_minus_mono
-                        : ts;
 
     while ((k = next_field(&c, &f)) > 0) {
         if (f.num == 9 && f.wt == 0)
@@ -757,8 +848,8 @@ static struct rseq *seq_of(struct reader *r, uint32_t id, int *is_new)
 static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
 {
     struct cur c = {p, p + n};
-    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0};
-    uint64_t ts = 0, clock_id = 0, seq = 0, flags = 0;
+    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0}, df = {0};
+    uint64_t ts = 0, clock_id = 0, seq = 0, flags = 0, boot = 0, mono = 0;
     int has_ts = 0, k, is_new = 0;
     struct rseq *sq = NULL;
 
@@ -781,6 +872,8 @@ static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
             cl = f;
         else if (f.wt == 2 && f.num == 11)
             te = f;
+        else if (f.wt == 2 && f.num == 59)
+            df = f;
     }
     if (k < 0)
         return -1;
@@ -795,22 +888,39 @@ static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
     if (is_new && !(flags & 1))
         violation(r, "sequence %llu: first packet does not clear incremental state",
                   (unsigned long long)seq);
-    if (flags & 1)
+    if (flags & 1) { /* a new generation: interned data and defaults start empty */
         sq->gen = ++r->gen;
+        sq->default_clock = 0;
+    }
+    if (df.p) { /* TracePacketDefaults: only timestamp_clock_id matters here */
+        uint64_t v[59] = {0};
+        int has[59] = {0};
+        if (parse_flat(df.p, df.n, v, has, NULL, NULL, 59) < 0)
+            return -1;
+        sq->default_clock = (uint32_t)v[58];
+    }
     if (sq->gen == 0 && (flags & 2 || in.p || ps.p)) {
         violation(r, "sequence %llu: packet needs incremental state before it is cleared",
                   (unsigned long long)seq);
         return 0; /* trace_processor drops it */
     }
-    if (cl.p && parse_clocks(sq, cl.p, cl.n) < 0)
-        return -1;
     if (in.p && parse_interned(r, sq, in.p, in.n) < 0)
         return -1;
+    if (cl.p) { /* trace_processor reads nothing else of a ClockSnapshot packet */
+        if (td.p || ps.p || te.p)
+            violation(r,
+                      "sequence %llu: a ClockSnapshot packet carries content that "
+                      "trace_processor ignores",
+                      (unsigned long long)seq);
+        return parse_clocks(r, sq, cl.p, cl.n);
+    }
+    if (has_ts && resolve_time(r, sq, ts, clock_id, &boot, &mono) < 0)
+        return 0; /* trace_processor cannot place it */
     if (td.p && parse_track(r, td.p, td.n) < 0)
         return -1;
-    if (ps.p && parse_sample(r, sq, ps.p, ps.n, has_ts, ts, clock_id) < 0)
+    if (ps.p && parse_sample(r, sq, ps.p, ps.n, has_ts, boot, mono) < 0)
         return -1;
-    if (te.p && parse_track_event(r, sq, te.p, te.n, has_ts, ts, clock_id) < 0)
+    if (te.p && parse_track_event(r, te.p, te.n, has_ts, mono) < 0)
         return -1;
     return 0;
 }

@@ -26,7 +26,7 @@ struct perfetto_read_stack {
 };
 
 struct perfetto_read_sample {
-    uint64_t time_ns; /* as written (BOOTTIME unless timestamp_clock_id says otherwise) */
+    uint64_t time_ns; /* BOOTTIME, the trace's time (delta timestamps resolved) */
     uint64_t mono_ns; /* CLOCK_MONOTONIC via the sequence's ClockSnapshot, else time_ns */
     uint32_t pid, tid;
     uint32_t stack; /* index into stacks */

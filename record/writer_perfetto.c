@@ -2,37 +2,49 @@
  * protobuf trace (open it in ui.perfetto.dev: per-process/per-thread "Perf Callstacks" tracks
  * and flamegraphs). Written incrementally: packets go to a 64 KiB buffer that is written out
  * whenever it fills, so memory stays bounded and a killed run leaves a readable prefix (all
- * but the last buffer). Interning tables grow with distinct addresses, functions, modules and
- * stacks only, never with run time.
+ * but the last buffer and the samples still in the reorder window). Interning tables grow with
+ * distinct addresses, functions, modules and stacks only, never with run time.
  *
  * File format: back-to-back Trace.packet records (tag 0x0A, varint length, TracePacket), no
  * header, no terminator. All packets are on one trusted_packet_sequence_id (1..16383, derived
- * from the writer's pid and clock, so that concatenated recordings do not collide).
- *  - Packet 1: sequence_flags = 3 (INCREMENTAL_STATE_CLEARED | NEEDS_INCREMENTAL_STATE),
- *    first_packet_on_sequence = true, and a ClockSnapshot with BOOTTIME (6) and MONOTONIC (3)
- *    read together at open. Every later packet: sequence_flags = 2.
- *  - Timestamps: the session's CLOCK_MONOTONIC ns converted to BOOTTIME (Perfetto's default
- *    clock, so no timestamp_clock_id is written: 3 bytes saved per sample) by adding the
- *    snapshot's BOOTTIME - MONOTONIC offset; a reader gets MONOTONIC back by subtracting it
- *    (a suspend during the run would shift later samples by the suspended time).
+ * from the writer's pid and clock, so that concatenated recordings do not collide; 1 + rank
+ * under MPI). docs/formats.md "Timestamps" has the Perfetto sources for what follows.
+ *  - Packet 1 (the anchor): sequence_flags = 3 (INCREMENTAL_STATE_CLEARED |
+ *    NEEDS_INCREMENTAL_STATE), first_packet_on_sequence = true, trace_packet_defaults
+ *    {timestamp_clock_id = 64}, and a ClockSnapshot {BOOTTIME (6) = B0, MONOTONIC (3) = M0,
+ *    clock 64 = B0 with is_incremental} read together at open (B0 - M0 is the offset below).
+ *    Every later packet: sequence_flags = 2. The sequence's incremental state is never
+ *    cleared again, so there is one anchor per sequence.
+ *  - Timestamps: the session's CLOCK_MONOTONIC ns converted to BOOTTIME by adding the
+ *    snapshot's BOOTTIME - MONOTONIC offset (a suspend during the run would shift later
+ *    samples by the suspended time). Sample packets use the default clock 64, a
+ *    sequence-scoped incremental clock: their timestamp is the ns delta from the previous
+ *    packet on clock 64 (from B0 for the first). A sample earlier than that previous packet,
+ *    and every other packet, carries its absolute BOOTTIME with timestamp_clock_id = 6 (3
+ *    bytes more), which does not move clock 64; this is what Perfetto's own SDK does.
+ *  - Sample order: the session hands samples over thread by thread (a drain visits one ring
+ *    after the other), so they are held in a reorder window (PF_REORDER_NS behind the newest
+ *    sample, at most PF_REORDER_MAX) and written in time order; only a sample older than what
+ *    was already written (a deferred one) needs an absolute timestamp.
  *  - PROCESS: TrackDescriptor {uuid, ProcessDescriptor {pid, process_name = basename of the
  *    executable}}, re-emitted on exec. THREAD: TrackDescriptor {uuid, ThreadDescriptor {pid,
  *    tid, thread_name}}, re-emitted when the name changes; a sample of a thread never declared
  *    first emits its descriptor (with the model's name, if any). Track uuids are a bijective
  *    mix of (pid << 32 | tid) (tid 0 = the process), so they are unique.
- *  - SAMPLE: TracePacket {timestamp, perf_sample {pid, tid, callstack_iid}} plus, when the
- *    sample brings something new, interned_data with the new function_names, mapping_paths,
- *    mappings {iid, path_string_ids}, frames {iid, function_name_id, mapping_id, rel_pc} and
- *    callstacks {iid, frame_ids root first, leaf last}. Each raw address is symbolized once
- *    (frames[0] as an exact pc, the others as return addresses); an inlined function is a
- *    frame of its own (same rel_pc). rel_pc is the ELF offset of the pc (module_offset); a
- *    mapping is per module basename (Perfetto shows it as "/<basename>"). An address no
- *    module covers gets function "[unknown]" in mapping "[unknown]" (every frame has one).
- *    cpu_mode is not written (2 bytes per sample; Perfetto does not need it).
+ *  - SAMPLE: TracePacket {timestamp, perf_sample {pid, tid, callstack_iid}}; interned data
+ *    new with a sample (function_names, mapping_paths, mappings {iid, path_string_ids},
+ *    frames {iid, function_name_id, mapping_id, rel_pc}, callstacks {iid, frame_ids root
+ *    first, leaf last}) goes into the next sample packet written, which is never after the
+ *    sample that uses it. Each raw address is symbolized once (frames[0] as an exact pc, the
+ *    others as return addresses); an inlined function is a frame of its own (same rel_pc).
+ *    rel_pc is the ELF offset of the pc (module_offset); a mapping is per module basename
+ *    (Perfetto shows it as "/<basename>"). An address no module covers gets function
+ *    "[unknown]" in mapping "[unknown]" (every frame has one). cpu and cpu_mode are not
+ *    written (trace_processor reads them as 0 / unknown; nothing in the UI needs them).
  *  - Sample weight (periods a sample stands for; Perfetto has no weight): a sample of weight
  *    w is written min(w, 64) times (same time and stack), so counts stay exact for every
  *    weight a 1000 Hz timer gives in practice and the file cannot explode on a huge weight.
- *  A repeated stack costs one small packet: about 25-27 bytes with today's timestamps.
+ *  A repeated stack costs one small packet: about 20-22 bytes with delta timestamps.
  *  - COUNTER: a counter TrackDescriptor {uuid, name, parent_uuid = the process track (none for
  *    pid 0, machine-wide), counter {unit SIZE_BYTES / TIME_NS, or unit_name "%", "W", ...}}
  *    once per (pid, name), then TrackEvent {type COUNTER, track_uuid, double_counter_value}.
@@ -58,6 +70,11 @@
 #define PF_MAX_REPEAT  64    /* heaviest weight written as repeated samples */
 #define PF_SEQ_CLEARED 1
 #define PF_SEQ_NEEDS   2
+#define PF_CLOCK_MONO  3          /* BuiltinClock MONOTONIC */
+#define PF_CLOCK_BOOT  6          /* BuiltinClock BOOTTIME, the trace's time */
+#define PF_CLOCK_DELTA 64         /* sequence-scoped incremental clock of the samples */
+#define PF_REORDER_NS  250000000u /* samples held back this far behind the newest one */
+#define PF_REORDER_MAX 65536      /* ... and never more than this many */
 
 /* A growable byte buffer holding protobuf encoding. */
 struct pb {
@@ -75,6 +92,12 @@ struct ient {
 struct itab {
     struct ient *e;
     size_t cap, count;
+};
+
+/* A sample waiting in the reorder window. */
+struct pf_pending {
+    uint64_t mono_ns, order; /* order: arrival, to keep equal times in arrival order */
+    uint32_t pid, tid, stack, repeat;
 };
 
 struct record_writer {
@@ -100,6 +123,11 @@ struct record_writer {
     uint32_t *stack; /* scratch: the current sample's frame iids */
     size_t capstack;
     uint32_t next_name, next_module, next_frame, next_stack;
+    uint64_t delta_base_ns;  /* BOOTTIME of the last packet written on PF_CLOCK_DELTA */
+    struct pf_pending *heap; /* the reorder window: a min-heap on (mono_ns, order) */
+    size_t nheap, capheap;
+    uint64_t newest_ns, arrivals; /* latest sample time seen; samples seen */
+    struct pb pend_in;            /* interned data for the next sample packet written */
 };
 
 /* ---- encoding ---- */
@@ -290,13 +318,31 @@ static void flush_out(struct record_writer *w)
     w->out.n = 0;
 }
 
-/* Start a packet: timestamp, sequence id and flags. */
+/* Start a packet at an absolute time: BOOTTIME with its clock id, sequence id and flags. */
 static void packet_begin(struct record_writer *w, uint64_t mono_ns, uint32_t flags)
 {
     w->pkt.n = 0;
     pb_uint(&w->pkt, 8, (uint64_t)((int64_t)mono_ns + w->boot_offset));
+    pb_uint(&w->pkt, 58, PF_CLOCK_BOOT);
     pb_uint(&w->pkt, 10, w->seq);
     pb_uint(&w->pkt, 13, flags);
+}
+
+/* Start a sample packet: a delta on the sequence's incremental clock, or an absolute time when
+ * the sample is older than the clock's last packet (a negative delta is never written). */
+static void packet_begin_delta(struct record_writer *w, uint64_t mono_ns)
+{
+    uint64_t boot = (uint64_t)((int64_t)mono_ns + w->boot_offset);
+
+    if (boot < w->delta_base_ns) {
+        packet_begin(w, mono_ns, PF_SEQ_NEEDS);
+        return;
+    }
+    w->pkt.n = 0;
+    pb_uint(&w->pkt, 8, boot - w->delta_base_ns);
+    pb_uint(&w->pkt, 10, w->seq);
+    pb_uint(&w->pkt, 13, PF_SEQ_NEEDS);
+    w->delta_base_ns = boot;
 }
 
 /* Frame the packet as a Trace.packet record into the output buffer. */
@@ -662,13 +708,86 @@ static void stack_push(struct record_writer *w, size_t *n, uint32_t iid)
     w->stack[(*n)++] = iid;
 }
 
-/* One sample: symbolize what is new, intern the stack, write the packet(s). */
+/* Whether pending sample a goes before b. */
+static int pending_before(const struct pf_pending *a, const struct pf_pending *b)
+{
+    return a->mono_ns != b->mono_ns ? a->mono_ns < b->mono_ns : a->order < b->order;
+}
+
+/* Add a sample to the reorder window (a min-heap). */
+static void heap_push(struct record_writer *w, const struct pf_pending *e)
+{
+    size_t i;
+
+    if (w->nheap == w->capheap) {
+        w->capheap = w->capheap ? w->capheap * 2 : 256;
+        w->heap = xrealloc(w->heap, w->capheap * sizeof(*w->heap));
+    }
+    i = w->nheap++;
+    while (i > 0 && pending_before(e, &w->heap[(i - 1) / 2])) {
+        w->heap[i] = w->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->heap[i] = *e;
+}
+
+/* Take the earliest sample out of the reorder window. */
+static struct pf_pending heap_pop(struct record_writer *w)
+{
+    struct pf_pending top = w->heap[0], last = w->heap[--w->nheap];
+    size_t i = 0;
+
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= w->nheap)
+            break;
+        if (c + 1 < w->nheap && pending_before(&w->heap[c + 1], &w->heap[c]))
+            c++;
+        if (!pending_before(&w->heap[c], &last))
+            break;
+        w->heap[i] = w->heap[c];
+        i = c;
+    }
+    if (w->nheap)
+        w->heap[i] = last;
+    return top;
+}
+
+/* Write one sample's packet(s); the first carries the interned data still waiting. */
+static void write_sample(struct record_writer *w, const struct pf_pending *e)
+{
+    for (uint32_t r = 0; r < e->repeat; r++) {
+        packet_begin_delta(w, e->mono_ns);
+        if (w->pend_in.n) {
+            pb_bytes(&w->pkt, 12, w->pend_in.p, w->pend_in.n);
+            w->pend_in.n = 0;
+        }
+        w->tmp.n = 0;
+        pb_uint(&w->tmp, 2, e->pid);
+        pb_uint(&w->tmp, 3, e->tid);
+        pb_uint(&w->tmp, 4, e->stack);
+        pb_bytes(&w->pkt, 66, w->tmp.p, w->tmp.n);
+        packet_end(w);
+    }
+}
+
+/* Write the samples that left the reorder window (all of them when all is set). */
+static void reorder_flush(struct record_writer *w, int all)
+{
+    while (w->nheap > 0 && (all || w->nheap > PF_REORDER_MAX ||
+                            w->heap[0].mono_ns + PF_REORDER_NS <= w->newest_ns)) {
+        struct pf_pending e = heap_pop(w);
+        write_sample(w, &e);
+    }
+}
+
+/* One sample: symbolize what is new, intern the stack, queue it in the reorder window. */
 static void emit_sample(struct record_writer *w, const struct record_event *ev)
 {
     size_t n = 0;
-    uint32_t cs, repeat;
     struct pb *in[] = {&w->in_fn, &w->in_path, &w->in_map, &w->in_frame, &w->in_stack};
-    size_t inlen = 0;
+    struct pf_pending e = {
+        .mono_ns = ev->time_ns, .order = w->arrivals++, .pid = ev->pid, .tid = ev->tid};
 
     if (!thread_declared(w, ev->pid, ev->tid))
         declare_thread(w, ev->time_ns, ev->pid, ev->tid, model_thread_name(w->m, ev->pid, ev->tid));
@@ -677,30 +796,19 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
     /* root first: walk the addresses outermost first, each one's frames outermost first; a
      * sample without addresses gets the [unknown] frame of address 0 */
     for (uint32_t i = ev->nframes ? ev->nframes : 1; i-- > 0;) {
-        const struct ient *e = address_frames(w, ev->pid, ev->nframes ? ev->frames[i] : 0, i > 0);
-        uint32_t off = e->c, cnt = e->d;
+        const struct ient *a = address_frames(w, ev->pid, ev->nframes ? ev->frames[i] : 0, i > 0);
+        uint32_t off = a->c, cnt = a->d;
         for (uint32_t j = cnt; j-- > 0;)
             stack_push(w, &n, w->pool[off + j]);
     }
-    cs = intern_stack(w, w->stack, n);
+    e.stack = intern_stack(w, w->stack, n);
     for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
-        inlen += in[i]->n;
-    repeat = ev->weight <= 1 ? 1 : ev->weight <= PF_MAX_REPEAT ? ev->weight : PF_MAX_REPEAT;
-    for (uint32_t r = 0; r < repeat; r++) {
-        packet_begin(w, ev->time_ns, PF_SEQ_NEEDS);
-        if (inlen && r == 0) {
-            pb_varint(&w->pkt, 12 << 3 | 2);
-            pb_varint(&w->pkt, inlen);
-            for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
-                pb_append(&w->pkt, in[i]);
-        }
-        w->tmp.n = 0;
-        pb_uint(&w->tmp, 2, ev->pid);
-        pb_uint(&w->tmp, 3, ev->tid);
-        pb_uint(&w->tmp, 4, cs);
-        pb_bytes(&w->pkt, 66, w->tmp.p, w->tmp.n);
-        packet_end(w);
-    }
+        pb_append(&w->pend_in, in[i]);
+    e.repeat = ev->weight <= 1 ? 1 : ev->weight <= PF_MAX_REPEAT ? ev->weight : PF_MAX_REPEAT;
+    heap_push(w, &e);
+    if (ev->time_ns > w->newest_ns)
+        w->newest_ns = ev->time_ns;
+    reorder_flush(w, 0);
 }
 
 static struct record_writer *perfetto_open(const char *path, struct model *m, char *err,
@@ -723,20 +831,30 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     w->seq = 1 + (uint32_t)(mix64((uint64_t)getpid() << 40 ^ boot) % 16383);
     if (model_session(m)->rank >= 0) /* MPI ranks: distinct ids, so merged traces stay valid */
         w->seq = 1 + (uint32_t)model_session(m)->rank % 16383;
-    /* first packet: clears the incremental state and anchors the clocks */
+    /* first packet: clears the incremental state, makes clock 64 the default and anchors it
+     * (and MONOTONIC) to BOOTTIME */
+    packet_begin(w, mono, PF_SEQ_CLEARED | PF_SEQ_NEEDS);
+    pb_uint(&w->pkt, 87, 1);
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 58, PF_CLOCK_DELTA);
+    pb_bytes(&w->pkt, 59, w->tmp.p, w->tmp.n);
     w->sub.n = 0;
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, 6);
+    pb_uint(&w->tmp, 1, PF_CLOCK_BOOT);
     pb_uint(&w->tmp, 2, boot);
     pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, 3);
+    pb_uint(&w->tmp, 1, PF_CLOCK_MONO);
     pb_uint(&w->tmp, 2, mono);
     pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
-    packet_begin(w, mono, PF_SEQ_CLEARED | PF_SEQ_NEEDS);
-    pb_uint(&w->pkt, 87, 1);
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, PF_CLOCK_DELTA);
+    pb_uint(&w->tmp, 2, boot);
+    pb_uint(&w->tmp, 3, 1); /* is_incremental */
+    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
     pb_bytes(&w->pkt, 6, w->sub.p, w->sub.n);
     packet_end(w);
+    w->delta_base_ns = boot;
     return w;
 }
 
@@ -766,11 +884,12 @@ static void perfetto_event(struct record_writer *w, const struct record_event *e
 
 static void perfetto_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
-    struct pb *bufs[] = {&w->out,     &w->pkt,    &w->tmp,      &w->sub,     &w->in_fn,
-                         &w->in_path, &w->in_map, &w->in_frame, &w->in_stack};
+    struct pb *bufs[] = {&w->out,     &w->pkt,    &w->tmp,      &w->sub,      &w->in_fn,
+                         &w->in_path, &w->in_map, &w->in_frame, &w->in_stack, &w->pend_in};
 
     (void)m;
     (void)end;
+    reorder_flush(w, 1);
     flush_out(w);
     close(w->fd);
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
@@ -787,6 +906,7 @@ static void perfetto_close(struct record_writer *w, struct model *m, const struc
     free(w->strs);
     free(w->pool);
     free(w->stack);
+    free(w->heap);
     free(w);
 }
 
@@ -799,7 +919,8 @@ void record_perfetto_stats(const struct record_writer *w, size_t *addresses, siz
     *heap_bytes = (w->addrs.cap + w->names.cap + w->modules.cap + w->stacks.cap + w->threads.cap) *
                       sizeof(struct ient) +
                   w->cappool * sizeof(uint32_t) + w->capstrs * sizeof(char *) + w->out.cap +
-                  w->pkt.cap + w->capstack * sizeof(uint32_t);
+                  w->pkt.cap + w->capstack * sizeof(uint32_t) +
+                  w->capheap * sizeof(struct pf_pending) + w->pend_in.cap;
 }
 
 const struct record_writer_class record_perfetto = {

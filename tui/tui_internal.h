@@ -237,6 +237,9 @@ void tui_gauge(char *buf, size_t n, double fraction, int width, int utf8);
 const char *tui_model_func_name(const void *ctx, int func);
 /* "module file:line" of function func ("" if unknown). */
 void tui_func_location(struct model *m, int func, char *buf, size_t n);
+/* Replay: "no WHAT data in this recording" (and the range when it is not the whole run) into
+ * buf, returning 1; 0 (buf untouched) when the model is not a replay. */
+int tui_replay_no_data(struct model *m, const char *what, char *buf, size_t n);
 /* "all threads, since start" / "thread worker (tid 12), last 10s". */
 void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, size_t n);
 

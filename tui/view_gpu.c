@@ -250,7 +250,9 @@ static void draw_procs(struct tui *t, struct gpu_view *v, const struct tui_rect 
     if (v->st->nproc == 0) {
         if (page > 0)
             tui_put(t, r->y + 1, r->x, r->w, tui_style(t, TUI_S_DIM),
-                    "  no process uses a GPU (KFD lists none)", 1);
+                    v->st->replay ? "  the processes using GPUs are not in recordings"
+                                  : "  no process uses a GPU (KFD lists none)",
+                    1);
         return;
     }
     tui_list_fit(&v->list, v->st->nproc, page);
@@ -286,6 +288,8 @@ static double stale_seconds(const struct gpu_status *st)
     uint64_t last = st->count ? st->now[0].time_ns : 0, now = model_clock_ns(CLOCK_MONOTONIC);
     uint64_t late = 3ull * st->interval_ms * 1000000ull;
 
+    if (st->replay) /* recorded readings are as old as the recording */
+        return 0;
     if (late < 3000000000ull)
         late = 3000000000ull;
     return last && now > last + late ? (double)(now - last) / 1e9 : 0;
@@ -299,12 +303,14 @@ void tui_gpu_draw(struct tui *t, void *st, const struct tui_rect *r)
 
     if (r->h <= 0)
         return;
+    if ((!v->monitored || v->st->sweeps == 0) &&
+        tui_replay_no_data(t->m, "GPU", title, sizeof(title))) {
+        tui_put(t, r->y, r->x, r->w, tui_style(t, TUI_S_NOTICE), title, 1);
+        return;
+    }
     if (!v->monitored) {
         tui_put(t, r->y, r->x, r->w, tui_style(t, TUI_S_NOTICE),
-                model_session(t->m)->replay
-                    ? "GPU gauges are not replayed: see gpu.csv and the trace's counter tracks"
-                    : "GPU monitoring is off (--gpu-interval 0)",
-                1);
+                "GPU monitoring is off (--gpu-interval 0)", 1);
         return;
     }
     if (v->st->state != GPU_STATE_OK) {
@@ -313,10 +319,11 @@ void tui_gpu_draw(struct tui *t, void *st, const struct tui_rect *r)
         return;
     }
     tui_gpu_layout_compute(r, v->nshown, v->st->nproc, &lay);
-    int n =
-        snprintf(title, sizeof(title), "GPUs: %d of %d shown (%s)  %s, every %.1f s  processes: %d",
-                 v->nshown, v->st->count, v->target_only ? "used by the target" : "all",
-                 v->st->backend, v->st->interval_ms / 1000.0, v->st->nproc);
+    int n = snprintf(title, sizeof(title), "GPUs: %d of %d shown (%s)  %s, every %.1f s", v->nshown,
+                     v->st->count, v->target_only ? "used by the target" : "all", v->st->backend,
+                     v->st->interval_ms / 1000.0);
+    if (!v->st->replay)
+        n += snprintf(title + n, sizeof(title) - (size_t)n, "  processes: %d", v->st->nproc);
     double age_s = stale_seconds(v->st);
     if (age_s > 0)
         snprintf(title + n, sizeof(title) - (size_t)n, "  STALE: last reading %.0f s ago", age_s);
@@ -364,7 +371,7 @@ void tui_gpu_status(struct tui *t, void *st, char *buf, size_t n)
     struct gpu_view *v = st;
 
     (void)t;
-    if (v->monitored && v->st->state == GPU_STATE_OK)
+    if (v->monitored && v->st->state == GPU_STATE_OK && !v->st->replay)
         snprintf(buf, n, "GPU sweep %.0f us cpu", v->st->sweep_cpu_us_mean);
     else
         snprintf(buf, n, "%s", "");
@@ -389,13 +396,14 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
 {
     struct gpu_monitor *g = model_session(m)->gpu;
     struct gpu_view *v;
-    char name[40], gpus[64];
+    char name[40], gpus[64], text[160];
 
     fprintf(out, "== GPU ==\n");
     if (!g) {
-        fprintf(out, model_session(m)->replay
-                         ? "gpu: not replayed (see gpu.csv and the trace's counter tracks)\n"
-                         : "gpu: off (--gpu-interval 0)\n");
+        if (tui_replay_no_data(m, "GPU", text, sizeof(text)))
+            fprintf(out, "gpu: %s\n", text);
+        else
+            fprintf(out, "gpu: off (--gpu-interval 0)\n");
         return;
     }
     v = tui_gpu_create();
@@ -404,13 +412,23 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
         fprintf(out, "gpu: unavailable: %s\n", v->st->reason);
         goto out;
     }
+    if (v->st->sweeps == 0 && tui_replay_no_data(m, "GPU", text, sizeof(text))) {
+        fprintf(out, "gpu: %s\n", text);
+        goto out;
+    }
     select_gpus(m, v->st, v->shown, &v->nshown, &v->target_only, v->is_target);
-    fprintf(out,
-            "gpu: %d devices (%s), showing %d (%s), every %u ms, %llu sweeps, sweep cost %.0f us "
-            "cpu (max %.0f us)\n",
-            v->st->count, v->st->backend, v->nshown, v->target_only ? "used by the target" : "all",
-            (unsigned)v->st->interval_ms, (unsigned long long)v->st->sweeps,
-            v->st->sweep_cpu_us_mean, v->st->sweep_cpu_us_max);
+    if (v->st->replay) /* no sampling cost to tell: the readings of the range */
+        fprintf(out, "gpu: %d devices (%s), showing %d (all), every %u ms, %llu sweeps\n",
+                v->st->count, v->st->backend, v->nshown, (unsigned)v->st->interval_ms,
+                (unsigned long long)v->st->sweeps);
+    else
+        fprintf(out,
+                "gpu: %d devices (%s), showing %d (%s), every %u ms, %llu sweeps, sweep cost %.0f "
+                "us cpu (max %.0f us)\n",
+                v->st->count, v->st->backend, v->nshown,
+                v->target_only ? "used by the target" : "all", (unsigned)v->st->interval_ms,
+                (unsigned long long)v->st->sweeps, v->st->sweep_cpu_us_mean,
+                v->st->sweep_cpu_us_max);
     if (stale_seconds(v->st) > 0)
         fprintf(out, "gpu: STALE: last reading %.0f s ago\n", stale_seconds(v->st));
     for (int i = 0; i < v->nshown; i++) {
@@ -430,6 +448,10 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
             else
                 fprintf(out, "GPU%d history %s: N/A\n", d, gpu_metrics[graphed[k]].key);
         }
+    }
+    if (v->st->replay) {
+        fprintf(out, "gpu processes: not recorded\n");
+        goto out;
     }
     fprintf(out, "gpu processes: %d\n", v->st->nproc);
     fprintf(out, "  PID      NAME             GPUS     VRAM_BYTES    SDMA_US     CU%%  TARGET\n");

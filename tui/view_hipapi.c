@@ -132,9 +132,11 @@ void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
         x += tui_put(t, y, x, end - x, a->errors && !sel ? tui_style(t, TUI_S_BAD) : norm, nums, 0);
         tui_put(t, y, x, end - x, norm, a->name, 0);
     }
-    if (v->nrows == 0 && list_rows >= 2)
-        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), "no HIP calls seen yet",
-                0);
+    if (v->nrows == 0 && list_rows >= 2) {
+        if (!tui_replay_no_data(t->m, "HIP API", nums, sizeof(nums)))
+            snprintf(nums, sizeof(nums), "no HIP calls seen yet");
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), nums, 0);
+    }
     for (int i = 0; i < crows; i++) {
         format_copy(nums, sizeof(nums), model_copy_at(t->m, i));
         tui_put(t, r->y + 2 + list_rows + i, r->x, r->w, A_NORMAL, nums, 1);
@@ -198,6 +200,8 @@ void tui_hipapi_batch(FILE *out, struct model *m, int max_rows)
         format_row(nums, sizeof(nums), rows[i], total);
         fprintf(out, "%s%s\n", nums, rows[i]->name);
     }
+    if (n == 0 && tui_replay_no_data(m, "HIP API", nums, sizeof(nums)))
+        fprintf(out, "%s\n", nums);
     for (int i = 0; i < model_copy_count(m); i++) {
         format_copy(nums, sizeof(nums), model_copy_at(m, i));
         fprintf(out, "%s\n", nums);

@@ -201,11 +201,15 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
             model_kernel_fold_name(k->name, name, sizeof(name), t->utf8);
         tui_put(t, y, x, end - x, norm, name, 0);
     }
-    if (v->nrows == 0 && list_rows >= 2)
-        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM),
-                model_gpu_seen(t->m) ? "no kernel matches"
-                                     : "no GPU kernels seen yet (HIP calls and HSA dispatches)",
-                0);
+    if (v->nrows == 0 && list_rows >= 2) {
+        if (!(v->list && v->list->count == 0 &&
+              tui_replay_no_data(t->m, "kernel", name, sizeof(name))))
+            snprintf(name, sizeof(name), "%s",
+                     model_gpu_seen(t->m)
+                         ? "no kernel matches"
+                         : "no GPU kernels seen yet (HIP calls and HSA dispatches)");
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), name, 0);
+    }
     for (int i = 0; i < qrows; i++) {
         int y = r->y + 2 + list_rows + i;
         if (i == 0) {
@@ -274,7 +278,7 @@ void tui_kernels_status(struct tui *t, void *st, char *buf, size_t n)
 void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
 {
     struct model_kernel_list *l = model_kernels_list(m);
-    char nums[256];
+    char nums[256], text[160];
     uint64_t dispatches = 0;
 
     sort_list(l, SORT_TIME);
@@ -287,6 +291,8 @@ void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
         format_row(nums, sizeof(nums), &l->items[i], l->gpu_total_ns);
         fprintf(out, "%s%s\n", nums, l->items[i].name);
     }
+    if (l->count == 0 && tui_replay_no_data(m, "kernel", text, sizeof(text)))
+        fprintf(out, "%s\n", text);
     for (int i = 0; i < model_gpu_queue_count(m); i++) {
         format_queue(nums, sizeof(nums), model_gpu_queue_at(m, i));
         fprintf(out, "%s\n", nums);

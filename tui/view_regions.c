@@ -148,10 +148,13 @@ void tui_regions_draw(struct tui *t, void *st, const struct tui_rect *r)
         x += tui_put(t, y, x, end - x, norm, line, 0);
         tui_put(t, y, x, end - x, norm, s->name, 0);
     }
-    if (v->count == 0 && page >= 2)
-        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM),
-                "no regions: annotate the program with rocsys/user.h, ROCTx or rocprofsys_user_*",
-                0);
+    if (v->count == 0 && page >= 2) {
+        if (!tui_replay_no_data(t->m, "region", line, sizeof(line)))
+            snprintf(line, sizeof(line), "%s",
+                     "no regions: annotate the program with rocsys/user.h, ROCTx or "
+                     "rocprofsys_user_*");
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), line, 0);
+    }
 }
 
 int tui_regions_key(struct tui *t, void *st, int key)
@@ -214,5 +217,7 @@ void tui_regions_batch(FILE *out, struct model *m, int max_rows)
                 (unsigned long long)s->open, (unsigned long long)s->closed_at_exit,
                 thread_tid(m, s->thread), name);
     }
+    if (n == 0 && tui_replay_no_data(m, "region", text, sizeof(text)))
+        fprintf(out, "%s\n", text);
     free(rows);
 }

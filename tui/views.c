@@ -60,6 +60,21 @@ void tui_func_location(struct model *m, int func, char *buf, size_t n)
         snprintf(buf, n, "%s", mod);
 }
 
+int tui_replay_no_data(struct model *m, const char *what, char *buf, size_t n)
+{
+    const struct model_session *s = model_session(m);
+
+    if (!s->replay)
+        return 0;
+    if (s->range_start_ns <= s->start_ns && s->range_end_ns >= s->end_ns)
+        snprintf(buf, n, "no %s data in this recording", what);
+    else
+        snprintf(buf, n, "no %s data in this recording between %.3f s and %.3f s", what,
+                 (double)(s->range_start_ns - s->start_ns) / 1e9,
+                 (double)(s->range_end_ns - s->start_ns) / 1e9);
+    return 1;
+}
+
 void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, size_t n)
 {
     const struct model_thread *th = NULL;

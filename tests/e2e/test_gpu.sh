@@ -192,6 +192,55 @@ check "profile.txt: GPU1 power in W" grep -Eq '^\| GPU1 power +\| +W \| +[0-9]+ 
 check "session.json: two GPUs" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (len(d['gpus'])==2 and d['gpus'][1]['pci']=='0000:04:00.0' and d['gpu_status']=='ok'))" "$D/session.json"
 check "session.json lists gpu.csv" grep -q '"gpu.csv"' "$D/session.json"
 
+# ---- that recording replayed: gauges and min/avg/max as gpu.csv, names as session.json ----
+rc=0
+"$ROCSYS_TOP" --replay "$D" -b --rows 0 > "$WORK/replay.txt" 2>&1 || rc=$?
+check "replay: exit 0 (got $rc)" test "$rc" -eq 0
+check "replay: the two recorded GPUs" grep -q '^gpu: 2 devices (recording), showing 2' "$WORK/replay.txt"
+# csv_last I: GPU I's last gpu.csv row as the batch frame prints it
+csv_last() {
+    awk -F, -v g="$1" 'NR==1{for (k=1; k<=NF; k++) c[$k]=k; next} $2==g {
+        b=$c["busy_pct"]; p=$c["power_w"]; e=$c["temp_edge_c"]; v=$c["vram_used_bytes"]; f=$c["fan_rpm"]}
+        END{printf "busy=%.0f%% power=%.1fW temp_edge=%.0fC vram_used=%.0f fan=%.0fRPM", b, p, e, v, f}' "$D/gpu.csv"
+}
+# csv_stats I COLUMN: "min avg max count" of GPU I's readings of COLUMN in gpu.csv
+csv_stats() {
+    awk -F, -v g="$1" -v col="$2" 'NR==1{for (k=1; k<=NF; k++) if ($k==col) c=k; next}
+        $2==g && $c!="" {n++; s+=$c; if (n==1 || $c<mn) mn=$c; if (n==1 || $c>mx) mx=$c}
+        END{if (n) printf "%.1f %.3f %.1f %d", mn, s/n, mx, n}' "$D/gpu.csv"
+}
+# replay_stats FILE I KEY: "min avg max count" of a history line of a replayed frame
+replay_stats() {
+    sed -n "s/^GPU$2 history $3: min \([0-9.]*\) avg \([0-9.]*\) max \([0-9.]*\) .* over \([0-9]*\) samples$/\1 \2 \3 \4/p" "$1"
+}
+for i in 0 1; do
+    l=$(gpu_line "$WORK/replay.txt" $i)
+    for kv in $(csv_last $i); do
+        check "replay GPU$i: $kv as the last gpu.csv row" has "$l" " $kv"
+    done
+    pci=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['gpus'][$i]['pci'])" "$D/session.json")
+    check "replay GPU$i: pci $pci as session.json" has "$l" "GPU$i pci=$pci "
+    for m in busy:busy_pct power:power_w; do
+        read -r cmin cavg cmax cn <<< "$(csv_stats $i "${m#*:}")"
+        read -r rmin ravg rmax rn <<< "$(replay_stats "$WORK/replay.txt" $i "${m%:*}")"
+        check "replay GPU$i ${m%:*}: min $cmin max $cmax over $cn readings as gpu.csv (got ${rmin:-none} ${rmax:-none} over ${rn:-none})" \
+            test "${rmin:-x} ${rmax:-x} ${rn:-x}" = "$cmin $cmax $cn"
+        check "replay GPU$i ${m%:*}: avg $cavg as gpu.csv (got ${ravg:-none})" within "${ravg:-}" "$cavg" 0.051
+    done
+done
+check "replay: GPU0 busy went from 10 to 88" test "$(replay_stats "$WORK/replay.txt" 0 busy | cut -d' ' -f1,3)" = "10.0 88.0"
+check "replay: the processes are not in recordings" grep -q '^gpu processes: not recorded' "$WORK/replay.txt"
+# a range at the start: the first reading only; a range after the run: no GPU data
+"$ROCSYS_TOP" --replay "$D" -b --rows 0 --range 0:0.05 > "$WORK/replay-start.txt" 2>&1 || true
+first=$(awk -F, 'NR>1 && $2==0 {printf "busy=%.0f%%", $3; exit}' "$D/gpu.csv")
+check "replay --range 0:0.05: GPU0 shows the first reading ($first)" has "$(gpu_line "$WORK/replay-start.txt" 0)" " $first "
+check "replay --range 0:0.05: one reading in the history" \
+    test "$(replay_stats "$WORK/replay-start.txt" 0 busy | cut -d' ' -f4)" = 1
+"$ROCSYS_TOP" --replay "$D" -b --rows 0 --range 1000:1001 > "$WORK/replay-none.txt" 2>&1 || true
+check "replay, a range after the run: no GPU data, said so" \
+    grep -q '^gpu: no GPU data in this recording between 1000.000 s and 1001.000 s' "$WORK/replay-none.txt"
+check "replay, a range after the run: no gauges" bash -c "! grep -q '^GPU0 pci=' '$WORK/replay-none.txt'"
+
 # headless: the summary says min/mean/max
 rc=0
 timeout 120 "$ROCSYS_TOP" --attach-gpu --no-tui -n 3 -d 2 --gpu-interval 100 --record "$WORK/rec2" > "$WORK/sum.txt" 2>&1 || rc=$?

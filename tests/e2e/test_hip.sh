@@ -67,4 +67,17 @@ for a in hipStreamCreate hipEventCreate hipMemsetAsync hipMemcpyAsync hipEventRe
         check "$a: error code $want passed through" test "$(api "$F" "$a" 7)" = "$want"
     fi
 done
+
+# a tight loop of 200,000 failing hipLaunchKernel calls of the real runtime: every call is in
+# hip_api.csv, nothing dropped (the calling thread waits for the front end when its ring is full)
+D=$WORK/many
+rc_bare=0
+"$EX/vector_add" 1 > /dev/null 2>&1 || rc_bare=$?
+rc=0
+"$ROCSYS_TOP" --record "$D" -- "$EX/vector_add" 200000 > /dev/null 2>&1 || rc=$?
+check "200000 launches: exit status as without rocsys-top ($rc_bare, got $rc)" test "$rc" -eq "$rc_bare"
+n=$(awk -F, '$1=="\"hipLaunchKernel\"" {print $2}' "$D/hip_api.csv")
+check "200000 launches: hip_api.csv has them all (got $n)" test "$n" = 200000
+n=$(grep -o '"dropped": [0-9]*' "$D/session.json" | grep -o '[0-9]*$')
+check "200000 launches: 0 dropped in session.json (got $n)" test "$n" = 0
 finish

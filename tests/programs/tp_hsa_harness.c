@@ -10,10 +10,16 @@
  * pthread_create, as a thread the collector never saw.
  *
  * Usage: tp_hsa_harness [normal|badversion|badsize] [ROUNDS]
+ *        tp_hsa_harness rate N [THREADS] [hip]
  * Per round: vector_add x1 (via hipLaunchKernel), reduce_sum<256, float> x2, saxpy_c x3, and
  * one 1 MiB async copy. GPU times: 2000, 7000, 1000 ns per dispatch, copies 3000 ns; each
  * dispatch starts 5000 ns after the previous one ended. Prints a summary; exit 0 when every
- * completion signal got its value. */
+ * completion signal got its value.
+ * rate: N dispatches of saxpy_c (1000 ns each) submitted as fast as possible, split over
+ * THREADS threads (default 1), each with its own queue and one completion signal that every
+ * dispatch of the thread decrements; with "hip" each goes through hipLaunchKernel of the
+ * stand-in HIP library (vector_add, 2000 ns). Prints the submission and completion rates;
+ * exit 0 when every dispatch completed exactly once. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -26,10 +32,10 @@
 
 #include "collector/hsa_abi.h"
 
-#define DISPATCH_GAP_NS 5000
-#define COPY_NS         3000
-#define MAX_HANDLERS    4096
-#define MAX_TOOLS       8
+#define DISPATCH_GAP_NS  5000
+#define COPY_NS          3000
+#define MAX_TOOLS        8
+#define MAX_RATE_THREADS 64
 
 /* A signal in the layout of amd_signal_t as far as the tools see it. */
 struct fsignal {
@@ -42,6 +48,7 @@ struct fsignal {
 
 struct fqueue {
     struct rocsys_hsa_queue q;
+    _Atomic uint64_t index; /* packets written */
     int intercept;
     int profiling;
     rocsys_hsa_intercept_handler handler;
@@ -71,8 +78,8 @@ struct handler {
     void *arg;
 };
 
-static struct handler handlers[MAX_HANDLERS];
-static int nhandlers;
+static struct handler *handlers; /* registered, not fired yet (grows: ROCr's list has no cap) */
+static int nhandlers, handlers_cap;
 static pthread_mutex_t handlers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t handlers_cond = PTHREAD_COND_INITIALIZER;
 static int stopping;
@@ -271,16 +278,29 @@ static rocsys_hsa_status_t f_get_copy_time(rocsys_hsa_signal_t s, struct rocsys_
     return ROCSYS_HSA_STATUS_SUCCESS;
 }
 
+/* Append a handler (handlers_lock held); 0 or -1 when out of memory. */
+static int handler_add(struct handler h)
+{
+    if (nhandlers == handlers_cap) {
+        int cap = handlers_cap ? handlers_cap * 2 : 4096;
+        struct handler *n = realloc(handlers, (size_t)cap * sizeof(*n));
+        if (!n)
+            return -1;
+        handlers = n;
+        handlers_cap = cap;
+    }
+    handlers[nhandlers++] = h;
+    return 0;
+}
+
 static rocsys_hsa_status_t f_async_handler(rocsys_hsa_signal_t s, int cond, int64_t value,
                                            rocsys_hsa_async_cb cb, void *arg)
 {
     rocsys_hsa_status_t rc = ROCSYS_HSA_STATUS_SUCCESS;
 
     pthread_mutex_lock(&handlers_lock);
-    if (nhandlers == MAX_HANDLERS)
+    if (handler_add((struct handler){sig_of(s), cond, value, cb, arg}) != 0)
         rc = ROCSYS_HSA_STATUS_ERROR;
-    else
-        handlers[nhandlers++] = (struct handler){sig_of(s), cond, value, cb, arg};
     pthread_cond_broadcast(&handlers_cond);
     pthread_mutex_unlock(&handlers_lock);
     return rc;
@@ -366,56 +386,78 @@ static void writer(const void *pkts, uint64_t count)
 /* The application's doorbell write: through the interceptor if there is one. */
 static void submit(struct fqueue *q, const struct rocsys_hsa_dispatch_packet *pkt)
 {
-    static uint64_t index;
-
     if (q->handler) {
         writing_queue = q;
-        q->handler(pkt, 1, index++, q->handler_data, writer);
+        q->handler(pkt, 1, atomic_fetch_add(&q->index, 1), q->handler_data, writer);
         writing_queue = NULL;
     } else {
         execute(pkt);
     }
 }
 
-/* The async-events thread: runs handlers whose condition holds. */
+/* Whether handler h's condition holds for value v. */
+static int handler_ready(const struct handler *h, int64_t v)
+{
+    return h->cond == 0   ? v == h->value
+           : h->cond == 1 ? v != h->value
+           : h->cond == 2 ? v < h->value
+                          : v >= h->value;
+}
+
+/* The async-events thread: runs handlers whose condition holds, one at a time, in the order a
+ * pass over the list finds them (every ready one per pass: a long backlog costs one scan). */
 static void *async_thread(void *unused)
 {
+    struct handler *batch = NULL;
+    int batch_cap = 0;
+
     (void)unused;
     pthread_mutex_lock(&handlers_lock);
     while (!stopping || nhandlers > 0) {
-        int fired = 0;
-        for (int i = 0; i < nhandlers; i++) {
-            struct handler h = handlers[i];
-            int64_t v = atomic_load(&h.sig->value);
-            int ok = h.cond == 0   ? v == h.value
-                     : h.cond == 1 ? v != h.value
-                     : h.cond == 2 ? v < h.value
-                                   : v >= h.value;
-            if (!ok)
+        int nready = 0;
+        for (int i = 0; i < nhandlers;) {
+            if (!handler_ready(&handlers[i], atomic_load(&handlers[i].sig->value))) {
+                i++;
                 continue;
-            handlers[i] = handlers[--nhandlers];
-            pthread_mutex_unlock(&handlers_lock);
-            _Bool keep = h.cb(v, h.arg);
-            pthread_mutex_lock(&handlers_lock);
-            if (keep && nhandlers < MAX_HANDLERS)
-                handlers[nhandlers++] = h;
-            fired = 1;
-            break;
-        }
-        if (!fired) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 10000000;
-            if (until.tv_nsec >= 1000000000) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000;
             }
-            if (stopping && nhandlers > 0)
-                break; /* handlers that never fire: leave them */
-            pthread_cond_timedwait(&handlers_cond, &handlers_lock, &until);
+            if (nready == batch_cap) {
+                int cap = batch_cap ? batch_cap * 2 : 256;
+                struct handler *n = realloc(batch, (size_t)cap * sizeof(*n));
+                if (!n)
+                    break;
+                batch = n;
+                batch_cap = cap;
+            }
+            batch[nready++] = handlers[i];
+            handlers[i] = handlers[--nhandlers];
         }
+        if (nready > 0) {
+            pthread_mutex_unlock(&handlers_lock);
+            for (int i = 0; i < nready; i++) {
+                struct handler h = batch[i];
+                _Bool keep = h.cb(atomic_load(&h.sig->value), h.arg);
+                if (keep) {
+                    pthread_mutex_lock(&handlers_lock);
+                    handler_add(h);
+                    pthread_mutex_unlock(&handlers_lock);
+                }
+            }
+            pthread_mutex_lock(&handlers_lock);
+            continue;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 10000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        if (stopping && nhandlers > 0)
+            break; /* handlers that never fire: leave them */
+        pthread_cond_timedwait(&handlers_cond, &handlers_lock, &until);
     }
     pthread_mutex_unlock(&handlers_lock);
+    free(batch);
     return NULL;
 }
 
@@ -477,8 +519,9 @@ static struct fqueue *app_queue;
 static rocsys_hsa_signal_t *app_signals;
 static int napp;
 
-/* Submit one dispatch of kernel_object with a fresh completion signal of the application. */
-static void dispatch(uint64_t kernel_object, uint32_t grid, uint16_t block)
+/* Write one kernel-dispatch packet of kernel_object to queue q, completing signal sig. */
+static void dispatch_to(struct fqueue *q, rocsys_hsa_signal_t sig, uint64_t kernel_object,
+                        uint32_t grid, uint16_t block)
 {
     struct rocsys_hsa_dispatch_packet pkt;
 
@@ -489,23 +532,142 @@ static void dispatch(uint64_t kernel_object, uint32_t grid, uint16_t block)
     pkt.grid_size[0] = grid;
     pkt.grid_size[1] = pkt.grid_size[2] = 1;
     pkt.kernel_object = kernel_object;
+    pkt.completion_signal = sig;
+    submit(q, &pkt);
+}
+
+/* Submit one dispatch of kernel_object with a fresh completion signal of the application. */
+static void dispatch(uint64_t kernel_object, uint32_t grid, uint16_t block)
+{
     SLOT(signal_create_t, core_table, ROCSYS_HSA_CORE_SIGNAL_CREATE)
     (1, 0, NULL, &app_signals[napp]);
-    pkt.completion_signal = app_signals[napp++];
-    submit(app_queue, &pkt);
+    dispatch_to(app_queue, app_signals[napp++], kernel_object, grid, block);
 }
+
+/* rate mode: the calling thread's queue and completion signal (NULL: not a rate thread). */
+static __thread struct fqueue *rate_queue;
+static __thread rocsys_hsa_signal_t rate_signal;
 
 /* hipLaunchKernel of the stand-in HIP library lands here, on the launching thread. */
 static void launch_hook(const void *f, struct fakehip_dim3 grid, struct fakehip_dim3 block)
 {
-    if (f == (const void *)stub_vector_add)
+    if (f != (const void *)stub_vector_add)
+        return;
+    if (rate_queue)
+        dispatch_to(rate_queue, rate_signal, 0x10000, grid.x * block.x, (uint16_t)block.x);
+    else
         dispatch(0x10000, grid.x * block.x, (uint16_t)block.x);
+}
+
+/* One submitting thread of rate mode. */
+struct rate_thread {
+    pthread_t thread;
+    long count;              /* dispatches to submit */
+    int hip;                 /* through hipLaunchKernel */
+    struct fqueue *q;        /* its own queue */
+    rocsys_hsa_signal_t sig; /* starts at count, every dispatch takes one off */
+    int ready;               /* queue and signal made */
+    uint64_t start_ns;       /* CLOCK_MONOTONIC when it started submitting */
+    uint64_t end_ns;         /* ... and when the last dispatch was submitted */
+};
+
+static pthread_barrier_t rate_start;
+
+/* CLOCK_MONOTONIC in ns. */
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Rate mode thread: make a queue and a signal, wait for the start, submit as fast as it can. */
+static void *rate_main(void *arg)
+{
+    struct rate_thread *t = arg;
+    rocsys_hsa_agent_t gpu = {0x1234};
+
+    t->ready = SLOT(queue_create_t, core_table, ROCSYS_HSA_CORE_QUEUE_CREATE)(
+                   gpu, 1024, 0, NULL, NULL, 0, 0, (void **)&t->q) == ROCSYS_HSA_STATUS_SUCCESS &&
+               SLOT(signal_create_t, core_table, ROCSYS_HSA_CORE_SIGNAL_CREATE)(
+                   t->count, 0, NULL, &t->sig) == ROCSYS_HSA_STATUS_SUCCESS;
+    pthread_barrier_wait(&rate_start);
+    if (!t->ready)
+        return NULL;
+    rate_queue = t->q;
+    rate_signal = t->sig;
+    t->start_ns = mono_ns();
+    for (long i = 0; i < t->count; i++) {
+        if (t->hip) {
+            struct fakehip_dim3 grid = {16, 1, 1}, block = {64, 1, 1};
+            hipLaunchKernel((const void *)stub_vector_add, grid, block, NULL, 0, NULL);
+        } else {
+            dispatch_to(t->q, t->sig, 0x30000, 65536, 64);
+        }
+    }
+    t->end_ns = mono_ns();
+    rate_queue = NULL;
+    return NULL;
+}
+
+/* Rate mode: n dispatches from nthreads threads as fast as possible; waits until every one
+ * completed (or nothing moved for 30 s). Returns 0 when each completed exactly once. */
+static int run_rate(long n, int nthreads, int hip)
+{
+    static struct rate_thread t[MAX_RATE_THREADS];
+    uint64_t t0, t_sub = 0, t_done, last_change;
+    long done = 0, prev = -1, overshoot = 0;
+
+    if (nthreads < 1 || nthreads > MAX_RATE_THREADS || n < 1)
+        return 2;
+    pthread_barrier_init(&rate_start, NULL, (unsigned)nthreads + 1);
+    for (int i = 0; i < nthreads; i++) {
+        t[i].count = n / nthreads + (i < n % nthreads ? 1 : 0);
+        t[i].hip = hip;
+        if (pthread_create(&t[i].thread, NULL, rate_main, &t[i]) != 0) {
+            fprintf(stderr, "harness: cannot start thread %d\n", i);
+            return 2;
+        }
+    }
+    pthread_barrier_wait(&rate_start);
+    t0 = mono_ns();
+    for (int i = 0; i < nthreads; i++) {
+        pthread_join(t[i].thread, NULL);
+        if (t[i].ready && t[i].start_ns < t0)
+            t0 = t[i].start_ns; /* a thread may start before this one runs again */
+        if (t[i].end_ns > t_sub)
+            t_sub = t[i].end_ns;
+    }
+    last_change = mono_ns();
+    for (;;) {
+        done = overshoot = 0;
+        for (int i = 0; i < nthreads; i++) {
+            int64_t v = t[i].ready ? f_signal_load(t[i].sig) : t[i].count;
+            done += t[i].count - (v > 0 ? v : 0);
+            overshoot += v < 0 ? -v : 0;
+        }
+        t_done = mono_ns();
+        if (done == n || t_done - last_change > 30000000000ull)
+            break;
+        if (done != prev)
+            last_change = t_done;
+        prev = done;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    printf("harness: rate dispatches %ld threads %d hip %d: submitted in %.1f ms (%.0f "
+           "dispatches/s), completed %ld/%ld in %.1f ms (%.0f dispatches/s), overshoot %ld\n",
+           n, nthreads, hip, (double)(t_sub - t0) / 1e6, (double)n * 1e9 / (double)(t_sub - t0),
+           done, n, (double)(t_done - t0) / 1e6, (double)done * 1e9 / (double)(t_done - t0),
+           overshoot);
+    return done == n && overshoot == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "normal";
-    int rounds = argc > 2 ? atoi(argv[2]) : 10;
+    int rate = strcmp(mode, "rate") == 0;
+    int rounds = argc > 2 && !rate ? atoi(argv[2]) : 10;
     const char *tools = getenv("HSA_TOOLS_LIB");
     void *handles[MAX_TOOLS];
     int ntools = 0, loaded = 0, declined = 0;
@@ -568,6 +730,18 @@ int main(int argc, char **argv)
     __hipRegisterFunction(NULL, (const void *)stub_vector_add, "_Z10vector_addPfPKfS1_i",
                           "_Z10vector_addPfPKfS1_i", 0, NULL, NULL, NULL, NULL, NULL);
     fakehip_launch_hook = launch_hook;
+    if (rate) {
+        rc = run_rate(argc > 2 ? atol(argv[2]) : 100000, argc > 3 ? atoi(argv[3]) : 1,
+                      argc > 4 && strcmp(argv[4], "hip") == 0);
+        pthread_mutex_lock(&handlers_lock);
+        stopping = 1;
+        pthread_cond_broadcast(&handlers_cond);
+        pthread_mutex_unlock(&handlers_lock);
+        pthread_join(async, NULL);
+        printf("harness: mode rate tools %d declined %d intercept_queues %d plain_queues %d\n",
+               loaded, declined, intercept_queues, plain_queues);
+        return rc;
+    }
     app_signals = calloc((size_t)rounds * 8 + 8, sizeof(*app_signals));
     rocsys_hsa_signal_t *copy_signals = calloc((size_t)rounds + 1, sizeof(*copy_signals));
     struct timespec t0, t1;

@@ -376,11 +376,48 @@ static void test_glyphs(void)
     CHECK_STR(buf, "\xe2\x96\x88\xe2\x96\x8c ");
 }
 
+/* A replay monitor: the readings pushed are the status, history and statistics; clear
+ * forgets them; a device it does not have is ignored. */
+static void test_replay_monitor(void)
+{
+    struct gpu_static info[2] = {{.name = "first", .pci = "0000:03:00.0"}, {.name = "second"}};
+    struct gpu_monitor *g = gpu_monitor_replay(2, info, 100, 4);
+    struct gpu_status *st = xcalloc(1, sizeof(*st));
+    struct gpu_sample s = {0};
+    struct gpu_stats stats;
+    double hist[8];
+
+    gpu_monitor_status(g, st);
+    CHECK(st->state == GPU_STATE_OK && st->count == 2 && st->replay && st->sweeps == 0);
+    CHECK(strcmp(st->info[1].name, "second") == 0 && st->interval_ms == 100);
+    for (int i = 0; i < 5; i++) { /* five readings, four kept */
+        s.time_ns = 1000 + (uint64_t)i;
+        s.valid = 1u << GPU_M_BUSY;
+        s.v[GPU_M_BUSY] = 10.0 * (i + 1);
+        gpu_monitor_replay_push(g, 0, &s);
+    }
+    gpu_monitor_replay_push(g, 7, &s); /* no such device */
+    gpu_monitor_status(g, st);
+    CHECK(st->sweeps == 5 && st->now[0].v[GPU_M_BUSY] == 50 && st->now[0].time_ns == 1004);
+    CHECK(!gpu_sample_has(&st->now[0], GPU_M_POWER) && !gpu_sample_has(&st->now[1], GPU_M_BUSY));
+    gpu_monitor_stats(g, 0, GPU_M_BUSY, 0, &stats);
+    CHECK(stats.n == 4 && stats.min == 20 && stats.max == 50 && fabs(stats.avg - 35) < 1e-9);
+    CHECK(gpu_monitor_history(g, 0, GPU_M_BUSY, hist, 8) == 4 && hist[0] == 20 && hist[3] == 50);
+    gpu_monitor_replay_clear(g);
+    gpu_monitor_status(g, st);
+    gpu_monitor_stats(g, 0, GPU_M_BUSY, 0, &stats);
+    CHECK(st->sweeps == 0 && st->now[0].valid == 0 && stats.n == 0);
+    CHECK(gpu_monitor_history(g, 0, GPU_M_BUSY, hist, 8) == 0);
+    free(st);
+    gpu_monitor_stop(g);
+}
+
 int main(void)
 {
     test_history();
     test_format();
     test_monitor();
+    test_replay_monitor();
     test_csv();
     test_layout();
     test_glyphs();

@@ -1,7 +1,9 @@
 /* Unit test: the Perfetto writer (record/writer_perfetto.c) read back by the project's reader
  * (record/perfetto_read.c): tracks, per-thread counts, symbolized stacks (inlined frames
  * included), the meaning checks (also on hand-made broken traces), truncated files, protoc's
- * framing check, and a million samples of ten stacks (bytes per sample, bounded tables). */
+ * framing check, a million samples of ten stacks (bytes per sample, bounded tables), and the
+ * delta timestamps (exact round trip over long runs, large gaps, samples out of order, merged
+ * sequences and re-anchors; a delta timestamp without an anchor is reported). */
 #define _GNU_SOURCE
 #include <link.h>
 #include <stdint.h>
@@ -286,9 +288,9 @@ static void check_many_samples(struct model *m, const char *dir)
     printf("perfetto: %u samples of 10 stacks: %lld bytes, %.2f bytes per sample, writer heap "
            "%zu bytes\n",
            total, (long long)st.st_size, per, heap);
-    /* 2 framing + 9 timestamp + 3 sequence id + 2 flags + 11 perf_sample (pid, tid 4242 and
-     * 4243): the absolute BOOTTIME timestamp alone is 9 bytes once uptime passes 6.5 days */
-    CHECK_MSG(per <= 27.0, "%.2f bytes per sample", per);
+    /* 2 framing + 4 timestamp (a 1 ms delta on the incremental clock) + 3 sequence id + 2
+     * flags + 11 perf_sample (pid, tid 4242 and 4243) = 22 */
+    CHECK_MSG(per <= 22.5, "%.2f bytes per sample", per);
     int rc = perfetto_read_file(path, &s, err, sizeof(err));
     CHECK_MSG(rc == 0, "%s", err);
     CHECK(s.nsamples == total && s.nstacks == 10 && s.nthreads == 2);
@@ -297,6 +299,265 @@ static void check_many_samples(struct model *m, const char *dir)
     CHECK(s.nsamples == total && s.samples[5].mono_ns == t + 5 * 1000000ull);
     perfetto_read_free(&s);
     unlink(path);
+}
+
+/* Interned data of one valid stack: function "f" in mapping "m", callstack iid 1. */
+static void tb_stack(struct tb *in)
+{
+    struct tb e = {0};
+
+    tb_uint(&e, 1, 1);
+    tb_str(&e, 2, "f");
+    tb_msg(in, 5, &e);
+    e.n = 0;
+    tb_uint(&e, 1, 1);
+    tb_str(&e, 2, "m");
+    tb_msg(in, 17, &e);
+    e.n = 0;
+    tb_uint(&e, 1, 1);
+    tb_uint(&e, 7, 1);
+    tb_msg(in, 19, &e);
+    e.n = 0;
+    tb_uint(&e, 1, 1);
+    tb_uint(&e, 2, 1);
+    tb_uint(&e, 3, 1);
+    tb_msg(in, 6, &e);
+    e.n = 0;
+    tb_uint(&e, 1, 1);
+    tb_uint(&e, 2, 1);
+    tb_msg(in, 7, &e);
+}
+
+/* A packet clearing sequence seq's state: the thread track, the stack, the default clock 64
+ * and, unless anchor is 0, a ClockSnapshot {BOOTTIME boot, MONOTONIC mono, 64 = anchor}. */
+static void tb_anchor(struct tb *file, uint32_t seq, uint64_t anchor, uint64_t boot, uint64_t mono)
+{
+    struct tb p = {0}, d = {0}, cs = {0}, c = {0}, in = {0}, a = {0}, b = {0};
+
+    tb_uint(&p, 10, seq);
+    tb_uint(&p, 13, 3);
+    tb_uint(&d, 58, 64);
+    tb_msg(&p, 59, &d);
+    tb_stack(&in);
+    tb_msg(&p, 12, &in);
+    tb_msg(file, 1, &p);
+    p.n = 0; /* the track in a packet of its own (a snapshot packet's other content is lost) */
+    tb_uint(&p, 8, boot);
+    tb_uint(&p, 58, 6);
+    tb_uint(&p, 10, seq);
+    tb_uint(&p, 13, 2);
+    tb_uint(&a, 1, FIXTURE_PID);
+    tb_uint(&a, 2, FIXTURE_PID);
+    tb_uint(&b, 1, 77);
+    tb_msg(&b, 4, &a);
+    tb_msg(&p, 60, &b);
+    tb_msg(file, 1, &p);
+    if (!anchor)
+        return;
+    p.n = 0;
+    tb_uint(&p, 10, seq);
+    tb_uint(&p, 13, 2);
+    tb_uint(&c, 1, 6);
+    tb_uint(&c, 2, boot);
+    tb_msg(&cs, 1, &c);
+    c.n = 0;
+    tb_uint(&c, 1, 3);
+    tb_uint(&c, 2, mono);
+    tb_msg(&cs, 1, &c);
+    c.n = 0;
+    tb_uint(&c, 1, 64);
+    tb_uint(&c, 2, anchor);
+    tb_uint(&c, 3, 1);
+    tb_msg(&cs, 1, &c);
+    tb_msg(&p, 6, &cs);
+    tb_msg(file, 1, &p);
+}
+
+/* A sample of the main thread with timestamp ts on clock (0: the sequence's default). */
+static void tb_sample(struct tb *file, uint32_t seq, uint64_t ts, uint32_t clock)
+{
+    struct tb p = {0}, s = {0};
+
+    tb_uint(&p, 8, ts);
+    if (clock)
+        tb_uint(&p, 58, clock);
+    tb_uint(&p, 10, seq);
+    tb_uint(&p, 13, 2);
+    tb_uint(&s, 2, FIXTURE_PID);
+    tb_uint(&s, 3, FIXTURE_PID);
+    tb_uint(&s, 4, 1);
+    tb_msg(&p, 66, &s);
+    tb_msg(file, 1, &p);
+}
+
+/* Hand-made traces with delta timestamps: re-anchors on one sequence, absolute packets that
+ * leave the incremental clock alone, and the checks on unanchored deltas. */
+static void check_delta_traces(void)
+{
+    static struct tb f;
+    struct perfetto_summary s;
+    char err[256];
+    int rc;
+
+    /* boot - mono = 600; clock 64 runs on BOOTTIME */
+    f.n = 0;
+    tb_anchor(&f, 9, 1000, 1000, 400);
+    tb_sample(&f, 9, 10, 0);            /* 64: 1010 */
+    tb_sample(&f, 9, 900, 6);           /* absolute BOOTTIME 900: clock 64 stays at 1010 */
+    tb_sample(&f, 9, 5, 0);             /* 1015 */
+    tb_sample(&f, 9, 700, 3);           /* absolute MONOTONIC 700 */
+    tb_anchor(&f, 9, 5000, 5000, 4400); /* cleared again and re-anchored */
+    tb_sample(&f, 9, 0, 0);             /* 5000 */
+    tb_sample(&f, 9, 7, 0);             /* 5007 */
+    tb_sample(&f, 9, 1ull << 40, 0);    /* a gap of 18 minutes */
+    rc = perfetto_read_buffer(f.b, f.n, &s, err, sizeof(err));
+    CHECK_MSG(rc == 0, "%s", err);
+    CHECK(s.nsamples == 7);
+    if (s.nsamples == 7) {
+        CHECK(s.samples[0].time_ns == 1010 && s.samples[0].mono_ns == 410);
+        CHECK(s.samples[1].time_ns == 900 && s.samples[1].mono_ns == 300);
+        CHECK(s.samples[2].time_ns == 1015 && s.samples[2].mono_ns == 415);
+        CHECK(s.samples[3].mono_ns == 700);
+        CHECK(s.samples[4].time_ns == 5000 && s.samples[4].mono_ns == 4400);
+        CHECK(s.samples[5].time_ns == 5007 && s.samples[6].time_ns == 5007 + (1ull << 40));
+    }
+    perfetto_read_free(&s);
+    /* a delta timestamp with no ClockSnapshot anchoring the default clock */
+    f.n = 0;
+    tb_anchor(&f, 9, 0, 1000, 400);
+    tb_sample(&f, 9, 10, 0);
+    CHECK(fails_with(&f, "timestamp on clock 64 before any ClockSnapshot anchors it"));
+    /* the anchor of another sequence does not count */
+    f.n = 0;
+    tb_anchor(&f, 9, 1000, 1000, 400);
+    tb_anchor(&f, 10, 0, 1000, 400);
+    tb_sample(&f, 10, 10, 0);
+    CHECK(fails_with(&f, "sequence 10: timestamp on clock 64 before any ClockSnapshot"));
+    /* a ClockSnapshot packet's other content is ignored by trace_processor */
+    f.n = 0;
+    tb_anchor(&f, 9, 1000, 1000, 400);
+    {
+        struct tb p = {0}, cs = {0}, c = {0}, sm = {0};
+        tb_uint(&p, 10, 9);
+        tb_uint(&p, 13, 2);
+        tb_uint(&c, 1, 6);
+        tb_uint(&c, 2, 2000);
+        tb_msg(&cs, 1, &c);
+        tb_msg(&p, 6, &cs);
+        tb_uint(&sm, 2, FIXTURE_PID);
+        tb_uint(&sm, 3, FIXTURE_PID);
+        tb_uint(&sm, 4, 1);
+        tb_msg(&p, 66, &sm);
+        tb_msg(&f, 1, &p);
+    }
+    CHECK(fails_with(&f, "ClockSnapshot packet carries content"));
+}
+
+/* Feed a sample of thread tid at mono time t. */
+static void feed_at(struct record_writer *w, uint64_t t, uint32_t tid, const uint64_t *fr)
+{
+    feed(&record_perfetto, w, RECORD_EV_SAMPLE, t, tid, NULL, fr, 3, 1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Write n samples from time start as rank's recording at path, the way a session hands them
+ * over; their times go to want. */
+static void write_run(struct model *m, const char *path, int rank, uint64_t start, uint32_t n,
+                      uint64_t *want)
+{
+    char err[256];
+    uint64_t fr[3] = {fixture_at(fn_leaf), fixture_at(fn_middle), fixture_at(fn_outer)};
+    uint64_t t = start, x = 88172645463325252ull;
+    struct record_writer *w;
+    uint32_t i = 0, drain = 0;
+
+    model_session(m)->rank = rank;
+    w = record_perfetto.open(path, m, err, sizeof(err));
+    model_session(m)->rank = -1;
+    CHECK_MSG(w != NULL, "%s", err);
+    if (!w)
+        return;
+    while (i < n) {
+        /* a drain: two threads' runs of up to 50 samples 1 ms apart, one after the other */
+        uint32_t run = (n - i) / 2 < 50 ? (n - i) / 2 : 50;
+        if (run == 0) {
+            want[i++] = t;
+            feed_at(w, t, FIXTURE_PID, fr);
+            break;
+        }
+        for (uint32_t th = 0; th < 2; th++)
+            for (uint32_t k = 0; k < run; k++) {
+                uint64_t ts = t + k * 1000000ull + th * 333;
+                want[i++] = ts;
+                feed_at(w, ts, FIXTURE_PID + th, fr);
+            }
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (x % 97 == 0 && i < n) { /* a deferred sample, older than what was written */
+            uint64_t old = t > start + 2 * FIXTURE_SEC ? t - 2 * FIXTURE_SEC : start;
+            want[i++] = old;
+            feed_at(w, old, FIXTURE_PID + 1, fr);
+        }
+        /* the next drain: usually 50 ms later, sometimes after a pause of seconds, an hour, or
+         * (once) ten days */
+        t += ++drain == 1000 ? 10 * 24 * 3600ull * FIXTURE_SEC
+             : x % 501 == 0  ? 3600ull * FIXTURE_SEC
+             : x % 53 == 0   ? 7 * FIXTURE_SEC
+                             : 50000000ull;
+    }
+    record_perfetto.close(w, m, NULL);
+}
+
+/* Delta timestamps written by the writer come back exact: a long run with large gaps,
+ * per-thread runs out of order and late samples, and two recordings merged (two sequences,
+ * each with its anchor), as --merge concatenates them. */
+static void check_delta_roundtrip(struct model *m, const char *dir)
+{
+    char a[512], b[512], merged[512], cmd[2048], err[256];
+    const uint32_t n = 200000;
+    uint64_t *want = calloc(2 * (size_t)n, sizeof(*want)), *got = calloc(2 * (size_t)n, 8);
+    struct perfetto_summary s;
+    struct timespec now;
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t t0 = (uint64_t)now.tv_sec * FIXTURE_SEC + (uint64_t)now.tv_nsec;
+    snprintf(a, sizeof(a), "%s/rank0.pftrace", dir);
+    snprintf(b, sizeof(b), "%s/rank1.pftrace", dir);
+    snprintf(merged, sizeof(merged), "%s/merged.pftrace", dir);
+    write_run(m, a, 0, t0, n, want);
+    write_run(m, b, 1, t0 + 5 * FIXTURE_SEC, n, want + n);
+
+    int rc = perfetto_read_file(a, &s, err, sizeof(err));
+    CHECK_MSG(rc == 0, "%s", err);
+    CHECK(s.nsamples == n && s.sequences == 1);
+    for (size_t i = 0; i < s.nsamples && i < n; i++)
+        got[i] = s.samples[i].mono_ns;
+    qsort(want, n, sizeof(*want), cmp_u64);
+    qsort(got, n, sizeof(*got), cmp_u64);
+    CHECK(s.nsamples == n && memcmp(want, got, n * sizeof(*got)) == 0);
+    CHECK(want[n - 1] - want[0] > 10 * 24 * 3600ull * FIXTURE_SEC); /* the gaps were there */
+    perfetto_read_free(&s);
+
+    snprintf(cmd, sizeof(cmd), "cat %s %s > %s", a, b, merged);
+    CHECK(system(cmd) == 0);
+    rc = perfetto_read_file(merged, &s, err, sizeof(err));
+    CHECK_MSG(rc == 0, "%s", err);
+    CHECK(s.nsamples == 2 * (size_t)n && s.sequences == 2);
+    for (size_t i = 0; i < s.nsamples && i < 2 * (size_t)n; i++)
+        got[i] = s.samples[i].mono_ns;
+    qsort(want, 2 * (size_t)n, sizeof(*want), cmp_u64);
+    qsort(got, 2 * (size_t)n, sizeof(*got), cmp_u64);
+    CHECK(s.nsamples == 2 * (size_t)n && memcmp(want, got, 2 * n * sizeof(*got)) == 0);
+    perfetto_read_free(&s);
+    unlink(a);
+    unlink(b);
+    unlink(merged);
+    free(want);
+    free(got);
 }
 
 /* Counters, slices (nested, on threads and named tracks, with args and a flow) and an
@@ -542,7 +803,9 @@ int main(void)
     }
 
     check_broken_traces();
+    check_delta_traces();
     check_many_samples(m, dir);
+    check_delta_roundtrip(m, dir);
     check_tracks(m, dir);
 
     if (getenv("ROCSYS_TEST_KEEP")) /* keep the small trace for a look (ui.perfetto.dev) */

@@ -1,6 +1,8 @@
 /* Unit test: the shared-memory ring transport with concurrent producers and one consumer.
  * Every record a producer manages to write is delivered exactly once, in order per ring; what
- * does not fit is refused (counted by the producer), never corrupted; rings are reclaimed. */
+ * does not fit is refused (counted by the producer), never corrupted; rings are reclaimed.
+ * Flow control: the doorbell rings once per pass over half full; a producer that waits for
+ * room loses nothing while a consumer drains, and waits a bounded time (once) when none does. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -79,6 +81,56 @@ static void on_rec(void *ctx, const struct rocsys_ring_ctl *ctl, const struct ro
     st->next_seq[rec->producer]++;
 }
 
+/* GPU ring consumer callback: records in order (seq 0, 7, 14, ...). */
+static void on_rec_gpu(void *ctx, const struct rocsys_ring_ctl *ctl,
+                       const struct rocsys_rec_header *h)
+{
+    struct consumer_state *st = ctx;
+    const struct test_rec *rec = (const void *)h;
+
+    (void)ctl;
+    if (rec->seq != st->total * 7)
+        st->bad++;
+    st->total++;
+}
+
+#define FLOW_RECORDS 20000
+
+struct flow_state {
+    uint32_t ring;
+    _Atomic int stop;
+    uint32_t got, bad;
+};
+
+/* Flow-control consumer callback: the 0x7001 records arrive in order (others are skipped). */
+static void flow_rec(void *ctx, const struct rocsys_ring_ctl *ctl,
+                     const struct rocsys_rec_header *h)
+{
+    struct flow_state *fs = ctx;
+    const struct test_rec *rec = (const void *)h;
+
+    (void)ctl;
+    if (h->type != 0x7001)
+        return;
+    if (rec->seq != fs->got)
+        fs->bad++;
+    fs->got++;
+}
+
+/* Flow-control consumer: sleep on the doorbell (or 50 ms), drain, wake waiting producers. */
+static void *flow_consumer(void *arg)
+{
+    struct flow_state *fs = arg;
+    uint32_t seen = transport_doorbell_value(&consumer);
+
+    while (!atomic_load(&fs->stop)) {
+        transport_doorbell_wait(&consumer, &seen, 50);
+        transport_drain_ring(&consumer, fs->ring, flow_rec, fs);
+        transport_drained(&consumer);
+    }
+    return NULL;
+}
+
 int main(void)
 {
     char path[] = "/tmp/rocsys-test-transport-XXXXXX";
@@ -88,9 +140,9 @@ int main(void)
 
     close(fd);
     unlink(path);
-    CHECK(transport_create(&consumer, path, 16, 4096) == 0);
+    CHECK(transport_create(&consumer, path, 16, 4096, 2, 8192) == 0);
     struct transport again;
-    CHECK(transport_create(&again, path, 16, 4096) == -EEXIST);
+    CHECK(transport_create(&again, path, 16, 4096, 0, 0) == -EEXIST);
     CHECK(access(path, F_OK) == 0); /* a failed create leaves the existing file alone */
     CHECK(transport_attach(&producers_view, path) == 0);
     memset(&st, 0, sizeof(st));
@@ -135,6 +187,27 @@ int main(void)
         if (transport_claim(&producers_view, 2, (uint32_t)i, 1, &rings[i]) == 0)
             claimed++;
     CHECK(claimed == 16);
+    /* GPU rings: a pool of their own, of their own size */
+    struct transport_ring gpu[3];
+    CHECK(transport_claim_gpu(&producers_view, 3, 1, 1, &gpu[0]) == 0);
+    CHECK(transport_claim_gpu(&producers_view, 3, 2, 1, &gpu[1]) == 0);
+    CHECK(transport_claim_gpu(&producers_view, 3, 3, 1, &gpu[2]) == -EBUSY);
+    struct test_rec grec;
+    int gwritten = 0;
+    memset(&grec, 0, sizeof(grec));
+    grec.h.type = 0x7000;
+    grec.h.size = sizeof(grec) - sizeof(grec.payload); /* 16 bytes, no payload words */
+    for (uint32_t i = 0; i < 8192 / 16 - 1; i++) {
+        grec.seq = i * 7; /* words = seq % 7 = 0 */
+        gwritten += transport_write(&gpu[0], &grec) == 0;
+    }
+    CHECK_MSG(gwritten == 8192 / 16 - 1, "wrote %d into an 8 KiB GPU ring", gwritten);
+    struct consumer_state gst;
+    memset(&gst, 0, sizeof(gst));
+    uint32_t gidx = (uint32_t)(gpu[0].ctl - producers_view.rings);
+    CHECK(gidx >= 16 && gidx < 18);
+    CHECK(transport_drain_ring(&consumer, gidx, on_rec_gpu, &gst) == (size_t)gwritten);
+    CHECK(gst.bad == 0);
 
     /* oversized and malformed records are refused */
     struct test_rec big;
@@ -152,10 +225,58 @@ int main(void)
     CHECK_MSG(written >= 4096 / 64 - 1 && written <= 4096 / 64, "wrote %d", written);
     CHECK(transport_write(&rings[1], &big) == -ENOSPC);
 
+    /* flow control: the doorbell rings once when a ring passes half full */
+    uint32_t bell = transport_doorbell_value(&consumer), seen = bell;
+    uint32_t ring2 = (uint32_t)(rings[2].ctl - producers_view.rings);
+    for (int i = 0; i < 4096 / 64 / 2 - 1; i++)
+        CHECK(transport_write(&rings[2], &big) == 0);
+    CHECK(transport_doorbell_value(&consumer) == bell);
+    CHECK(transport_write(&rings[2], &big) == 0); /* 2048 bytes: half */
+    CHECK(transport_doorbell_value(&consumer) == bell + 1);
+    CHECK(transport_write(&rings[2], &big) == 0);
+    CHECK(transport_doorbell_value(&consumer) == bell + 1);
+    CHECK(transport_doorbell_wait(&consumer, &seen, 1000) == 1 && seen == bell + 1);
+
+    /* nobody drains: a bounded wait, then a refusal; no second wait until a drain pass */
+    CHECK(transport_write_wait(&rings[1], &big, 20000000) == -ENOSPC);
+    CHECK(atomic_load(&rings[1].ctl->waits) == 1);
+    CHECK(transport_write_wait(&rings[1], &big, 20000000) == -ENOSPC);
+    CHECK(atomic_load(&rings[1].ctl->waits) == 1);
+
+    /* a consumer that drains when the doorbell rings: nothing is refused */
+    struct flow_state fs = {.ring = ring2};
+    pthread_t cons;
+    transport_drained(&consumer); /* a drain pass: waiting is allowed again */
+    pthread_create(&cons, NULL, flow_consumer, &fs);
+    uint64_t flow_refused = 0;
+    for (uint32_t i = 0; i < FLOW_RECORDS; i++) {
+        struct test_rec rec;
+        memset(&rec, 0, sizeof(rec));
+        rec.h.type = 0x7001;
+        rec.h.size = sizeof(rec);
+        rec.seq = i;
+        flow_refused += transport_write_wait(&rings[2], &rec, 10000000000ull) != 0;
+    }
+    atomic_store(&fs.stop, 1);
+    pthread_join(cons, NULL);
+    transport_drain_ring(&consumer, ring2, flow_rec, &fs);
+    CHECK_MSG(flow_refused == 0, "%llu refused", (unsigned long long)flow_refused);
+    CHECK_MSG(fs.got == FLOW_RECORDS && fs.bad == 0, "got %u, %u out of order", fs.got, fs.bad);
+    printf("transport: %d records through a 4 KiB ring with waits for room: %llu waits, "
+           "%llu refused\n",
+           FLOW_RECORDS, (unsigned long long)atomic_load(&rings[2].ctl->waits),
+           (unsigned long long)flow_refused);
+
+    /* the consumer is gone: no wait at all */
+    transport_drained(&consumer);
+    transport_consumer_gone(&consumer);
+    CHECK(transport_write_wait(&rings[1], &big, 20000000) == -ENOSPC);
+    CHECK(atomic_load(&rings[1].ctl->waits) == 1);
+
     /* a hostile producer cannot crash or hang the consumer: an absurd ring count in the shared
      * header is ignored (the consumer keeps its own copy), an impossible head is skipped */
     consumer.hdr->ring_count = 1u << 30;
-    CHECK(consumer.ring_count == 16);
+    CHECK(consumer.ring_count == 18);
     atomic_store(&consumer.rings[1].head, 1ull << 60);
     struct consumer_state st2;
     memset(&st2, 0, sizeof(st2));
