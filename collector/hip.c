@@ -266,7 +266,10 @@ static uint64_t launch_begin(uint64_t t0)
 
 /* One wrapper body: resolve, time, call, record (fill runs with r_ and rc_ in scope). */
 #define HIP_BODY(api, ver, ftype, call_args, pre, fill)                                            \
-    static struct hip_real real_ = {NULL, #api, ver};                                              \
+    HIP_BODY_SYM(api, #api, ver, ftype, call_args, pre, fill)
+/* The same for a wrapper whose library symbol is not its API name (C++-mangled entry points). */
+#define HIP_BODY_SYM(api, sym, ver, ftype, call_args, pre, fill)                                   \
+    static struct hip_real real_ = {NULL, sym, ver};                                               \
     __typeof__(ftype) fn_ = (__typeof__(ftype))hip_resolve(&real_);                                \
     struct rocsys_rec_hip_api r_;                                                                  \
     uint64_t t0_, corr_ = 0;                                                                       \
@@ -383,6 +386,81 @@ COLLECTOR_EXPORT int hipModuleLaunchKernel(void *f, unsigned int gx, unsigned in
                      unsigned int, unsigned int, void *, void **, void **),
              (f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra), LAUNCH,
              fill_launch(&r_, f, g, b, stream, corr_));
+}
+
+COLLECTOR_EXPORT int hipLaunchCooperativeKernel_spt(const void *f, struct hip_dim3 grid,
+                                                    struct hip_dim3 block, void **args,
+                                                    uint32_t shmem, void *stream)
+{
+    HIP_BODY(hipLaunchCooperativeKernel_spt, "hip_5.2",
+             int (*)(const void *, struct hip_dim3, struct hip_dim3, void **, uint32_t, void *),
+             (f, grid, block, args, shmem, stream), LAUNCH,
+             fill_launch(&r_, f, grid, block, stream, corr_));
+}
+
+/* hipExtModuleLaunchKernel / hipHccModuleLaunchKernel are C++ functions in libamdhip64 (only
+ * their mangled names are exported): the sizes are global work sizes in work-items, the grid
+ * recorded is in blocks like the other launches. */
+#define HIP_EXT_MODULE_SYM                                                                         \
+    "_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_"   \
+    "tS6_j"
+#define HIP_HCC_MODULE_SYM                                                                         \
+    "_Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_"   \
+    "tS6_"
+COLLECTOR_EXPORT int hip_ext_module_launch_kernel(void *f, uint32_t gx, uint32_t gy, uint32_t gz,
+                                                  uint32_t bx, uint32_t by, uint32_t bz,
+                                                  size_t shmem, void *stream, void **params,
+                                                  void **extra, void *start, void *stop,
+                                                  uint32_t flags) __asm__(HIP_EXT_MODULE_SYM);
+COLLECTOR_EXPORT int hip_hcc_module_launch_kernel(void *f, uint32_t gx, uint32_t gy, uint32_t gz,
+                                                  uint32_t bx, uint32_t by, uint32_t bz,
+                                                  size_t shmem, void *stream, void **params,
+                                                  void **extra, void *start,
+                                                  void *stop) __asm__(HIP_HCC_MODULE_SYM);
+
+/* Grid in blocks from global work size and block size. */
+static struct hip_dim3 blocks_of(uint32_t gx, uint32_t gy, uint32_t gz, struct hip_dim3 b)
+{
+    struct hip_dim3 g = {b.x ? gx / b.x : gx, b.y ? gy / b.y : gy, b.z ? gz / b.z : gz};
+    return g;
+}
+
+COLLECTOR_EXPORT int hip_ext_module_launch_kernel(void *f, uint32_t gx, uint32_t gy, uint32_t gz,
+                                                  uint32_t bx, uint32_t by, uint32_t bz,
+                                                  size_t shmem, void *stream, void **params,
+                                                  void **extra, void *start, void *stop,
+                                                  uint32_t flags)
+{
+    struct hip_dim3 b = {bx, by, bz};
+    struct hip_dim3 g = blocks_of(gx, gy, gz, b);
+
+    HIP_BODY_SYM(hipExtModuleLaunchKernel, HIP_EXT_MODULE_SYM, "hip_4.2",
+                 int (*)(void *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, size_t,
+                         void *, void **, void **, void *, void *, uint32_t),
+                 (f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra, start, stop, flags),
+                 LAUNCH, fill_launch(&r_, f, g, b, stream, corr_));
+}
+
+COLLECTOR_EXPORT int hip_hcc_module_launch_kernel(void *f, uint32_t gx, uint32_t gy, uint32_t gz,
+                                                  uint32_t bx, uint32_t by, uint32_t bz,
+                                                  size_t shmem, void *stream, void **params,
+                                                  void **extra, void *start, void *stop)
+{
+    struct hip_dim3 b = {bx, by, bz};
+    struct hip_dim3 g = blocks_of(gx, gy, gz, b);
+
+    HIP_BODY_SYM(hipHccModuleLaunchKernel, HIP_HCC_MODULE_SYM, "hip_4.2",
+                 int (*)(void *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, size_t,
+                         void *, void **, void **, void *, void *),
+                 (f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra, start, stop), LAUNCH,
+                 fill_launch(&r_, f, g, b, stream, corr_));
+}
+
+/* A graph launch: its kernels are dispatched by the runtime (the HSA side times them). */
+COLLECTOR_EXPORT int hipGraphLaunch(void *exec, void *stream)
+{
+    HIP_BODY(hipGraphLaunch, "hip_4.3", int (*)(void *, void *), (exec, stream), LAUNCH,
+             r_.stream = (uint64_t)(uintptr_t)stream);
 }
 
 COLLECTOR_EXPORT int __hipPushCallConfiguration(struct hip_dim3 grid, struct hip_dim3 block,
@@ -509,6 +587,233 @@ COLLECTOR_EXPORT int hipMemsetAsync(void *dst, int value, size_t bytes, void *st
                  r_.bytes = bytes;
                  r_.stream = (uint64_t)(uintptr_t)stream;
              });
+}
+
+/* hipMemcpy, hipMemcpyAsync and hipMemset on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemcpy_spt(void *dst, const void *src, size_t bytes, int kind)
+{
+    HIP_BODY(hipMemcpy_spt, "hip_5.2", int (*)(void *, const void *, size_t, int),
+             (dst, src, bytes, kind), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyAsync_spt(void *dst, const void *src, size_t bytes, int kind,
+                                        void *stream)
+{
+    HIP_BODY(hipMemcpyAsync_spt, "hip_5.2", int (*)(void *, const void *, size_t, int, void *),
+             (dst, src, bytes, kind, stream), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemset_spt(void *dst, int value, size_t bytes)
+{
+    HIP_BODY(hipMemset_spt, "hip_5.2", int (*)(void *, int, size_t), (dst, value, bytes), NOTHING,
+             r_.bytes = bytes);
+}
+
+COLLECTOR_EXPORT int hipMemcpyWithStream(void *dst, const void *src, size_t bytes, int kind,
+                                         void *stream)
+{
+    HIP_BODY(hipMemcpyWithStream, "hip_4.2", int (*)(void *, const void *, size_t, int, void *),
+             (dst, src, bytes, kind, stream), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev,
+                                   size_t bytes)
+{
+    HIP_BODY(hipMemcpyPeer, "hip_4.2", int (*)(void *, int, const void *, int, size_t),
+             (dst, dst_dev, src, src_dev, bytes), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = KIND_DTOD;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev,
+                                        size_t bytes, void *stream)
+{
+    HIP_BODY(hipMemcpyPeerAsync, "hip_4.2", int (*)(void *, int, const void *, int, size_t, void *),
+             (dst, dst_dev, src, src_dev, bytes, stream), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = KIND_DTOD;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                 size_t width, size_t height, int kind)
+{
+    HIP_BODY(hipMemcpy2D, "hip_4.2",
+             int (*)(void *, size_t, const void *, size_t, size_t, size_t, int),
+             (dst, dpitch, src, spitch, width, height, kind), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                      size_t width, size_t height, int kind, void *stream)
+{
+    HIP_BODY(hipMemcpy2DAsync, "hip_4.2",
+             int (*)(void *, size_t, const void *, size_t, size_t, size_t, int, void *),
+             (dst, dpitch, src, spitch, width, height, kind, stream), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyToSymbol(const void *symbol, const void *src, size_t bytes,
+                                       size_t offset, int kind)
+{
+    HIP_BODY(hipMemcpyToSymbol, "hip_4.2", int (*)(const void *, const void *, size_t, size_t, int),
+             (symbol, src, bytes, offset, kind), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t bytes,
+                                            size_t offset, int kind, void *stream)
+{
+    HIP_BODY(hipMemcpyToSymbolAsync, "hip_4.2",
+             int (*)(const void *, const void *, size_t, size_t, int, void *),
+             (symbol, src, bytes, offset, kind, stream), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes, size_t offset,
+                                         int kind)
+{
+    HIP_BODY(hipMemcpyFromSymbol, "hip_4.2", int (*)(void *, const void *, size_t, size_t, int),
+             (dst, symbol, bytes, offset, kind), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t bytes,
+                                              size_t offset, int kind, void *stream)
+{
+    HIP_BODY(hipMemcpyFromSymbolAsync, "hip_4.2",
+             int (*)(void *, const void *, size_t, size_t, int, void *),
+             (dst, symbol, bytes, offset, kind, stream), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+/* The 3D copies: the byte count is in the parameter block, not read here. */
+COLLECTOR_EXPORT int hipMemcpy3D(const void *parms)
+{
+    HIP_BODY(hipMemcpy3D, "hip_4.2", int (*)(const void *), (parms), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipMemcpy3DAsync(const void *parms, void *stream)
+{
+    HIP_BODY(hipMemcpy3DAsync, "hip_4.2", int (*)(const void *, void *), (parms, stream), NOTHING,
+             r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+/* hipMemsetD8/D16/D32: count elements of 1, 2 or 4 bytes (the value is passed as an int,
+ * which is how the C calling convention passes unsigned char and unsigned short too). */
+#define HIP_SET_SYNC(api, elem)                                                                    \
+    COLLECTOR_EXPORT int api(void *dst, int value, size_t count)                                   \
+    {                                                                                              \
+        HIP_BODY(api, "hip_4.2", int (*)(void *, int, size_t), (dst, value, count), NOTHING,       \
+                 r_.bytes = count * (elem));                                                       \
+    }
+#define HIP_SET_ASYNC(api, elem)                                                                   \
+    COLLECTOR_EXPORT int api(void *dst, int value, size_t count, void *stream)                     \
+    {                                                                                              \
+        HIP_BODY(api, "hip_4.2", int (*)(void *, int, size_t, void *),                             \
+                 (dst, value, count, stream), NOTHING, {                                           \
+                     r_.bytes = count * (elem);                                                    \
+                     r_.stream = (uint64_t)(uintptr_t)stream;                                      \
+                 });                                                                               \
+    }
+
+HIP_SET_SYNC(hipMemsetD8, 1)
+HIP_SET_SYNC(hipMemsetD16, 2)
+HIP_SET_SYNC(hipMemsetD32, 4)
+HIP_SET_ASYNC(hipMemsetD8Async, 1)
+HIP_SET_ASYNC(hipMemsetD16Async, 2)
+HIP_SET_ASYNC(hipMemsetD32Async, 4)
+
+COLLECTOR_EXPORT int hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
+{
+    HIP_BODY(hipMemset2D, "hip_4.2", int (*)(void *, size_t, int, size_t, size_t),
+             (dst, pitch, value, width, height), NOTHING, r_.bytes = width * height);
+}
+
+COLLECTOR_EXPORT int hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width,
+                                      size_t height, void *stream)
+{
+    HIP_BODY(hipMemset2DAsync, "hip_4.2", int (*)(void *, size_t, int, size_t, size_t, void *),
+             (dst, pitch, value, width, height, stream), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+/* ---- more allocation forms ---- */
+
+COLLECTOR_EXPORT int hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    HIP_BODY(hipMallocPitch, "hip_4.2", int (*)(void **, size_t *, size_t, size_t),
+             (ptr, pitch, width, height), NOTHING,
+             r_.bytes = rc_ == 0 && pitch ? *pitch * height : width * height);
+}
+
+COLLECTOR_EXPORT int hipMallocHost(void **ptr, size_t bytes)
+{
+    HIP_BODY(hipMallocHost, "hip_4.2", int (*)(void **, size_t), (ptr, bytes), NOTHING,
+             r_.bytes = bytes);
+}
+
+COLLECTOR_EXPORT int hipFreeHost(void *ptr)
+{
+    HIP_BODY(hipFreeHost, "hip_4.2", int (*)(void *), (ptr), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipExtMallocWithFlags(void **ptr, size_t bytes, unsigned int flags)
+{
+    HIP_BODY(hipExtMallocWithFlags, "hip_4.2", int (*)(void **, size_t, unsigned int),
+             (ptr, bytes, flags), NOTHING, r_.bytes = bytes);
+}
+
+COLLECTOR_EXPORT int hipMallocFromPoolAsync(void **ptr, size_t bytes, void *pool, void *stream)
+{
+    HIP_BODY(hipMallocFromPoolAsync, "hip_5.1", int (*)(void **, size_t, void *, void *),
+             (ptr, bytes, pool, stream), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipMallocArray(void **array, const void *desc, size_t width, size_t height,
+                                    unsigned int flags)
+{
+    HIP_BODY(hipMallocArray, "hip_4.2",
+             int (*)(void **, const void *, size_t, size_t, unsigned int),
+             (array, desc, width, height, flags), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipFreeArray(void *array)
+{
+    HIP_BODY(hipFreeArray, "hip_4.2", int (*)(void *), (array), NOTHING, NOTHING);
 }
 
 /* ---- synchronization, streams, events ---- */

@@ -265,9 +265,18 @@ struct rocsys_rec_region_range {
     X(29, hipStreamCreateWithFlags) X(30, hipStreamDestroy) X(31, hipStreamWaitEvent)              \
     X(32, hipEventCreate) X(33, hipEventCreateWithFlags) X(34, hipEventRecord)                     \
     X(35, hipEventDestroy) X(36, hipEventElapsedTime) X(37, hipEventQuery) X(38, hipStreamQuery)   \
-    X(39, hipModuleGetFunction)
+    X(39, hipModuleGetFunction) X(40, hipMemcpyWithStream) X(41, hipMemcpyPeer)                  \
+    X(42, hipMemcpyPeerAsync) X(43, hipMemcpy2D) X(44, hipMemcpy2DAsync) X(45, hipMemcpyToSymbol) \
+    X(46, hipMemcpyToSymbolAsync) X(47, hipMemcpyFromSymbol) X(48, hipMemcpyFromSymbolAsync)      \
+    X(49, hipMemsetD8) X(50, hipMemsetD8Async) X(51, hipMemsetD16) X(52, hipMemsetD16Async)       \
+    X(53, hipMemsetD32) X(54, hipMemsetD32Async) X(55, hipMemset2D) X(56, hipMemset2DAsync)       \
+    X(57, hipMallocPitch) X(58, hipMallocHost) X(59, hipFreeHost) X(60, hipExtMallocWithFlags)    \
+    X(61, hipMallocFromPoolAsync) X(62, hipMemcpy_spt) X(63, hipMemcpyAsync_spt)                   \
+    X(64, hipMemset_spt) X(65, hipLaunchCooperativeKernel_spt) X(66, hipGraphLaunch)               \
+    X(67, hipMemcpy3D) X(68, hipMemcpy3DAsync) X(69, hipMallocArray) X(70, hipFreeArray)          \
+    X(71, hipExtModuleLaunchKernel) X(72, hipHccModuleLaunchKernel)
 /* clang-format on */
-#define ROCSYS_HIP_API_MAX 64 /* ids are below this */
+#define ROCSYS_HIP_API_MAX 128 /* ids are below this */
 
 /* HIP_NAME: a kernel name id of the process (from __hipRegisterFunction or hipModuleGetFunction),
  * announced once before the first HIP_API record using it. HSA_SYMBOL: a kernel object of the

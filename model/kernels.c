@@ -323,10 +323,14 @@ void model_gpu_clear(struct model *m)
     k->seen = 0;
 }
 
-/* A launch API (the kernel's HIP launches count these). */
+/* A launch API of one kernel (the kernel's HIP launches count these; a graph launch is not
+ * one kernel). */
 static int is_launch_api(int api)
 {
-    return api >= 1 && api <= 5;
+    /* ids of ROCSYS_HIP_API_LIST: 1-5 hipLaunchKernel(_spt), hipExtLaunchKernel,
+     * hipModuleLaunchKernel, hipLaunchCooperativeKernel; 65 hipLaunchCooperativeKernel_spt;
+     * 71 hipExtModuleLaunchKernel; 72 hipHccModuleLaunchKernel */
+    return (api >= 1 && api <= 5) || api == 65 || api == 71 || api == 72;
 }
 
 void model_hip_call(struct model *m, const struct model_hip_call *c)

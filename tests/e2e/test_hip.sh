@@ -68,6 +68,29 @@ for a in hipStreamCreate hipEventCreate hipMemsetAsync hipMemcpyAsync hipEventRe
     fi
 done
 
+# memory: the less common memory, copy and launch entry points (2D, peer, symbol, D8/D16/D32
+# sets, pitch/array/host allocations, cooperative and C++-mangled module launches, graphs):
+# each recorded once, with its result passed back unchanged
+rc_bare=0
+"$EX/memory" > "$WORK/bare3.txt" 2>/dev/null || rc_bare=$?
+D=$WORK/m
+rc=0
+"$ROCSYS_TOP" -b --record "$D" -- "$EX/memory" > "$WORK/frames3.txt" 2>/dev/null || rc=$?
+check "memory: exit status as without rocsys-top" test "$rc" -eq "$rc_bare"
+check "memory: the program saw the same results" diff "$WORK/bare3.txt" <(grep -v rocm_agent "$D/output.log")
+F=$(last_frame "$WORK/frames3.txt")
+napi=0
+while read -r a want; do
+    napi=$((napi + 1))
+    check "$a: 1 call in the HIP API view" test "$(api "$F" "$a" 2)" = 1
+    check "$a: in hip_api.csv" grep -q "^\"$a\",1," "$D/hip_api.csv"
+    if [ "$want" != 0 ]; then
+        check "$a: error code $want passed through" test "$(api "$F" "$a" 7)" = "$want"
+    fi
+done < "$WORK/bare3.txt"
+check "memory: 26 entry points called (got $napi)" test "$napi" -eq 26
+check "copies.csv: the peer copies as DtoD" grep -Eq '^"DtoD","hip",[0-9]+,' "$D/copies.csv"
+
 # a tight loop of 200,000 failing hipLaunchKernel calls of the real runtime: every call is in
 # hip_api.csv, nothing dropped (the calling thread waits for the front end when its ring is full)
 D=$WORK/many
