@@ -185,28 +185,36 @@ static struct model_kernels *state(struct model *m)
     return m->kernels;
 }
 
+/* Empty the per-kernel, per-launch and per-queue tables (their arrays stay allocated). */
+static void clear_tables(struct model_kernels *k)
+{
+    for (size_t i = 0; i < k->nkobjs; i++)
+        free(k->kobjs[i].fallback);
+    for (size_t i = 0; i < k->nlaunches; i++)
+        free(k->launches[i].fallback);
+    k->nkobjs = k->nlaunches = 0;
+    hashmap_free(&k->kobj_map);
+    hashmap_free(&k->launch_map);
+    for (int i = 0; i < k->nqueues; i++)
+        free(k->queues[i]);
+    k->nqueues = 0;
+}
+
 void model_kernels_free(struct model *m)
 {
     struct model_kernels *k = m->kernels;
 
     if (!k)
         return;
+    clear_tables(k);
     for (size_t i = 0; i < k->nnames; i++)
         free(k->names[i].name);
-    for (size_t i = 0; i < k->nkobjs; i++)
-        free(k->kobjs[i].fallback);
-    for (size_t i = 0; i < k->nlaunches; i++)
-        free(k->launches[i].fallback);
     free(k->names);
     free(k->kobjs);
     free(k->launches);
-    for (int i = 0; i < k->nqueues; i++)
-        free(k->queues[i]);
     free(k->queues);
     free(k->queue_views);
     hashmap_free(&k->name_map);
-    hashmap_free(&k->kobj_map);
-    hashmap_free(&k->launch_map);
     free(k);
     m->kernels = NULL;
 }
@@ -306,19 +314,10 @@ void model_gpu_clear(struct model *m)
 
     if (!k)
         return;
-    for (size_t i = 0; i < k->nkobjs; i++)
-        free(k->kobjs[i].fallback);
-    for (size_t i = 0; i < k->nlaunches; i++)
-        free(k->launches[i].fallback);
-    k->nkobjs = k->nlaunches = 0;
-    hashmap_free(&k->kobj_map);
-    hashmap_free(&k->launch_map);
+    clear_tables(k);
     /* cleared in place: views may still hold pointers into these tables until they rebuild */
     memset(k->apis, 0, sizeof(k->apis));
     k->napis = 0;
-    for (int i = 0; i < k->nqueues; i++)
-        free(k->queues[i]);
-    k->nqueues = 0;
     memset(k->copies, 0, sizeof(k->copies));
     k->seen = 0;
 }
