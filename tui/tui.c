@@ -257,7 +257,10 @@ static void draw_process(struct tui *t, int y, int w, const struct model_process
     else if (p->state == MODEL_PROC_KILLED)
         seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "  [killed by signal %d]", p->term_signal);
     if (!mt->valid) {
-        seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "  (no metrics yet)");
+        /* a recording keeps CPU % and RSS as counter tracks of the trace, not these */
+        seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "%s",
+            model_session(t->m)->replay ? "  (process metrics: the trace's counter tracks)"
+                                        : "  (no metrics yet)");
         return;
     }
     tui_format_bytes(rss, sizeof(rss), mt->rss_bytes);
@@ -298,7 +301,14 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
     tui_put(t, y, w - rw > x ? w - rw : x, rw, val, right, 0);
     y++;
     /* line 2: sampling */
-    if (r->h >= 3) {
+    if (r->h >= 3 && s->mode && strcmp(s->mode, "gpu") == 0) {
+        /* --attach-gpu: no target, nothing sampled; the GPU view says the rest */
+        x = 0;
+        seg(t, y, &x, w, lab, "no target: ");
+        seg(t, y, &x, w, val, "GPU monitoring only");
+        seg(t, y, &x, w, lab, " (CPU views stay empty)");
+        y++;
+    } else if (r->h >= 3) {
         x = 0;
         seg(t, y, &x, w, lab, "sampling ");
         seg(t, y, &x, w, val, "%s %d Hz", s->mode ? s->mode : "?", s->freq_hz);
@@ -314,8 +324,10 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
             seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "%llu",
                 (unsigned long long)s->threads_unsampled);
         }
-        seg(t, y, &x, w, lab, "  cost ");
-        seg(t, y, &x, w, val, "%.0f ns", s->sample_cost_median_ns);
+        if (!s->replay) { /* a recording does not keep the collector's cost */
+            seg(t, y, &x, w, lab, "  cost ");
+            seg(t, y, &x, w, val, "%.0f ns", s->sample_cost_median_ns);
+        }
         seg(t, y, &x, w, lab, "  stacks ");
         seg(t, y, &x, w, val, "%zu", model_distinct_stacks(t->m));
         if (s->replay) {
