@@ -511,6 +511,11 @@ static void target_ended(struct session *s, int status, const struct rusage *ru)
     struct model_session *ms = model_session(s->m);
     char sig[32];
 
+    /* the target's records are all in the rings by now (it wrote them before it died): take
+     * them first, so that a target too short-lived to have been seen yet is known to the model
+     * before its exit status is applied (else its own "ended" record would come later and
+     * leave it as "exited, status unknown") */
+    drain(s, 0);
     s->target_done = 1;
     s->target_end_ns = model_clock_ns(CLOCK_MONOTONIC);
     ms->target_done = 1;

@@ -17,6 +17,13 @@ run_rt() {
 run_rt 0 "" -- "$TP/tp_exit" 0 50
 run_rt 7 "" -- "$TP/tp_exit" 7 50
 check "status text for exit 7" grep -q '\[exited with 7\]' "$WORK/frames.txt"
+# a target that ends before the front end has seen it at all: its process line still gets
+# the exit status (not "status unknown"), five times in a row
+for i in 1 2 3 4 5; do
+    run_rt 5 "" -- "$TP/tp_exit" 5 0
+    check "instant target ($i): its process line says exited with 5" \
+        grep -Eq '^process [0-9]+ tp_exit:.*\[exited with 5\]' <(last_frame "$WORK/frames.txt")
+done
 run_rt 139 "" -- "$TP/tp_crash"
 check "crash reported as SIGSEGV" grep -q '\[killed by SIGSEGV' "$WORK/frames.txt"
 check "crash_burn profiled before the crash" grep -q 'crash_burn' "$WORK/frames.txt"
