@@ -259,8 +259,9 @@ static void draw_process(struct tui *t, int y, int w, const struct model_process
     if (!mt->valid) {
         /* a recording keeps CPU % and RSS as counter tracks of the trace, not these */
         seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "%s",
-            model_session(t->m)->replay ? "  (process metrics: the trace's counter tracks)"
-                                        : "  (no metrics yet)");
+            model_session(t->m)->replay      ? "  (process metrics: the trace's counter tracks)"
+            : p->state != MODEL_PROC_RUNNING ? "  (ended before its first reading)"
+                                             : "  (no metrics yet)");
         return;
     }
     tui_format_bytes(rss, sizeof(rss), mt->rss_bytes);

@@ -210,6 +210,12 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
                          : "no GPU kernels seen yet (HIP calls and HSA dispatches)");
         tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), name, 0);
     }
+    if (nq == 0 && v->nrows > 0 && v->nrows + 1 < list_rows)
+        /* launches seen through HIP, but no dispatch reached a queue the collector times */
+        tui_put(
+            t, r->y + 3 + v->nrows, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM),
+            "no GPU times: no dispatch reached a GPU queue (no GPU, or HSA_TOOLS_LIB not loaded)",
+            0);
     for (int i = 0; i < qrows; i++) {
         int y = r->y + 2 + list_rows + i;
         if (i == 0) {
