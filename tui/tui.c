@@ -4,6 +4,7 @@
 #define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
+#include "gpu/gpu.h"
 
 #include <curses.h>
 #include <fcntl.h>
@@ -282,7 +283,39 @@ static void draw_process(struct tui *t, int y, int w, const struct model_process
         (unsigned long long)mt->invol_ctx_switches);
 }
 
-/* The header: target and status, sampling facts, notice, then one line per process. */
+/* One header line of GPU gauges: busy, power, edge temperature and VRAM per GPU, as many as
+ * fit; returns 0 (nothing drawn) when no GPU is monitored. */
+static int draw_gpu_summary(struct tui *t, int y, int w)
+{
+    static struct gpu_status st; /* large: one copy, reused (the UI has one thread) */
+    unsigned int lab = tui_style(t, TUI_S_LABEL), val = tui_style(t, TUI_S_VALUE);
+    char busy[32], power[32], temp[32], used[32], total[32], item[160];
+    int x = 0, shown = 0;
+
+    gpu_monitor_status(model_session(t->m)->gpu, &st);
+    if (st.state != GPU_STATE_OK || st.count == 0)
+        return 0;
+    for (int d = 0; d < st.count; d++) {
+        const struct gpu_sample *s = &st.now[d];
+        gpu_format_value(busy, sizeof(busy), GPU_M_BUSY, s);
+        gpu_format_value(power, sizeof(power), GPU_M_POWER, s);
+        gpu_format_value(temp, sizeof(temp), GPU_M_TEMP_EDGE, s);
+        gpu_format_value(used, sizeof(used), GPU_M_VRAM_USED, s);
+        gpu_format_value(total, sizeof(total), GPU_M_VRAM_TOTAL, s);
+        snprintf(item, sizeof(item), "%s %s %s %s/%s", busy, power, temp, used, total);
+        /* keep room for "+N more" unless this is the last one */
+        if (x + 6 + tui_text_width(item, t->utf8) > w - (d + 1 < st.count ? 9 : 0))
+            break;
+        seg(t, y, &x, w, lab, "%sGPU%d ", shown ? "  " : "", d);
+        seg(t, y, &x, w, val, "%s", item);
+        shown++;
+    }
+    if (shown < st.count)
+        seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "  +%d more", st.count - shown);
+    return 1;
+}
+
+/* The header: target and status, sampling facts, GPUs, notice, then one line per process. */
 static void draw_header(struct tui *t, const struct tui_rect *r)
 {
     struct model_session *s = model_session(t->m);
@@ -343,6 +376,9 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
         }
         y++;
     }
+    /* a compact line of GPU gauges, when GPUs are monitored (the GPU view has the rest) */
+    if (s->gpu && y < r->y + r->h && draw_gpu_summary(t, y, w))
+        y++;
     /* the notice, highlighted */
     if (s->notice[0] && y < r->y + r->h) {
         char buf[300];

@@ -137,6 +137,7 @@ if command -v tmux > /dev/null; then
     $GS set 0 gpu_busy_percent 77
     $GS set 0 hwmon/hwmon0/temp1_input 83000
     check "TUI: busy rewritten to 77 shown" wait_screen $S 'Busy +\[.*\] 77 %' 15
+    check "TUI: the header's GPU line follows it" wait_screen $S '^GPU0 77 % ' 10
     check "TUI: edge temperature 83 C shown" wait_screen $S 'edge 83 C' 10
     check "TUI: history max 77" wait_screen $S 'busy %: min [0-9.]+ avg [0-9.]+ max 77.0' 10
     $GS rm 0 hwmon/hwmon0/temp1_input
@@ -149,6 +150,8 @@ if command -v tmux > /dev/null; then
     S=tgt
     tmux_start $S 160 50 "$ROCSYS_TOP" -d 3 --gpu-interval 100 -- "$TP/tp_sleep" 61.5
     check "TUI target: running" wait_screen $S 'running' 20
+    check "TUI target: GPU gauges in the header of the call tree" \
+        wait_screen $S '^GPU0 [0-9]+ % [0-9.]+ W [0-9]+ C [0-9.]+ [KMG]iB/[0-9.]+ [KMG]iB +GPU1 ' 10
     tmux_keys $S 5
     check "TUI target: GPU view, all GPUs while none is known" wait_screen $S 'GPUs: 2 of 2 shown \(all\)' 10
     rtop=$(child_named "$(tmux -L "$TMUX_SOCKET" display -p -t $S '#{pane_pid}')" rocsys-top 5)
