@@ -11,6 +11,7 @@
 #include "inject.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -263,6 +264,38 @@ static void feed_event(struct model *m, const struct replay_event *e)
     }
 }
 
+/* Each process's CPU % (mean) and RSS (last, largest) from its "CPU %" and "RSS" counter
+ * tracks, over the model's range. */
+static void recount_process_metrics(struct replay *r)
+{
+    struct model_session *s = model_session(r->m);
+
+    for (size_t p = 0; p < r->trace.nprocesses; p++) {
+        uint32_t pid = r->trace.processes[p].pid;
+        double cpu_sum = 0, rss = 0, peak = 0;
+        uint64_t ncpu = 0, nrss = 0, rss_at = 0;
+        for (size_t i = 0; i < r->trace.ncounters; i++) {
+            const struct perfetto_read_counter *c = &r->trace.counters[i];
+            const struct perfetto_read_track *tr = &r->trace.tracks[c->track];
+            if (tr->pid != pid || c->mono_ns < s->range_start_ns || c->mono_ns > s->range_end_ns)
+                continue;
+            if (strcmp(tr->name, "CPU %") == 0) {
+                cpu_sum += c->value;
+                ncpu++;
+            } else if (strcmp(tr->name, "RSS") == 0) {
+                if (!nrss++ || c->mono_ns >= rss_at) {
+                    rss = c->value;
+                    rss_at = c->mono_ns;
+                }
+                peak = c->value > peak ? c->value : peak;
+            }
+        }
+        if (ncpu || nrss)
+            model_proc_set_recorded(r->m, pid, ncpu ? cpu_sum / (double)ncpu : NAN, (uint64_t)rss,
+                                    (uint64_t)peak);
+    }
+}
+
 /* Count the samples, slices, marks and GPU readings inside the model's range (the whole run
  * or the user's window). */
 static void recount(struct replay *r)
@@ -294,6 +327,7 @@ static void recount(struct replay *r)
                 gpu_monitor_replay_push(s->gpu, g->dev, &g->s);
         }
     }
+    recount_process_metrics(r);
     s->range_changed = 0;
 }
 

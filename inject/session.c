@@ -624,7 +624,8 @@ static void record_process_counters(struct session *s, uint64_t t)
                                   .track = "CPU %",
                                   .unit = "%",
                                   .value = p->metrics.cpu_pct};
-        record_set_event(s->rec, &ev);
+        if (p->metrics.cpu_pct_measured) /* the first reading covers no interval yet */
+            record_set_event(s->rec, &ev);
         ev.track = "RSS";
         ev.unit = "bytes";
         ev.value = (double)p->metrics.rss_bytes;

@@ -57,7 +57,11 @@ enum model_proc_state { MODEL_PROC_RUNNING, MODEL_PROC_EXITED, MODEL_PROC_KILLED
 /* Metrics of one process, read from /proc (or rusage at exit). valid == 0: never read. */
 struct model_proc_metrics {
     int valid;
+    /* recorded: from a recording's counter tracks (replay): only cpu_pct (mean over the range,
+     * NAN when no reading falls in it), rss_bytes (the last reading), peak_rss_bytes (largest) */
+    int recorded;
     double cpu_pct;       /* of one core, over the last refresh interval */
+    int cpu_pct_measured; /* cpu_pct covers an interval (0 at the first reading) */
     uint64_t cpu_time_ns; /* user + system, since start */
     uint64_t rss_bytes;
     uint64_t peak_rss_bytes;
@@ -194,6 +198,9 @@ void model_proc_end(struct model *m, uint32_t pid, enum model_proc_state how, in
                     uint64_t time_ns);
 struct rusage;
 /* The root target's final resource usage from wait4() (CPU time, peak RSS, faults, switches). */
+/* Replay: a process's metrics from a recording (recorded set, the rest zero). */
+void model_proc_set_recorded(struct model *m, uint32_t pid, double cpu_pct, uint64_t rss_bytes,
+                             uint64_t peak_rss_bytes);
 void model_proc_final_usage(struct model *m, uint32_t pid, const struct rusage *ru);
 /* A thread started (a new entry even if an ended thread had the same tid). */
 void model_thread_start(struct model *m, uint32_t pid, uint32_t tid, const char *name,

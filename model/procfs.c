@@ -153,8 +153,10 @@ static void refresh_process(struct model *m, struct model_process *p, double dt_
     if (st.state == 'Z' || st.state == 'X')
         return; /* ended; waitpid or the collector says how */
     uint64_t cpu = (uint64_t)((double)(st.utime_ticks + st.stime_ticks) * tick_ns);
-    if (dt_s > 0 && p->metrics.valid && cpu >= p->metrics.cpu_time_ns)
+    if (dt_s > 0 && p->metrics.valid && cpu >= p->metrics.cpu_time_ns) {
         p->metrics.cpu_pct = (double)(cpu - p->metrics.cpu_time_ns) / 1e9 / dt_s * 100.0;
+        p->metrics.cpu_pct_measured = 1;
+    }
     p->metrics.cpu_time_ns = cpu;
     p->metrics.minor_faults = st.minflt;
     p->metrics.major_faults = st.majflt;

@@ -154,6 +154,20 @@ void model_proc_end(struct model *m, uint32_t pid, enum model_proc_state how, in
             model_thread_exit(m, pid, m->threads[k].tid, time_ns);
 }
 
+void model_proc_set_recorded(struct model *m, uint32_t pid, double cpu_pct, uint64_t rss_bytes,
+                             uint64_t peak_rss_bytes)
+{
+    int i = proc_index(m, pid);
+    if (i < 0)
+        return;
+    struct model_proc_metrics *x = &m->procs[i].metrics;
+    memset(x, 0, sizeof(*x));
+    x->valid = x->recorded = 1;
+    x->cpu_pct = cpu_pct;
+    x->rss_bytes = rss_bytes;
+    x->peak_rss_bytes = peak_rss_bytes;
+}
+
 void model_proc_final_usage(struct model *m, uint32_t pid, const struct rusage *ru)
 {
     int i = proc_index(m, pid);

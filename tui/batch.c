@@ -2,6 +2,7 @@
  * tests and benchmark scripts: keep it stable. */
 #include "tui/tui_internal.h"
 
+#include <math.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -33,6 +34,14 @@ static void print_process(FILE *out, const struct model_process *p)
     }
     tui_format_bytes(rss, sizeof(rss), mt->rss_bytes);
     tui_format_bytes(peak, sizeof(peak), mt->peak_rss_bytes);
+    if (mt->recorded) { /* a replay: the recording's counter tracks, over the range */
+        char cpu[32] = "n/a";
+        if (!isnan(mt->cpu_pct))
+            snprintf(cpu, sizeof(cpu), "%.1f%%", mt->cpu_pct);
+        fprintf(out, "process %u %s: cpu (mean) %s  rss %s  peak %s", (unsigned)p->pid, name, cpu,
+                rss, peak);
+        goto status;
+    }
     fprintf(out,
             "process %u %s: cpu %.1f%%  threads %u  rss %s  peak %s  faults %llu/%llu  "
             "ctxsw %llu/%llu",

@@ -7,6 +7,7 @@
 #include "gpu/gpu.h"
 
 #include <curses.h>
+#include <math.h>
 #include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -267,8 +268,19 @@ static void draw_process(struct tui *t, int y, int w, const struct model_process
     }
     tui_format_bytes(rss, sizeof(rss), mt->rss_bytes);
     tui_format_bytes(peak, sizeof(peak), mt->peak_rss_bytes);
-    seg(t, y, &x, w, lab, "  CPU ");
-    seg(t, y, &x, w, mt->cpu_pct >= 90.0 ? tui_style(t, TUI_S_HOT) : val, "%.1f%%", mt->cpu_pct);
+    seg(t, y, &x, w, lab, mt->recorded ? "  CPU (mean) " : "  CPU ");
+    if (isnan(mt->cpu_pct))
+        seg(t, y, &x, w, val, "n/a");
+    else
+        seg(t, y, &x, w, mt->cpu_pct >= 90.0 ? tui_style(t, TUI_S_HOT) : val, "%.1f%%",
+            mt->cpu_pct);
+    if (mt->recorded) { /* what the recording's counter tracks hold, over the range */
+        seg(t, y, &x, w, lab, "  RSS ");
+        seg(t, y, &x, w, val, "%s", rss);
+        seg(t, y, &x, w, lab, " peak ");
+        seg(t, y, &x, w, val, "%s", peak);
+        return;
+    }
     seg(t, y, &x, w, lab, "  thr ");
     seg(t, y, &x, w, val, "%u", (unsigned)mt->threads);
     seg(t, y, &x, w, lab, "  RSS ");

@@ -3,9 +3,10 @@
 # a phase with --range (batch) or with w [ ] (TUI in tmux); bad input is one clear line.
 source "$(dirname "$0")/lib.sh"
 
+CHECKER="$ROCSYS_PROGRAMS/rocsys-trace-check"
 D=$WORK/rec
 rc=0
-"$ROCSYS_TOP" --record "$D" -- "$TP/tp_phases" > /dev/null 2>&1 || rc=$?
+"$ROCSYS_TOP" --record "$D" -d 2 -- "$TP/tp_phases" > /dev/null 2>&1 || rc=$?
 check "recorded tp_phases (exit $rc)" test "$rc" -eq 0
 
 # the whole run: both phases, about half each, the output and the exit status
@@ -21,6 +22,17 @@ check "whole run: the recorded output" grep -q 'tp_phases: phase two done' "$WOR
 check "whole run: the recorded command line" grep -q 'tp_phases' "$WORK/all.txt"
 samples_all=$(sed -n 's/.*samples \([0-9]*\) .*/\1/p' "$WORK/all.txt" | head -1)
 check "whole run: samples counted (${samples_all:-0})" test "${samples_all:-0}" -ge 1000
+
+# the process line: CPU % (mean of the recorded readings in the range, which lies between the
+# CPU % track's smallest and largest reading) and RSS, from the trace's counter tracks
+if [ -x "$CHECKER" ]; then
+    "$CHECKER" "$D/trace.pftrace" > "$WORK/tracks.txt"
+    read -r lo hi < <(awk '/counter "CPU %"/ {for (i = 1; i < NF; i++) {if ($i == "min") l = $(i + 1); if ($i == "max") h = $(i + 1)}} END {print l, h}' "$WORK/tracks.txt")
+    mean=$(sed -n 's/^process [0-9]* tp_phases: cpu (mean) \([0-9.]*\)%.*/\1/p' "$WORK/all.txt" | head -1)
+    check "whole run: process CPU mean ${mean:-missing}% within the recorded ${lo:-?}..${hi:-?}" \
+        awk -v m="${mean:-x}" -v l="${lo:-x}" -v h="${hi:-x}" 'BEGIN { exit !(m != "x" && l != "x" && m + 0.05 >= l && m - 0.05 <= h) }'
+    check "whole run: process RSS from the recording" grep -Eq '^process [0-9]+ tp_phases: .* rss [0-9.]+ [KMG]iB  peak [0-9.]+ [KMG]iB' "$WORK/all.txt"
+fi
 
 # a range at the start holds only phase one, one at the end only phase two
 run=$(sed -n 's/.* of \([0-9.]*\) s$/\1/p' "$WORK/all.txt" | head -1)
