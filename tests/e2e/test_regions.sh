@@ -98,6 +98,13 @@ lost=$(grep -Eo 'unsampled threads [0-9]+' "$WORK/threads.last" | grep -Eo '[0-9
 check "threads: $sum instances + ${lost:-?} unsampled threads = 1000" test "$((sum + ${lost:-999}))" -eq 1000
 check "threads: one row per thread ($rows)" test "$rows" -eq "$sum"
 check "threads: no region left open" grep -q "0 open, 0 closed at exit" "$WORK/threads.last"
+if [ "$((sum + ${lost:-999}))" -ne 1000 ] || [ "$rows" -ne "$sum" ]; then # for a diagnosis
+    echo "--- threads: status and regions header of the last frame:"
+    grep -E 'samples [0-9]+|^== Regions' "$WORK/threads.last" || true
+    echo "--- session.json counters:"
+    grep -E '"(dropped|samples|threads)[a-z_]*"' "$WORK/threads.rec/session.json" || true
+    echo "--- program log tail:"; tail -n 5 "$WORK/threads.log" || true
+fi
 
 # -- regions open when the program exits (main thread and a thread still running)
 run open "$UR" open
