@@ -149,6 +149,7 @@ static void after_fork_child(void)
     ts->perf_page = NULL;
     ts->active = 0;
     ts->busy = 0;
+    ts->lost_no_ring = 0;
     atomic_store(&collector_g.fork_pending, 0);
     if (!collector_g.enabled)
         return;

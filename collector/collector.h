@@ -32,6 +32,7 @@ struct collector_thread {
     uint32_t samples_taken;           /* for measuring the cost of every COLLECTOR_COST_STRIDE-th */
     volatile sig_atomic_t in_handler; /* unwinding: dl_iterate_phdr answers from the snapshot */
     void *altstack;                   /* our alternate signal stack, if we installed one */
+    volatile sig_atomic_t lost_no_ring; /* a sample or record was lost: no ring was free */
 };
 
 /* Process-wide state, set once at start (and after fork). */

@@ -82,8 +82,12 @@ int collector_write_any(const void *rec)
         ts->busy = 1;
         rc = collector_thread_claim_late(ts);
         ts->busy = 0;
-        if (rc != 0)
+        if (rc != 0) { /* counted: the thread is reported as one without a ring */
+            ts->lost_no_ring = 1;
+            atomic_fetch_add_explicit(&collector_g.transport.hdr->dropped_no_ring, 1,
+                                      memory_order_relaxed);
             return rc;
+        }
     }
     ts->busy = 1; /* no sample into the ring while we write (or wait for room) */
     atomic_signal_fence(memory_order_seq_cst);

@@ -72,8 +72,9 @@ struct rocsys_shm_header {
     uint64_t data_offset;              /* byte offset of ring 0's data area */
     _Atomic uint32_t next_instance;    /* collector instances (process images) handed out */
     _Atomic uint32_t collectors_alive; /* instances started minus instances that said goodbye */
-    _Atomic uint64_t dropped_no_ring;  /* samples lost because every ring was taken */
-    _Atomic uint64_t threads_no_ring;  /* threads that never got a ring: not reported at all */
+    _Atomic uint64_t dropped_no_ring;  /* samples and records lost: every ring was taken */
+    _Atomic uint64_t threads_no_ring;  /* threads that lost samples or records that way (never
+                                          got a ring, or got one only later) */
     _Atomic uint32_t doorbell;         /* futex word: bumped when a ring passes half full */
     _Atomic uint32_t doorbell_waiting; /* 1 while the front end sleeps on doorbell */
     _Atomic uint32_t drain_seq;        /* futex word: bumped after every drain pass */

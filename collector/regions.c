@@ -164,6 +164,16 @@ static uint32_t name_id(const char *name)
     return id;
 }
 
+/* Write a region record: the thread's ring as the sampler uses it; a thread that has no ring
+ * yet (all were taken when it started) claims one now, as its first sample would, so that its
+ * regions are not lost while its later samples and its exit are counted. */
+static int region_write(const void *rec)
+{
+    if (!collector_tls.ring.ctl)
+        return collector_write_any(rec);
+    return collector_write_normal(rec);
+}
+
 /* Write a REGION_BEGIN/END/MARK/ERROR or SAMPLING record into the calling thread's ring. */
 static void write_region(uint16_t type, uint16_t flags, uint32_t id, uint32_t depth,
                          uint16_t source, uint64_t time_ns)
@@ -176,7 +186,7 @@ static void write_region(uint16_t type, uint16_t flags, uint32_t id, uint32_t de
         .time_ns = time_ns,
     };
 
-    collector_write_normal(&rec);
+    region_write(&rec);
 }
 
 /* Make sure the front end knows name id before this thread's records use it. */
@@ -201,7 +211,7 @@ static void announce(uint32_t id)
     u.rec.id = id;
     u.rec.name_len = s->len;
     memcpy(u.bytes + sizeof(u.rec), s->name, s->len);
-    if (collector_write_normal(&u.rec) == 0) /* else: retried at the next use */
+    if (region_write(&u.rec) == 0) /* else: retried at the next use */
         rt.announced[(id - 1) / 64] |= bit;
 }
 
@@ -339,7 +349,7 @@ static void range_stop(uint64_t rid)
         if (!atomic_compare_exchange_strong(&s->range_id, &expect, 0))
             break; /* stopped twice at once: the other stop wins */
         announce(rec.id);
-        collector_write_normal(&rec);
+        region_write(&rec);
         return;
     }
     write_region(ROCSYS_REC_REGION_ERROR, ROCSYS_REGION_ERR_RANGES, 0, 0, ROCSYS_REGION_SRC_ROCTX,

@@ -128,6 +128,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         c0 = collector_now_ns();
     if (!ts->ring.ctl && collector_thread_claim_late(ts) != 0) {
         /* every ring is taken (the front end is behind): a counted drop */
+        ts->lost_no_ring = 1;
         atomic_fetch_add_explicit(&collector_g.transport.hdr->dropped_no_ring, 1,
                                   memory_order_relaxed);
         ts->busy = 0;

@@ -159,7 +159,11 @@ void collector_thread_end(void)
         ts->busy = 1;
         if (collector_thread_claim_late(ts) != 0)
             atomic_fetch_add(&collector_g.transport.hdr->threads_no_ring, 1);
+        else if (ts->lost_no_ring) /* it got one late: what came before is lost */
+            atomic_fetch_add(&collector_g.transport.hdr->threads_no_ring, 1);
         ts->busy = 0;
+    } else if (ts->lost_no_ring && collector_g.enabled) {
+        atomic_fetch_add(&collector_g.transport.hdr->threads_no_ring, 1);
     }
     if (ts->ring.ctl) {
         send_thread_record(ROCSYS_REC_THREAD_EXIT);
