@@ -93,12 +93,14 @@ run threads "$UR" threads 1000
 sum=$(regions_rows threads | awk '{n=$0; for (k=0; k<9; k++) sub(/^ *[^ ]+ +/, "", n); if (n=="worker item") c+=$1} END{print c+0}')
 rows=$(regions_rows threads | grep -c ' worker item$' || true)
 lost=$(grep -Eo 'unsampled threads [0-9]+' "$WORK/threads.last" | grep -Eo '[0-9]+$')
-# every thread's region is counted on its own row, or the thread is counted as unsampled (all
-# rings taken on a loaded machine); none vanishes silently
-check "threads: $sum instances + ${lost:-?} unsampled threads = 1000" test "$((sum + ${lost:-999}))" -eq 1000
+# every thread's region is counted on its own row, or the thread is counted as unsampled (it
+# lost samples or records because all rings were taken, on a loaded machine; such a thread may
+# still have its region, claimed late); none vanishes silently, none is counted twice
+check "threads: at most 1000 instances ($sum)" test "$sum" -le 1000
+check "threads: $sum instances + ${lost:-?} unsampled threads >= 1000" test "$((sum + ${lost:-999}))" -ge 1000
 check "threads: one row per thread ($rows)" test "$rows" -eq "$sum"
 check "threads: no region left open" grep -q "0 open, 0 closed at exit" "$WORK/threads.last"
-if [ "$((sum + ${lost:-999}))" -ne 1000 ] || [ "$rows" -ne "$sum" ]; then # for a diagnosis
+if [ "$((sum + ${lost:-999}))" -lt 1000 ] || [ "$sum" -gt 1000 ] || [ "$rows" -ne "$sum" ]; then
     echo "--- threads: status and regions header of the last frame:"
     grep -E 'samples [0-9]+|^== Regions' "$WORK/threads.last" || true
     echo "--- session.json counters:"
