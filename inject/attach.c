@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -77,17 +76,6 @@ struct attach {
     uint64_t start_cpu_ns;
 };
 
-/* User + system CPU time of this process, in nanoseconds. */
-static uint64_t own_cpu_ns(void)
-{
-    struct rusage ru;
-
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0;
-    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
-           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-}
-
 /* The recording directory and its writers (no output.log: there is no target output). */
 static int open_recording(struct attach *a, char *err, size_t errlen)
 {
@@ -119,7 +107,7 @@ static void attach_refresh(struct attach *a)
     inject_gpu_record(a->gpu, a->rec);
     if (now > ms->start_ns)
         ms->frontend_cpu_pct =
-            100.0 * (double)(own_cpu_ns() - a->start_cpu_ns) / (double)(now - ms->start_ns);
+            100.0 * (double)(model_self_cpu_ns() - a->start_cpu_ns) / (double)(now - ms->start_ns);
     a->refreshes++;
     if (a->headless) {
         if (isatty(STDERR_FILENO))
@@ -223,7 +211,7 @@ int inject_attach_gpu(const struct inject_options *o)
         goto out;
     }
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
-    a.start_cpu_ns = own_cpu_ns();
+    a.start_cpu_ns = model_self_cpu_ns();
     a.gpu = inject_gpu_start(o);
     ms->gpu = a.gpu;
     if (!a.batch && !a.headless) {

@@ -429,17 +429,6 @@ static double cost_quantile(const struct session *s, double q)
     return 0;
 }
 
-/* User + system CPU time of rocsys-top itself, in nanoseconds. */
-static uint64_t self_cpu_ns(void)
-{
-    struct rusage ru;
-
-    if (getrusage(RUSAGE_SELF, &ru) != 0)
-        return 0;
-    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
-           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-}
-
 /* Update the session facts the views show: counts, drops, the collector's cost. */
 static void update_stats(struct session *s)
 {
@@ -467,7 +456,8 @@ static void update_stats(struct session *s)
     ms->sample_cost_p99_ns = cost_quantile(s, 0.99);
     uint64_t wall = model_clock_ns(CLOCK_MONOTONIC) - ms->start_ns;
     if (wall > 0)
-        ms->frontend_cpu_pct = 100.0 * (double)(self_cpu_ns() - s->start_cpu_ns) / (double)wall;
+        ms->frontend_cpu_pct =
+            100.0 * (double)(model_self_cpu_ns() - s->start_cpu_ns) / (double)wall;
     /* the notice says what keeps samples from being taken, derived from the facts of now */
     if (s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 && ms->samples == 0)
         snprintf(ms->notice, sizeof(ms->notice),
@@ -1059,7 +1049,7 @@ int inject_session_run(const struct inject_options *o)
     env_extra[1] = NULL;
 
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
-    s.start_cpu_ns = self_cpu_ns();
+    s.start_cpu_ns = model_self_cpu_ns();
     rc = inject_spawn(o, &prog, collector, env_extra, &s.target, err, sizeof(err));
     if (rc != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);

@@ -14,9 +14,14 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* Grow the array at *pp (pp: the address of an array pointer) of *cap elements of elem bytes
+ * so that it holds need, doubling from 16. */
+void xgrow(void *pp, size_t *cap, size_t need, size_t elem);
 char *xstrdup(const char *s);
 /* Clock c in nanoseconds (CLOCK_MONOTONIC is the session's clock). */
 uint64_t model_clock_ns(clockid_t c);
+/* User + system CPU time of this process (rocsys-top itself) in nanoseconds, 0 if unknown. */
+uint64_t model_self_cpu_ns(void);
 
 /* ---- symbolizer (model/symbolize.c, libdwfl) ---- */
 struct symbolizer;

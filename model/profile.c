@@ -29,17 +29,6 @@ struct addr_entry {
     uint32_t len;
 };
 
-static void grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    *p = xrealloc(*p, n * elem);
-    *cap = n;
-}
-
 struct model *model_new(void)
 {
     struct model *m = xcalloc(1, sizeof(*m));
@@ -120,7 +109,7 @@ void model_proc_start(struct model *m, uint32_t pid, uint32_t ppid, const char *
         free(p->exe);
         free(p->cmdline);
     } else {
-        grow((void **)&m->procs, &m->proc_cap, (size_t)m->nproc + 1, sizeof(*m->procs));
+        xgrow(&m->procs, &m->proc_cap, (size_t)m->nproc + 1, sizeof(*m->procs));
         p = &m->procs[m->nproc++];
         memset(p, 0, sizeof(*p));
         p->pid = pid;
@@ -212,7 +201,7 @@ uint32_t model_thread_get(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
 
     if (*slot != 0 && m->threads[*slot - 1].alive)
         return *slot - 1;
-    grow((void **)&m->threads, &m->thread_cap, (size_t)m->nthreads + 1, sizeof(*m->threads));
+    xgrow(&m->threads, &m->thread_cap, (size_t)m->nthreads + 1, sizeof(*m->threads));
     struct model_thread *t = &m->threads[m->nthreads];
     memset(t, 0, sizeof(*t));
     t->pid = pid;
@@ -283,7 +272,7 @@ static uint32_t func_id(struct model *m, const struct sym_frame *f)
         key = hashmap_mix(key + 1);
         slot = hashmap_slot(&m->func_map, key, 1);
     }
-    grow((void **)&m->funcs, &m->func_cap, (size_t)m->nfuncs + 1, sizeof(*m->funcs));
+    xgrow(&m->funcs, &m->func_cap, (size_t)m->nfuncs + 1, sizeof(*m->funcs));
     struct model_func *e = &m->funcs[m->nfuncs];
     e->name = f->function;
     e->module = f->module;
@@ -319,9 +308,8 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
         fr[0].module = unknown_name;
         n = 1;
     }
-    grow((void **)&m->addrs, &m->addr_cap, m->naddrs + 1, sizeof(*m->addrs));
-    grow((void **)&m->addr_funcs, &m->addr_funcs_cap, m->naddr_funcs + (size_t)n,
-         sizeof(*m->addr_funcs));
+    xgrow(&m->addrs, &m->addr_cap, m->naddrs + 1, sizeof(*m->addrs));
+    xgrow(&m->addr_funcs, &m->addr_funcs_cap, m->naddr_funcs + (size_t)n, sizeof(*m->addr_funcs));
     struct addr_entry *a = &m->addrs[m->naddrs];
     a->off = (uint32_t)m->naddr_funcs;
     a->len = (uint32_t)n;
@@ -355,8 +343,8 @@ static uint32_t stack_intern(struct model *m, uint32_t thread, const uint32_t *s
             memcmp(&m->seq[s->off], seq, len * sizeof(*seq)) == 0)
             return id;
     }
-    grow((void **)&m->stacks, &m->stack_cap, m->nstacks + 1, sizeof(*m->stacks));
-    grow((void **)&m->seq, &m->seq_cap, m->nseq + len, sizeof(*m->seq));
+    xgrow(&m->stacks, &m->stack_cap, m->nstacks + 1, sizeof(*m->stacks));
+    xgrow(&m->seq, &m->seq_cap, m->nseq + len, sizeof(*m->seq));
     id = (uint32_t)m->nstacks++;
     struct stack *s = &m->stacks[id];
     s->thread = thread;
@@ -403,7 +391,7 @@ static void count_sample(struct model *m, uint32_t id, uint32_t weight)
         b->ids[b->n - 1].weight += weight;
         return;
     }
-    grow((void **)&b->ids, &b->cap, b->n + 1, sizeof(*b->ids));
+    xgrow(&b->ids, &b->cap, b->n + 1, sizeof(*b->ids));
     b->ids[b->n].id = id;
     b->ids[b->n].weight = weight;
     b->n++;
@@ -454,7 +442,7 @@ static const char *name_intern(struct model *m, const char *name)
     }
     if (*slot)
         return m->names[*slot - 1];
-    grow((void **)&m->names, &m->names_cap, m->nnames + 1, sizeof(*m->names));
+    xgrow(&m->names, &m->names_cap, m->nnames + 1, sizeof(*m->names));
     m->names[m->nnames] = xstrdup(name);
     *slot = (uint32_t)++m->nnames;
     return m->names[m->nnames - 1];
@@ -577,7 +565,7 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
     struct hashmap children = {0};
     size_t cap = 0;
 
-    grow((void **)&t->nodes, &cap, 1, sizeof(*t->nodes));
+    xgrow(&t->nodes, &cap, 1, sizeof(*t->nodes));
     t->nodes[0] = (struct model_node){.func = -1,
                                       .parent = -1,
                                       .first_child = -1,
@@ -597,7 +585,7 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
             uint64_t key = hashmap_mix(((uint64_t)(uint32_t)node << 32) ^ fn);
             uint32_t *slot = hashmap_slot(&children, key, 1);
             if (*slot == 0) {
-                grow((void **)&t->nodes, &cap, (size_t)t->count + 1, sizeof(*t->nodes));
+                xgrow(&t->nodes, &cap, (size_t)t->count + 1, sizeof(*t->nodes));
                 struct model_node *p = &t->nodes[node];
                 struct model_node *n = &t->nodes[t->count];
                 n->func = (int)fn;

@@ -51,17 +51,6 @@ struct model_regions {
 
 static const char region_module[] = "[region]";
 
-static void grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    *p = xrealloc(*p, n * elem);
-    *cap = n;
-}
-
 /* The model's region state, created on first use. */
 static struct model_regions *regions(struct model *m)
 {
@@ -108,7 +97,7 @@ static uint32_t str_intern(struct model_regions *r, const char *name)
         key = hashmap_mix(key + 1); /* a collision of hashes: probe the next key */
         slot = hashmap_slot(&r->str_map, key, 1);
     }
-    grow((void **)&r->strs, &r->str_cap, r->nstrs + 1, sizeof(*r->strs));
+    xgrow(&r->strs, &r->str_cap, r->nstrs + 1, sizeof(*r->strs));
     struct region_str *s = &r->strs[r->nstrs];
     size_t len = strlen(name);
     s->name = xstrdup(name);
@@ -170,7 +159,7 @@ static struct region_thread *thread_of(struct model_regions *r, uint32_t pid, ui
     uint32_t *slot = hashmap_slot(&r->thread_map, key, 1);
 
     if (*slot == 0) {
-        grow((void **)&r->threads, &r->thread_cap, r->nthreads + 1, sizeof(*r->threads));
+        xgrow(&r->threads, &r->thread_cap, r->nthreads + 1, sizeof(*r->threads));
         memset(&r->threads[r->nthreads], 0, sizeof(r->threads[0]));
         r->threads[r->nthreads].pid = pid;
         r->threads[r->nthreads].tid = tid;
@@ -186,7 +175,7 @@ static uint32_t stats_of(struct model_regions *r, uint32_t thread, uint32_t str)
     uint32_t *slot = hashmap_slot(&r->stats_map, key, 1);
 
     if (*slot == 0) {
-        grow((void **)&r->stats, &r->stats_cap, r->nstats + 1, sizeof(*r->stats));
+        xgrow(&r->stats, &r->stats_cap, r->nstats + 1, sizeof(*r->stats));
         struct model_region_stats *s = &r->stats[r->nstats];
         memset(s, 0, sizeof(*s));
         s->name = r->strs[str].name;
@@ -256,7 +245,7 @@ void model_region_begin(struct model *m, uint32_t pid, uint32_t tid, uint32_t id
     /* a BEGIN at a level that is open already: the END of the open one was lost */
     while (t->n && t->stack[t->n - 1].depth >= depth)
         complete_top(r, t, time_ns, 0);
-    grow((void **)&t->stack, &t->cap, t->n + 1, sizeof(*t->stack));
+    xgrow(&t->stack, &t->cap, t->n + 1, sizeof(*t->stack));
     t->stack[t->n] = (struct open_region){
         .id = id, .depth = depth, .begin_ns = time_ns, .stats = stats_of(r, thread, str)};
     r->stats[t->stack[t->n].stats].open++;

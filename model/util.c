@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* Print a one-line message and abort: the front end cannot go on without memory. */
 static void out_of_memory(size_t n)
@@ -36,11 +37,32 @@ void *xrealloc(void *p, size_t n)
     return q;
 }
 
+void xgrow(void *pp, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    *(void **)pp = xrealloc(*(void **)pp, n * elem);
+    *cap = n;
+}
+
 uint64_t model_clock_ns(clockid_t c)
 {
     struct timespec ts;
     clock_gettime(c, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t model_self_cpu_ns(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
 }
 
 char *xstrdup(const char *s)

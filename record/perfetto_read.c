@@ -224,21 +224,9 @@ __attribute__((format(printf, 2, 3))) static void violation(struct reader *r, co
     }
 }
 
-/* Grow array *p of *cap elements of size sz to hold n. */
-static void grow(void *p, size_t *cap, size_t n, size_t sz)
-{
-    if (n <= *cap)
-        return;
-    size_t c = *cap ? *cap * 2 : 16;
-    while (c < n)
-        c *= 2;
-    *(void **)p = xrealloc(*(void **)p, c * sz);
-    *cap = c;
-}
-
 static uint64_t add_str(struct reader *r, const uint8_t *p, size_t n)
 {
-    grow(&r->strs, &r->capstrs, r->nstrs + 1, sizeof(*r->strs));
+    xgrow(&r->strs, &r->capstrs, r->nstrs + 1, sizeof(*r->strs));
     char *s = xmalloc(n + 1);
     memcpy(s, p, n);
     s[n] = '\0';
@@ -256,7 +244,7 @@ static char *dup_bytes(const uint8_t *p, size_t n)
 
 static void pool_push(struct reader *r, uint64_t v)
 {
-    grow(&r->pool, &r->cappool, r->npool + 1, sizeof(*r->pool));
+    xgrow(&r->pool, &r->cappool, r->npool + 1, sizeof(*r->pool));
     r->pool[r->npool++] = v;
 }
 
@@ -324,7 +312,7 @@ static int parse_interned_entry(struct reader *r, uint32_t kind, uint64_t gen, c
         return 0;
     }
     if (kind == K_FRAME) {
-        grow(&r->frames, &r->capframes, r->nframes + 1, sizeof(*r->frames));
+        xgrow(&r->frames, &r->capframes, r->nframes + 1, sizeof(*r->frames));
         r->frames[r->nframes] = fr;
         rmap_put(&r->map, K_FRAME, gen, iid, r->nframes++);
     } else {
@@ -408,7 +396,7 @@ static int parse_named_track(struct reader *r, uint64_t uuid, uint64_t parent, c
         }
         idx = (uint32_t)info;
     } else {
-        grow(&o->tracks, &r->captracks, o->ntracks + 1, sizeof(*o->tracks));
+        xgrow(&o->tracks, &r->captracks, o->ntracks + 1, sizeof(*o->tracks));
         idx = o->ntracks++;
         o->tracks[idx] = (struct perfetto_read_track){.uuid = uuid};
         set_name(&o->tracks[idx].name, NULL, 0);
@@ -463,7 +451,7 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
         }
         key = tv[1] << 32 | (uint32_t)tv[2];
         if (rmap_get(&r->map, K_THREAD, tv[1], tv[2], &idx) < 0) {
-            grow(&o->threads, &r->capthreads, o->nthreads + 1, sizeof(*o->threads));
+            xgrow(&o->threads, &r->capthreads, o->nthreads + 1, sizeof(*o->threads));
             idx = o->nthreads++;
             o->threads[idx] = (struct perfetto_read_thread){(uint32_t)tv[1], (uint32_t)tv[2]};
             set_name(&o->threads[idx].name, NULL, 0);
@@ -481,7 +469,7 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
         }
         key = tv[1] << 32;
         if (rmap_get(&r->map, K_PROC, tv[1], 0, &idx) < 0) {
-            grow(&o->processes, &r->capprocs, o->nprocesses + 1, sizeof(*o->processes));
+            xgrow(&o->processes, &r->capprocs, o->nprocesses + 1, sizeof(*o->processes));
             idx = o->nprocesses++;
             o->processes[idx] = (struct perfetto_read_process){(uint32_t)tv[1]};
             set_name(&o->processes[idx].name, NULL, 0);
@@ -647,7 +635,7 @@ static int64_t resolve_stack(struct reader *r, uint64_t gen, uint64_t cs)
         }
         st.functions[st.n++] = xstrdup(name);
     }
-    grow(&o->stacks, &r->capstacks, o->nstacks + 1, sizeof(*o->stacks));
+    xgrow(&o->stacks, &r->capstacks, o->nstacks + 1, sizeof(*o->stacks));
     o->stacks[o->nstacks] = st;
     rmap_put(&r->map, K_SUMSTACK, gen, cs, o->nstacks);
     return (int64_t)o->nstacks++;
@@ -677,7 +665,7 @@ static int parse_sample(struct reader *r, struct rseq *sq, const uint8_t *p, siz
     if ((st = resolve_stack(r, sq->gen, v[4])) < 0)
         return 0;
     o->threads[ti].samples++;
-    grow(&o->samples, &r->capsamples, o->nsamples + 1, sizeof(*o->samples));
+    xgrow(&o->samples, &r->capsamples, o->nsamples + 1, sizeof(*o->samples));
     struct perfetto_read_sample *s = &o->samples[o->nsamples++];
     s->time_ns = boot;
     s->mono_ns = mono;
@@ -773,7 +761,7 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
             violation(r, "counter value on a non-counter track or without a value");
             goto out;
         }
-        grow(&o->counters, &r->capcounters, o->ncounters + 1, sizeof(*o->counters));
+        xgrow(&o->counters, &r->capcounters, o->ncounters + 1, sizeof(*o->counters));
         o->counters[o->ncounters++] = (struct perfetto_read_counter){idx, mono, value};
         goto out;
     }
@@ -797,7 +785,7 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
         violation(r, "track event of unknown type %llu", (unsigned long long)type);
         goto out;
     }
-    grow(&o->slices, &r->capslices, o->nslices + 1, sizeof(*o->slices));
+    xgrow(&o->slices, &r->capslices, o->nslices + 1, sizeof(*o->slices));
     struct perfetto_read_slice *sl = &o->slices[o->nslices];
     *sl = (struct perfetto_read_slice){.track = named ? (int32_t)idx : -1,
                                        .start_ns = mono,
@@ -1065,7 +1053,7 @@ size_t perfetto_read_self_counts(const struct perfetto_summary *s, uint32_t tid,
         for (j = 0; j < n && strcmp(c[j].function, leaf) != 0; j++)
             ;
         if (j == n) {
-            grow(&c, &cap, n + 1, sizeof(*c));
+            xgrow(&c, &cap, n + 1, sizeof(*c));
             c[n++] = (struct perfetto_read_count){leaf, 0};
         }
         c[j].self += per_stack[i];
