@@ -265,35 +265,48 @@ static void feed_event(struct model *m, const struct replay_event *e)
 }
 
 /* Each process's CPU % (mean) and RSS (last, largest) from its "CPU %" and "RSS" counter
- * tracks, over the model's range. */
+ * tracks, over the model's range: one pass over the counters. */
 static void recount_process_metrics(struct replay *r)
 {
     struct model_session *s = model_session(r->m);
+    struct acc {
+        double cpu_sum, rss, peak;
+        uint64_t ncpu, nrss, rss_at;
+    } *acc = xcalloc(r->trace.nprocesses, sizeof(*acc));
+    /* per track: 1 + the index of its process, negative for "RSS", 0 for other tracks */
+    long *owner = xcalloc(r->trace.ntracks, sizeof(*owner));
 
-    for (size_t p = 0; p < r->trace.nprocesses; p++) {
-        uint32_t pid = r->trace.processes[p].pid;
-        double cpu_sum = 0, rss = 0, peak = 0;
-        uint64_t ncpu = 0, nrss = 0, rss_at = 0;
-        for (size_t i = 0; i < r->trace.ncounters; i++) {
-            const struct perfetto_read_counter *c = &r->trace.counters[i];
-            const struct perfetto_read_track *tr = &r->trace.tracks[c->track];
-            if (tr->pid != pid || c->mono_ns < s->range_start_ns || c->mono_ns > s->range_end_ns)
-                continue;
-            if (strcmp(tr->name, "CPU %") == 0) {
-                cpu_sum += c->value;
-                ncpu++;
-            } else if (strcmp(tr->name, "RSS") == 0) {
-                if (!nrss++ || c->mono_ns >= rss_at) {
-                    rss = c->value;
-                    rss_at = c->mono_ns;
-                }
-                peak = c->value > peak ? c->value : peak;
-            }
-        }
-        if (ncpu || nrss)
-            model_proc_set_recorded(r->m, pid, ncpu ? cpu_sum / (double)ncpu : NAN, (uint64_t)rss,
-                                    (uint64_t)peak);
+    for (size_t t = 0; t < r->trace.ntracks; t++) {
+        const struct perfetto_read_track *tr = &r->trace.tracks[t];
+        int cpu = strcmp(tr->name, "CPU %") == 0, rss = strcmp(tr->name, "RSS") == 0;
+        for (size_t p = 0; (cpu || rss) && p < r->trace.nprocesses; p++)
+            if (tr->pid && tr->pid == r->trace.processes[p].pid)
+                owner[t] = cpu ? (long)p + 1 : -((long)p + 1);
     }
+    for (size_t i = 0; i < r->trace.ncounters; i++) {
+        const struct perfetto_read_counter *c = &r->trace.counters[i];
+        long o = owner[c->track];
+        if (!o || c->mono_ns < s->range_start_ns || c->mono_ns > s->range_end_ns)
+            continue;
+        struct acc *a = &acc[(o > 0 ? o : -o) - 1];
+        if (o > 0) {
+            a->cpu_sum += c->value;
+            a->ncpu++;
+        } else {
+            if (!a->nrss++ || c->mono_ns >= a->rss_at) {
+                a->rss = c->value;
+                a->rss_at = c->mono_ns;
+            }
+            a->peak = c->value > a->peak ? c->value : a->peak;
+        }
+    }
+    for (size_t p = 0; p < r->trace.nprocesses; p++)
+        if (acc[p].ncpu || acc[p].nrss)
+            model_proc_set_recorded(r->m, r->trace.processes[p].pid,
+                                    acc[p].ncpu ? acc[p].cpu_sum / (double)acc[p].ncpu : NAN,
+                                    (uint64_t)acc[p].rss, (uint64_t)acc[p].peak);
+    free(owner);
+    free(acc);
 }
 
 /* Count the samples, slices, marks and GPU readings inside the model's range (the whole run
