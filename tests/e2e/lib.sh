@@ -5,7 +5,9 @@ set -euo pipefail
 TP="$ROCSYS_PROGRAMS"
 TMUX_SOCKET="rocsys-e2e-$$" # one tmux server per test run
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-e2e.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# e2e_cleanup: stop this run's tmux server (if any) and remove the work directory
+e2e_cleanup() { tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; rm -rf "$WORK"; }
+trap e2e_cleanup EXIT
 failures=0
 passes=0
 
@@ -34,11 +36,15 @@ hot_incl() {
 within() { awk -v v="$1" -v e="$2" -v t="$3" 'BEGIN{d=v-e; if(d<0)d=-d; exit !(v!="" && d<=t)}'; }
 
 # Run rocsys-top in tmux: tmux_start SESSION COLS ROWS CMD...; the exit status lands in
-# $WORK/SESSION.rc when the command ends.
+# $WORK/SESSION.rc when the command ends. A session that only sleeps keeps the server up for the
+# whole run: a tmux server exits when its last session is killed, and a new-session racing that
+# exit fails with "server exited unexpectedly" (tmux does not synchronise the two).
 tmux_start() {
     local s=$1 cols=$2 rows=$3; shift 3
     local cmd
     printf -v cmd '%q ' "$@"
+    tmux -L "$TMUX_SOCKET" has-session -t =keepalive 2>/dev/null ||
+        tmux -L "$TMUX_SOCKET" new-session -d -s keepalive "sleep 900"
     tmux -L "$TMUX_SOCKET" new-session -d -s "$s" -x "$cols" -y "$rows" \
         "env TERM=xterm-256color LANG=C.UTF-8 $cmd; echo \$? > $WORK/$s.rc; sleep 600"
 }

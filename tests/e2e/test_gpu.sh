@@ -20,7 +20,7 @@ mount -t tmpfs none /sys/class
 # ROCm SMI keeps a process-shared mutex per card in /dev/shm (rocm_smi_card0, ...): a private
 # /dev/shm keeps this test's fabricated card0 apart from every other process's card0
 mount -t tmpfs none /dev/shm
-trap 'tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; e2e_cleanup' EXIT
 GS="bash $(dirname "$0")/gpu_sysfs.sh"
 if ! grep -q librocm_smi64 <<< "$(ldconfig -p)" && [ -z "${ROCSYS_ROCM_SMI:-}" ]; then
     skip "librocm_smi64 is not installed (scripts/deps installs librocm-smi64-1)"

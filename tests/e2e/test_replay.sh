@@ -67,7 +67,6 @@ check "truncated trace: phase_one shown" grep -qw phase_one "$WORK/cut.txt"
 
 # the TUI: w narrows to a window at the start (phase one), ] moves it along the run
 if command -v tmux >/dev/null; then
-    trap 'tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
     S=replay
     tmux_start $S 120 40 "$ROCSYS_TOP" --replay "$D"
     tmux_keys $S 2

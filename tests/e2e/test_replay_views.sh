@@ -150,7 +150,6 @@ check "regions nest: 20 marks replayed" grep -q 'marks 20,' "$WORK/reg-nest.txt"
 
 # ---- the TUI: the Kernels view of the replayed harness run ----
 if command -v tmux > /dev/null; then
-    trap 'tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
     S=kern
     tmux_start $S 160 40 "$ROCSYS_TOP" --replay "$WORK/hsa"
     tmux_keys $S 7

@@ -5,7 +5,6 @@
 # q to quit with the target's exit status; a crashing target leaves the TUI usable.
 source "$(dirname "$0")/lib.sh"
 command -v tmux >/dev/null || skip "tmux is not installed"
-trap 'tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 S=demo
 tmux_start $S 150 45 "$ROCSYS_TOP" -d 5 --cpu-timer perf -- "$ROCSYS_DEMO" --seconds 6
