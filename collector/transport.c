@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #define WAIT_SLICE_NS 10000000ull /* a waiting producer re-checks its ring at least this often */
+#define DRAIN_RELEASE_RECORDS 256  /* a drain returns room to the producer this often */
 
 _Static_assert(offsetof(struct rocsys_ring_ctl, head) == 64, "ring cursors on their own lines");
 _Static_assert(sizeof(struct rocsys_shm_header) == 120, "header size is part of the layout");
@@ -356,6 +357,18 @@ int transport_wait_room(struct transport_ring *r, const struct rocsys_ring_ctl *
     return wait_loop(&g, max_wait_ns) == 0 ? 0 : -ETIMEDOUT;
 }
 
+/* Consumer: give the room up to tail back to ring c's producer while a drain is under way, and
+ * wake producers waiting for room (a pass over many full rings can take longer than a producer
+ * may wait, so room is returned every DRAIN_RELEASE_RECORDS, not only at the end of a pass). */
+static void drain_release(struct transport *t, struct rocsys_ring_ctl *c, uint64_t tail)
+{
+    atomic_store_explicit(&c->tail, tail, memory_order_release);
+    if (atomic_load(&t->hdr->space_waiters)) {
+        atomic_fetch_add(&t->hdr->drain_seq, 1);
+        futex_op(&t->hdr->drain_seq, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
 size_t transport_drain_ring(struct transport *t, uint32_t i, transport_record_fn fn, void *ctx)
 {
     struct rocsys_ring_ctl *c = &t->rings[i];
@@ -392,6 +405,8 @@ size_t transport_drain_ring(struct transport *t, uint32_t i, transport_record_fn
             n++;
         }
         tail += h.size;
+        if (n % DRAIN_RELEASE_RECORDS == 0 && h.type != ROCSYS_REC_PAD)
+            drain_release(t, c, tail);
     }
     atomic_store_explicit(&c->tail, tail, memory_order_release);
     return n;

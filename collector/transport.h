@@ -70,7 +70,9 @@ void transport_ring_doorbell(struct rocsys_shm_header *hdr);
 /* Consumer callback for one record; ctl identifies the ring (pid, tid, instance). */
 typedef void (*transport_record_fn)(void *ctx, const struct rocsys_ring_ctl *ctl,
                                     const struct rocsys_rec_header *rec);
-/* Consumer: deliver every committed record of ring i to fn, in order; returns records read. */
+/* Consumer: deliver every committed record of ring i to fn, in order; returns records read. Room
+ * is returned to the producer (and waiting producers woken) every 256 records, not only at the
+ * end. */
 size_t transport_drain_ring(struct transport *t, uint32_t i, transport_record_fn fn, void *ctx);
 /* Consumer: mark ring i free after its owner released it (or died) and it was drained. */
 void transport_free_ring(struct transport *t, uint32_t i);

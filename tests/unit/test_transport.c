@@ -81,6 +81,11 @@ static void on_rec(void *ctx, const struct rocsys_ring_ctl *ctl, const struct ro
     st->next_seq[rec->producer]++;
 }
 
+/* The ring being drained, and what the producer could see of it at the 300th record. */
+static const struct rocsys_ring_ctl *observed_ctl;
+static uint64_t tail_at_300;
+static uint32_t drain_seq_at_300;
+
 /* GPU ring consumer callback: records in order (seq 0, 7, 14, ...). */
 static void on_rec_gpu(void *ctx, const struct rocsys_ring_ctl *ctl,
                        const struct rocsys_rec_header *h)
@@ -91,6 +96,10 @@ static void on_rec_gpu(void *ctx, const struct rocsys_ring_ctl *ctl,
     (void)ctl;
     if (rec->seq != st->total * 7)
         st->bad++;
+    if (st->total == 300 && observed_ctl) {
+        tail_at_300 = atomic_load(&observed_ctl->tail);
+        drain_seq_at_300 = atomic_load(&consumer.hdr->drain_seq);
+    }
     st->total++;
 }
 
@@ -206,8 +215,19 @@ int main(void)
     memset(&gst, 0, sizeof(gst));
     uint32_t gidx = (uint32_t)(gpu[0].ctl - producers_view.rings);
     CHECK(gidx >= 16 && gidx < 18);
+    /* a producer is waiting for room: the drain hands room back and wakes it every 256 records,
+     * not only at the end (a pass over many full rings can outlast the producer's wait) */
+    uint32_t seq0 = atomic_load(&consumer.hdr->drain_seq);
+    observed_ctl = &consumer.rings[gidx];
+    atomic_store(&consumer.hdr->space_waiters, 1);
     CHECK(transport_drain_ring(&consumer, gidx, on_rec_gpu, &gst) == (size_t)gwritten);
+    atomic_store(&consumer.hdr->space_waiters, 0);
+    observed_ctl = NULL;
     CHECK(gst.bad == 0);
+    CHECK_MSG(tail_at_300 == 256 * 16, "room handed back during the drain: tail %llu at record 300",
+              (unsigned long long)tail_at_300);
+    CHECK_MSG(drain_seq_at_300 == seq0 + 1, "waiting producer woken during the drain: %u -> %u",
+              seq0, drain_seq_at_300);
 
     /* oversized and malformed records are refused */
     struct test_rec big;
