@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WAIT_SLICE_NS 10000000ull /* a waiting producer re-checks its ring at least this often */
-#define DRAIN_RELEASE_RECORDS 256  /* a drain returns room to the producer this often */
+#define WAIT_SLICE_NS         10000000ull /* a waiting producer re-checks its ring at least this often */
+#define DRAIN_RELEASE_RECORDS 256         /* a drain returns room to the producer this often */
 
 _Static_assert(offsetof(struct rocsys_ring_ctl, head) == 64, "ring cursors on their own lines");
 _Static_assert(sizeof(struct rocsys_shm_header) == 120, "header size is part of the layout");
