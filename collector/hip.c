@@ -86,6 +86,8 @@ int collector_write_any(const void *rec)
             ts->lost_no_ring = 1;
             atomic_fetch_add_explicit(&collector_g.transport.hdr->dropped_no_ring, 1,
                                       memory_order_relaxed);
+            atomic_fetch_add_explicit(&collector_g.transport.hdr->records_no_ring, 1,
+                                      memory_order_relaxed);
             return rc;
         }
     }

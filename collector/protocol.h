@@ -34,7 +34,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 2
+#define ROCSYS_PROTOCOL_VERSION 3
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -81,9 +81,10 @@ struct rocsys_shm_header {
     _Atomic uint32_t space_waiters;    /* producers waiting for room right now */
     _Atomic uint32_t stalled_seq;      /* drain_seq + 1 when a wait for room timed out (0: none) */
     _Atomic uint32_t consumer_gone;    /* 1: the front end drains no more: never wait */
-    uint32_t gpu_ring_count; /* rings for GPU records, after the ring_count thread rings */
-    uint32_t gpu_ring_bytes; /* size of each of their data areas, a power of two */
-    uint64_t reserved[4];
+    uint32_t gpu_ring_count;          /* rings for GPU records, after the ring_count thread rings */
+    uint32_t gpu_ring_bytes;          /* size of each of their data areas, a power of two */
+    _Atomic uint64_t records_no_ring; /* of dropped_no_ring, records (events), not samples */
+    uint64_t reserved[3];
 };
 
 /* Control block of one ring: producer and consumer cursors on separate cache lines. */

@@ -647,6 +647,7 @@ static void load_model(struct replay *r, const char *dir)
     s->mode = strcmp(text, "wall") == 0 ? "wall" : "cpu";
     s->freq_hz = (int)json_get_number(r->json, "freq_hz", 0);
     s->dropped = (uint64_t)json_get_number(r->json, "dropped", 0);
+    s->dropped_events = (uint64_t)json_get_number(r->json, "dropped_events", 0);
     s->start_ns = t0;
     s->end_ns = t1 + 1;
     s->target_done = 1;

@@ -72,6 +72,7 @@ struct session {
     char *files[16];      /* the recording's files, for session.json */
     int refreshes;
     uint64_t acc_dropped, acc_cost_ns, acc_cost_n; /* from rings already freed */
+    uint64_t acc_dropped_events;                   /* of acc_dropped: records, not samples */
     uint64_t acc_waits, acc_waited_ns;             /* from rings already freed */
     uint64_t waits, waited_ns; /* producers that waited for room, and how long (all rings) */
     int bell_fd;               /* eventfd: the doorbell thread saw a ring pass half full */
@@ -371,6 +372,7 @@ static int ring_orphaned(const struct session *s, const struct rocsys_ring_ctl *
 static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
 {
     s->acc_dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
+    s->acc_dropped_events += atomic_load(&c->dropped_records);
     s->acc_cost_ns += atomic_load(&c->sample_cost_ns);
     s->acc_cost_n += atomic_load(&c->cost_measured);
     s->acc_waits += atomic_load(&c->waits);
@@ -434,6 +436,7 @@ static void update_stats(struct session *s)
 {
     struct model_session *ms = model_session(s->m);
     uint64_t dropped = s->acc_dropped, cost = s->acc_cost_ns, cost_n = s->acc_cost_n;
+    uint64_t dropped_events = s->acc_dropped_events;
 
     s->waits = s->acc_waits;
     s->waited_ns = s->acc_waited_ns;
@@ -443,13 +446,16 @@ static void update_stats(struct session *s)
         if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
             continue;
         dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
+        dropped_events += atomic_load(&c->dropped_records);
         cost += atomic_load(&c->sample_cost_ns);
         cost_n += atomic_load(&c->cost_measured);
         s->waits += atomic_load(&c->waits);
         s->waited_ns += atomic_load(&c->waited_ns);
     }
     dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
+    dropped_events += atomic_load(&s->tr.hdr->records_no_ring);
     ms->dropped = dropped;
+    ms->dropped_events = dropped_events;
     ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);
     ms->sample_cost_avg_ns = cost_n ? (double)cost / (double)cost_n : 0;
     ms->sample_cost_median_ns = cost_quantile(s, 0.5);

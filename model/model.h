@@ -164,10 +164,12 @@ struct model_session {
     char output_log[2048]; /* path of the file that keeps the target's full output */
     char notice[256];      /* one-line warning for the user (e.g. static binary), "" if none */
     uint64_t samples;      /* sampling periods counted (a sample may stand for several) */
-    uint64_t dropped;      /* lost in transport (ring full, no ring) */
-    uint64_t threads_unsampled;   /* threads that ended without ever getting a ring */
-    double sample_cost_avg_ns;    /* collector's handler CPU time per sample, mean (measured on one
-                                     sample in 16, on the thread's CPU clock) */
+    uint64_t dropped;      /* lost in transport (ring full, no ring): samples and events */
+    uint64_t dropped_events;    /* of those, events (HIP calls, dispatches, copies, regions, names);
+                                   the rest are CPU samples */
+    uint64_t threads_unsampled; /* threads that ended without ever getting a ring */
+    double sample_cost_avg_ns;  /* collector's handler CPU time per sample, mean (measured on one
+                                   sample in 16, on the thread's CPU clock) */
     double sample_cost_median_ns; /* the same, median */
     double sample_cost_p99_ns;    /* the same, 99th percentile */
     double frontend_cpu_pct;      /* rocsys-top's own CPU use since the start, % of one core */

@@ -3,11 +3,11 @@
  * File format: one JSON object: tool, version, protocol, command (argv array), host, pid
  * (the launched target), processes [{pid, ppid, exe, status}], start_time / end_time (UTC,
  * ISO 8601), duration_s, exit_status (the target's: code, or 128+signal), status (text),
- * ended_by (why the session ended), sampling {mode, freq_hz, timer}, samples, dropped,
- * unsampled_threads, threads, gpus [{index, pci, name}] (the GPUs monitored; empty when none
- * could be read, gpu_status then says why), files (every file
- * of the recording). Written last, when the session ends; its presence marks a complete
- * recording. */
+ * ended_by (why the session ended), sampling {mode, freq_hz, timer}, samples, dropped (samples
+ * and events), dropped_events (HIP calls, dispatches, copies, regions, names), unsampled_threads,
+ * threads, gpus [{index, pci, name}] (the GPUs monitored; empty when none could be read, gpu_status
+ * then says why), files (every file of the recording). Written last, when the session ends; its
+ * presence marks a complete recording. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,10 +154,11 @@ static void session_close(struct record_writer *w, struct model *m, const struct
     fprintf(f, ", \"freq_hz\": %d, \"timer\": ", s->freq_hz);
     json_str(f, s->timer);
     fprintf(f,
-            "},\n  \"samples\": %llu,\n  \"dropped\": %llu,\n  \"unsampled_threads\": %llu,"
-            "\n  \"threads\": %d,",
+            "},\n  \"samples\": %llu,\n  \"dropped\": %llu,\n  \"dropped_events\": %llu,"
+            "\n  \"unsampled_threads\": %llu,\n  \"threads\": %d,",
             (unsigned long long)s->samples, (unsigned long long)s->dropped,
-            (unsigned long long)s->threads_unsampled, model_thread_count(m));
+            (unsigned long long)s->dropped_events, (unsigned long long)s->threads_unsampled,
+            model_thread_count(m));
     json_gpus(f, s->gpu);
     fprintf(f, ",\n  \"files\": [");
     for (int i = 0; end && end->files && end->files[i]; i++) {

@@ -70,21 +70,23 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
             s->status_text[0] ? s->status_text : "starting", target);
     if (s->replay) /* what was recorded, and the part of the run counted */
         fprintf(out,
-                "mode %s %d Hz  samples %llu  dropped %llu  stacks %zu  range %.3f-%.3f s of "
-                "%.3f s\n",
+                "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  stacks %zu  range "
+                "%.3f-%.3f s of %.3f s\n",
                 s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
-                (unsigned long long)s->dropped, model_distinct_stacks(m),
-                (double)(s->range_start_ns - s->start_ns) / 1e9,
+                (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
+                model_distinct_stacks(m), (double)(s->range_start_ns - s->start_ns) / 1e9,
                 (double)(s->range_end_ns - s->start_ns) / 1e9, elapsed);
     else
         fprintf(
             out,
-            "mode %s %d Hz  samples %llu  dropped %llu  unsampled threads %llu  sample cost %.0f "
-            "ns  (p99 %.0f ns, mean %.0f ns)  stacks %zu  front end %.1f%% cpu  timer %s\n",
+            "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  unsampled threads %llu  "
+            "sample cost %.0f ns  (p99 %.0f ns, mean %.0f ns)  stacks %zu  front end %.1f%% cpu  "
+            "timer %s\n",
             s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
-            (unsigned long long)s->dropped, (unsigned long long)s->threads_unsampled,
-            s->sample_cost_median_ns, s->sample_cost_p99_ns, s->sample_cost_avg_ns,
-            model_distinct_stacks(m), s->frontend_cpu_pct, s->timer ? s->timer : "?");
+            (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
+            (unsigned long long)s->threads_unsampled, s->sample_cost_median_ns,
+            s->sample_cost_p99_ns, s->sample_cost_avg_ns, model_distinct_stacks(m),
+            s->frontend_cpu_pct, s->timer ? s->timer : "?");
     for (int pass = 0; pass < 2; pass++) /* the root target first */
         for (int i = 0; i < nproc; i++) {
             const struct model_process *p = model_process_at(m, i);

@@ -365,6 +365,12 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
         seg(t, y, &x, w, lab, "  dropped ");
         seg(t, y, &x, w, tui_style(t, s->dropped ? TUI_S_BAD : TUI_S_VALUE), "%llu",
             (unsigned long long)s->dropped);
+        if (s->dropped_events) {
+            seg(t, y, &x, w, lab, " (events ");
+            seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "%llu",
+                (unsigned long long)s->dropped_events);
+            seg(t, y, &x, w, lab, ")");
+        }
         if (s->threads_unsampled) {
             seg(t, y, &x, w, lab, "  unsampled threads ");
             seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "%llu",
