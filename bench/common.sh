@@ -7,6 +7,28 @@ die() {
     exit 1
 }
 
+# bench_args ARGS MIN MAX "$@": the command line every benchmark takes, BUILD_DIR first.
+# -h/--help prints the script's header comment; a wrong argument count prints "usage: SCRIPT
+# ARGS" (both exit 2). Sets build to BUILD_DIR's absolute path (dies when it is not one).
+bench_args() {
+    local args=$1 min=$2 max=$3
+    shift 3
+    if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+        awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
+        exit 2
+    fi
+    if (($# < min || $# > max)); then
+        echo "usage: $0 $args" >&2
+        exit 2
+    fi
+    build=$(cd "$1" 2>/dev/null && pwd) || die "no such build directory: $1"
+}
+
+# positive_int NAME VALUE: die unless VALUE is a whole number >= 1.
+positive_int() {
+    [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 must be a whole number >= 1 (got '$2')"
+}
+
 # Print a note on stderr.
 note() {
     echo "$(basename "$0"): $*" >&2

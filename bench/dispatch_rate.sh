@@ -26,11 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
 
-if [[ $# -lt 1 || $# -gt 2 || $1 == -h || $1 == --help ]]; then
-    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
-    exit 2
-fi
-build=$(cd "$1" && pwd)
+bench_args "BUILD_DIR [BEFORE_BUILD_DIR]" 1 2 "$@"
 before=${2:+$(cd "$2" && pwd)}
 ns=${BENCH_NS:-10000 100000 1000000}
 threads=${BENCH_THREADS:-2}

@@ -11,8 +11,10 @@
 # Goals: 1 <= 2 ms, 2 <= 1 %. Prints the numbers (median of RUNS, default 3).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-BUILD=${1:?usage: gpu_refresh.sh BUILD_DIR [RUNS]}
+bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
+BUILD=$build
 RUNS=${2:-3}
+positive_int RUNS "$RUNS"
 TOP=$BUILD/rocsys-top
 GS="bash $(cd "$(dirname "$0")/.." && pwd)/tests/e2e/gpu_sysfs.sh"
 [[ -x $TOP ]] || die "$TOP not built"

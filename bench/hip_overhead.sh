@@ -19,12 +19,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
 
-if [[ $# -lt 1 || $# -gt 2 || $1 == -h || $1 == --help ]]; then
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
-    exit 2
-fi
-build=$(cd "$1" && pwd)
+bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-5}
+positive_int RUNS "$runs"
 calls=${BENCH_CALLS:-1000000}
 rounds=${BENCH_ROUNDS:-20000}
 top=$build/rocsys-top

@@ -12,12 +12,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
 
-if [[ $# -lt 1 || $1 == -h || $1 == --help ]]; then
-    echo "usage: $0 BUILD_DIR [SHORT_S LONG_S [THREADS]]" >&2
-    exit 2
-fi
-build=$(cd "$1" 2>/dev/null && pwd) || die "no such build directory: $1"
+bench_args "BUILD_DIR [SHORT_S LONG_S [THREADS]]" 1 4 "$@"
 short=${2:-5} long=${3:-20} threads=${4:-16}
+positive_int SHORT_S "$short"
+positive_int LONG_S "$long"
+positive_int THREADS "$threads"
 deep=$(find_program "$build" tp_deep)
 timeit=$(find_program "$build" tp_timeit)
 rocsys_top=$build/rocsys-top

@@ -15,12 +15,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
 
-if [[ $# -lt 1 || $# -gt 2 || $1 == -h || $1 == --help ]]; then
-    echo "usage: $0 BUILD_DIR [RUNS]   (RUNS default 3)" >&2
-    exit 2
-fi
-build=$(cd "$1" 2>/dev/null && pwd) || die "no such build directory: $1"
+bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-3}
+positive_int RUNS "$runs"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$runs'"
 rocsys_top=$build/rocsys-top
 [[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"

@@ -13,12 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
 
-if [[ $# -lt 1 || $1 == -h || $1 == --help ]]; then
-    echo "usage: $0 BUILD_DIR [SECONDS]" >&2
-    exit 2
-fi
-build=$(cd "$1" 2>/dev/null && pwd) || die "no such build directory: $1"
+bench_args "BUILD_DIR [SECONDS]" 1 2 "$@"
 secs=${2:-60}
+positive_int SECONDS "$secs"
 rocsys_top=$build/rocsys-top
 demo=$build/examples/rocsys-demo
 check=$(find_program "$build" rocsys-trace-check)
