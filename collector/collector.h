@@ -120,8 +120,9 @@ uint32_t collector_regions_frames(uint64_t *out, uint32_t room);
 /* hip.c (HIP API interposition) */
 /* Write a record that must not be lost from normal context on any thread: a thread the
  * collector never set up (one not started through our pthread_create, e.g. a runtime's helper)
- * claims a ring first; when the ring is full it waits for the front end to make room, at most
- * COLLECTOR_WAIT_MAX_NS (then the record is a counted drop). Returns 0 or -errno. */
+ * claims a ring first; when the ring is full it waits for the front end to make room: at most
+ * COLLECTOR_WAIT_MAX_NS without a drain pass, 4 x that in all (then the record is a counted
+ * drop). Returns 0 or -errno. */
 int collector_write_any(const void *rec);
 #define COLLECTOR_WAIT_MAX_NS 500000000ull
 /* Write a name record (struct rocsys_rec_name of this type: key -> name, at most

@@ -24,8 +24,11 @@
  * drains at once instead of at its next 50 ms tick; that is async-signal-safe and never blocks.
  * A producer in normal context whose record must not be lost (HIP API, dispatches, copies,
  * names) waits for room when its ring is full: it rings the doorbell and sleeps on drain_seq,
- * which the front end bumps (and wakes) after every drain pass; the wait is bounded, and after
- * one that timed out nobody waits again until the front end drains once more (stalled_seq).
+ * which the front end bumps (and wakes) after every drain pass and every 256 records of a
+ * ring while a producer waits. The wait is bounded: 500 ms without a drain pass marks the front
+ * end stalled (stalled_seq: nobody waits again until it drains once more); a front end that
+ * keeps draining is waited for up to 2 s per record. A submitting thread is held back (at most
+ * 500 ms) while the GPU ring is past 3/4 full; that never marks a stall by itself.
  * The futex words are shared between processes: FUTEX_WAIT/WAKE without FUTEX_PRIVATE_FLAG.
  */
 #ifndef ROCSYS_COLLECTOR_PROTOCOL_H

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #define WAIT_SLICE_NS         10000000ull /* a waiting producer re-checks its ring at least this often */
+#define WAIT_TOTAL_FACTOR     4           /* a record waits at most this many max_wait_ns in all */
 #define DRAIN_RELEASE_RECORDS 256         /* a drain returns room to the producer this often */
 
 _Static_assert(offsetof(struct rocsys_ring_ctl, head) == 64, "ring cursors on their own lines");
@@ -305,18 +306,22 @@ static int goal_try(const struct wait_goal *g)
 }
 
 /* Try the goal; while it is not reached, ring the doorbell and sleep until the consumer's next
- * drain pass, at most max_wait_ns in all. Returns 0 or -ENOSPC. */
-static int wait_loop(const struct wait_goal *g, uint64_t max_wait_ns)
+ * drain pass. Gives up after max_wait_ns without a drain pass (the consumer is stalled: mark it
+ * so, and nobody waits again until it drains), or after total_ns in all (the consumer is alive
+ * but behind: give up this one goal, no mark). Returns 0 or -ENOSPC. */
+static int wait_loop(const struct wait_goal *g, uint64_t max_wait_ns, uint64_t total_ns)
 {
     struct rocsys_shm_header *hdr = g->r->hdr;
     int rc = goal_try(g);
-    uint64_t t0, now;
+    uint64_t t0, now, progress_t;
+    uint32_t last_seq;
 
     if (rc != -ENOSPC || !hdr || max_wait_ns == 0 || atomic_load(&hdr->consumer_gone))
         return rc;
     if (atomic_load(&hdr->stalled_seq) == atomic_load(&hdr->drain_seq) + 1)
         return rc; /* an earlier wait timed out and the consumer has not drained since */
-    t0 = now = mono_ns();
+    t0 = now = progress_t = mono_ns();
+    last_seq = atomic_load(&hdr->drain_seq);
     atomic_fetch_add(&hdr->space_waiters, 1);
     for (;;) {
         /* read the sequence before looking at the ring: a drain after this read changes it,
@@ -325,12 +330,18 @@ static int wait_loop(const struct wait_goal *g, uint64_t max_wait_ns)
         rc = goal_try(g);
         if (rc != -ENOSPC || atomic_load(&hdr->consumer_gone))
             break;
-        if (now - t0 >= max_wait_ns) {
+        if (seq != last_seq) { /* the consumer drained since: alive */
+            last_seq = seq;
+            progress_t = now;
+        }
+        if (now - progress_t >= max_wait_ns) {
             atomic_store(&hdr->stalled_seq, seq + 1);
             break;
         }
+        if (now - t0 >= total_ns)
+            break;
         transport_ring_doorbell(hdr);
-        uint64_t left = max_wait_ns - (now - t0);
+        uint64_t left = max_wait_ns - (now - progress_t);
         uint64_t slice = left < WAIT_SLICE_NS ? left : WAIT_SLICE_NS;
         struct timespec to = {(time_t)(slice / 1000000000ull), (long)(slice % 1000000000ull)};
         futex_op(&hdr->drain_seq, FUTEX_WAIT, seq, &to);
@@ -346,7 +357,7 @@ int transport_write_wait(struct transport_ring *r, const void *rec, uint64_t max
 {
     struct wait_goal g = {.r = r, .rec = rec};
 
-    return wait_loop(&g, max_wait_ns);
+    return wait_loop(&g, max_wait_ns, max_wait_ns * WAIT_TOTAL_FACTOR);
 }
 
 int transport_wait_room(struct transport_ring *r, const struct rocsys_ring_ctl *ctl,
@@ -354,7 +365,7 @@ int transport_wait_room(struct transport_ring *r, const struct rocsys_ring_ctl *
 {
     struct wait_goal g = {.r = r, .ctl = ctl, .max_used = max_used};
 
-    return wait_loop(&g, max_wait_ns) == 0 ? 0 : -ETIMEDOUT;
+    return wait_loop(&g, max_wait_ns, max_wait_ns) == 0 ? 0 : -ETIMEDOUT;
 }
 
 /* Consumer: give the room up to tail back to ring c's producer while a drain is under way, and

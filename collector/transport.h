@@ -56,11 +56,13 @@ void transport_release(struct transport_ring *r);
  * half full it rings the doorbell. Async-signal-safe, never blocks. */
 int transport_write(struct transport_ring *r, const void *rec);
 /* Producer, normal context only: as transport_write, but when the ring is full, ring the
- * doorbell and wait for the consumer to make room, at most max_wait_ns (and not at all while
- * the consumer is gone, or stalled since an earlier wait timed out). Returns 0 or -ENOSPC. */
+ * doorbell and wait for the consumer to make room: while it keeps draining, up to 4 x
+ * max_wait_ns in all; after max_wait_ns without a drain pass it is marked stalled and nobody
+ * waits again until it drains (nor while it is gone). Returns 0 or -ENOSPC. */
 int transport_write_wait(struct transport_ring *r, const void *rec, uint64_t max_wait_ns);
 /* Producer, normal context only: wait until ring ctl (any thread's) holds at most max_used
- * bytes, ringing the doorbell, at most max_wait_ns (same rules as above). The
+ * bytes, ringing the doorbell, at most max_wait_ns in all (stall rules as above: a consumer
+ * that drains while the level stays high is behind, not stalled). The
  * wait is counted in the caller's ring r. Returns 0 or -ETIMEDOUT. */
 int transport_wait_room(struct transport_ring *r, const struct rocsys_ring_ctl *ctl,
                         uint64_t max_used, uint64_t max_wait_ns);
