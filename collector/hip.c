@@ -12,6 +12,7 @@
  * program that never calls HIP costs nothing: nothing is resolved before the first call. */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "hip_abi.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,14 +28,9 @@
 #define HIP_ERROR_NOT_INITIALIZED 3
 
 enum {
-#define HIP_API_ENUM(id, name) HIP_API_##name = id,
+#define HIP_API_ENUM(id, name, launch) HIP_API_##name = id,
     ROCSYS_HIP_API_LIST(HIP_API_ENUM)
 #undef HIP_API_ENUM
-};
-
-/* dim3 as the HIP ABI passes it (by value: three 32-bit fields). */
-struct hip_dim3 {
-    uint32_t x, y, z;
 };
 
 /* The next definition of one entry point, resolved on first use. */
@@ -404,6 +400,38 @@ COLLECTOR_EXPORT int hipLaunchCooperativeKernel_spt(const void *f, struct hip_di
              fill_launch(&r_, f, grid, block, stream, corr_));
 }
 
+/* Launch fields of a multi-device launch: grid, block and stream of the first entry; the kernel
+ * name only when every entry launches the same kernel (the entries of
+ * hipExtLaunchMultiKernelMultiDevice may differ: then the call is recorded without a name). */
+static void fill_multi_launch(struct rocsys_rec_hip_api *r, const void *list, int n, uint64_t corr)
+{
+    const struct rocsys_hip_launch_params *p = list;
+
+    r->correlation = corr;
+    if (!p || n <= 0)
+        return;
+    fill_launch(r, p[0].func, p[0].grid, p[0].block, p[0].stream, corr);
+    for (int i = 1; i < n; i++) {
+        if (p[i].func != p[0].func) {
+            r->name_id = 0;
+            break;
+        }
+    }
+}
+
+/* One call launches a kernel on each of n devices (one correlation id for all its dispatches). */
+COLLECTOR_EXPORT int hipLaunchCooperativeKernelMultiDevice(void *list, int n, unsigned int flags)
+{
+    HIP_BODY(hipLaunchCooperativeKernelMultiDevice, "hip_4.2", int (*)(void *, int, unsigned int),
+             (list, n, flags), LAUNCH, fill_multi_launch(&r_, list, n, corr_));
+}
+
+COLLECTOR_EXPORT int hipExtLaunchMultiKernelMultiDevice(void *list, int n, unsigned int flags)
+{
+    HIP_BODY(hipExtLaunchMultiKernelMultiDevice, "hip_4.2", int (*)(void *, int, unsigned int),
+             (list, n, flags), LAUNCH, fill_multi_launch(&r_, list, n, corr_));
+}
+
 /* hipExtModuleLaunchKernel / hipHccModuleLaunchKernel are C++ functions in libamdhip64 (only
  * their mangled names are exported): the sizes are global work sizes in work-items, the grid
  * recorded is in blocks like the other launches. */
@@ -531,7 +559,7 @@ COLLECTOR_EXPORT int hipFreeAsync(void *ptr, void *stream)
 }
 
 /* hipMemcpyKind values (as hip_runtime_api.h numbers them). */
-enum { KIND_HTOH = 0, KIND_HTOD = 1, KIND_DTOH = 2, KIND_DTOD = 3 };
+enum { KIND_HTOH = 0, KIND_HTOD = 1, KIND_DTOH = 2, KIND_DTOD = 3, KIND_DEFAULT = 4 };
 
 COLLECTOR_EXPORT int hipMemcpy(void *dst, const void *src, size_t bytes, int kind)
 {
@@ -721,16 +749,172 @@ COLLECTOR_EXPORT int hipMemcpyFromSymbolAsync(void *dst, const void *symbol, siz
              });
 }
 
-/* The 3D copies: the byte count is in the parameter block, not read here. */
+/* Bytes and direction of a hipMemcpy3D copy, read from its parameter block: the direction
+ * is its kind; the bytes are width x height x depth when neither side is an array (the width
+ * is in bytes then; for an array it counts elements of a format the runtime knows: 0 bytes).
+ * No block: 0 bytes, direction default. */
+static void fill_param3d(struct rocsys_rec_hip_api *r, const void *parms)
+{
+    const struct rocsys_hip_memcpy3d_parms *p = parms;
+
+    r->copy_kind = KIND_DEFAULT;
+    if (!p)
+        return;
+    r->copy_kind = (uint32_t)p->kind;
+    if (!p->src_array && !p->dst_array)
+        r->bytes = p->extent.width * p->extent.height * p->extent.depth;
+}
+
 COLLECTOR_EXPORT int hipMemcpy3D(const void *parms)
 {
-    HIP_BODY(hipMemcpy3D, "hip_4.2", int (*)(const void *), (parms), NOTHING, NOTHING);
+    HIP_BODY(hipMemcpy3D, "hip_4.2", int (*)(const void *), (parms), NOTHING,
+             fill_param3d(&r_, parms));
 }
 
 COLLECTOR_EXPORT int hipMemcpy3DAsync(const void *parms, void *stream)
 {
-    HIP_BODY(hipMemcpy3DAsync, "hip_4.2", int (*)(const void *, void *), (parms, stream), NOTHING,
-             r_.stream = (uint64_t)(uintptr_t)stream);
+    HIP_BODY(hipMemcpy3DAsync, "hip_4.2", int (*)(const void *, void *), (parms, stream), NOTHING, {
+        fill_param3d(&r_, parms);
+        r_.stream = (uint64_t)(uintptr_t)stream;
+    });
+}
+
+/* The side a hipMemoryType is on: 0 host, 1 device (arrays are device memory), -1 unknown. */
+static int memory_side(int type)
+{
+    switch (type) {
+    case ROCSYS_HIP_MEMORY_HOST:
+        return 0;
+    case ROCSYS_HIP_MEMORY_DEVICE:
+    case ROCSYS_HIP_MEMORY_ARRAY:
+        return 1;
+    default: /* unified (unused by HIP) or invalid: the runtime decides */
+        return -1;
+    }
+}
+
+/* Bytes and direction of a hipMemcpyParam2D copy, read from its parameter block (none: 0 bytes,
+ * direction default). */
+static void fill_param2d(struct rocsys_rec_hip_api *r, const void *copy)
+{
+    const struct rocsys_hip_memcpy2d *p = copy;
+    int src, dst;
+
+    r->copy_kind = KIND_DEFAULT;
+    if (!p)
+        return;
+    r->bytes = p->width_bytes * p->height;
+    src = memory_side(p->src_memory_type);
+    dst = memory_side(p->dst_memory_type);
+    if (src >= 0 && dst >= 0)
+        r->copy_kind = src ? (dst ? KIND_DTOD : KIND_DTOH) : (dst ? KIND_HTOD : KIND_HTOH);
+}
+
+COLLECTOR_EXPORT int hipMemcpyParam2D(const void *copy)
+{
+    HIP_BODY(hipMemcpyParam2D, "hip_4.2", int (*)(const void *), (copy), NOTHING,
+             fill_param2d(&r_, copy));
+}
+
+COLLECTOR_EXPORT int hipMemcpyParam2DAsync(const void *copy, void *stream)
+{
+    HIP_BODY(hipMemcpyParam2DAsync, "hip_4.2", int (*)(const void *, void *), (copy, stream),
+             NOTHING, {
+                 fill_param2d(&r_, copy);
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+/* Copies to and from arrays (hipArray * is opaque here); width is in bytes. */
+COLLECTOR_EXPORT int hipMemcpy2DToArray(void *dst, size_t w_offset, size_t h_offset,
+                                        const void *src, size_t spitch, size_t width, size_t height,
+                                        int kind)
+{
+    HIP_BODY(hipMemcpy2DToArray, "hip_4.2",
+             int (*)(void *, size_t, size_t, const void *, size_t, size_t, size_t, int),
+             (dst, w_offset, h_offset, src, spitch, width, height, kind), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpy2DToArrayAsync(void *dst, size_t w_offset, size_t h_offset,
+                                             const void *src, size_t spitch, size_t width,
+                                             size_t height, int kind, void *stream)
+{
+    HIP_BODY(hipMemcpy2DToArrayAsync, "hip_4.3",
+             int (*)(void *, size_t, size_t, const void *, size_t, size_t, size_t, int, void *),
+             (dst, w_offset, h_offset, src, spitch, width, height, kind, stream), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpy2DFromArray(void *dst, size_t dpitch, const void *src,
+                                          size_t w_offset, size_t h_offset, size_t width,
+                                          size_t height, int kind)
+{
+    HIP_BODY(hipMemcpy2DFromArray, "hip_4.2",
+             int (*)(void *, size_t, const void *, size_t, size_t, size_t, size_t, int),
+             (dst, dpitch, src, w_offset, h_offset, width, height, kind), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, const void *src,
+                                               size_t w_offset, size_t h_offset, size_t width,
+                                               size_t height, int kind, void *stream)
+{
+    HIP_BODY(hipMemcpy2DFromArrayAsync, "hip_4.2",
+             int (*)(void *, size_t, const void *, size_t, size_t, size_t, size_t, int, void *),
+             (dst, dpitch, src, w_offset, h_offset, width, height, kind, stream), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyToArray(void *dst, size_t w_offset, size_t h_offset, const void *src,
+                                      size_t count, int kind)
+{
+    HIP_BODY(hipMemcpyToArray, "hip_4.2",
+             int (*)(void *, size_t, size_t, const void *, size_t, int),
+             (dst, w_offset, h_offset, src, count, kind), NOTHING, {
+                 r_.bytes = count;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyFromArray(void *dst, const void *src, size_t w_offset,
+                                        size_t h_offset, size_t count, int kind)
+{
+    HIP_BODY(hipMemcpyFromArray, "hip_4.2",
+             int (*)(void *, const void *, size_t, size_t, size_t, int),
+             (dst, src, w_offset, h_offset, count, kind), NOTHING, {
+                 r_.bytes = count;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
+/* Array to host and host to array: the direction is in the name. */
+COLLECTOR_EXPORT int hipMemcpyAtoH(void *dst, void *src, size_t src_offset, size_t count)
+{
+    HIP_BODY(hipMemcpyAtoH, "hip_4.2", int (*)(void *, void *, size_t, size_t),
+             (dst, src, src_offset, count), NOTHING, {
+                 r_.bytes = count;
+                 r_.copy_kind = KIND_DTOH;
+             });
+}
+
+COLLECTOR_EXPORT int hipMemcpyHtoA(void *dst, size_t dst_offset, const void *src, size_t count)
+{
+    HIP_BODY(hipMemcpyHtoA, "hip_4.2", int (*)(void *, size_t, const void *, size_t),
+             (dst, dst_offset, src, count), NOTHING, {
+                 r_.bytes = count;
+                 r_.copy_kind = KIND_HTOD;
+             });
 }
 
 /* hipMemsetD8/D16/D32: count elements of 1, 2 or 4 bytes (the value is passed as an int,
@@ -822,6 +1006,46 @@ COLLECTOR_EXPORT int hipFreeArray(void *array)
     HIP_BODY(hipFreeArray, "hip_4.2", int (*)(void *), (array), NOTHING, NOTHING);
 }
 
+/* Pitched 3D allocation: pitch * height * depth once allocated, else the extent asked for. */
+COLLECTOR_EXPORT int hipMalloc3D(struct rocsys_hip_pitched_ptr *ptr,
+                                 struct rocsys_hip_extent extent)
+{
+    HIP_BODY(hipMalloc3D, "hip_4.2",
+             int (*)(struct rocsys_hip_pitched_ptr *, struct rocsys_hip_extent), (ptr, extent),
+             NOTHING, {
+                 size_t row = rc_ == 0 && ptr ? ptr->pitch : extent.width;
+                 r_.bytes = row * extent.height * extent.depth;
+             });
+}
+
+/* The array allocations (hipMalloc3DArray's are freed by hipFreeArray, hipArrayCreate's and
+ * hipArray3DCreate's by hipArrayDestroy): no byte count, as for hipMallocArray (the extent is in
+ * elements of a format only the runtime lays out). */
+COLLECTOR_EXPORT int hipMalloc3DArray(void **array, const void *desc,
+                                      struct rocsys_hip_extent extent, unsigned int flags)
+{
+    HIP_BODY(hipMalloc3DArray, "hip_4.2",
+             int (*)(void **, const void *, struct rocsys_hip_extent, unsigned int),
+             (array, desc, extent, flags), NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipArrayCreate(void **array, const void *desc)
+{
+    HIP_BODY(hipArrayCreate, "hip_4.2", int (*)(void **, const void *), (array, desc), NOTHING,
+             NOTHING);
+}
+
+COLLECTOR_EXPORT int hipArray3DCreate(void **array, const void *desc)
+{
+    HIP_BODY(hipArray3DCreate, "hip_4.2", int (*)(void **, const void *), (array, desc), NOTHING,
+             NOTHING);
+}
+
+COLLECTOR_EXPORT int hipArrayDestroy(void *array)
+{
+    HIP_BODY(hipArrayDestroy, "hip_4.3", int (*)(void *), (array), NOTHING, NOTHING);
+}
+
 /* ---- synchronization, streams, events ---- */
 
 COLLECTOR_EXPORT int hipDeviceSynchronize(void)
@@ -849,6 +1073,12 @@ COLLECTOR_EXPORT int hipStreamCreateWithFlags(void **stream, unsigned int flags)
 {
     HIP_BODY(hipStreamCreateWithFlags, "hip_4.2", int (*)(void **, unsigned int), (stream, flags),
              NOTHING, NOTHING);
+}
+
+COLLECTOR_EXPORT int hipStreamCreateWithPriority(void **stream, unsigned int flags, int priority)
+{
+    HIP_BODY(hipStreamCreateWithPriority, "hip_4.2", int (*)(void **, unsigned int, int),
+             (stream, flags, priority), NOTHING, NOTHING);
 }
 
 COLLECTOR_EXPORT int hipStreamDestroy(void *stream)

@@ -256,32 +256,58 @@ struct rocsys_rec_region_range {
 
 /* ---- HIP API (0x0040-0x005f) and HSA dispatches (0x0060-0x007f) ---- */
 
-/* HIP entry points the collector interposes: X(id, name). Ids are protocol: append only. */
+/* HIP entry points the collector interposes: X(id, name, launch). Ids are protocol: append
+ * only. launch: 0 not a kernel launch; 1 a launch of one kernel; 2 a multi-device launch, one
+ * launch of a kernel when every device launches the same one (the collector then names it). */
 /* clang-format off */
 #define ROCSYS_HIP_API_LIST(X)                                                                     \
-    X(1, hipLaunchKernel) X(2, hipLaunchKernel_spt) X(3, hipExtLaunchKernel)                       \
-    X(4, hipModuleLaunchKernel) X(5, hipLaunchCooperativeKernel) X(6, __hipPushCallConfiguration)  \
-    X(7, __hipPopCallConfiguration) X(8, hipMalloc) X(9, hipMallocManaged) X(10, hipHostMalloc)    \
-    X(11, hipMallocAsync) X(12, hipFree) X(13, hipHostFree) X(14, hipFreeAsync) X(15, hipMemcpy)   \
-    X(16, hipMemcpyAsync) X(17, hipMemcpyHtoD) X(18, hipMemcpyDtoH) X(19, hipMemcpyDtoD)           \
-    X(20, hipMemcpyHtoDAsync) X(21, hipMemcpyDtoHAsync) X(22, hipMemcpyDtoDAsync)                  \
-    X(23, hipMemset) X(24, hipMemsetAsync) X(25, hipDeviceSynchronize)                             \
-    X(26, hipStreamSynchronize) X(27, hipEventSynchronize) X(28, hipStreamCreate)                  \
-    X(29, hipStreamCreateWithFlags) X(30, hipStreamDestroy) X(31, hipStreamWaitEvent)              \
-    X(32, hipEventCreate) X(33, hipEventCreateWithFlags) X(34, hipEventRecord)                     \
-    X(35, hipEventDestroy) X(36, hipEventElapsedTime) X(37, hipEventQuery) X(38, hipStreamQuery)   \
-    X(39, hipModuleGetFunction) X(40, hipMemcpyWithStream) X(41, hipMemcpyPeer)                  \
-    X(42, hipMemcpyPeerAsync) X(43, hipMemcpy2D) X(44, hipMemcpy2DAsync) X(45, hipMemcpyToSymbol) \
-    X(46, hipMemcpyToSymbolAsync) X(47, hipMemcpyFromSymbol) X(48, hipMemcpyFromSymbolAsync)      \
-    X(49, hipMemsetD8) X(50, hipMemsetD8Async) X(51, hipMemsetD16) X(52, hipMemsetD16Async)       \
-    X(53, hipMemsetD32) X(54, hipMemsetD32Async) X(55, hipMemset2D) X(56, hipMemset2DAsync)       \
-    X(57, hipMallocPitch) X(58, hipMallocHost) X(59, hipFreeHost) X(60, hipExtMallocWithFlags)    \
-    X(61, hipMallocFromPoolAsync) X(62, hipMemcpy_spt) X(63, hipMemcpyAsync_spt)                   \
-    X(64, hipMemset_spt) X(65, hipLaunchCooperativeKernel_spt) X(66, hipGraphLaunch)               \
-    X(67, hipMemcpy3D) X(68, hipMemcpy3DAsync) X(69, hipMallocArray) X(70, hipFreeArray)          \
-    X(71, hipExtModuleLaunchKernel) X(72, hipHccModuleLaunchKernel)
+    X(1, hipLaunchKernel, 1) X(2, hipLaunchKernel_spt, 1) X(3, hipExtLaunchKernel, 1)              \
+    X(4, hipModuleLaunchKernel, 1) X(5, hipLaunchCooperativeKernel, 1)                             \
+    X(6, __hipPushCallConfiguration, 0) X(7, __hipPopCallConfiguration, 0) X(8, hipMalloc, 0)      \
+    X(9, hipMallocManaged, 0) X(10, hipHostMalloc, 0) X(11, hipMallocAsync, 0) X(12, hipFree, 0)   \
+    X(13, hipHostFree, 0) X(14, hipFreeAsync, 0) X(15, hipMemcpy, 0) X(16, hipMemcpyAsync, 0)      \
+    X(17, hipMemcpyHtoD, 0) X(18, hipMemcpyDtoH, 0) X(19, hipMemcpyDtoD, 0)                        \
+    X(20, hipMemcpyHtoDAsync, 0) X(21, hipMemcpyDtoHAsync, 0) X(22, hipMemcpyDtoDAsync, 0)         \
+    X(23, hipMemset, 0) X(24, hipMemsetAsync, 0) X(25, hipDeviceSynchronize, 0)                    \
+    X(26, hipStreamSynchronize, 0) X(27, hipEventSynchronize, 0) X(28, hipStreamCreate, 0)         \
+    X(29, hipStreamCreateWithFlags, 0) X(30, hipStreamDestroy, 0) X(31, hipStreamWaitEvent, 0)     \
+    X(32, hipEventCreate, 0) X(33, hipEventCreateWithFlags, 0) X(34, hipEventRecord, 0)            \
+    X(35, hipEventDestroy, 0) X(36, hipEventElapsedTime, 0) X(37, hipEventQuery, 0)                \
+    X(38, hipStreamQuery, 0) X(39, hipModuleGetFunction, 0) X(40, hipMemcpyWithStream, 0)          \
+    X(41, hipMemcpyPeer, 0) X(42, hipMemcpyPeerAsync, 0) X(43, hipMemcpy2D, 0)                     \
+    X(44, hipMemcpy2DAsync, 0) X(45, hipMemcpyToSymbol, 0) X(46, hipMemcpyToSymbolAsync, 0)        \
+    X(47, hipMemcpyFromSymbol, 0) X(48, hipMemcpyFromSymbolAsync, 0) X(49, hipMemsetD8, 0)         \
+    X(50, hipMemsetD8Async, 0) X(51, hipMemsetD16, 0) X(52, hipMemsetD16Async, 0)                  \
+    X(53, hipMemsetD32, 0) X(54, hipMemsetD32Async, 0) X(55, hipMemset2D, 0)                       \
+    X(56, hipMemset2DAsync, 0) X(57, hipMallocPitch, 0) X(58, hipMallocHost, 0)                    \
+    X(59, hipFreeHost, 0) X(60, hipExtMallocWithFlags, 0) X(61, hipMallocFromPoolAsync, 0)         \
+    X(62, hipMemcpy_spt, 0) X(63, hipMemcpyAsync_spt, 0) X(64, hipMemset_spt, 0)                   \
+    X(65, hipLaunchCooperativeKernel_spt, 1) X(66, hipGraphLaunch, 0) X(67, hipMemcpy3D, 0)        \
+    X(68, hipMemcpy3DAsync, 0) X(69, hipMallocArray, 0) X(70, hipFreeArray, 0)                     \
+    X(71, hipExtModuleLaunchKernel, 1) X(72, hipHccModuleLaunchKernel, 1)                          \
+    X(73, hipMemcpyParam2D, 0) X(74, hipMemcpyParam2DAsync, 0) X(75, hipMalloc3D, 0)               \
+    X(76, hipMalloc3DArray, 0) X(77, hipArrayCreate, 0) X(78, hipArray3DCreate, 0)                 \
+    X(79, hipArrayDestroy, 0) X(80, hipMemcpy2DToArray, 0) X(81, hipMemcpy2DToArrayAsync, 0)       \
+    X(82, hipMemcpy2DFromArray, 0) X(83, hipMemcpy2DFromArrayAsync, 0) X(84, hipMemcpyToArray, 0)  \
+    X(85, hipMemcpyFromArray, 0) X(86, hipMemcpyAtoH, 0) X(87, hipMemcpyHtoA, 0)                   \
+    X(88, hipStreamCreateWithPriority, 0) X(89, hipLaunchCooperativeKernelMultiDevice, 2)          \
+    X(90, hipExtLaunchMultiKernelMultiDevice, 2)
 /* clang-format on */
 #define ROCSYS_HIP_API_MAX 128 /* ids are below this */
+
+/* The launch column of ROCSYS_HIP_API_LIST for an id (0 for an unknown id). */
+static inline int rocsys_hip_api_launch(int api)
+{
+    switch (api) {
+#define ROCSYS_HIP_API_LAUNCH(id, name, launch)                                                    \
+    case id:                                                                                       \
+        return launch;
+        ROCSYS_HIP_API_LIST(ROCSYS_HIP_API_LAUNCH)
+#undef ROCSYS_HIP_API_LAUNCH
+    default:
+        return 0;
+    }
+}
 
 /* HIP_NAME: a kernel name id of the process (from __hipRegisterFunction or hipModuleGetFunction),
  * announced once before the first HIP_API record using it. HSA_SYMBOL: a kernel object of the

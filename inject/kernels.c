@@ -42,7 +42,7 @@ static void emit_hip(struct record_set *rec, uint32_t pid, uint32_t tid,
     char args[600];
     int n = snprintf(args, sizeof(args), "result=%d", r->result);
 
-    if (r->api >= 1 && r->api <= 5)
+    if (rocsys_hip_api_launch(r->api))
         n += snprintf(args + n, sizeof(args) - (size_t)n,
                       "\nkernel=%.300s\ngrid=%u,%u,%u\nblock=%u,%u,%u", kernel ? kernel : "?",
                       r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2]);

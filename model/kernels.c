@@ -278,7 +278,7 @@ const char *model_hip_api_name(int api)
     static char unknown[ROCSYS_HIP_API_MAX][16];
 
     switch (api) {
-#define HIP_API_NAME(id, name)                                                                     \
+#define HIP_API_NAME(id, name, launch)                                                             \
     case id:                                                                                       \
         return #name;
         ROCSYS_HIP_API_LIST(HIP_API_NAME)
@@ -322,14 +322,14 @@ void model_gpu_clear(struct model *m)
     k->seen = 0;
 }
 
-/* A launch API of one kernel (the kernel's HIP launches count these; a graph launch is not
- * one kernel). */
-static int is_launch_api(int api)
+/* A launch of one kernel (the kernel's HIP launches count these; a graph launch is not one
+ * kernel, nor is a multi-device launch whose entries launch different kernels: the collector
+ * names a multi-device call only when they all launch the same one, then it counts once). */
+static int is_launch(int api, uint32_t name_id)
 {
-    /* ids of ROCSYS_HIP_API_LIST: 1-5 hipLaunchKernel(_spt), hipExtLaunchKernel,
-     * hipModuleLaunchKernel, hipLaunchCooperativeKernel; 65 hipLaunchCooperativeKernel_spt;
-     * 71 hipExtModuleLaunchKernel; 72 hipHccModuleLaunchKernel */
-    return (api >= 1 && api <= 5) || api == 65 || api == 71 || api == 72;
+    int launch = rocsys_hip_api_launch(api);
+
+    return launch == 1 || (launch == 2 && name_id != 0);
 }
 
 void model_hip_call(struct model *m, const struct model_hip_call *c)
@@ -361,7 +361,7 @@ void model_hip_call(struct model *m, const struct model_hip_call *c)
         model_duration_add(&cp->time, ns);
         cp->bytes += c->bytes;
     }
-    if (is_launch_api(c->api)) {
+    if (is_launch(c->api, c->name_id)) {
         uint64_t key = tuple_key(c->pid, HIP_KIND, c->name_id);
         uint32_t *v = hashmap_slot(&k->launch_map, key, 1);
         if (*v == 0) {

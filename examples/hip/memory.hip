@@ -16,16 +16,57 @@ __global__ void coop(float *x)
     x[threadIdx.x] += 1.0f;
 }
 
+__global__ void twice(float *x)
+{
+    x[threadIdx.x] *= 2.0f;
+}
+
 int main()
 {
     const size_t n = 4096;
     void *a = nullptr, *b = nullptr, *h = nullptr;
     size_t pitch = 0;
     float host[64] = {0};
-    hipStream_t s = nullptr;
-    hipArray *arr = nullptr;
+    hipStream_t s = nullptr, s2 = nullptr;
+    hipArray *arr = nullptr, *arr3 = nullptr, *arr_d = nullptr, *arr3_d = nullptr;
     hipChannelFormatDesc desc = hipCreateChannelDesc<float>();
     void *args[] = {&a};
+    hipPitchedPtr pp = {};
+    hipExtent ext = make_hipExtent(256, 16, 4);
+    HIP_ARRAY_DESCRIPTOR desc_d = {16, 16, HIP_AD_FORMAT_FLOAT, 1};
+    HIP_ARRAY3D_DESCRIPTOR desc3_d = {16, 16, 4, HIP_AD_FORMAT_FLOAT, 1, 0};
+    // a 256 x 16 copy from host to device, and the same back, described by memory types
+    hip_Memcpy2D up = {}, down = {};
+    up.srcMemoryType = hipMemoryTypeHost;
+    up.srcHost = h;
+    up.srcPitch = 256;
+    up.dstMemoryType = hipMemoryTypeDevice;
+    up.dstDevice = (hipDeviceptr_t)a;
+    up.dstPitch = pitch;
+    up.WidthInBytes = 256;
+    up.Height = 16;
+    down.srcMemoryType = hipMemoryTypeDevice;
+    down.srcDevice = (hipDeviceptr_t)a;
+    down.srcPitch = pitch;
+    down.dstMemoryType = hipMemoryTypeHost;
+    down.dstHost = h;
+    down.dstPitch = 256;
+    down.WidthInBytes = 256;
+    down.Height = 16;
+    // 3D copies between linear memory: 64 bytes x 4 rows x 2 slices up, 32 x 2 x 2 down
+    hipMemcpy3DParms up3 = {}, down3 = {};
+    up3.srcPtr = make_hipPitchedPtr(h, 64, 64, 4);
+    up3.dstPtr = make_hipPitchedPtr(a, pitch, 64, 4);
+    up3.extent = make_hipExtent(64, 4, 2);
+    up3.kind = hipMemcpyHostToDevice;
+    down3.srcPtr = make_hipPitchedPtr(a, pitch, 32, 2);
+    down3.dstPtr = make_hipPitchedPtr(h, 32, 32, 2);
+    down3.extent = make_hipExtent(32, 2, 2);
+    down3.kind = hipMemcpyDeviceToHost;
+    // one kernel on every device, and different kernels (on one device each)
+    hipLaunchParams same[1] = {{(void *)coop, dim3(1), dim3(64), args, 0, s}};
+    hipLaunchParams mixed[2] = {{(void *)coop, dim3(1), dim3(64), args, 0, s},
+                                {(void *)twice, dim3(2), dim3(32), args, 0, s}};
 
     printf("hipMallocPitch %d\n", (int)hipMallocPitch(&a, &pitch, 256, 16));
     printf("hipExtMallocWithFlags %d\n", (int)hipExtMallocWithFlags(&b, n, 0));
@@ -60,6 +101,35 @@ int main()
     printf("hipExtModuleLaunchKernel %d\n",
            (int)hipExtModuleLaunchKernel(nullptr, 64, 1, 1, 64, 1, 1, 0, s, nullptr, nullptr));
     printf("hipGraphLaunch %d\n", (int)hipGraphLaunch(nullptr, s));
+    printf("hipMalloc3D %d\n", (int)hipMalloc3D(&pp, ext));
+    printf("hipMalloc3DArray %d\n",
+           (int)hipMalloc3DArray(&arr3, &desc, make_hipExtent(16, 16, 4), 0));
+    printf("hipArrayCreate %d\n", (int)hipArrayCreate(&arr_d, &desc_d));
+    printf("hipArray3DCreate %d\n", (int)hipArray3DCreate(&arr3_d, &desc3_d));
+    printf("hipMemcpyParam2D %d\n", (int)hipMemcpyParam2D(&up));
+    printf("hipMemcpyParam2DAsync %d\n", (int)hipMemcpyParam2DAsync(&down, s));
+    printf("hipMemcpy3D %d\n", (int)hipMemcpy3D(&up3));
+    printf("hipMemcpy3DAsync %d\n", (int)hipMemcpy3DAsync(&down3, s));
+    printf("hipMemcpy2DToArray %d\n",
+           (int)hipMemcpy2DToArray(arr, 0, 0, h, 64, 64, 16, hipMemcpyHostToDevice));
+    printf("hipMemcpy2DToArrayAsync %d\n",
+           (int)hipMemcpy2DToArrayAsync(arr, 0, 0, a, pitch, 64, 16, hipMemcpyDeviceToDevice, s));
+    printf("hipMemcpy2DFromArray %d\n",
+           (int)hipMemcpy2DFromArray(h, 64, arr, 0, 0, 64, 16, hipMemcpyDeviceToHost));
+    printf("hipMemcpy2DFromArrayAsync %d\n",
+           (int)hipMemcpy2DFromArrayAsync(h, 64, arr, 0, 0, 64, 16, hipMemcpyDeviceToHost, s));
+    printf("hipMemcpyToArray %d\n",
+           (int)hipMemcpyToArray(arr, 0, 0, host, sizeof(host), hipMemcpyHostToDevice));
+    printf("hipMemcpyFromArray %d\n",
+           (int)hipMemcpyFromArray(host, arr, 0, 0, sizeof(host), hipMemcpyDeviceToHost));
+    printf("hipMemcpyAtoH %d\n", (int)hipMemcpyAtoH(host, arr, 0, sizeof(host)));
+    printf("hipMemcpyHtoA %d\n", (int)hipMemcpyHtoA(arr, 0, host, sizeof(host)));
+    printf("hipStreamCreateWithPriority %d\n", (int)hipStreamCreateWithPriority(&s2, 0, 0));
+    printf("hipLaunchCooperativeKernelMultiDevice %d\n",
+           (int)hipLaunchCooperativeKernelMultiDevice(same, 1, 0));
+    printf("hipExtLaunchMultiKernelMultiDevice %d\n",
+           (int)hipExtLaunchMultiKernelMultiDevice(mixed, 2, 0));
+    printf("hipArrayDestroy %d\n", (int)hipArrayDestroy(arr_d));
     printf("hipFreeArray %d\n", (int)hipFreeArray(arr));
     printf("hipFreeHost %d\n", (int)hipFreeHost(h));
     return 0;

@@ -68,14 +68,16 @@ for a in hipStreamCreate hipEventCreate hipMemsetAsync hipMemcpyAsync hipEventRe
     fi
 done
 
-# memory: the less common memory, copy and launch entry points (2D, peer, symbol, D8/D16/D32
-# sets, pitch/array/host allocations, cooperative and C++-mangled module launches, graphs):
-# each recorded once, with its result passed back unchanged
+# memory: the less common memory, copy and launch entry points (2D, peer, symbol, array and
+# hip_Memcpy2D and 3D copies, D8/D16/D32 sets, pitch/3D/array/host allocations, stream priority,
+# cooperative, multi-device and C++-mangled module launches, graphs): each recorded once, with its
+# result passed back unchanged
 rc_bare=0
 "$EX/memory" > "$WORK/bare3.txt" 2>/dev/null || rc_bare=$?
 D=$WORK/m
 rc=0
-"$ROCSYS_TOP" -b --record "$D" -- "$EX/memory" > "$WORK/frames3.txt" 2>/dev/null || rc=$?
+# all rows: more entry points than a batch view's default 40
+"$ROCSYS_TOP" -b --rows 0 --record "$D" -- "$EX/memory" > "$WORK/frames3.txt" 2>/dev/null || rc=$?
 check "memory: exit status as without rocsys-top" test "$rc" -eq "$rc_bare"
 check "memory: the program saw the same results" diff "$WORK/bare3.txt" <(grep -v rocm_agent "$D/output.log")
 F=$(last_frame "$WORK/frames3.txt")
@@ -88,8 +90,25 @@ while read -r a want; do
         check "$a: error code $want passed through" test "$(api "$F" "$a" 7)" = "$want"
     fi
 done < "$WORK/bare3.txt"
-check "memory: 26 entry points called (got $napi)" test "$napi" -eq 26
-check "copies.csv: the peer copies as DtoD" grep -Eq '^"DtoD","hip",[0-9]+,' "$D/copies.csv"
+check "memory: 46 entry points called (got $napi)" test "$napi" -eq 46
+# every copy by direction and bytes: the direction from the kind argument, the function's name
+# (hipMemcpyAtoH, hipMemcpyHtoA, peer copies), hip_Memcpy2D's memory types or hipMemcpy3DParms'
+# kind; bytes from count, width * height, WidthInBytes * Height or the 3D extent. HtoD: WithStream
+# 4096, 2D 4096 + 4096, ToSymbol 256 + 256, Param2D 4096, 3D 512, 2DToArray 1024, ToArray 256,
+# HtoA 256. DtoH: FromSymbol 256 + 256, Param2DAsync 4096, 3DAsync 128, 2DFromArray 1024 + 1024,
+# FromArray 256, AtoH 256. DtoD: peer 4096 + 4096, 2DToArrayAsync 1024.
+check "copies.csv: 10 HtoD copies of 18944 bytes" grep -Eq '^"HtoD","hip",10,18944,' "$D/copies.csv"
+check "copies.csv: 8 DtoH copies of 7296 bytes" grep -Eq '^"DtoH","hip",8,7296,' "$D/copies.csv"
+check "copies.csv: 3 DtoD copies of 9216 bytes" grep -Eq '^"DtoD","hip",3,9216,' "$D/copies.csv"
+check "copies.csv: no other HIP copy direction" test "$(grep -c '"hip"' "$D/copies.csv")" = 3
+# launches: hipLaunchCooperativeKernel and the multi-device launch of coop on every device count
+# for coop; the multi-kernel launch (coop and twice) is recorded without a kernel name and is no
+# one kernel's launch; hipExtModuleLaunchKernel (no module) stays the one unregistered launch
+check "coop: 2 HIP launches (cooperative, multi-device)" \
+    test "$(hip_launches "$F" "coop(float*)")" = 2
+check "multi-kernel launch not counted for twice" test -z "$(hip_launches "$F" "twice(float*)")"
+check "unregistered HIP kernel: 1 launch (hipExtModuleLaunchKernel)" \
+    test "$(hip_launches "$F" "(unregistered HIP kernel)")" = 1
 
 # a tight loop of 200,000 failing hipLaunchKernel calls of the real runtime: every call is in
 # hip_api.csv, no event dropped (the calling thread waits for the front end when its ring is

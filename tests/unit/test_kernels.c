@@ -1,6 +1,7 @@
 /* Unit tests of the GPU side of the model (model/kernels.c): kernel name cleaning and template
  * folding, the gap histogram, duration statistics, per-kernel aggregation joined with names that
- * arrive late, HIP API counts and errors, copies, queue busy time with out-of-order records. */
+ * arrive late, HIP API counts and errors, copies, multi-device launches, queue busy time with
+ * out-of-order records. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,11 +151,61 @@ static void test_queue_out_of_order(void)
     model_free(m);
 }
 
+/* Multi-device launches count as one launch of their kernel when the collector named it (all
+ * entries launch the same kernel), and as none when it did not; array and 2D parameter copies
+ * are copies by their recorded direction. */
+static void test_multi_device_and_array_copies(void)
+{
+    struct model *m = model_new();
+    struct model_kernel_list *l;
+    const struct model_kernel *k;
+
+    CHECK_STR(model_hip_api_name(89), "hipLaunchCooperativeKernelMultiDevice");
+    CHECK_STR(model_hip_api_name(90), "hipExtLaunchMultiKernelMultiDevice");
+    model_kernel_name(m, 10, 0, 3, "_Z4coopPf");
+    struct model_hip_call c = {.pid = 10,
+                               .tid = 10,
+                               .api = 89,
+                               .result = 101,
+                               .start_ns = 100,
+                               .end_ns = 400,
+                               .name_id = 3,
+                               .grid = {1, 1, 1},
+                               .block = {64, 1, 1}};
+    model_hip_call(m, &c);
+    c.api = 90; /* entries of different kernels: no name */
+    c.name_id = 0;
+    model_hip_call(m, &c);
+    l = model_kernels_list(m);
+    k = find(l, "coop(float*)");
+    CHECK(l->count == 1 && k && k->hip_launches == 1);
+    model_kernels_list_free(l);
+    CHECK(model_hip_api_count(m) == 2);
+    struct model_hip_call cp = {.pid = 10,
+                                .api = 73, /* hipMemcpyParam2D, host to device */
+                                .start_ns = 0,
+                                .end_ns = 500,
+                                .bytes = 4096,
+                                .copy_kind = 1};
+    model_hip_call(m, &cp);
+    cp.api = 86; /* hipMemcpyAtoH */
+    cp.bytes = 256;
+    cp.copy_kind = 2;
+    model_hip_call(m, &cp);
+    CHECK(model_copy_count(m) == 2);
+    CHECK_STR(model_copy_at(m, 0)->direction, "HtoD");
+    CHECK(model_copy_at(m, 0)->bytes == 4096);
+    CHECK_STR(model_copy_at(m, 1)->direction, "DtoH");
+    CHECK(model_copy_at(m, 1)->bytes == 256);
+    model_free(m);
+}
+
 int main(void)
 {
     test_names();
     test_gaps_and_durations();
     test_aggregation();
+    test_multi_device_and_array_copies();
     test_queue_out_of_order();
     return check_summary();
 }

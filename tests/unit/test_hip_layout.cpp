@@ -1,0 +1,86 @@
+// The collector's C mirror of the HIP types it reads (collector/hip_abi.h) against the real
+// headers of the installed HIP (hip_runtime_api.h, driver_types.h): sizes, field offsets and the
+// hipMemoryType values. Built only when the headers are installed (tests/unit/hip_layout.cmake).
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <cstdio>
+
+extern "C" {
+#include "collector/hip_abi.h"
+}
+
+static int failed, passed;
+
+#define SAME(mirror, real)                                                                         \
+    do {                                                                                           \
+        if ((size_t)(mirror) == (size_t)(real)) {                                                  \
+            passed++;                                                                              \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            std::fprintf(stderr, "%s = %zu, the header says %zu\n", #mirror, (size_t)(mirror),     \
+                         (size_t)(real));                                                          \
+        }                                                                                          \
+    } while (0)
+
+#define FIELD(mirror, mfield, real, rfield)                                                        \
+    SAME(offsetof(struct mirror, mfield), offsetof(real, rfield))
+
+int main()
+{
+    SAME(sizeof(struct hip_dim3), sizeof(dim3));
+    SAME(ROCSYS_HIP_MEMORY_HOST, hipMemoryTypeHost);
+    SAME(ROCSYS_HIP_MEMORY_DEVICE, hipMemoryTypeDevice);
+    SAME(ROCSYS_HIP_MEMORY_ARRAY, hipMemoryTypeArray);
+    SAME(ROCSYS_HIP_MEMORY_UNIFIED, hipMemoryTypeUnified);
+    SAME(sizeof(int), sizeof(hipMemoryType));
+
+    SAME(sizeof(struct rocsys_hip_memcpy2d), sizeof(hip_Memcpy2D));
+    FIELD(rocsys_hip_memcpy2d, src_x_bytes, hip_Memcpy2D, srcXInBytes);
+    FIELD(rocsys_hip_memcpy2d, src_y, hip_Memcpy2D, srcY);
+    FIELD(rocsys_hip_memcpy2d, src_memory_type, hip_Memcpy2D, srcMemoryType);
+    FIELD(rocsys_hip_memcpy2d, src_host, hip_Memcpy2D, srcHost);
+    FIELD(rocsys_hip_memcpy2d, src_device, hip_Memcpy2D, srcDevice);
+    FIELD(rocsys_hip_memcpy2d, src_array, hip_Memcpy2D, srcArray);
+    FIELD(rocsys_hip_memcpy2d, src_pitch, hip_Memcpy2D, srcPitch);
+    FIELD(rocsys_hip_memcpy2d, dst_x_bytes, hip_Memcpy2D, dstXInBytes);
+    FIELD(rocsys_hip_memcpy2d, dst_y, hip_Memcpy2D, dstY);
+    FIELD(rocsys_hip_memcpy2d, dst_memory_type, hip_Memcpy2D, dstMemoryType);
+    FIELD(rocsys_hip_memcpy2d, dst_host, hip_Memcpy2D, dstHost);
+    FIELD(rocsys_hip_memcpy2d, dst_device, hip_Memcpy2D, dstDevice);
+    FIELD(rocsys_hip_memcpy2d, dst_array, hip_Memcpy2D, dstArray);
+    FIELD(rocsys_hip_memcpy2d, dst_pitch, hip_Memcpy2D, dstPitch);
+    FIELD(rocsys_hip_memcpy2d, width_bytes, hip_Memcpy2D, WidthInBytes);
+    FIELD(rocsys_hip_memcpy2d, height, hip_Memcpy2D, Height);
+
+    SAME(sizeof(struct rocsys_hip_extent), sizeof(hipExtent));
+    FIELD(rocsys_hip_extent, width, hipExtent, width);
+    FIELD(rocsys_hip_extent, height, hipExtent, height);
+    FIELD(rocsys_hip_extent, depth, hipExtent, depth);
+
+    SAME(sizeof(struct rocsys_hip_pitched_ptr), sizeof(hipPitchedPtr));
+    FIELD(rocsys_hip_pitched_ptr, ptr, hipPitchedPtr, ptr);
+    FIELD(rocsys_hip_pitched_ptr, pitch, hipPitchedPtr, pitch);
+    FIELD(rocsys_hip_pitched_ptr, xsize, hipPitchedPtr, xsize);
+    FIELD(rocsys_hip_pitched_ptr, ysize, hipPitchedPtr, ysize);
+
+    SAME(sizeof(struct rocsys_hip_pos), sizeof(hipPos));
+    SAME(sizeof(struct rocsys_hip_memcpy3d_parms), sizeof(hipMemcpy3DParms));
+    FIELD(rocsys_hip_memcpy3d_parms, src_array, hipMemcpy3DParms, srcArray);
+    FIELD(rocsys_hip_memcpy3d_parms, src_ptr, hipMemcpy3DParms, srcPtr);
+    FIELD(rocsys_hip_memcpy3d_parms, dst_array, hipMemcpy3DParms, dstArray);
+    FIELD(rocsys_hip_memcpy3d_parms, dst_ptr, hipMemcpy3DParms, dstPtr);
+    FIELD(rocsys_hip_memcpy3d_parms, extent, hipMemcpy3DParms, extent);
+    FIELD(rocsys_hip_memcpy3d_parms, kind, hipMemcpy3DParms, kind);
+    SAME(sizeof(int), sizeof(hipMemcpyKind));
+
+    SAME(sizeof(struct rocsys_hip_launch_params), sizeof(hipLaunchParams));
+    FIELD(rocsys_hip_launch_params, func, hipLaunchParams, func);
+    FIELD(rocsys_hip_launch_params, grid, hipLaunchParams, gridDim);
+    FIELD(rocsys_hip_launch_params, block, hipLaunchParams, blockDim);
+    FIELD(rocsys_hip_launch_params, args, hipLaunchParams, args);
+    FIELD(rocsys_hip_launch_params, shared_mem, hipLaunchParams, sharedMem);
+    FIELD(rocsys_hip_launch_params, stream, hipLaunchParams, stream);
+    std::printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
