@@ -19,7 +19,8 @@
 #   writing the record). lost = N - recorded.
 #   BEFORE_BUILD_DIR: a build of an earlier version (e.g. from `git archive`); its rocsys-top
 #   and collector run the same harness binary (of BUILD_DIR), so the rows compare the two.
-#   BENCH_RUNS (default 1) repeats every row.
+#   BENCH_RUNS (default 1) repeats every row. BENCH_LOAD=K runs K busy loops alongside (other
+#   work competing for the cores: the front end gets a smaller share and falls behind).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,13 +32,19 @@ before=${2:+$(cd "$2" && pwd)}
 ns=${BENCH_NS:-10000 100000 1000000}
 threads=${BENCH_THREADS:-2}
 runs=${BENCH_RUNS:-1}
+load=${BENCH_LOAD:-0}
 hip=
 [[ ${BENCH_HIP:-0} == 1 ]] && hip=hip
 harness=$(find_program "$build" tp_hsa_harness)
 [[ -x $build/rocsys-top ]] || die "$build/rocsys-top not found"
 [[ -z $before || -x $before/rocsys-top ]] || die "$before/rocsys-top not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-dispbench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+load_pids=()
+trap 'kill "${load_pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+for ((k = 0; k < load; k++)); do
+    sh -c 'while :; do :; done' &
+    load_pids+=($!)
+done
 
 # rates LOG: "submit/s done/s" from the harness's rate line
 rates() {
@@ -52,7 +59,7 @@ kernels_calls() {
 }
 
 machine_info
-echo "threads $threads${hip:+, through hipLaunchKernel}"
+echo "threads $threads${hip:+, through hipLaunchKernel}, $load busy loops alongside"
 printf "%-7s %-8s %-9s %9s %11s %11s %9s %9s %7s\n" \
     build variant N submit/s done/s recorded lost dropped waits
 for n in $ns; do
