@@ -1,30 +1,13 @@
 // The collector's C mirror of the HIP types it reads (collector/hip_abi.h) against the real
 // headers of the installed HIP (hip_runtime_api.h, driver_types.h): sizes, field offsets and the
-// hipMemoryType values. Built only when the headers are installed (tests/unit/hip_layout.cmake).
+// hipMemoryType values. Built only when the headers are installed (tests/unit/layout.cmake).
 #include <hip/hip_runtime_api.h>
-
-#include <cstddef>
-#include <cstdio>
 
 extern "C" {
 #include "collector/hip_abi.h"
 }
 
-static int failed, passed;
-
-#define SAME(mirror, real)                                                                         \
-    do {                                                                                           \
-        if ((size_t)(mirror) == (size_t)(real)) {                                                  \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            std::fprintf(stderr, "%s = %zu, the header says %zu\n", #mirror, (size_t)(mirror),     \
-                         (size_t)(real));                                                          \
-        }                                                                                          \
-    } while (0)
-
-#define FIELD(mirror, mfield, real, rfield)                                                        \
-    SAME(offsetof(struct mirror, mfield), offsetof(real, rfield))
+#include "layout_check.h"
 
 int main()
 {
@@ -81,6 +64,5 @@ int main()
     FIELD(rocsys_hip_launch_params, args, hipLaunchParams, args);
     FIELD(rocsys_hip_launch_params, shared_mem, hipLaunchParams, sharedMem);
     FIELD(rocsys_hip_launch_params, stream, hipLaunchParams, stream);
-    std::printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return layout_summary();
 }

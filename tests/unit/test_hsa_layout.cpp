@@ -1,27 +1,13 @@
 // The collector's C mirror of the HSA tools interface (collector/hsa_abi.h) against the real
 // C++ header of the installed ROCm (hsa_api_trace.h): table sizes, versions and slot offsets.
-// Built only when the header is installed (tests/unit/hsa_layout.cmake).
+// Built only when the header is installed (tests/unit/layout.cmake).
 #include <hsa/hsa_api_trace.h>
-
-#include <cstddef>
-#include <cstdio>
 
 extern "C" {
 #include "collector/hsa_abi.h"
 }
 
-static int failed, passed;
-
-#define SAME(mirror, real)                                                                         \
-    do {                                                                                           \
-        if ((size_t)(mirror) == (size_t)(real)) {                                                  \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            std::fprintf(stderr, "%s = %zu, the header says %zu\n", #mirror, (size_t)(mirror),     \
-                         (size_t)(real));                                                          \
-        }                                                                                          \
-    } while (0)
+#include "layout_check.h"
 
 int main()
 {
@@ -46,8 +32,10 @@ int main()
     SAME(ROCSYS_HSA_CORE_SIGNAL_SUB_SCRELEASE,
          offsetof(CoreApiTable, hsa_signal_subtract_screlease_fn));
     SAME(ROCSYS_HSA_CORE_EXECUTABLE_FREEZE, offsetof(CoreApiTable, hsa_executable_freeze_fn));
-    SAME(ROCSYS_HSA_CORE_SYMBOL_GET_INFO, offsetof(CoreApiTable, hsa_executable_symbol_get_info_fn));
-    SAME(ROCSYS_HSA_CORE_ITERATE_SYMBOLS, offsetof(CoreApiTable, hsa_executable_iterate_symbols_fn));
+    SAME(ROCSYS_HSA_CORE_SYMBOL_GET_INFO,
+         offsetof(CoreApiTable, hsa_executable_symbol_get_info_fn));
+    SAME(ROCSYS_HSA_CORE_ITERATE_SYMBOLS,
+         offsetof(CoreApiTable, hsa_executable_iterate_symbols_fn));
     SAME(ROCSYS_HSA_AMD_PROFILER_ENABLE,
          offsetof(AmdExtTable, hsa_amd_profiling_set_profiler_enabled_fn));
     SAME(ROCSYS_HSA_AMD_ASYNC_COPY_ENABLE,
@@ -56,7 +44,8 @@ int main()
          offsetof(AmdExtTable, hsa_amd_profiling_get_dispatch_time_fn));
     SAME(ROCSYS_HSA_AMD_GET_ASYNC_COPY_TIME,
          offsetof(AmdExtTable, hsa_amd_profiling_get_async_copy_time_fn));
-    SAME(ROCSYS_HSA_AMD_SIGNAL_ASYNC_HANDLER, offsetof(AmdExtTable, hsa_amd_signal_async_handler_fn));
+    SAME(ROCSYS_HSA_AMD_SIGNAL_ASYNC_HANDLER,
+         offsetof(AmdExtTable, hsa_amd_signal_async_handler_fn));
     SAME(ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY, offsetof(AmdExtTable, hsa_amd_memory_async_copy_fn));
     SAME(ROCSYS_HSA_AMD_INTERCEPT_CREATE, offsetof(AmdExtTable, hsa_amd_queue_intercept_create_fn));
     SAME(ROCSYS_HSA_AMD_INTERCEPT_REGISTER,
@@ -80,6 +69,5 @@ int main()
     SAME(ROCSYS_HSA_SYMBOL_KIND_KERNEL, HSA_SYMBOL_KIND_KERNEL);
     SAME(ROCSYS_HSA_SIGNAL_CONDITION_LT, HSA_SIGNAL_CONDITION_LT);
     SAME(ROCSYS_HSA_STATUS_SUCCESS, HSA_STATUS_SUCCESS);
-    std::printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return layout_summary();
 }
