@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-/* Rows of process metrics the header gets: more room, more processes shown. */
+/* The most rows the header may take: more room, more processes shown. */
 static int header_rows(int rows)
 {
     if (rows >= 40)
@@ -16,7 +16,7 @@ static int header_rows(int rows)
     return 2;
 }
 
-void tui_layout_compute(int rows, int cols, struct tui_layout *out)
+void tui_layout_compute(int rows, int cols, int header_want, struct tui_layout *out)
 {
     int hh;
 
@@ -26,6 +26,8 @@ void tui_layout_compute(int rows, int cols, struct tui_layout *out)
         return;
     }
     hh = header_rows(rows);
+    if (header_want > 0 && header_want < hh) /* no blank lines under a short header */
+        hh = header_want < 2 ? 2 : header_want;
     out->header = (struct tui_rect){.y = 0, .x = 0, .h = hh, .w = cols};
     out->tabs = (struct tui_rect){.y = hh, .x = 0, .h = 1, .w = cols};
     out->body = (struct tui_rect){.y = hh + 1, .x = 0, .h = rows - hh - 2, .w = cols};

@@ -295,20 +295,43 @@ static void draw_process(struct tui *t, int y, int w, const struct model_process
         (unsigned long long)mt->invol_ctx_switches);
 }
 
-/* One header line of GPU gauges: busy, power, edge temperature and VRAM per GPU, as many as
- * fit; returns 0 (nothing drawn) when no GPU is monitored. */
+/* The GPU monitor's status for this frame (large: one copy, reused; the UI has one thread). */
+static struct gpu_status frame_gpu;
+
+/* Read the GPU monitor's status for this frame; returns whether the header shows a GPU line. */
+static int frame_gpu_read(struct tui *t)
+{
+    struct gpu_monitor *g = model_session(t->m)->gpu;
+
+    if (!g)
+        return 0;
+    gpu_monitor_status(g, &frame_gpu);
+    return frame_gpu.state == GPU_STATE_OK && frame_gpu.count > 0;
+}
+
+/* The lines the header has to show: target, sampling, GPU gauges, notice, processes. */
+static int header_lines(struct tui *t, int gpu_line)
+{
+    const struct model_session *s = model_session(t->m);
+
+    int n = 2 + gpu_line + (s->notice[0] != 0) + model_process_count(t->m);
+
+    return n < 3 ? 3 : n; /* the sampling line needs 3 (see draw_header) */
+}
+
+/* One header line of GPU gauges (from frame_gpu): busy, power, edge temperature and VRAM per
+ * GPU, as many as fit; returns 0 (nothing drawn) when no GPU is monitored. */
 static int draw_gpu_summary(struct tui *t, int y, int w)
 {
-    static struct gpu_status st; /* large: one copy, reused (the UI has one thread) */
+    const struct gpu_status *st = &frame_gpu;
     unsigned int lab = tui_style(t, TUI_S_LABEL), val = tui_style(t, TUI_S_VALUE);
     char busy[32], power[32], temp[32], used[32], total[32], item[160];
     int x = 0, shown = 0;
 
-    gpu_monitor_status(model_session(t->m)->gpu, &st);
-    if (st.state != GPU_STATE_OK || st.count == 0)
+    if (!t->gpu_line)
         return 0;
-    for (int d = 0; d < st.count; d++) {
-        const struct gpu_sample *s = &st.now[d];
+    for (int d = 0; d < st->count; d++) {
+        const struct gpu_sample *s = &st->now[d];
         gpu_format_value(busy, sizeof(busy), GPU_M_BUSY, s);
         gpu_format_value(power, sizeof(power), GPU_M_POWER, s);
         gpu_format_value(temp, sizeof(temp), GPU_M_TEMP_EDGE, s);
@@ -316,14 +339,14 @@ static int draw_gpu_summary(struct tui *t, int y, int w)
         gpu_format_value(total, sizeof(total), GPU_M_VRAM_TOTAL, s);
         snprintf(item, sizeof(item), "%s %s %s %s/%s", busy, power, temp, used, total);
         /* keep room for "+N more" unless this is the last one */
-        if (x + 6 + tui_text_width(item, t->utf8) > w - (d + 1 < st.count ? 9 : 0))
+        if (x + 6 + tui_text_width(item, t->utf8) > w - (d + 1 < st->count ? 9 : 0))
             break;
         seg(t, y, &x, w, lab, "%sGPU%d ", shown ? "  " : "", d);
         seg(t, y, &x, w, val, "%s", item);
         shown++;
     }
-    if (shown < st.count)
-        seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "  +%d more", st.count - shown);
+    if (shown < st->count)
+        seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "  +%d more", st->count - shown);
     return 1;
 }
 
@@ -619,7 +642,8 @@ static void draw(struct tui *t)
 {
     check_resize(t);
     getmaxyx(stdscr, t->rows, t->cols);
-    tui_layout_compute(t->rows, t->cols, &t->lay);
+    t->gpu_line = frame_gpu_read(t);
+    tui_layout_compute(t->rows, t->cols, header_lines(t, t->gpu_line), &t->lay);
     ensure_built(t);
     erase();
     if (t->lay.too_small) {

@@ -34,7 +34,9 @@ struct tui_layout {
     struct tui_rect status; /* key hints / status line */
     int too_small;          /* the terminal cannot show anything useful */
 };
-void tui_layout_compute(int rows, int cols, struct tui_layout *out);
+/* header_want: the lines the header has to show (0: as many as the size allows); it gets that
+ * many, at least 2, at most what the terminal's height allows. */
+void tui_layout_compute(int rows, int cols, int header_want, struct tui_layout *out);
 
 /* Batch mode: write one plain-text frame of every view to out (like top -b).
  * max_rows bounds each view's rows (0 = no bound). */

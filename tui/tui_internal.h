@@ -164,6 +164,7 @@ struct tui {
     char search[128];  /* the needle being typed, then the last one searched */
     char message[192]; /* one-shot message for the status line */
     int rows, cols;
+    int gpu_line; /* this frame's header has a line of GPU gauges */
     struct tui_layout lay;
 };
 

@@ -29,12 +29,12 @@ static int rects_overlap(const struct tui_rect *a, const struct tui_rect *b)
 }
 
 /* Layout invariants for one size. */
-static void check_layout(int rows, int cols)
+static void check_layout(int rows, int cols, int header_want)
 {
     struct tui_layout l;
     const struct tui_rect *r[4];
 
-    tui_layout_compute(rows, cols, &l);
+    tui_layout_compute(rows, cols, header_want, &l);
     r[0] = &l.header;
     r[1] = &l.tabs;
     r[2] = &l.body;
@@ -57,6 +57,8 @@ static void check_layout(int rows, int cols)
     CHECK(l.body.y + l.body.h == l.status.y); /* nothing lost between them */
     for (int i = 0; i < 4; i++)
         CHECK(r[i]->x == 0 && r[i]->w == cols);
+    if (header_want >= 2) /* as many lines as wanted, when the size allows them */
+        CHECK(l.header.h <= header_want);
 }
 
 static void test_layout(void)
@@ -68,18 +70,29 @@ static void test_layout(void)
     struct tui_layout l;
 
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-        check_layout(sizes[i][0], sizes[i][1]);
+        for (int want = 0; want < 12; want++)
+            check_layout(sizes[i][0], sizes[i][1], want);
     for (int rows = 0; rows < 70; rows++)
         for (int cols = 0; cols < 130; cols += 3)
-            check_layout(rows, cols);
+            for (int want = 0; want < 10; want += 3)
+                check_layout(rows, cols, want);
 
-    tui_layout_compute(10, 20, &l);
+    tui_layout_compute(10, 20, 0, &l);
     CHECK(l.too_small);
-    tui_layout_compute(24, 80, &l);
+    tui_layout_compute(24, 80, 0, &l);
     CHECK(!l.too_small);
     CHECK(l.body.h >= 15);
-    tui_layout_compute(60, 200, &l);
+    tui_layout_compute(60, 200, 0, &l);
     CHECK(!l.too_small && l.header.h > 5 && l.body.w == 200);
+    /* one process, no GPU line, no notice: 3 lines, none blank; many processes: the cap */
+    tui_layout_compute(60, 200, 3, &l);
+    CHECK(l.header.h == 3 && l.tabs.y == 3);
+    tui_layout_compute(60, 200, 1, &l);
+    CHECK(l.header.h == 2);
+    tui_layout_compute(60, 200, 50, &l);
+    CHECK(l.header.h == 7);
+    tui_layout_compute(20, 80, 50, &l);
+    CHECK(l.header.h == 3);
 }
 
 /* ---- formatting ---- */
