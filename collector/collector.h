@@ -65,7 +65,8 @@ uint64_t collector_now_ns(void); /* AS-safe, CLOCK_MONOTONIC */
 int collector_session_get(const char *key, char *out, size_t cap);
 uint32_t collector_gettid(void); /* AS-safe */
 void collector_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Write a record into the calling thread's ring from normal (non-handler) context. */
+/* Write a record into the calling thread's ring from normal (non-handler) context; when the
+ * ring is full, wait for the front end as collector_write_any does (then a counted drop). */
 int collector_write_normal(const void *rec);
 /* Send PROC_START for this process image: pid, parent, exe and argv (normal context). */
 void collector_announce_process(uint32_t flags);

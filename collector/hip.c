@@ -19,6 +19,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* The entry points below are the HIP runtime's: their prototypes live in HIP's C++-flavoured
  * headers, which the collector does not include. */
@@ -400,18 +402,52 @@ COLLECTOR_EXPORT int hipLaunchCooperativeKernel_spt(const void *f, struct hip_di
              fill_launch(&r_, f, grid, block, stream, corr_));
 }
 
-/* Launch fields of a multi-device launch: grid, block and stream of the first entry; the kernel
- * name only when every entry launches the same kernel (the entries of
- * hipExtLaunchMultiKernelMultiDevice may differ: then the call is recorded without a name). */
-static void fill_multi_launch(struct rocsys_rec_hip_api *r, const void *list, int n, uint64_t corr)
+#define MULTI_LAUNCH_MAX 64 /* entries of a multi-device launch list the collector reads */
+
+/* Copy up to n entries of an application's launch list without ever faulting: the runtime
+ * checks n against the device count before it reads the list, so a failed call may come with
+ * a list shorter than n, or none. After a successful call the runtime has read all n entries;
+ * otherwise process_vm_readv copies what is readable, entry by entry. Returns entries copied. */
+static int copy_launch_list(struct rocsys_hip_launch_params *out, const void *list, int n, int rc)
 {
-    const struct rocsys_hip_launch_params *p = list;
+    struct iovec local = {out, (size_t)n * sizeof(*out)};
+    struct iovec remote[MULTI_LAUNCH_MAX];
+    ssize_t got;
+
+    if (rc == 0) {
+        memcpy(out, list, (size_t)n * sizeof(*out));
+        return n;
+    }
+    for (int i = 0; i < n; i++) {
+        remote[i].iov_base = (char *)(uintptr_t)list + (size_t)i * sizeof(*out);
+        remote[i].iov_len = sizeof(*out);
+    }
+    got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)n, 0);
+    return got > 0 ? (int)((size_t)got / sizeof(*out)) : 0;
+}
+
+/* Launch fields of a multi-device launch: grid, block and stream of the first entry; the kernel
+ * name only when every one of the n entries could be read and launches the same kernel (the
+ * entries of hipExtLaunchMultiKernelMultiDevice may differ: then the call is recorded without
+ * a name). */
+static void fill_multi_launch(struct rocsys_rec_hip_api *r, const void *list, int n, int rc,
+                              uint64_t corr)
+{
+    struct rocsys_hip_launch_params p[MULTI_LAUNCH_MAX];
+    int got;
 
     r->correlation = corr;
-    if (!p || n <= 0)
+    if (!list || n <= 0)
+        return;
+    got = copy_launch_list(p, list, n < MULTI_LAUNCH_MAX ? n : MULTI_LAUNCH_MAX, rc);
+    if (got == 0)
         return;
     fill_launch(r, p[0].func, p[0].grid, p[0].block, p[0].stream, corr);
-    for (int i = 1; i < n; i++) {
+    if (got < n) { /* entries unread (or more than we read): the kernels are not known */
+        r->name_id = 0;
+        return;
+    }
+    for (int i = 1; i < got; i++) {
         if (p[i].func != p[0].func) {
             r->name_id = 0;
             break;
@@ -423,13 +459,13 @@ static void fill_multi_launch(struct rocsys_rec_hip_api *r, const void *list, in
 COLLECTOR_EXPORT int hipLaunchCooperativeKernelMultiDevice(void *list, int n, unsigned int flags)
 {
     HIP_BODY(hipLaunchCooperativeKernelMultiDevice, "hip_4.2", int (*)(void *, int, unsigned int),
-             (list, n, flags), LAUNCH, fill_multi_launch(&r_, list, n, corr_));
+             (list, n, flags), LAUNCH, fill_multi_launch(&r_, list, n, rc_, corr_));
 }
 
 COLLECTOR_EXPORT int hipExtLaunchMultiKernelMultiDevice(void *list, int n, unsigned int flags)
 {
     HIP_BODY(hipExtLaunchMultiKernelMultiDevice, "hip_4.2", int (*)(void *, int, unsigned int),
-             (list, n, flags), LAUNCH, fill_multi_launch(&r_, list, n, corr_));
+             (list, n, flags), LAUNCH, fill_multi_launch(&r_, list, n, rc_, corr_));
 }
 
 /* hipExtModuleLaunchKernel / hipHccModuleLaunchKernel are C++ functions in libamdhip64 (only

@@ -162,10 +162,10 @@ static int report_one(struct dl_phdr_info *info, size_t size, void *data)
     u.rec.build_id_len = (uint8_t)find_build_id(info, u.rec.build_id);
     u.rec.path_len = (uint32_t)len;
     memcpy(u.bytes + sizeof(u.rec), path, len);
-    if (transport_write(&c->ts->ring, &u.rec) != 0) {
-        atomic_fetch_add_explicit(&c->ts->ring.ctl->dropped_records, 1, memory_order_relaxed);
+    /* no waiting here: this runs under the loader's lock. A record that does not fit is not
+     * a drop: the whole generation is reported again later. */
+    if (transport_write(&c->ts->ring, &u.rec) != 0)
         c->failed = 1;
-    }
     return 0;
 }
 

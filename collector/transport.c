@@ -374,6 +374,9 @@ int transport_wait_room(struct transport_ring *r, const struct rocsys_ring_ctl *
 static void drain_release(struct transport *t, struct rocsys_ring_ctl *c, uint64_t tail)
 {
     atomic_store_explicit(&c->tail, tail, memory_order_release);
+    /* the store before the load: else a producer that just counted itself among the waiters
+     * (and then saw the old tail) could be missed, and sleep until its next slice */
+    atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load(&t->hdr->space_waiters)) {
         atomic_fetch_add(&t->hdr->drain_seq, 1);
         futex_op(&t->hdr->drain_seq, FUTEX_WAKE, INT_MAX, NULL);

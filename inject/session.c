@@ -445,15 +445,20 @@ static void update_stats(struct session *s)
         uint32_t st = atomic_load(&c->state);
         if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
             continue;
-        dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
-        dropped_events += atomic_load(&c->dropped_records);
+        uint64_t records = atomic_load(&c->dropped_records); /* read once: both totals agree */
+        dropped += atomic_load(&c->dropped_samples) + records;
+        dropped_events += records;
         cost += atomic_load(&c->sample_cost_ns);
         cost_n += atomic_load(&c->cost_measured);
         s->waits += atomic_load(&c->waits);
         s->waited_ns += atomic_load(&c->waited_ns);
     }
-    dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
+    /* the collector counts records_no_ring after dropped_no_ring: read it first, so that the
+     * events never exceed the total in a snapshot */
     dropped_events += atomic_load(&s->tr.hdr->records_no_ring);
+    dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
+    if (dropped < dropped_events)
+        dropped = dropped_events;
     ms->dropped = dropped;
     ms->dropped_events = dropped_events;
     ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);

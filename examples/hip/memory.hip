@@ -5,6 +5,8 @@
 #include <hip/hip_ext.h>
 #include <hip/hip_runtime.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 // hipMallocHost / hipFreeHost are deprecated but still in programs people profile
 #pragma clang diagnostic ignored "-Wdeprecated-declarations"
@@ -129,6 +131,17 @@ int main()
            (int)hipLaunchCooperativeKernelMultiDevice(same, 1, 0));
     printf("hipExtLaunchMultiKernelMultiDevice %d\n",
            (int)hipExtLaunchMultiKernelMultiDevice(mixed, 2, 0));
+    // a list of one entry that claims 1000: the runtime refuses the count before it reads the
+    // list, so the entry right before an unreadable page is all a profiler may read
+    long page = sysconf(_SC_PAGESIZE);
+    char *guard = (char *)mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (guard != MAP_FAILED && mprotect(guard + page, page, PROT_NONE) == 0) {
+        hipLaunchParams *last = (hipLaunchParams *)(guard + page) - 1;
+        *last = same[0];
+        printf("hipLaunchCooperativeKernelMultiDevice %d\n",
+               (int)hipLaunchCooperativeKernelMultiDevice(last, 1000, 0));
+    }
     printf("hipArrayDestroy %d\n", (int)hipArrayDestroy(arr_d));
     printf("hipFreeArray %d\n", (int)hipFreeArray(arr));
     printf("hipFreeHost %d\n", (int)hipFreeHost(h));

@@ -84,12 +84,13 @@ F=$(last_frame "$WORK/frames3.txt")
 napi=0
 while read -r a want; do
     napi=$((napi + 1))
-    check "$a: 1 call in the HIP API view" test "$(api "$F" "$a" 2)" = 1
-    check "$a: in hip_api.csv" grep -q "^\"$a\",1," "$D/hip_api.csv"
+    calls=$(grep -c "^$a " "$WORK/bare3.txt")
+    check "$a: $calls call(s) in the HIP API view" test "$(api "$F" "$a" 2)" = "$calls"
+    check "$a: in hip_api.csv" grep -q "^\"$a\",$calls," "$D/hip_api.csv"
     if [ "$want" != 0 ]; then
         check "$a: error code $want passed through" test "$(api "$F" "$a" 7)" = "$want"
     fi
-done < "$WORK/bare3.txt"
+done < <(awk '!seen[$1]++' "$WORK/bare3.txt")
 check "memory: 46 entry points called (got $napi)" test "$napi" -eq 46
 # every copy by direction and bytes: the direction from the kind argument, the function's name
 # (hipMemcpyAtoH, hipMemcpyHtoA, peer copies), hip_Memcpy2D's memory types or hipMemcpy3DParms'
@@ -103,7 +104,9 @@ check "copies.csv: 3 DtoD copies of 9216 bytes" grep -Eq '^"DtoD","hip",3,9216,'
 check "copies.csv: no other HIP copy direction" test "$(grep -c '"hip"' "$D/copies.csv")" = 3
 # launches: hipLaunchCooperativeKernel and the multi-device launch of coop on every device count
 # for coop; the multi-kernel launch (coop and twice) is recorded without a kernel name and is no
-# one kernel's launch; hipExtModuleLaunchKernel (no module) stays the one unregistered launch
+# one kernel's launch, nor is the one whose list is shorter than it claims (1 entry of 1000, the
+# rest unreadable: read without a fault, recorded without a name); hipExtModuleLaunchKernel (no
+# module) stays the one unregistered launch
 check "coop: 2 HIP launches (cooperative, multi-device)" \
     test "$(hip_launches "$F" "coop(float*)")" = 2
 check "multi-kernel launch not counted for twice" test -z "$(hip_launches "$F" "twice(float*)")"

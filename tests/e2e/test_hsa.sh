@@ -100,12 +100,16 @@ D=$WORK/stalled
 LONG=2000000
 "$ROCSYS_TOP" --record "$D" -- "$H" rate $LONG 2 > "$WORK/stalled.txt" 2>&1 &
 rtop=$!
-sleep 0.3
+# never leave a stopped rocsys-top behind, whatever ends this script
+trap 'kill -CONT $rtop 2>/dev/null; kill $rtop 2>/dev/null; e2e_cleanup' EXIT
+for i in $(seq 50); do pgrep -P $rtop -x tp_hsa_harness > /dev/null && break; sleep 0.1; done
+sleep 0.3 # the burst is under way (it takes over a second)
 kill -STOP $rtop
 sleep 1.5
 kill -CONT $rtop
 rc=0
 wait $rtop || rc=$?
+trap e2e_cleanup EXIT
 check "stalled front end: exit 0 (got $rc)" test "$rc" -eq 0
 check "stalled front end: every dispatch completed once" grep -q "completed $LONG/$LONG in .* overshoot 0" "$D/output.log"
 n=$(csv_calls "$D/kernels.csv" saxpy_c)

@@ -32,8 +32,12 @@ cat > "$WORK/sigkill.sh" <<'EOS'
 set -u
 "$ROCSYS_TOP" -b -d 2 -- "$TP/tp_sleep" 60 > /dev/null 2>&1 &
 pid=$!
-for i in $(seq 50); do ls /dev/shm/rocsys-top-$pid-* >/dev/null 2>&1 && break; sleep 0.1; done
-orphan=$(pgrep -P $pid -x tp_sleep | head -1 || true)
+orphan=
+for i in $(seq 50); do
+    orphan=$(pgrep -P $pid -x tp_sleep | head -1 || true)
+    [ -n "$orphan" ] && ls /dev/shm/rocsys-top-$pid-* >/dev/null 2>&1 && break
+    sleep 0.1
+done
 kill -KILL $pid
 wait $pid 2>/dev/null || true
 [ -n "$orphan" ] && kill -KILL "$orphan" 2>/dev/null || true
