@@ -549,6 +549,20 @@ COLLECTOR_EXPORT int __hipPopCallConfiguration(struct hip_dim3 *grid, struct hip
              (grid, block, shmem, stream), NOTHING, NOTHING);
 }
 
+/* The launch of the old launch API: hipConfigureCall (or __hipPushCallConfiguration) pushes grid,
+ * block, shared memory and stream on the runtime's per-thread stack, hipSetupArgument adds the
+ * arguments, and hipLaunchByPtr pops that configuration and launches the host stub's kernel. No
+ * argument carries the configuration, and the collector cannot mirror that stack (it does not
+ * interpose hipConfigureCall): the launch is recorded with the kernel name of the host stub and a
+ * correlation id, without grid, block or stream. */
+COLLECTOR_EXPORT int hipLaunchByPtr(const void *f)
+{
+    HIP_BODY(hipLaunchByPtr, "hip_4.2", int (*)(const void *), (f), LAUNCH, {
+        r_.name_id = fn_lookup(f);
+        r_.correlation = corr_;
+    });
+}
+
 /* ---- memory ---- */
 
 COLLECTOR_EXPORT int hipMalloc(void **ptr, size_t bytes)
@@ -741,6 +755,18 @@ COLLECTOR_EXPORT int hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
              });
 }
 
+/* hipMemcpy2D on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                     size_t width, size_t height, int kind)
+{
+    HIP_BODY(hipMemcpy2D_spt, "hip_5.2",
+             int (*)(void *, size_t, const void *, size_t, size_t, size_t, int),
+             (dst, dpitch, src, spitch, width, height, kind), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
 COLLECTOR_EXPORT int hipMemcpyToSymbol(const void *symbol, const void *src, size_t bytes,
                                        size_t offset, int kind)
 {
@@ -763,6 +789,18 @@ COLLECTOR_EXPORT int hipMemcpyToSymbolAsync(const void *symbol, const void *src,
              });
 }
 
+/* hipMemcpyToSymbol on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t bytes,
+                                           size_t offset, int kind)
+{
+    HIP_BODY(hipMemcpyToSymbol_spt, "hip_5.2",
+             int (*)(const void *, const void *, size_t, size_t, int),
+             (symbol, src, bytes, offset, kind), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
 COLLECTOR_EXPORT int hipMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes, size_t offset,
                                          int kind)
 {
@@ -782,6 +820,17 @@ COLLECTOR_EXPORT int hipMemcpyFromSymbolAsync(void *dst, const void *symbol, siz
                  r_.bytes = bytes;
                  r_.copy_kind = (uint32_t)kind;
                  r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+/* hipMemcpyFromSymbol on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t bytes,
+                                             size_t offset, int kind)
+{
+    HIP_BODY(hipMemcpyFromSymbol_spt, "hip_5.2", int (*)(void *, const void *, size_t, size_t, int),
+             (dst, symbol, bytes, offset, kind), NOTHING, {
+                 r_.bytes = bytes;
+                 r_.copy_kind = (uint32_t)kind;
              });
 }
 
@@ -813,6 +862,13 @@ COLLECTOR_EXPORT int hipMemcpy3DAsync(const void *parms, void *stream)
         fill_param3d(&r_, parms);
         r_.stream = (uint64_t)(uintptr_t)stream;
     });
+}
+
+/* hipMemcpy3D on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemcpy3D_spt(const void *parms)
+{
+    HIP_BODY(hipMemcpy3D_spt, "hip_5.2", int (*)(const void *), (parms), NOTHING,
+             fill_param3d(&r_, parms));
 }
 
 /* The side a hipMemoryType is on: 0 host, 1 device (arrays are device memory), -1 unknown. */
@@ -887,6 +943,19 @@ COLLECTOR_EXPORT int hipMemcpy2DToArrayAsync(void *dst, size_t w_offset, size_t 
              });
 }
 
+/* hipMemcpy2DToArray on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemcpy2DToArray_spt(void *dst, size_t w_offset, size_t h_offset,
+                                            const void *src, size_t spitch, size_t width,
+                                            size_t height, int kind)
+{
+    HIP_BODY(hipMemcpy2DToArray_spt, "hip_5.2",
+             int (*)(void *, size_t, size_t, const void *, size_t, size_t, size_t, int),
+             (dst, w_offset, h_offset, src, spitch, width, height, kind), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
+             });
+}
+
 COLLECTOR_EXPORT int hipMemcpy2DFromArray(void *dst, size_t dpitch, const void *src,
                                           size_t w_offset, size_t h_offset, size_t width,
                                           size_t height, int kind)
@@ -909,6 +978,19 @@ COLLECTOR_EXPORT int hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, const v
                  r_.bytes = width * height;
                  r_.copy_kind = (uint32_t)kind;
                  r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+/* hipMemcpy2DFromArray on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, const void *src,
+                                              size_t w_offset, size_t h_offset, size_t width,
+                                              size_t height, int kind)
+{
+    HIP_BODY(hipMemcpy2DFromArray_spt, "hip_5.2",
+             int (*)(void *, size_t, const void *, size_t, size_t, size_t, size_t, int),
+             (dst, dpitch, src, w_offset, h_offset, width, height, kind), NOTHING, {
+                 r_.bytes = width * height;
+                 r_.copy_kind = (uint32_t)kind;
              });
 }
 
@@ -992,6 +1074,44 @@ COLLECTOR_EXPORT int hipMemset2DAsync(void *dst, size_t pitch, int value, size_t
                  r_.bytes = width * height;
                  r_.stream = (uint64_t)(uintptr_t)stream;
              });
+}
+
+/* hipMemset2D on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width,
+                                     size_t height)
+{
+    HIP_BODY(hipMemset2D_spt, "hip_5.2", int (*)(void *, size_t, int, size_t, size_t),
+             (dst, pitch, value, width, height), NOTHING, r_.bytes = width * height);
+}
+
+/* 3D sets of pitched memory (hipPitchedPtr and hipExtent are passed by value): width (in bytes)
+ * x height x depth. */
+COLLECTOR_EXPORT int hipMemset3D(struct rocsys_hip_pitched_ptr ptr, int value,
+                                 struct rocsys_hip_extent extent)
+{
+    HIP_BODY(hipMemset3D, "hip_4.2",
+             int (*)(struct rocsys_hip_pitched_ptr, int, struct rocsys_hip_extent),
+             (ptr, value, extent), NOTHING, r_.bytes = extent.width * extent.height * extent.depth);
+}
+
+COLLECTOR_EXPORT int hipMemset3DAsync(struct rocsys_hip_pitched_ptr ptr, int value,
+                                      struct rocsys_hip_extent extent, void *stream)
+{
+    HIP_BODY(hipMemset3DAsync, "hip_4.2",
+             int (*)(struct rocsys_hip_pitched_ptr, int, struct rocsys_hip_extent, void *),
+             (ptr, value, extent, stream), NOTHING, {
+                 r_.bytes = extent.width * extent.height * extent.depth;
+                 r_.stream = (uint64_t)(uintptr_t)stream;
+             });
+}
+
+/* hipMemset3D on the per-thread default stream. */
+COLLECTOR_EXPORT int hipMemset3D_spt(struct rocsys_hip_pitched_ptr ptr, int value,
+                                     struct rocsys_hip_extent extent)
+{
+    HIP_BODY(hipMemset3D_spt, "hip_5.2",
+             int (*)(struct rocsys_hip_pitched_ptr, int, struct rocsys_hip_extent),
+             (ptr, value, extent), NOTHING, r_.bytes = extent.width * extent.height * extent.depth);
 }
 
 /* ---- more allocation forms ---- */
@@ -1133,6 +1253,26 @@ COLLECTOR_EXPORT int hipStreamQuery(void *stream)
 {
     HIP_BODY(hipStreamQuery, "hip_4.2", int (*)(void *), (stream), NOTHING,
              r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+/* hipStreamSynchronize, hipStreamQuery and hipStreamWaitEvent in their per-thread default stream
+ * forms (the stream they name is recorded as given: 0 is the thread's default stream there). */
+COLLECTOR_EXPORT int hipStreamSynchronize_spt(void *stream)
+{
+    HIP_BODY(hipStreamSynchronize_spt, "hip_5.2", int (*)(void *), (stream), NOTHING,
+             r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+COLLECTOR_EXPORT int hipStreamQuery_spt(void *stream)
+{
+    HIP_BODY(hipStreamQuery_spt, "hip_5.2", int (*)(void *), (stream), NOTHING,
+             r_.stream = (uint64_t)(uintptr_t)stream);
+}
+
+COLLECTOR_EXPORT int hipStreamWaitEvent_spt(void *stream, void *event, unsigned int flags)
+{
+    HIP_BODY(hipStreamWaitEvent_spt, "hip_5.2", int (*)(void *, void *, unsigned int),
+             (stream, event, flags), NOTHING, r_.stream = (uint64_t)(uintptr_t)stream);
 }
 
 COLLECTOR_EXPORT int hipEventCreate(void **event)

@@ -291,9 +291,20 @@ struct rocsys_rec_region_range {
     X(82, hipMemcpy2DFromArray, 0) X(83, hipMemcpy2DFromArrayAsync, 0) X(84, hipMemcpyToArray, 0)  \
     X(85, hipMemcpyFromArray, 0) X(86, hipMemcpyAtoH, 0) X(87, hipMemcpyHtoA, 0)                   \
     X(88, hipStreamCreateWithPriority, 0) X(89, hipLaunchCooperativeKernelMultiDevice, 2)          \
-    X(90, hipExtLaunchMultiKernelMultiDevice, 2)
+    X(90, hipExtLaunchMultiKernelMultiDevice, 2) X(91, hipMemset3D, 0)                             \
+    X(92, hipMemset3DAsync, 0) X(93, hipMemcpy2D_spt, 0) X(94, hipMemcpy2DToArray_spt, 0)          \
+    X(95, hipMemcpy2DFromArray_spt, 0) X(96, hipMemcpy3D_spt, 0) X(97, hipMemcpyToSymbol_spt, 0)   \
+    X(98, hipMemcpyFromSymbol_spt, 0) X(99, hipMemset2D_spt, 0) X(100, hipMemset3D_spt, 0)         \
+    X(101, hipStreamSynchronize_spt, 0) X(102, hipStreamQuery_spt, 0)                              \
+    X(103, hipStreamWaitEvent_spt, 0) X(104, hipLaunchByPtr, 1)
 /* clang-format on */
 #define ROCSYS_HIP_API_MAX 128 /* ids are below this */
+
+/* Whether a launch's grid and block are known (hipLaunchByPtr's stay in the runtime: all 0). */
+static inline int rocsys_launch_dims_known(const uint32_t grid[3], const uint32_t block[3])
+{
+    return (grid[0] | grid[1] | grid[2] | block[0] | block[1] | block[2]) != 0;
+}
 
 /* The launch column of ROCSYS_HIP_API_LIST for an id (0 for an unknown id). */
 static inline int rocsys_hip_api_launch(int api)
@@ -335,7 +346,8 @@ struct rocsys_rec_hip_api {
     uint32_t name_id;     /* launches: kernel name id (0 = unknown) */
     uint32_t copy_kind;   /* copies: hipMemcpyKind (0 HtoH, 1 HtoD, 2 DtoH, 3 DtoD, 4 default) */
     uint32_t grid[3];     /* launches: grid size in work-groups (blocks) */
-    uint32_t block[3];    /* launches: work-group size in work-items */
+    uint32_t block[3];    /* launches: work-group size in work-items (grid and block all 0:
+                           * not known, hipLaunchByPtr's configuration is in the runtime) */
 };
 
 /* HSA_DISPATCH: one kernel dispatch timed by the GPU (from the ring of the thread that saw it

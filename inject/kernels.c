@@ -43,8 +43,9 @@ static void emit_hip(struct record_set *rec, uint32_t pid, uint32_t tid,
     int n = snprintf(args, sizeof(args), "result=%d", r->result);
 
     if (rocsys_hip_api_launch(r->api))
-        n += snprintf(args + n, sizeof(args) - (size_t)n,
-                      "\nkernel=%.300s\ngrid=%u,%u,%u\nblock=%u,%u,%u", kernel ? kernel : "?",
+        n += snprintf(args + n, sizeof(args) - (size_t)n, "\nkernel=%.300s", kernel ? kernel : "?");
+    if (rocsys_hip_api_launch(r->api) && rocsys_launch_dims_known(r->grid, r->block))
+        n += snprintf(args + n, sizeof(args) - (size_t)n, "\ngrid=%u,%u,%u\nblock=%u,%u,%u",
                       r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2]);
     if (r->bytes && n < (int)sizeof(args))
         n += snprintf(args + n, sizeof(args) - (size_t)n, "\nbytes=%llu",

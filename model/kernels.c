@@ -36,6 +36,7 @@ struct launch_stat {
     uint32_t pid;
     uint32_t name_id;
     uint64_t launches;
+    int has_dims; /* a launch gave grid and block */
     uint32_t grid[3], block[3];
     char *fallback;
 };
@@ -376,8 +377,11 @@ void model_hip_call(struct model *m, const struct model_hip_call *c)
         }
         struct launch_stat *l = &k->launches[*v - 1];
         l->launches++;
-        memcpy(l->grid, c->grid, sizeof(l->grid));
-        memcpy(l->block, c->block, sizeof(l->block));
+        if (rocsys_launch_dims_known(c->grid, c->block)) {
+            l->has_dims = 1;
+            memcpy(l->grid, c->grid, sizeof(l->grid));
+            memcpy(l->block, c->block, sizeof(l->block));
+        }
     }
 }
 
@@ -548,7 +552,7 @@ struct model_kernel_list *model_kernels_list(struct model *m)
         }
         struct model_kernel *e = list_entry(l, &cap, name);
         e->hip_launches += s->launches;
-        if (!e->has_dims) { /* no dispatch seen: the launch's grid (in blocks) and block */
+        if (!e->has_dims && s->has_dims) { /* no dispatch seen: a launch's grid (blocks), block */
             e->has_dims = 1;
             memcpy(e->grid, s->grid, sizeof(e->grid));
             memcpy(e->block, s->block, sizeof(e->block));

@@ -23,6 +23,12 @@ __global__ void twice(float *x)
     x[threadIdx.x] *= 2.0f;
 }
 
+// launched the old way only: configuration pushed, then hipLaunchByPtr
+__global__ void legacy(float *x)
+{
+    x[threadIdx.x] -= 1.0f;
+}
+
 int main()
 {
     const size_t n = 4096;
@@ -85,8 +91,9 @@ int main()
     printf("hipMemcpyToSymbolAsync %d\n",
            (int)hipMemcpyToSymbolAsync(HIP_SYMBOL(table), host, sizeof(host), 0,
                                        hipMemcpyHostToDevice, s));
-    printf("hipMemcpyFromSymbol %d\n",
-           (int)hipMemcpyFromSymbol(host, HIP_SYMBOL(table), sizeof(host), 0, hipMemcpyDeviceToHost));
+    printf(
+        "hipMemcpyFromSymbol %d\n",
+        (int)hipMemcpyFromSymbol(host, HIP_SYMBOL(table), sizeof(host), 0, hipMemcpyDeviceToHost));
     printf("hipMemcpyFromSymbolAsync %d\n",
            (int)hipMemcpyFromSymbolAsync(host, HIP_SYMBOL(table), sizeof(host), 0,
                                          hipMemcpyDeviceToHost, s));
@@ -134,14 +141,41 @@ int main()
     // a list of one entry that claims 1000: the runtime refuses the count before it reads the
     // list, so the entry right before an unreadable page is all a profiler may read
     long page = sysconf(_SC_PAGESIZE);
-    char *guard = (char *)mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *guard =
+        (char *)mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (guard != MAP_FAILED && mprotect(guard + page, page, PROT_NONE) == 0) {
         hipLaunchParams *last = (hipLaunchParams *)(guard + page) - 1;
         *last = same[0];
         printf("hipLaunchCooperativeKernelMultiDevice %d\n",
                (int)hipLaunchCooperativeKernelMultiDevice(last, 1000, 0));
     }
+    // 3D sets and the per-thread default stream (_spt) forms of copies, sets and stream calls
+    printf("hipMemset3D %d\n", (int)hipMemset3D(pp, 0, ext));
+    printf("hipMemset3DAsync %d\n", (int)hipMemset3DAsync(pp, 0, ext, s));
+    printf("hipMemset3D_spt %d\n", (int)hipMemset3D_spt(pp, 0, ext));
+    printf("hipMemset2D_spt %d\n", (int)hipMemset2D_spt(a, pitch, 0, 256, 16));
+    printf("hipMemcpy2D_spt %d\n",
+           (int)hipMemcpy2D_spt(a, pitch, h, 256, 128, 16, hipMemcpyHostToDevice));
+    printf("hipMemcpy2DToArray_spt %d\n",
+           (int)hipMemcpy2DToArray_spt(arr, 0, 0, a, pitch, 64, 8, hipMemcpyDeviceToDevice));
+    printf("hipMemcpy2DFromArray_spt %d\n",
+           (int)hipMemcpy2DFromArray_spt(h, 64, arr, 0, 0, 64, 4, hipMemcpyDeviceToHost));
+    printf("hipMemcpy3D_spt %d\n", (int)hipMemcpy3D_spt(&up3));
+    printf("hipMemcpyToSymbol_spt %d\n",
+           (int)hipMemcpyToSymbol_spt(HIP_SYMBOL(table), host, 128, 0, hipMemcpyHostToDevice));
+    printf("hipMemcpyFromSymbol_spt %d\n",
+           (int)hipMemcpyFromSymbol_spt(host, HIP_SYMBOL(table), 64, 0, hipMemcpyDeviceToHost));
+    printf("hipStreamWaitEvent_spt %d\n", (int)hipStreamWaitEvent_spt(s, nullptr, 0));
+    printf("hipStreamQuery_spt %d\n", (int)hipStreamQuery_spt(s));
+    printf("hipStreamSynchronize_spt %d\n", (int)hipStreamSynchronize_spt(s));
+    // the old launch API: a configuration on the runtime's per-thread stack and the arguments
+    // (hipSetupArgument is not traced: not printed), then the launch by host stub, which pops the
+    // configuration (without a device every one of these calls fails before it touches the stack)
+    hipError_t pushed = __hipPushCallConfiguration(dim3(1), dim3(64), 0, s);
+    printf("__hipPushCallConfiguration %d\n", (int)pushed);
+    if (pushed == hipSuccess)
+        (void)hipSetupArgument(&a, sizeof(a), 0);
+    printf("hipLaunchByPtr %d\n", (int)hipLaunchByPtr((const void *)legacy));
     printf("hipArrayDestroy %d\n", (int)hipArrayDestroy(arr_d));
     printf("hipFreeArray %d\n", (int)hipFreeArray(arr));
     printf("hipFreeHost %d\n", (int)hipFreeHost(h));

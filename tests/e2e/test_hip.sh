@@ -14,6 +14,8 @@ CHECKER="$ROCSYS_PROGRAMS/rocsys-trace-check"
 api() { awk -v n="$2" -v f="$3" '/^== HIP API/{h=1; next} /^== /{h=0} h && $8==n {print $f; exit}' <<< "$1"; }
 # hip_launches FRAME NAME: the HIP column of kernel NAME in the Hot kernels section
 hip_launches() { awk -v n="$2" '/^== Hot kernels/{h=1; next} /^== /{h=0} h && index($0, n) {print $7; exit}' <<< "$1"; }
+# launch_dims FRAME NAME: "GRID BLOCK" of kernel NAME in the Hot kernels section
+launch_dims() { awk -v n="$2" '/^== Hot kernels/{h=1; next} /^== /{h=0} h && index($0, n) {print $8, $9; exit}' <<< "$1"; }
 
 # vector_add: 7 direct launches
 rc_bare=0
@@ -69,9 +71,10 @@ for a in hipStreamCreate hipEventCreate hipMemsetAsync hipMemcpyAsync hipEventRe
 done
 
 # memory: the less common memory, copy and launch entry points (2D, peer, symbol, array and
-# hip_Memcpy2D and 3D copies, D8/D16/D32 sets, pitch/3D/array/host allocations, stream priority,
-# cooperative, multi-device and C++-mangled module launches, graphs): each recorded once, with its
-# result passed back unchanged
+# hip_Memcpy2D and 3D copies, D8/D16/D32, 2D and 3D sets, the per-thread default stream (_spt)
+# copies, sets and stream calls, pitch/3D/array/host allocations, stream priority, cooperative,
+# multi-device, C++-mangled module and hipLaunchByPtr launches, graphs): each recorded once, with
+# its result passed back unchanged
 rc_bare=0
 "$EX/memory" > "$WORK/bare3.txt" 2>/dev/null || rc_bare=$?
 D=$WORK/m
@@ -91,16 +94,18 @@ while read -r a want; do
         check "$a: error code $want passed through" test "$(api "$F" "$a" 7)" = "$want"
     fi
 done < <(awk '!seen[$1]++' "$WORK/bare3.txt")
-check "memory: 46 entry points called (got $napi)" test "$napi" -eq 46
+check "memory: 61 entry points called (got $napi)" test "$napi" -eq 61
 # every copy by direction and bytes: the direction from the kind argument, the function's name
 # (hipMemcpyAtoH, hipMemcpyHtoA, peer copies), hip_Memcpy2D's memory types or hipMemcpy3DParms'
-# kind; bytes from count, width * height, WidthInBytes * Height or the 3D extent. HtoD: WithStream
-# 4096, 2D 4096 + 4096, ToSymbol 256 + 256, Param2D 4096, 3D 512, 2DToArray 1024, ToArray 256,
-# HtoA 256. DtoH: FromSymbol 256 + 256, Param2DAsync 4096, 3DAsync 128, 2DFromArray 1024 + 1024,
-# FromArray 256, AtoH 256. DtoD: peer 4096 + 4096, 2DToArrayAsync 1024.
-check "copies.csv: 10 HtoD copies of 18944 bytes" grep -Eq '^"HtoD","hip",10,18944,' "$D/copies.csv"
-check "copies.csv: 8 DtoH copies of 7296 bytes" grep -Eq '^"DtoH","hip",8,7296,' "$D/copies.csv"
-check "copies.csv: 3 DtoD copies of 9216 bytes" grep -Eq '^"DtoD","hip",3,9216,' "$D/copies.csv"
+# kind; bytes from count, width * height, WidthInBytes * Height or the 3D extent (sets are no
+# copies). HtoD: WithStream 4096, 2D 4096 + 4096, ToSymbol 256 + 256, Param2D 4096, 3D 512,
+# 2DToArray 1024, ToArray 256, HtoA 256, 2D_spt 2048, 3D_spt 512, ToSymbol_spt 128. DtoH:
+# FromSymbol 256 + 256, Param2DAsync 4096, 3DAsync 128, 2DFromArray 1024 + 1024, FromArray 256,
+# AtoH 256, 2DFromArray_spt 256, FromSymbol_spt 64. DtoD: peer 4096 + 4096, 2DToArrayAsync 1024,
+# 2DToArray_spt 512.
+check "copies.csv: 13 HtoD copies of 21632 bytes" grep -Eq '^"HtoD","hip",13,21632,' "$D/copies.csv"
+check "copies.csv: 10 DtoH copies of 7616 bytes" grep -Eq '^"DtoH","hip",10,7616,' "$D/copies.csv"
+check "copies.csv: 4 DtoD copies of 9728 bytes" grep -Eq '^"DtoD","hip",4,9728,' "$D/copies.csv"
 check "copies.csv: no other HIP copy direction" test "$(grep -c '"hip"' "$D/copies.csv")" = 3
 # launches: hipLaunchCooperativeKernel and the multi-device launch of coop on every device count
 # for coop; the multi-kernel launch (coop and twice) is recorded without a kernel name and is no
@@ -112,6 +117,15 @@ check "coop: 2 HIP launches (cooperative, multi-device)" \
 check "multi-kernel launch not counted for twice" test -z "$(hip_launches "$F" "twice(float*)")"
 check "unregistered HIP kernel: 1 launch (hipExtModuleLaunchKernel)" \
     test "$(hip_launches "$F" "(unregistered HIP kernel)")" = 1
+# hipLaunchByPtr: one launch of its host stub's kernel; grid and block stay in the runtime, so the
+# live view and the replay of the trace both show N/A for them (no made-up zeros)
+check "legacy: 1 HIP launch (hipLaunchByPtr)" test "$(hip_launches "$F" "legacy(float*)")" = 1
+check "legacy: grid and block N/A" test "$(launch_dims "$F" "legacy(float*)")" = "N/A N/A"
+"$ROCSYS_TOP" --replay "$D" -b --rows 0 > "$WORK/replay3.txt" 2>/dev/null || true
+R=$(last_frame "$WORK/replay3.txt")
+check "replay: legacy: 1 HIP launch, grid and block N/A" \
+    test "$(hip_launches "$R" "legacy(float*)") $(launch_dims "$R" "legacy(float*)")" = "1 N/A N/A"
+check "replay: coop: grid and block kept" test "$(launch_dims "$R" "coop(float*)")" = "1,1,1 64,1,1"
 
 # a tight loop of 200,000 failing hipLaunchKernel calls of the real runtime: every call is in
 # hip_api.csv, no event dropped (the calling thread waits for the front end when its ring is

@@ -1,7 +1,7 @@
 /* Unit tests of the GPU side of the model (model/kernels.c): kernel name cleaning and template
  * folding, the gap histogram, duration statistics, per-kernel aggregation joined with names that
- * arrive late, HIP API counts and errors, copies, multi-device launches, queue busy time with
- * out-of-order records. */
+ * arrive late, HIP API counts and errors, copies, multi-device launches, launches without grid and
+ * block (hipLaunchByPtr), queue busy time with out-of-order records. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -200,12 +200,55 @@ static void test_multi_device_and_array_copies(void)
     model_free(m);
 }
 
+/* hipLaunchByPtr's configuration stays in the runtime: its launch counts for the kernel it names
+ * but gives no grid or block (N/A until a launch or dispatch gives them); a 3D set is no copy. */
+static void test_launch_by_ptr(void)
+{
+    struct model *m = model_new();
+    struct model_kernel_list *l;
+    const struct model_kernel *k;
+
+    CHECK_STR(model_hip_api_name(91), "hipMemset3D");
+    CHECK_STR(model_hip_api_name(104), "hipLaunchByPtr");
+    model_kernel_name(m, 10, 0, 5, "_Z6legacyPf");
+    struct model_hip_call c = {.pid = 10,
+                               .tid = 10,
+                               .api = 104,
+                               .result = 100,
+                               .start_ns = 0,
+                               .end_ns = 100,
+                               .name_id = 5};
+    model_hip_call(m, &c);
+    l = model_kernels_list(m);
+    k = find(l, "legacy(float*)");
+    CHECK(l->count == 1 && k && k->hip_launches == 1 && !k->has_dims);
+    model_kernels_list_free(l);
+    c.api = 1; /* hipLaunchKernel: grid and block known from here on */
+    c.grid[0] = 4;
+    c.block[0] = 64;
+    model_hip_call(m, &c);
+    c.api = 104;
+    memset(c.grid, 0, sizeof(c.grid));
+    memset(c.block, 0, sizeof(c.block));
+    model_hip_call(m, &c);
+    l = model_kernels_list(m);
+    k = find(l, "legacy(float*)");
+    CHECK(k && k->hip_launches == 3 && k->has_dims && k->grid[0] == 4 && k->block[0] == 64);
+    model_kernels_list_free(l);
+    struct model_hip_call set = {
+        .pid = 10, .api = 91, .end_ns = 50, .bytes = 16384, .copy_kind = -1};
+    model_hip_call(m, &set);
+    CHECK(model_copy_count(m) == 0);
+    model_free(m);
+}
+
 int main(void)
 {
     test_names();
     test_gaps_and_durations();
     test_aggregation();
     test_multi_device_and_array_copies();
+    test_launch_by_ptr();
     test_queue_out_of_order();
     return check_summary();
 }
