@@ -59,7 +59,9 @@ int collector_write_normal(const void *rec)
         return -ENODEV;
     ts->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
-    rc = transport_write_wait(&ts->ring, rec, COLLECTOR_WAIT_MAX_NS);
+    rc = transport_write(&ts->ring, rec); /* the common case, without the waiting machinery */
+    if (rc == -ENOSPC)
+        rc = transport_write_wait(&ts->ring, rec, COLLECTOR_WAIT_MAX_NS);
     if (rc != 0)
         atomic_fetch_add_explicit(&ts->ring.ctl->dropped_records, 1, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst);
