@@ -32,7 +32,6 @@ source "$here/common.sh"
 bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-5}
 positive_int RUNS "$runs"
-[[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$runs'"
 
 work=$(find_program "$build" tp_bench_work)
 timeit=$(find_program "$build" tp_timeit)

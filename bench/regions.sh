@@ -18,7 +18,6 @@ source "$here/common.sh"
 bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-3}
 positive_int RUNS "$runs"
-[[ $runs =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, not '$runs'"
 rocsys_top=$build/rocsys-top
 [[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
 bench=$(find_program "$build" ur_bench)
