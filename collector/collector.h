@@ -66,7 +66,8 @@ int collector_session_get(const char *key, char *out, size_t cap);
 uint32_t collector_gettid(void); /* AS-safe */
 void collector_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Write a record into the calling thread's ring from normal (non-handler) context; when the
- * ring is full, wait for the front end as collector_write_any does (then a counted drop). */
+ * ring is full, wait for the front end to make room (bounded as for collector_write_any; then
+ * a counted drop). -ENODEV when the thread has no ring. */
 int collector_write_normal(const void *rec);
 /* Send PROC_START for this process image: pid, parent, exe and argv (normal context). */
 void collector_announce_process(uint32_t flags);
@@ -120,8 +121,9 @@ uint32_t collector_regions_frames(uint64_t *out, uint32_t room);
 
 /* hip.c (HIP API interposition) */
 /* Write a record that must not be lost from normal context on any thread: a thread the
- * collector never set up (one not started through our pthread_create, e.g. a runtime's helper)
- * claims a ring first; when the ring is full it waits for the front end to make room: at most
+ * collector never set up (one not started through our pthread_create, e.g. a runtime's helper,
+ * or one that found every ring taken) claims a ring first, then writes with
+ * collector_write_normal: when the ring is full it waits for the front end to make room: at most
  * COLLECTOR_WAIT_MAX_NS without a drain pass, 4 x that in all (then the record is a counted
  * drop). Returns 0 or -errno. */
 int collector_write_any(const void *rec);

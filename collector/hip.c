@@ -89,14 +89,7 @@ int collector_write_any(const void *rec)
             return rc;
         }
     }
-    ts->busy = 1; /* no sample into the ring while we write (or wait for room) */
-    atomic_signal_fence(memory_order_seq_cst);
-    rc = transport_write_wait(&ts->ring, rec, COLLECTOR_WAIT_MAX_NS);
-    if (rc != 0)
-        atomic_fetch_add_explicit(&ts->ring.ctl->dropped_records, 1, memory_order_relaxed);
-    atomic_signal_fence(memory_order_seq_cst);
-    ts->busy = 0;
-    return rc;
+    return collector_write_normal(rec);
 }
 
 /* The next definition of r (versioned first, then any version), cached. */
