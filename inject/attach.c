@@ -176,7 +176,6 @@ int inject_attach_gpu(const struct inject_options *o)
     static struct attach a; /* one per process */
     struct model_session *ms;
     char err[600];
-    sigset_t mask;
     int sig_fd = -1, rc = 1;
 
     memset(&a, 0, sizeof(a));
@@ -198,18 +197,9 @@ int inject_attach_gpu(const struct inject_options *o)
         fprintf(stderr, "rocsys-top: %s\n", err);
         goto out;
     }
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigaddset(&mask, SIGQUIT);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (sig_fd < 0) {
-        fprintf(stderr, "rocsys-top: signalfd: %s\n", strerror(errno));
+    sig_fd = inject_signalfd(0);
+    if (sig_fd < 0)
         goto out;
-    }
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     a.start_cpu_ns = model_self_cpu_ns();
     a.gpu = inject_gpu_start(o);

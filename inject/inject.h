@@ -80,6 +80,10 @@ int inject_merge(const char *dir);
 /* Create recording directory dir (if missing) and refuse one that already holds a recording
  * unless force. Returns 0, or -1 with a one-line message in err. */
 int inject_record_dir_prepare(const char *dir, int force, char *err, size_t errlen);
+/* Block SIGINT, SIGTERM, SIGHUP and SIGQUIT (and SIGCHLD with with_sigchld), ignore SIGPIPE,
+ * and return a non-blocking signalfd for the blocked ones; -1 with a one-line message on
+ * stderr. */
+int inject_signalfd(int with_sigchld);
 /* --replay DIR: show the recording in DIR in the TUI (or as a text frame with -b). Returns the
  * exit status (0, or 1 with a one-line message on stderr). */
 int inject_replay(const struct inject_options *o);

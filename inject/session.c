@@ -717,6 +717,26 @@ static int make_dir(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+int inject_signalfd(int with_sigchld)
+{
+    sigset_t mask;
+    int fd;
+
+    sigemptyset(&mask);
+    if (with_sigchld)
+        sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (fd < 0)
+        fprintf(stderr, "rocsys-top: signalfd: %s\n", strerror(errno));
+    return fd;
+}
+
 int inject_record_dir_prepare(const char *dir, int force, char *err, size_t errlen)
 {
     char path[4096];
@@ -982,7 +1002,6 @@ int inject_session_run(const struct inject_options *o)
     char collector[4096], err[600];
     char env_session[512];
     char *env_extra[2];
-    sigset_t mask;
     int rc = 1;
 
     memset(&s, 0, sizeof(s));
@@ -1037,19 +1056,9 @@ int inject_session_run(const struct inject_options *o)
                                 o->target_argv[i]);
 
     /* signals: handled through a signalfd; the child restores the mask before exec */
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGCHLD);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigaddset(&mask, SIGQUIT);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    s.sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (s.sig_fd < 0) {
-        fprintf(stderr, "rocsys-top: signalfd: %s\n", strerror(errno));
+    s.sig_fd = inject_signalfd(1);
+    if (s.sig_fd < 0)
         goto out;
-    }
 
     /* one variable (protocol.h); the launcher adds root=PID in the child */
     snprintf(env_session, sizeof(env_session),
