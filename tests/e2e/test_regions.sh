@@ -40,7 +40,7 @@ tree_indent() {
 trace() { "$CHECKER" "$WORK/$1.rec/trace.pftrace"; }
 
 # -- nesting: outer > inner, 20 each, 20 marks
-run nest "$UR" nest
+RUN_OPTS="--cpu-timer perf" run nest "$UR" nest # samples inside each region (see names)
 check "nest: rocsys-top took the calls" grep -q "rocsys-top active: 1" "$WORK/nest.log"
 check "nest: 20 outer" test "$(region_field nest outer 1)" = 20
 check "nest: 20 inner" test "$(region_field nest inner 1)" = 20
@@ -159,7 +159,7 @@ check "roctx: a dormant collector forwards to the stand-in" grep -q "stand-in ca
 # -- ROCm Systems Profiler's user API: 0 (success) under rocsys-top, stop/start trace pauses
 "$IX" rocprofsys > "$WORK/rps-plain.log"
 check "rocprofsys: without rocsys-top the stand-in answers (no binding)" grep -q "returned 1 1 1 1 1 1" "$WORK/rps-plain.log"
-run rps "$IX" rocprofsys
+RUN_OPTS="--cpu-timer perf" run rps "$IX" rocprofsys # samples inside each region (see names)
 check "rocprofsys: success returned" grep -q "returned 0 0 0 0 0 0" "$WORK/rps.log"
 check "rocprofsys: the stand-in got no call" grep -q "stand-in calls 0" "$WORK/rps.log"
 check "rocprofsys: annotated region counted" test "$(region_field rps 'rps annotated' 1)" = 1
