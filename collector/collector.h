@@ -119,6 +119,25 @@ uint32_t collector_regions_depth(void);
  * innermost first, at most room; returns how many. AS-safe: reads the thread's TLS only. */
 uint32_t collector_regions_frames(uint64_t *out, uint32_t room);
 
+/* python.c (CPython frames) */
+/* A code object a sample saw first, to announce after the sample is written. */
+struct py_announce {
+    uintptr_t code;
+    uint32_t id;
+};
+#define PY_ANNOUNCE_MAX 16
+/* Look for CPython in the process (normal context; once it is found or known unsupported,
+ * nothing more): layout, the fault guard, a PY_INFO record. */
+void collector_python_check(void);
+/* The calling thread's Python frames as ROCSYS_PY_FRAME pseudo-frames, innermost first, at
+ * most room; or'es ROCSYS_SAMPLE_PYTSTATE / GIL / PY_DROPPED / TRUNCATED into *flags; code
+ * objects seen for the first time are listed in ann (PY_ANNOUNCE_MAX). AS-safe. */
+uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
+                                 struct py_announce *ann, uint32_t *nann);
+/* Write PY_CODE records for the listed code objects into ring r (after the sample). AS-safe. */
+void collector_python_announce(struct transport_ring *r, const struct py_announce *ann,
+                               uint32_t nann);
+
 /* hip.c (HIP API interposition) */
 /* Write a record that must not be lost from normal context on any thread: a thread the
  * collector never set up (one not started through our pthread_create, e.g. a runtime's helper,

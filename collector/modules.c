@@ -207,6 +207,7 @@ void collector_modules_check(struct collector_thread *ts, int force)
     collector_modules_snapshot();
     /* a map that did not fit is reported again at the next check */
     atomic_store(&collector_g.module_generation, c.failed ? 0 : gen);
+    collector_python_check(); /* CPython may have come with this map (an embedding program) */
 }
 
 /* The helper thread: no signals, no sampling; looks for dlopen/dlclose every 50 ms. */

@@ -16,7 +16,7 @@
  *   0x0001-0x000f  process lifecycle      0x0010-0x001f  threads
  *   0x0020-0x002f  modules                0x0030-0x003f  CPU samples
  *   0x0040-0x005f  HIP API                0x0060-0x007f  HSA dispatches
- *   0x0080-0x009f  user regions
+ *   0x0080-0x009f  user regions          0x00a0-0x00af  Python (CPython frames)
  * A reader skips record types it does not know (their size is always valid).
  *
  * Flow control (version 2): a producer whose ring passes half full bumps the header's doorbell
@@ -37,7 +37,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 3
+#define ROCSYS_PROTOCOL_VERSION 4
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -135,6 +135,8 @@ enum rocsys_rec_type {
     ROCSYS_REC_REGION_ERROR = 0x0084, /* struct rocsys_rec_region: flags = ROCSYS_REGION_ERR_* */
     ROCSYS_REC_REGION_RANGE = 0x0085, /* struct rocsys_rec_region_range */
     ROCSYS_REC_SAMPLING = 0x0086,     /* struct rocsys_rec_region: flags = ROCSYS_SAMPLING_* */
+    ROCSYS_REC_PY_INFO = 0x00a0,      /* struct rocsys_rec_py_info */
+    ROCSYS_REC_PY_CODE = 0x00a1,      /* struct rocsys_rec_py_code */
 };
 
 /* PROC_START: a collector instance began in a process image (after exec or fork). */
@@ -206,6 +208,13 @@ struct rocsys_rec_sample {
 /* the outermost frames are user regions open on the thread: ROCSYS_REGION_FRAME(id), the
  * innermost region first (so that every region is a node of the call tree, above the code) */
 #define ROCSYS_SAMPLE_REGIONS 16u
+/* the thread runs CPython: after the native frames (and before any region frames) come its
+ * Python frames, ROCSYS_PY_FRAME(...), innermost first */
+#define ROCSYS_SAMPLE_PYTHON   32u
+#define ROCSYS_SAMPLE_GIL      64u  /* the thread held the GIL when sampled */
+#define ROCSYS_SAMPLE_PYTSTATE 128u /* the thread has a Python thread state (runs Python) */
+#define ROCSYS_SAMPLE_PY_DROPPED                                                                   \
+    256u /* Python frames could not be read safely (torn or unreadable): none are in the sample */
 
 /* User regions (push/pop of a named region, marks, start/stop ranges) of rocsys-top's user API,
  * ROCTx and ROCm Systems Profiler's user API. Names are interned per process: a region id is
@@ -253,6 +262,60 @@ struct rocsys_rec_region_range {
     uint64_t begin_ns;
     uint64_t end_ns;
 };
+
+/* ---- Python (0x00a0-0x00af) ----
+ * A CPython frame in a sample is one pseudo-frame: the code object's id (per process, announced
+ * by PY_CODE in some ring of the process, maybe after the sample that first uses it) and the
+ * instruction being executed, in code units. Every native frame of _PyEval_EvalFrameDefault
+ * runs one group of Python frames: ENTRY marks the outermost frame of each group. */
+#define ROCSYS_MAX_PY_FRAMES    512 /* Python frames a sample carries, innermost first */
+#define ROCSYS_PY_FRAME_TAG     0xfffe000000000000ull
+#define ROCSYS_PY_FRAME_ENTRY   (1ull << 47)
+#define ROCSYS_PY_CODE_BITS     23
+#define ROCSYS_PY_CODE_UNKNOWN  0u        /* the code object could not be announced (table full) */
+#define ROCSYS_PY_CODE_NONE     0x7fffffu /* an empty group: the eval call's frames are hidden */
+#define ROCSYS_PY_LASTI_UNKNOWN 0xffffffu /* not started yet: the definition line */
+#define ROCSYS_PY_FRAME(code_id, lasti, entry)                                                     \
+    (ROCSYS_PY_FRAME_TAG | ((entry) ? ROCSYS_PY_FRAME_ENTRY : 0) |                                 \
+     ((uint64_t)((code_id)&0x7fffffu) << 24) | (uint64_t)((lasti)&0xffffffu))
+#define ROCSYS_IS_PY_FRAME(a)    (((a)&0xffff000000000000ull) == ROCSYS_PY_FRAME_TAG)
+#define ROCSYS_PY_FRAME_CODE(a)  ((uint32_t)(((a) >> 24) & 0x7fffffu))
+#define ROCSYS_PY_FRAME_LASTI(a) ((uint32_t)((a)&0xffffffu))
+
+/* PY_INFO: what the collector made of the CPython in the process (once per process image). */
+struct rocsys_rec_py_info {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t status;      /* ROCSYS_PY_* */
+    uint32_t version_hex; /* PY_VERSION_HEX of the interpreter (0 if unknown) */
+    uint32_t pad;
+};
+#define ROCSYS_PY_OK          0 /* Python frames are read */
+#define ROCSYS_PY_UNSUPPORTED 1 /* a version whose layout the collector does not know */
+#define ROCSYS_PY_FREE_THREAD 2 /* a free-threaded (no GIL) build: not supported */
+#define ROCSYS_PY_MISMATCH    3 /* the layout failed a check against the running interpreter */
+
+/* PY_CODE: a code object of the process: id -> qualified name, file, first line, line table. The
+ * strings are CPython's raw storage: kind 1 (ASCII / Latin-1), 2 (UCS-2) or 4 (UCS-4) bytes per
+ * character, little-endian; name_len and file_len count bytes. */
+struct rocsys_rec_py_code {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t id;
+    int32_t first_line;
+    uint8_t name_kind, file_kind;
+    uint8_t table_kind; /* ROCSYS_PY_TABLE_* */
+    uint8_t flags;      /* ROCSYS_PY_CODE_CUT_*: parts that were cut */
+    uint32_t name_len, file_len, table_len;
+    uint32_t pad;
+    /* name bytes, file bytes, line table bytes; padding to 8 */
+};
+#define ROCSYS_PY_TABLE_LNOTAB    0     /* 3.8-3.9 co_lnotab: address in bytes */
+#define ROCSYS_PY_TABLE_LINETABLE 1     /* 3.10 co_linetable (PEP 626): address in bytes */
+#define ROCSYS_PY_TABLE_LOCATIONS 2     /* 3.11+ location table: address in code units x 2 */
+#define ROCSYS_PY_NAME_MAX        1024  /* bytes of name or file kept */
+#define ROCSYS_PY_TABLE_MAX       16384 /* bytes of line table kept (later lines: unknown) */
+#define ROCSYS_PY_CODE_CUT_TABLE  1u
 
 /* ---- HIP API (0x0040-0x005f) and HSA dispatches (0x0060-0x007f) ---- */
 

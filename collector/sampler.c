@@ -33,6 +33,9 @@
 #define SAMPLE_SIGNAL_OFFSET 6 /* SIGRTMIN + 6, overridable with ROCSYS_SIGNAL */
 #define TIMER_MAGIC          0x726f6373u
 #define PERF_PAGE            4096u /* the perf ring: this much metadata, this much data */
+/* the largest SAMPLE record: native and region frames, then Python frames */
+#define SAMPLE_MAX_BYTES                                                                           \
+    (sizeof(struct rocsys_rec_sample) + 8u * (ROCSYS_MAX_FRAMES + ROCSYS_MAX_PY_FRAMES))
 
 /* Fill frames[] with the interrupted pc and the return addresses above it. libunwind's fast
  * trace (unw_backtrace: cached frame shapes, no per-frame DWARF interpretation) starts in this
@@ -89,14 +92,12 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
 {
     struct collector_thread *ts = &collector_tls;
     int saved_errno = errno;
-    union {
-        struct rocsys_rec_sample rec;
-        uint8_t bytes[sizeof(struct rocsys_rec_sample) + 8 * ROCSYS_MAX_FRAMES];
-    } u;
+    struct rocsys_rec_sample *rec;
+    struct py_announce ann[PY_ANNOUNCE_MAX];
     uint64_t t0 = collector_now_ns(), c0 = 0, c1;
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
     int truncated = 0, measure;
-    uint32_t nregions;
+    uint32_t nregions, nframes, npy, nann = 0;
 
     if (ts->has_perf && si->si_fd == ts->perf_fd && si->si_code == POLL_IN) {
         /* consume the kernel's records so that the ring never fills (a full ring would stop
@@ -134,36 +135,47 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         ts->busy = 0;
         goto out;
     }
-    ts->in_handler = 1; /* libunwind's dl_iterate_phdr calls get the snapshot */
-    /* the thread's open user regions go above the outermost frame: room is kept for them */
+    /* the record is written in place: native frames, Python frames, the open user regions
+     * (room is kept for them above the outermost native frame) */
+    rec = transport_reserve(&ts->ring, SAMPLE_MAX_BYTES);
+    if (!rec) {
+        atomic_fetch_add_explicit(&ts->ring.ctl->dropped_samples, 1, memory_order_relaxed);
+        ts->busy = 0;
+        goto out;
+    }
     nregions = collector_regions_depth();
-    u.rec.nframes =
-        (uint16_t)unwind(ucontext, u.rec.frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
+    ts->in_handler = 1; /* libunwind's dl_iterate_phdr calls get the snapshot */
+    nframes = unwind(ucontext, rec->frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
     ts->in_handler = 0;
+    npy = collector_python_frames(rec->frames + nframes, ROCSYS_MAX_PY_FRAMES, &flags, ann, &nann);
+    nframes += npy;
+    flags |= npy ? ROCSYS_SAMPLE_PYTHON : 0;
     if (nregions) {
-        nregions = collector_regions_frames(u.rec.frames + u.rec.nframes, nregions);
-        u.rec.nframes = (uint16_t)(u.rec.nframes + nregions);
+        nregions = collector_regions_frames(rec->frames + nframes, nregions);
+        nframes += nregions;
         flags |= nregions ? ROCSYS_SAMPLE_REGIONS : 0;
     }
-    u.rec.weight = (uint16_t)weight;
-    u.rec.h.type = ROCSYS_REC_SAMPLE;
-    u.rec.h.flags = (uint16_t)(flags | (truncated ? ROCSYS_SAMPLE_TRUNCATED : 0));
-    u.rec.h.size = (uint32_t)(sizeof(u.rec) + 8u * u.rec.nframes);
-    u.rec.time_ns = t0;
+    rec->nframes = (uint16_t)nframes;
+    rec->weight = (uint16_t)weight;
+    rec->h.type = ROCSYS_REC_SAMPLE;
+    rec->h.flags = (uint16_t)(flags | (truncated ? ROCSYS_SAMPLE_TRUNCATED : 0));
+    rec->h.size = (uint32_t)(sizeof(*rec) + 8u * nframes);
+    rec->time_ns = t0;
     /* measured on CLOCK_MONOTONIC (vDSO, ~20 ns a read): the thread's CPU clock is a system
      * call whose own cost (~0.6 us for a pair in a VM) would dwarf what it measures; a rare
      * preemption inside the handler shows in the p99, not in the median */
     c1 = measure ? collector_now_ns() : c0;
-    u.rec.cost_ns = measure ? (uint32_t)(c1 > c0 ? c1 - c0 : 1) : 0;
-    if (transport_write(&ts->ring, &u.rec) == 0) {
-        if (measure) {
-            atomic_fetch_add_explicit(&ts->ring.ctl->sample_cost_ns, u.rec.cost_ns,
-                                      memory_order_relaxed);
-            atomic_fetch_add_explicit(&ts->ring.ctl->cost_measured, 1, memory_order_relaxed);
-        }
-    } else {
-        atomic_fetch_add_explicit(&ts->ring.ctl->dropped_samples, 1, memory_order_relaxed);
+    rec->cost_ns = measure ? (uint32_t)(c1 > c0 ? c1 - c0 : 1) : 0;
+    transport_commit(&ts->ring, rec->h.size);
+    if (measure) {
+        atomic_fetch_add_explicit(&ts->ring.ctl->sample_cost_ns, rec->cost_ns,
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&ts->ring.ctl->cost_measured, 1, memory_order_relaxed);
     }
+    /* code objects seen for the first time: described after the sample (they stay alive: this
+     * thread's frames hold them, and the thread is here) */
+    if (nann)
+        collector_python_announce(&ts->ring, ann, nann);
     ts->busy = 0;
 out:
     errno = saved_errno;

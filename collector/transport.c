@@ -285,6 +285,38 @@ int transport_write(struct transport_ring *r, const void *rec)
     return 0;
 }
 
+void *transport_reserve(struct transport_ring *r, uint32_t size)
+{
+    uint64_t cap = (uint64_t)r->mask + 1;
+    uint64_t head = atomic_load_explicit(&r->ctl->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&r->ctl->tail, memory_order_acquire);
+    uint64_t off = head & r->mask;
+    uint64_t pad = (off + size > cap) ? cap - off : 0;
+
+    if (size < sizeof(struct rocsys_rec_header) || (size & 7) != 0 || size > cap / 2 ||
+        head - tail + pad + size > cap)
+        return NULL;
+    if (pad != 0) {
+        /* the PAD is published with the commit that follows (or left for the next record) */
+        struct rocsys_rec_header p = {.type = ROCSYS_REC_PAD, .flags = 0, .size = (uint32_t)pad};
+        memcpy(r->data + off, &p, sizeof(p));
+        atomic_store_explicit(&r->ctl->head, head + pad, memory_order_release);
+        off = 0;
+    }
+    return r->data + off;
+}
+
+void transport_commit(struct transport_ring *r, uint32_t size)
+{
+    uint64_t cap = (uint64_t)r->mask + 1;
+    uint64_t head = atomic_load_explicit(&r->ctl->head, memory_order_relaxed);
+    uint64_t used = head - atomic_load_explicit(&r->ctl->tail, memory_order_acquire);
+
+    atomic_store_explicit(&r->ctl->head, head + size, memory_order_release);
+    if (r->hdr && used < cap / 2 && used + size >= cap / 2)
+        transport_ring_doorbell(r->hdr);
+}
+
 /* What a waiting producer waits for: room for its record, or a ring below a fill level. */
 struct wait_goal {
     struct transport_ring *r;

@@ -55,6 +55,12 @@ void transport_release(struct transport_ring *r);
  * Returns 0, or -ENOSPC when the consumer is behind (nothing written). When the ring passes
  * half full it rings the doorbell. Async-signal-safe, never blocks. */
 int transport_write(struct transport_ring *r, const void *rec);
+/* Producer: room for a record of up to size bytes (a multiple of 8), written in place: returns
+ * where to write it, or NULL when it does not fit (nothing is published). The record becomes
+ * visible with transport_commit(r, actual size <= size); nothing else may be written to the ring
+ * in between. Async-signal-safe, never blocks. */
+void *transport_reserve(struct transport_ring *r, uint32_t size);
+void transport_commit(struct transport_ring *r, uint32_t size);
 /* Producer, normal context only: as transport_write, but when the ring is full, ring the
  * doorbell and wait for the consumer to make room: while it keeps draining, up to 4 x
  * max_wait_ns in all; after max_wait_ns without a drain pass it is marked stalled and nobody

@@ -249,6 +249,25 @@ static void on_region_record(struct session *s, const struct rocsys_ring_ctl *ct
     }
 }
 
+/* A PY_CODE record: a code object's strings (CPython's raw storage) and line table. */
+static void on_py_code(struct session *s, const struct rocsys_ring_ctl *ctl,
+                       const struct rocsys_rec_header *h)
+{
+    const struct rocsys_rec_py_code *r = (const void *)h;
+    const uint8_t *p = (const uint8_t *)(r + 1);
+    char name[4 * ROCSYS_PY_NAME_MAX + 1], file[4 * ROCSYS_PY_NAME_MAX + 1];
+
+    if (h->size < sizeof(*r) || r->name_len > ROCSYS_PY_NAME_MAX ||
+        r->file_len > ROCSYS_PY_NAME_MAX || r->table_len > ROCSYS_PY_TABLE_MAX ||
+        (uint64_t)sizeof(*r) + r->name_len + r->file_len + r->table_len > h->size ||
+        r->id == ROCSYS_PY_CODE_UNKNOWN || r->id >= ROCSYS_PY_CODE_NONE)
+        return;
+    model_py_utf8(r->name_kind, p, r->name_len, name, sizeof(name));
+    model_py_utf8(r->file_kind, p + r->name_len, r->file_len, file, sizeof(file));
+    model_python_code(s->m, ctl->pid, r->id, r->first_line, r->table_kind, name, file,
+                      p + r->name_len + r->file_len, r->table_len);
+}
+
 /* Transport callback: turn one record into model input. Every record is validated. */
 static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
                       const struct rocsys_rec_header *h)
@@ -324,7 +343,7 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
     }
     case ROCSYS_REC_SAMPLE: {
         const struct rocsys_rec_sample *r = (const void *)h;
-        if (h->size < sizeof(*r) || r->nframes > ROCSYS_MAX_FRAMES ||
+        if (h->size < sizeof(*r) || r->nframes > ROCSYS_MAX_FRAMES + ROCSYS_MAX_PY_FRAMES ||
             (uint64_t)sizeof(*r) + 8ull * r->nframes > h->size || r->nframes == 0)
             break;
         if (h->flags & ROCSYS_SAMPLE_TICK)
@@ -353,6 +372,15 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
     case ROCSYS_REC_REGION_RANGE:
     case ROCSYS_REC_SAMPLING:
         on_region_record(s, ctl, h);
+        break;
+    case ROCSYS_REC_PY_INFO: {
+        const struct rocsys_rec_py_info *r = (const void *)h;
+        if (h->size >= sizeof(*r))
+            model_python_info(s->m, ctl->pid, r->status, r->version_hex);
+        break;
+    }
+    case ROCSYS_REC_PY_CODE:
+        on_py_code(s, ctl, h);
         break;
     default: /* HIP and HSA records (inject/kernels.c); a newer collector's record: skipped */
         inject_kernels_record(s->m, s->rec, ctl, h);

@@ -230,6 +230,33 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
 int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                             const char *const *functions, uint32_t n, uint32_t weight);
 
+/* The function ids of a sample the model already counted (every address resolved), root first,
+ * Python frames merged as in the call trees; returns how many (at most max). */
+uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
+                            uint32_t *out, uint32_t max);
+
+/* ---- Python (model/python.c) ----
+ * Python frames are functions of module model_python_module ("[python]"): name = qualified
+ * name, file = co_filename, line = the line being run (one function entry per line). */
+extern const char model_python_module[];
+/* What the collector found in process pid: ROCSYS_PY_* and PY_VERSION_HEX. */
+void model_python_info(struct model *m, uint32_t pid, uint32_t status, uint32_t version_hex);
+/* The last such report: ROCSYS_PY_* (version in *version_hex), or -1 when no Python was seen. */
+int model_python_status(const struct model *m, uint32_t *version_hex);
+/* A code object of process pid (PY_CODE): UTF-8 name and file, first line, line table. */
+void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_line, int table_kind,
+                       const char *name, const char *file, const uint8_t *table, size_t table_len);
+/* Show the interpreter's own native frames (evaluation loop, call machinery) too. */
+void model_python_set_native(struct model *m, int show);
+int model_python_native(const struct model *m);
+/* The line of instruction lasti (code units) in a ROCSYS_PY_TABLE_* line table (pure). */
+int model_py_line(int kind, const uint8_t *table, size_t n, int first_line, uint32_t lasti);
+/* CPython's raw string storage (kind 1, 2 or 4 bytes per character) as UTF-8 (pure). */
+size_t model_py_utf8(int kind, const uint8_t *raw, size_t nbytes, char *out, size_t cap);
+/* How files and the trace name a function: "qualname (file.py:LINE)" for Python, else the
+ * name. */
+void model_python_label(const struct model_func *f, char *buf, size_t n);
+
 /* Advance the sliding window to now_ns (drops buckets older than window_seconds). */
 void model_tick(struct model *m, uint64_t now_ns);
 void model_set_window(struct model *m, uint32_t seconds);

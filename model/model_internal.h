@@ -67,6 +67,7 @@ struct model {
     struct model_procfs *procfs;
     struct model_regions *regions; /* regions.c, created on first use */
     struct model_kernels *kernels; /* kernels.c, created on first use */
+    struct model_python *python;   /* python.c, created on first use */
 };
 
 /* profile.c: index of the live thread (pid, tid), created if unknown. */
@@ -85,6 +86,22 @@ void model_regions_free(struct model *m);
 
 /* kernels.c */
 void model_kernels_free(struct model *m);
+
+/* profile.c: the model's own copy of a string (one pointer per distinct string). */
+const char *model_intern(struct model *m, const char *s);
+
+/* python.c */
+void model_python_free(struct model *m);
+/* Symbolize pc if it is a Python pseudo-frame: 1 (out filled), 0 if it is not one, -1 if its
+ * code object is not announced yet and not final_try. */
+int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try,
+                       struct sym_frame *out);
+/* Merge one sample: native[i] are the function ids of native frame i (innermost first, each
+ * innermost inline first), py[j] those of Python frame j (pentry[j]: the outermost of its
+ * evaluation call). Writes the merged function ids, innermost first; returns how many. */
+uint32_t model_python_merge(struct model *m, const uint32_t *const *native, const uint32_t *nlen,
+                            uint32_t nn, const uint32_t *const *py, const uint32_t *plen,
+                            const int *pentry, uint32_t np, uint32_t *out, uint32_t max);
 
 /* procfs.c */
 struct model_procfs_stat {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "collector/protocol.h"
 #include "hashmap.h"
 #include "model_internal.h"
 
@@ -69,6 +70,7 @@ void model_free(struct model *m)
     model_procfs_free(m);
     model_regions_free(m);
     model_kernels_free(m);
+    model_python_free(m);
     symbolizer_free(m->sym);
     free(m);
 }
@@ -258,15 +260,21 @@ void model_module(struct model *m, uint32_t pid, const char *path, uint64_t load
 /* Function id of (name, module): the symbolizer interns strings, so pointers identify them. */
 static uint32_t func_id(struct model *m, const struct sym_frame *f)
 {
+    /* a Python function at each of its current lines is one entry (as py-spy shows them) */
+    int py = f->module == model_python_module;
+    const char *file = py ? f->decl_file : NULL;
+    int line = py ? f->decl_line : 0;
     uint64_t key =
-        hashmap_mix((uint64_t)(uintptr_t)f->function * 31 ^ (uint64_t)(uintptr_t)f->module);
+        hashmap_mix((uint64_t)(uintptr_t)f->function * 31 ^ (uint64_t)(uintptr_t)f->module ^
+                    ((uint64_t)(uintptr_t)file << 7) ^ ((uint64_t)(uint32_t)line << 40));
     uint32_t *slot = hashmap_slot(&m->func_map, key, 1);
 
     for (;;) {
         if (*slot == 0)
             break;
         struct model_func *e = &m->funcs[*slot - 1];
-        if (e->name == f->function && e->module == f->module)
+        if (e->name == f->function && e->module == f->module &&
+            (!py || (e->file == file && e->line == line)))
             return *slot - 1;
         /* a rare collision of mixed keys: probe with the next key */
         key = hashmap_mix(key + 1);
@@ -296,6 +304,8 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
     if (slot)
         return &m->addrs[*slot - 1];
     n = model_regions_frame(m, pid, pc, final_try, &fr[0]); /* a user region's pseudo-frame */
+    if (n == 0)
+        n = model_python_frame(m, pid, pc, final_try, &fr[0]); /* a Python frame */
     if (n < 0)
         return NULL;
     if (n == 0)
@@ -397,6 +407,66 @@ static void count_sample(struct model *m, uint32_t id, uint32_t weight)
     b->n++;
 }
 
+/* The function ids of a sample whose addresses all resolve, root first, into seq (MAX_SEQ).
+ * Python frames take the place of the interpreter's evaluation frames (model/python.c). */
+static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *frames,
+                             uint32_t nframes, uint32_t *seq)
+{
+    const uint32_t *nat[ROCSYS_MAX_FRAMES], *pyf[ROCSYS_MAX_PY_FRAMES];
+    uint32_t nlen[ROCSYS_MAX_FRAMES], plen[ROCSYS_MAX_PY_FRAMES], tmp[MAX_SEQ];
+    int pentry[ROCSYS_MAX_PY_FRAMES];
+    uint32_t nn = 0, np = 0, len = 0, i = 0;
+    const struct addr_entry *a;
+
+    while (i < nframes && ROCSYS_IS_PY_FRAME(frames[i]) == 0 && !ROCSYS_IS_REGION_FRAME(frames[i]))
+        i++;
+    if (i == nframes || !ROCSYS_IS_PY_FRAME(frames[i]) || i > ROCSYS_MAX_FRAMES) {
+        /* no Python frames: root first, each address's functions outermost first */
+        for (uint32_t k = nframes; k-- > 0 && len < MAX_SEQ;) {
+            a = addr_lookup(m, pid, frames[k], k > 0, 1);
+            for (uint32_t j = a->len; j-- > 0 && len < MAX_SEQ;)
+                seq[len++] = m->addr_funcs[a->off + j];
+        }
+        return len;
+    }
+    for (uint32_t k = 0; k < i; k++) {
+        a = addr_lookup(m, pid, frames[k], k > 0, 1);
+        nat[nn] = &m->addr_funcs[a->off];
+        nlen[nn++] = a->len;
+    }
+    for (; i < nframes && ROCSYS_IS_PY_FRAME(frames[i]) && np < ROCSYS_MAX_PY_FRAMES; i++) {
+        int none = ROCSYS_PY_FRAME_CODE(frames[i]) == ROCSYS_PY_CODE_NONE;
+        a = none ? NULL : addr_lookup(m, pid, frames[i], i > 0, 1);
+        pyf[np] = a ? &m->addr_funcs[a->off] : NULL;
+        plen[np] = a ? a->len : 0;
+        pentry[np++] = (frames[i] & ROCSYS_PY_FRAME_ENTRY) != 0;
+    }
+    len = model_python_merge(m, nat, nlen, nn, pyf, plen, pentry, np, tmp, MAX_SEQ);
+    for (; i < nframes && len < MAX_SEQ; i++) { /* user regions, innermost first */
+        a = addr_lookup(m, pid, frames[i], i > 0, 1);
+        for (uint32_t j = 0; j < a->len && len < MAX_SEQ; j++)
+            tmp[len++] = m->addr_funcs[a->off + j];
+    }
+    for (uint32_t k = 0; k < len; k++)
+        seq[k] = tmp[len - 1 - k];
+    return len;
+}
+
+uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
+                            uint32_t *out, uint32_t max)
+{
+    uint32_t seq[MAX_SEQ], len;
+
+    for (uint32_t i = 0; i < n; i++)
+        if (!addr_lookup(m, pid, frames[i], i > 0, 1))
+            return 0;
+    len = resolved_seq(m, pid, frames, n, seq);
+    if (len > max)
+        len = max;
+    memcpy(out, seq, len * sizeof(*seq));
+    return len;
+}
+
 int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                  const uint64_t *frames, uint32_t nframes, int final_try)
 {
@@ -408,18 +478,12 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
 {
     uint32_t seq[MAX_SEQ];
     uint32_t len = 0;
-    const struct addr_entry *a;
 
     /* resolve every frame first: nothing is counted unless the whole stack resolves */
     for (uint32_t i = 0; i < nframes; i++)
         if (!addr_lookup(m, pid, frames[i], i > 0, final_try))
             return -EAGAIN;
-    /* root first: walk frames outermost to innermost, each address's functions likewise */
-    for (uint32_t i = nframes; i-- > 0 && len < MAX_SEQ;) {
-        a = addr_lookup(m, pid, frames[i], i > 0, 1);
-        for (uint32_t k = a->len; k-- > 0 && len < MAX_SEQ;)
-            seq[len++] = m->addr_funcs[a->off + k];
-    }
+    len = resolved_seq(m, pid, frames, nframes, seq);
     if (len == 0)
         return 0;
     uint32_t thread = model_thread_discover(m, pid, tid, time_ns);
@@ -427,8 +491,8 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
     return 0;
 }
 
-/* The model's own copy of a replayed function name (one pointer per distinct name). */
-static const char *name_intern(struct model *m, const char *name)
+/* The model's own copy of a string (one pointer per distinct string). */
+const char *model_intern(struct model *m, const char *name)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (const char *c = name; *c; c++)
@@ -455,7 +519,7 @@ int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_
     uint32_t len = 0;
 
     for (uint32_t i = 0; i < n && len < MAX_SEQ; i++) {
-        struct sym_frame f = {.function = name_intern(m, functions[i])};
+        struct sym_frame f = {.function = model_intern(m, functions[i])};
         seq[len++] = func_id(m, &f);
     }
     if (len == 0)

@@ -1,0 +1,573 @@
+/* CPython frames for the sampling handler (CPython 3.8-3.13, x86-64, GIL builds).
+ *
+ * The handler finds the interrupted thread's PyThreadState through the GIL-state TSS key in
+ * _PyRuntime (pthread_getspecific: no lock, works whether or not the thread holds the GIL),
+ * walks its frame chain innermost first, and writes one pseudo-frame per Python frame: a code
+ * object id and the instruction being run. A code object is announced once per process (PY_CODE:
+ * qualified name, file, first line, line table, copied raw); names and lines are resolved in
+ * the front end. No Python API call, no lock, no allocation.
+ *
+ * Every read of interpreter memory goes through py_read8 / py_copy, whose one faulting
+ * instruction each is known: the SIGSEGV/SIGBUS guard turns a fault there into an error
+ * return, so a frame or object torn or freed under the reader costs a dropped stack (counted),
+ * never the target. The guard stays first in line: a handler the program installs later for
+ * SIGSEGV or SIGBUS is kept by our sigaction and called for every fault that is not ours.
+ * Layouts per minor version: ../shared/notes/python-frames.md, checked against each version's
+ * headers (tests/e2e/test_python.sh runs every version on the machine). */
+#define _GNU_SOURCE
+#include "collector.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+/* ---- fault-tolerant reads ---- */
+
+/* int py_read8(uintptr_t addr, uint64_t *out): 0, or -1 when addr cannot be read.
+ * int py_copy(void *dst, uintptr_t src, size_t n): the same for n bytes. */
+int py_read8(uintptr_t addr, uint64_t *out);
+int py_copy(void *dst, uintptr_t src, size_t n);
+extern const char py_read8_insn[], py_copy_insn[], py_read_fault[];
+__asm__(".text\n"
+        ".globl py_read8\n.hidden py_read8\n.type py_read8,@function\n"
+        "py_read8:\n"
+        ".globl py_read8_insn\n.hidden py_read8_insn\n"
+        "py_read8_insn:\n"
+        "    movq (%rdi), %rax\n"
+        "    movq %rax, (%rsi)\n"
+        "    xorl %eax, %eax\n"
+        "    ret\n"
+        ".size py_read8, .-py_read8\n"
+        ".globl py_copy\n.hidden py_copy\n.type py_copy,@function\n"
+        "py_copy:\n"
+        "    movq %rdx, %rcx\n"
+        ".globl py_copy_insn\n.hidden py_copy_insn\n"
+        "py_copy_insn:\n"
+        "    rep movsb\n"
+        "    xorl %eax, %eax\n"
+        "    ret\n"
+        ".size py_copy, .-py_copy\n"
+        ".globl py_read_fault\n.hidden py_read_fault\n.type py_read_fault,@function\n"
+        "py_read_fault:\n"
+        "    movl $-1, %eax\n"
+        "    ret\n"
+        ".size py_read_fault, .-py_read_fault\n");
+
+/* ---- per-version layouts ---- */
+
+enum { LASTI_BYTES, LASTI_UNITS, LASTI_POINTER };
+
+struct py_layout {
+    int minor;
+    uint32_t tss;            /* _PyRuntime: the GIL-state Py_tss_t (_is_initialized, _key @+4) */
+    int32_t tstate_current;  /* _PyRuntime: gilstate.tstate_current (<= 3.11), else -1 */
+    int32_t interp_gil;      /* 3.12+: interp->ceval.gil (a pointer), else -1 */
+    uint32_t ts_interp;      /* tstate->interp */
+    uint32_t ts_thread_id;   /* tstate->thread_id (pthread_self()) */
+    uint32_t ts_frame;       /* tstate->frame (<= 3.10), ->cframe (3.11, 3.12), ->current_frame */
+    int32_t cframe_current;  /* _PyCFrame.current_frame (3.11, 3.12), else -1 */
+    uint32_t fr_back;        /* f_back / previous */
+    uint32_t fr_code;        /* f_code / f_executable */
+    uint32_t fr_lasti;       /* f_lasti (int) / prev_instr / instr_ptr */
+    int32_t fr_is_entry;     /* 3.11 is_entry (bool), else -1 */
+    int32_t fr_owner;        /* 3.11+ owner (char), else -1 */
+    uint32_t co_firstlineno; /* int */
+    uint32_t co_filename;
+    uint32_t co_name;      /* co_qualname (3.11+), co_name before */
+    uint32_t co_table;     /* co_lnotab / co_linetable (bytes) */
+    int32_t co_adaptive;   /* 3.11+ co_code_adaptive (inline code units), else -1 */
+    int32_t co_firsttrace; /* 3.11+ _co_firsttraceable (int), else -1 */
+    int lasti_kind;
+    int table_kind;
+    uint32_t str_ascii_size;   /* sizeof(PyASCIIObject) */
+    uint32_t str_compact_size; /* sizeof(PyCompactUnicodeObject) */
+};
+
+/* clang-format off */
+static const struct py_layout py_layouts[] = {
+    {8,  1392, 1368, -1, 16, 176, 24, -1, 24, 32, 104, -1, -1, 40, 104, 112, 120, -1, -1,
+     LASTI_BYTES, ROCSYS_PY_TABLE_LNOTAB, 48, 72},
+    {9,  584, 568, -1, 16, 176, 24, -1, 24, 32, 104, -1, -1, 40, 104, 112, 120, -1, -1,
+     LASTI_BYTES, ROCSYS_PY_TABLE_LNOTAB, 48, 72},
+    {10, 584, 568, -1, 16, 176, 24, -1, 24, 32, 96, -1, -1, 40, 104, 112, 120, -1, -1,
+     LASTI_UNITS, ROCSYS_PY_TABLE_LINETABLE, 48, 72},
+    {11, 592, 576, -1, 16, 152, 56, 8, 48, 32, 56, 68, 69, 72, 112, 128, 136, 184, 168,
+     LASTI_POINTER, ROCSYS_PY_TABLE_LOCATIONS, 48, 72},
+    {12, 1544, -1, 384, 16, 136, 56, 0, 8, 0, 56, -1, 70, 68, 112, 128, 136, 192, 176,
+     LASTI_POINTER, ROCSYS_PY_TABLE_LOCATIONS, 40, 56},
+    {13, 2160, -1, 16, 16, 152, 72, -1, 8, 0, 56, -1, 70, 68, 112, 128, 136, 200, 184,
+     LASTI_POINTER, ROCSYS_PY_TABLE_LOCATIONS, 40, 56},
+};
+/* clang-format on */
+
+#define OWNER_GENERATOR 1 /* FRAME_OWNED_BY_GENERATOR */
+#define OWNER_CSTACK    3 /* FRAME_OWNED_BY_CSTACK: a shim frame (3.12+) */
+
+/* ---- code object ids: a lock-free table shared by the process's threads ---- */
+
+#define CODE_SLOTS  32768 /* a power of two; ids are slot + 1 */
+#define CODE_PROBES 32
+enum { SLOT_EMPTY = 0, SLOT_CLAIMED = 1, SLOT_ANNOUNCED = 2, SLOT_RETRY = 3 };
+
+struct code_slot {
+    _Atomic uint64_t code; /* the code object's address (0: empty) */
+    _Atomic uint64_t sig;  /* what else identifies it (its strings, its table, the pid) */
+    _Atomic uint32_t state;
+};
+
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+static struct {
+    volatile int state; /* 0 undecided, 1 reading frames, 2 nothing to do (told the front end) */
+    const struct py_layout *l;
+    uintptr_t runtime, code_type, unicode_type, bytes_type, frame_type;
+    uint32_t version_hex;
+    struct sigaction app_segv, app_bus; /* the program's own handlers (called for its faults) */
+    int guard;                          /* our SIGSEGV/SIGBUS handlers are installed */
+    struct code_slot slots[CODE_SLOTS];
+} py;
+
+/* Whether p can be a pointer to an 8-byte aligned object in user space. */
+static inline int ptr_ok(uint64_t p)
+{
+    return p >= 4096 && p < 0x800000000000ull && (p & 7) == 0;
+}
+
+static inline uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* Id of a code object (claimed if new: then listed in ann for announcing). AS-safe. */
+static uint32_t code_id(uintptr_t code, uint64_t sig, struct py_announce *ann, uint32_t *nann)
+{
+    uint32_t i = (uint32_t)mix(code ^ sig) & (CODE_SLOTS - 1);
+
+    for (int p = 0; p < CODE_PROBES; p++, i = (i + 1) & (CODE_SLOTS - 1)) {
+        struct code_slot *s = &py.slots[i];
+        uint64_t c = atomic_load_explicit(&s->code, memory_order_acquire);
+        if (c == 0) {
+            if (*nann >= PY_ANNOUNCE_MAX)
+                return ROCSYS_PY_CODE_UNKNOWN; /* seen next time */
+            uint64_t expect = 0;
+            if (!atomic_compare_exchange_strong(&s->code, &expect, code)) {
+                c = expect;
+            } else {
+                atomic_store_explicit(&s->sig, sig, memory_order_release);
+                atomic_store_explicit(&s->state, SLOT_CLAIMED, memory_order_release);
+                ann[(*nann)++] = (struct py_announce){code, i + 1};
+                return i + 1;
+            }
+        }
+        if (c != code || atomic_load_explicit(&s->sig, memory_order_acquire) != sig)
+            continue;
+        uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+        if (st == SLOT_RETRY && *nann < PY_ANNOUNCE_MAX) {
+            uint32_t e = SLOT_RETRY;
+            if (atomic_compare_exchange_strong(&s->state, &e, SLOT_CLAIMED))
+                ann[(*nann)++] = (struct py_announce){code, i + 1};
+        }
+        return i + 1;
+    }
+    return ROCSYS_PY_CODE_UNKNOWN;
+}
+
+/* ---- reading a thread's frames (the handler) ---- */
+
+/* The calling thread's PyThreadState, or 0. AS-safe. */
+static uintptr_t this_tstate(void)
+{
+    uint64_t init, ts, tid;
+
+    if (py_read8(py.runtime + py.l->tss, &init) != 0 || (uint32_t)init != 1)
+        return 0;
+    ts = (uint64_t)(uintptr_t)pthread_getspecific((pthread_key_t)(init >> 32));
+    if (!ptr_ok(ts) || py_read8(ts + py.l->ts_thread_id, &tid) != 0 ||
+        tid != (uint64_t)pthread_self())
+        return 0; /* not this thread's (torn at thread exit, or a sub-interpreter's) */
+    return (uintptr_t)ts;
+}
+
+/* Whether tstate ts holds the GIL. AS-safe. */
+static int holds_gil(uintptr_t ts)
+{
+    uint64_t v, interp, gil, last, locked;
+
+    if (py.l->tstate_current >= 0)
+        return py_read8(py.runtime + (uint32_t)py.l->tstate_current, &v) == 0 && v == ts;
+    if (py_read8(ts + py.l->ts_interp, &interp) != 0 || !ptr_ok(interp) ||
+        py_read8(interp + (uint32_t)py.l->interp_gil, &gil) != 0 || !ptr_ok(gil) ||
+        py_read8(gil + 8, &last) != 0 || py_read8(gil + 16, &locked) != 0)
+        return 0;
+    return (uint32_t)locked != 0 && last == ts;
+}
+
+/* Mark the last frame written as its group's outermost, or write an empty group. */
+static uint32_t end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames)
+{
+    if (had_frames && n > 0) {
+        out[n - 1] |= ROCSYS_PY_FRAME_ENTRY;
+        return n;
+    }
+    if (n < room)
+        out[n++] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1);
+    return n;
+}
+
+/* Identity and position of one frame's code object: 0, or -1 when it cannot be trusted. */
+static int frame_code(uintptr_t code, uint64_t *sig)
+{
+    const struct py_layout *l = py.l;
+    uint64_t type, file, name, table;
+
+    if (!ptr_ok(code) || py_read8(code + 8, &type) != 0 || type != py.code_type ||
+        py_read8(code + l->co_filename, &file) != 0 || py_read8(code + l->co_name, &name) != 0 ||
+        py_read8(code + l->co_table, &table) != 0)
+        return -1;
+    *sig = mix(file ^ mix(name ^ mix(table ^ collector_g.pid)));
+    return 0;
+}
+
+uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
+                                 struct py_announce *ann, uint32_t *nann)
+{
+    const struct py_layout *l = py.l;
+    uint64_t frame, next, code, w, sig, size, first;
+    uintptr_t ts;
+    uint32_t n = 0, group = 0; /* frames written in the current group */
+    int64_t lasti;
+
+    if (py.state != 1 || room == 0)
+        return 0;
+    ts = this_tstate();
+    if (!ts)
+        return 0;
+    *flags |= ROCSYS_SAMPLE_PYTSTATE | (holds_gil(ts) ? ROCSYS_SAMPLE_GIL : 0);
+    if (py_read8(ts + l->ts_frame, &frame) != 0)
+        goto torn;
+    if (l->cframe_current >= 0 && frame &&
+        (!ptr_ok(frame) || py_read8(frame + (uint32_t)l->cframe_current, &frame) != 0))
+        goto torn;
+    for (uint32_t depth = 0; frame; depth++) {
+        int owner = 0, entry = 0;
+        if (!ptr_ok(frame) || depth > 4 * ROCSYS_MAX_PY_FRAMES)
+            goto torn;
+        if (n >= room) {
+            *flags |= ROCSYS_SAMPLE_TRUNCATED;
+            break;
+        }
+        if (py_read8(frame + l->fr_back, &next) != 0 || next == frame ||
+            py_read8(frame + l->fr_code, &code) != 0 || py_read8(frame + l->fr_lasti, &w) != 0)
+            goto torn;
+        if (l->lasti_kind != LASTI_POINTER) {
+            uint64_t type;
+            if (py_read8(frame + 8, &type) != 0 || type != py.frame_type)
+                goto torn;
+            lasti = (int32_t)(uint32_t)w;
+            lasti = lasti < 0 ? -1 : l->lasti_kind == LASTI_BYTES ? lasti / 2 : lasti;
+            entry = 1; /* one frame per evaluation call */
+        } else {
+            uint64_t ow;
+            if (py_read8(frame + 64, &ow) != 0)
+                goto torn;
+            owner = (int)((ow >> (8 * ((uint32_t)l->fr_owner - 64))) & 0xff);
+            if (l->fr_is_entry >= 0)
+                entry = (int)((ow >> (8 * ((uint32_t)l->fr_is_entry - 64))) & 0xff) != 0;
+            if (owner == OWNER_CSTACK) { /* the shim below an evaluation call's first frame */
+                n = end_group(out, n, room, group > 0);
+                group = 0;
+                frame = next;
+                continue;
+            }
+            if (!ptr_ok(code))
+                goto torn;
+            lasti = ((int64_t)w - (int64_t)(code + (uint32_t)l->co_adaptive)) / 2;
+            if (lasti < -1 || py_read8(code + 16, &size) != 0 || lasti >= (int64_t)size)
+                goto torn;
+            /* an incomplete frame (being set up: CPython hides it too) */
+            if (owner != OWNER_GENERATOR &&
+                (py_read8(code + (uint32_t)l->co_firsttrace, &first) != 0 ||
+                 lasti < (int32_t)(uint32_t)first)) {
+                if (entry) {
+                    n = end_group(out, n, room, group > 0);
+                    group = 0;
+                }
+                frame = next;
+                continue;
+            }
+        }
+        if (frame_code((uintptr_t)code, &sig) != 0)
+            goto torn;
+        out[n++] = ROCSYS_PY_FRAME(code_id((uintptr_t)code, sig, ann, nann),
+                                   lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry);
+        group = entry ? 0 : group + 1;
+        frame = next;
+    }
+    return n;
+torn:
+    *flags |= ROCSYS_SAMPLE_PY_DROPPED;
+    return 0;
+}
+
+/* Where a str's characters are, its kind and length in bytes (capped). -1 if not a str. */
+static int str_data(uint64_t s, uintptr_t *data, uint32_t *kind, uint32_t *bytes)
+{
+    uint64_t type, len, state, p;
+
+    if (!ptr_ok(s) || py_read8(s + 8, &type) != 0 || type != py.unicode_type ||
+        py_read8(s + 16, &len) != 0 || py_read8(s + 32, &state) != 0)
+        return -1;
+    *kind = (uint32_t)(state >> 2) & 7;
+    if (*kind != 1 && *kind != 2 && *kind != 4)
+        return -1;
+    if (state & (1u << 5)) /* compact: the characters follow the object */
+        p = s + ((state & (1u << 6)) ? py.l->str_ascii_size : py.l->str_compact_size);
+    else if (py_read8(s + py.l->str_compact_size, &p) != 0 || !p)
+        return -1;
+    if (len > ROCSYS_PY_NAME_MAX / *kind)
+        len = ROCSYS_PY_NAME_MAX / *kind;
+    *data = (uintptr_t)p;
+    *bytes = (uint32_t)len * *kind;
+    return 0;
+}
+
+/* Write a PY_CODE record for one code object into ring r. 0, or -1 (retry later). AS-safe. */
+static int announce(struct transport_ring *r, const struct py_announce *a)
+{
+    const struct py_layout *l = py.l;
+    struct rocsys_rec_py_code *rec;
+    uint64_t name, file, table, type, tlen, first;
+    uintptr_t nd, fd;
+    uint32_t nk, fk, nb, fb, tb, size;
+    uint8_t cut = 0;
+
+    if (py_read8(a->code + l->co_name, &name) != 0 || py_read8(a->code + l->co_filename, &file) ||
+        py_read8(a->code + l->co_table, &table) != 0 ||
+        py_read8(a->code + l->co_firstlineno, &first) != 0 || str_data(name, &nd, &nk, &nb) ||
+        str_data(file, &fd, &fk, &fb) || !ptr_ok(table) || py_read8(table + 8, &type) != 0 ||
+        type != py.bytes_type || py_read8(table + 16, &tlen) != 0)
+        return -1;
+    tb = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_TABLE_MAX : (uint32_t)tlen;
+    cut = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_CODE_CUT_TABLE : 0;
+    size = rocsys_rec_align((uint32_t)sizeof(*rec) + nb + fb + tb);
+    rec = transport_reserve(r, size);
+    if (!rec)
+        return -1;
+    memset(rec, 0, sizeof(*rec));
+    rec->h.type = ROCSYS_REC_PY_CODE;
+    rec->h.size = size;
+    rec->pid = collector_g.pid;
+    rec->id = a->id;
+    rec->first_line = (int32_t)(uint32_t)first;
+    rec->name_kind = (uint8_t)nk;
+    rec->file_kind = (uint8_t)fk;
+    rec->table_kind = (uint8_t)l->table_kind;
+    rec->flags = cut;
+    rec->name_len = nb;
+    rec->file_len = fb;
+    rec->table_len = tb;
+    uint8_t *p = (uint8_t *)(rec + 1);
+    if (py_copy(p, nd, nb) != 0 || py_copy(p + nb, fd, fb) != 0 ||
+        py_copy(p + nb + fb, table + 32, tb) != 0)
+        return -1; /* nothing committed */
+    transport_commit(r, size);
+    return 0;
+}
+
+void collector_python_announce(struct transport_ring *r, const struct py_announce *ann,
+                               uint32_t nann)
+{
+    for (uint32_t i = 0; i < nann; i++) {
+        struct code_slot *s = &py.slots[ann[i].id - 1];
+        int ok = announce(r, &ann[i]) == 0;
+        atomic_store_explicit(&s->state, ok ? SLOT_ANNOUNCED : SLOT_RETRY, memory_order_release);
+    }
+}
+
+/* ---- the fault guard ---- */
+
+/* Call the program's handler for a fault that is not ours, as the kernel would have. */
+static void pass_on(int sig, siginfo_t *si, void *uc, const struct sigaction *app)
+{
+    if (app->sa_flags & SA_SIGINFO) {
+        if (app->sa_sigaction)
+            app->sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (app->sa_handler != SIG_DFL && app->sa_handler != SIG_IGN) {
+        app->sa_handler(sig);
+        return;
+    }
+    /* default action: put it back; a fault happens again on return, a sent signal is resent */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    real_sigaction(sig, &dfl, NULL);
+    py.guard = 0;
+    if (si->si_code <= 0)
+        syscall(SYS_tgkill, getpid(), collector_gettid(), sig);
+}
+
+/* SIGSEGV / SIGBUS: a fault in py_read8 or py_copy returns -1 from it; others go on. */
+static void on_fault(int sig, siginfo_t *si, void *ucontext)
+{
+    ucontext_t *uc = ucontext;
+    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+
+    if (si->si_code > 0 && (pc == (uintptr_t)py_read8_insn || pc == (uintptr_t)py_copy_insn)) {
+        uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)py_read_fault;
+        return;
+    }
+    pass_on(sig, si, ucontext, sig == SIGSEGV ? &py.app_segv : &py.app_bus);
+}
+
+/* Install the guard for SIGSEGV and SIGBUS, keeping the handlers there were. */
+static int guard_install(void)
+{
+    struct sigaction sa;
+    *(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
+    if (!real_sigaction)
+        return -1;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (real_sigaction(SIGSEGV, &sa, &py.app_segv) != 0)
+        return -1;
+    if (real_sigaction(SIGBUS, &sa, &py.app_bus) != 0) {
+        real_sigaction(SIGSEGV, &py.app_segv, NULL);
+        return -1;
+    }
+    py.guard = 1;
+    return 0;
+}
+
+/* sigaction, interposed: while the guard is installed, the program's SIGSEGV and SIGBUS
+ * handlers are kept here (and called for its faults) instead of replacing the guard; what it
+ * reads back is what it set. Every other call goes to libc unchanged. */
+COLLECTOR_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    struct sigaction *app;
+
+    if (!real_sigaction)
+        *(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
+    if (!py.guard || (sig != SIGSEGV && sig != SIGBUS))
+        return real_sigaction ? real_sigaction(sig, act, old) : (errno = ENOSYS, -1);
+    app = sig == SIGSEGV ? &py.app_segv : &py.app_bus;
+    if (old)
+        *old = *app;
+    if (act)
+        *app = *act;
+    return 0;
+}
+
+/* signal, interposed for the same reason (glibc's signal does not call sigaction through the
+ * PLT): BSD semantics, as glibc's. */
+COLLECTOR_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+    struct sigaction sa, old;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, sig);
+    if (sigaction(sig, &sa, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+/* ---- detection (normal context) ---- */
+
+/* Tell the front end what we found. */
+static void send_info(uint32_t status)
+{
+    struct rocsys_rec_py_info rec;
+    memset(&rec, 0, sizeof(rec));
+    rec.h.type = ROCSYS_REC_PY_INFO;
+    rec.h.size = sizeof(rec);
+    rec.pid = collector_g.pid;
+    rec.status = status;
+    rec.version_hex = py.version_hex;
+    collector_write_normal(&rec);
+}
+
+/* PY_VERSION_HEX of the interpreter in the process, or 0. */
+static uint32_t version_hex(void)
+{
+    const unsigned long *pv = dlsym(RTLD_DEFAULT, "Py_Version");
+    const char *(*gv)(void);
+    const char *v;
+    unsigned a = 0, b = 0, c = 0;
+
+    if (pv)
+        return (uint32_t)*pv;
+    *(void **)&gv = dlsym(RTLD_DEFAULT, "Py_GetVersion");
+    if (!gv || !(v = gv()))
+        return 0;
+    a = (unsigned)strtoul(v, (char **)&v, 10);
+    if (*v == '.')
+        b = (unsigned)strtoul(v + 1, (char **)&v, 10);
+    if (*v == '.')
+        c = (unsigned)strtoul(v + 1, (char **)&v, 10);
+    return (a << 24) | (b << 16) | (c << 8);
+}
+
+void collector_python_check(void)
+{
+    char opt[8];
+    uint32_t status = ROCSYS_PY_UNSUPPORTED;
+
+    if (py.state != 0 || !collector_g.enabled)
+        return;
+    py.runtime = (uintptr_t)dlsym(RTLD_DEFAULT, "_PyRuntime");
+    py.version_hex = py.runtime || dlsym(RTLD_DEFAULT, "Py_GetVersion") ? version_hex() : 0;
+    if (!py.version_hex)
+        return; /* no Python here (yet: an embedding program may load it later) */
+    if (collector_session_get("python", opt, sizeof(opt)) == 0 && strcmp(opt, "0") == 0) {
+        py.state = 2; /* --no-python */
+        return;
+    }
+    for (size_t i = 0; i < sizeof(py_layouts) / sizeof(py_layouts[0]); i++)
+        if ((py.version_hex >> 24) == 3 &&
+            ((py.version_hex >> 16) & 0xff) == (uint32_t)py_layouts[i].minor)
+            py.l = &py_layouts[i];
+    py.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
+    py.unicode_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+    py.bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
+    py.frame_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyFrame_Type");
+    if (!py.l || !py.runtime)
+        goto out;
+    status = ROCSYS_PY_MISMATCH;
+    if (!py.code_type || !py.unicode_type || !py.bytes_type || !py.frame_type)
+        goto out;
+    if (py.l->minor >= 13) {
+        /* 3.13 starts _PyRuntime with _Py_DebugOffsets: cookie, version, free_threaded */
+        const char *rt = (const char *)py.runtime;
+        uint64_t ver, ft;
+        memcpy(&ver, rt + 8, 8);
+        memcpy(&ft, rt + 16, 8);
+        if (memcmp(rt, "xdebugpy", 8) != 0 || (ver >> 16) != (py.version_hex >> 16))
+            goto out;
+        if (ft) {
+            status = ROCSYS_PY_FREE_THREAD;
+            goto out;
+        }
+    }
+    if (guard_install() != 0)
+        goto out;
+    status = ROCSYS_PY_OK;
+out:
+    py.state = status == ROCSYS_PY_OK ? 1 : 2;
+    send_info(status);
+    collector_log("python %x: %s", py.version_hex, status == ROCSYS_PY_OK ? "frames" : "no frames");
+}

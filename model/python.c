@@ -1,0 +1,343 @@
+/* Python frames in the model: the code objects the collector announced (per process), their
+ * names and line tables, and how a sample's Python frames take the place of the interpreter's
+ * evaluation frames in its native stack. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "collector/protocol.h"
+#include "hashmap.h"
+#include "model_internal.h"
+
+const char model_python_module[] = "[python]";
+
+/* One code object of one process. */
+struct py_code {
+    const char *name; /* qualified name (3.11+) or name, UTF-8, interned */
+    const char *file; /* co_filename, UTF-8, interned */
+    int first_line;
+    int table_kind;
+    uint8_t *table;
+    size_t table_len;
+};
+
+struct model_python {
+    struct py_code *codes;
+    size_t ncodes, cap;
+    struct hashmap map; /* (pid, id) -> index + 1 */
+    uint8_t *roles;     /* per function id: 0 not looked at, ROLE_* */
+    size_t nroles, roles_cap;
+    const char *interp[8]; /* modules holding _PyEval_EvalFrameDefault */
+    int ninterp;
+    int show_native;
+    uint32_t version_hex; /* of the last interpreter that told us */
+    uint32_t status;      /* its ROCSYS_PY_* */
+    int seen;             /* a PY_INFO arrived */
+};
+
+enum { ROLE_OTHER = 1, ROLE_EVAL = 2, ROLE_INTERP = 3 };
+
+/* The model's Python state, created on first use. */
+static struct model_python *py_state(struct model *m)
+{
+    if (!m->python)
+        m->python = xcalloc(1, sizeof(*m->python));
+    return m->python;
+}
+
+void model_python_free(struct model *m)
+{
+    struct model_python *p = m->python;
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->ncodes; i++)
+        free(p->codes[i].table);
+    free(p->codes);
+    free(p->roles);
+    hashmap_free(&p->map);
+    free(p);
+    m->python = NULL;
+}
+
+void model_python_set_native(struct model *m, int show)
+{
+    py_state(m)->show_native = show;
+}
+
+int model_python_native(const struct model *m)
+{
+    return m->python ? m->python->show_native : 0;
+}
+
+void model_python_info(struct model *m, uint32_t pid, uint32_t status, uint32_t version_hex)
+{
+    struct model_python *p = py_state(m);
+    (void)pid;
+    p->seen = 1;
+    p->status = status;
+    p->version_hex = version_hex;
+    if (status != ROCSYS_PY_OK) {
+        const char *why = status == ROCSYS_PY_FREE_THREAD ? "free-threaded builds are not supported"
+                          : status == ROCSYS_PY_MISMATCH  ? "its layout failed a check"
+                                                          : "supported: 3.8 to 3.13";
+        snprintf(m->session.notice, sizeof(m->session.notice),
+                 "Python %u.%u: native frames only (%s)", version_hex >> 24,
+                 (version_hex >> 16) & 0xff, why);
+    }
+}
+
+int model_python_status(const struct model *m, uint32_t *version_hex)
+{
+    if (!m->python || !m->python->seen)
+        return -1;
+    if (version_hex)
+        *version_hex = m->python->version_hex;
+    return (int)m->python->status;
+}
+
+void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_line, int table_kind,
+                       const char *name, const char *file, const uint8_t *table, size_t table_len)
+{
+    struct model_python *p = py_state(m);
+    uint32_t *slot = hashmap_slot(&p->map, hashmap_mix(((uint64_t)pid << 32) | id), 1);
+    struct py_code *c;
+
+    if (*slot) { /* announced again (a retry, or a slot reused in a fork child): the newest */
+        c = &p->codes[*slot - 1];
+        free(c->table);
+    } else {
+        xgrow(&p->codes, &p->cap, p->ncodes + 1, sizeof(*p->codes));
+        c = &p->codes[p->ncodes++];
+        *slot = (uint32_t)p->ncodes;
+    }
+    c->name = model_intern(m, name && *name ? name : "?");
+    c->file = model_intern(m, file && *file ? file : "?");
+    c->first_line = first_line;
+    c->table_kind = table_kind;
+    c->table = table_len ? xmalloc(table_len) : NULL;
+    if (table_len)
+        memcpy(c->table, table, table_len);
+    c->table_len = table_len;
+}
+
+/* ---- line tables (pure) ---- */
+
+/* An unsigned varint of the 3.11+ location table (6-bit chunks, bit 6 = more). */
+static unsigned varint(const uint8_t *t, size_t n, size_t *i)
+{
+    unsigned v = 0, shift = 0;
+    uint8_t b;
+    do {
+        if (*i >= n || shift > 28)
+            return v;
+        b = t[(*i)++];
+        v |= (unsigned)(b & 63) << shift;
+        shift += 6;
+    } while (b & 64);
+    return v;
+}
+
+int model_py_line(int kind, const uint8_t *t, size_t n, int first, uint32_t lasti)
+{
+    int line = first;
+    uint64_t addr = (uint64_t)lasti * 2, end = 0;
+    size_t i = 0;
+
+    if (lasti == ROCSYS_PY_LASTI_UNKNOWN)
+        return first;
+    switch (kind) {
+    case ROCSYS_PY_TABLE_LNOTAB: /* (address delta, signed line delta) pairs */
+        for (; i + 1 < n; i += 2) {
+            end += t[i];
+            if (end > addr)
+                break;
+            line += (int8_t)t[i + 1];
+        }
+        return line;
+    case ROCSYS_PY_TABLE_LINETABLE: /* (byte length, signed line delta or -128: none) pairs */
+        for (; i + 1 < n; i += 2) {
+            uint64_t start = end;
+            end += t[i];
+            if ((int8_t)t[i + 1] != -128)
+                line += (int8_t)t[i + 1];
+            if (start < end && addr < end)
+                return line;
+        }
+        return line;
+    case ROCSYS_PY_TABLE_LOCATIONS: /* entries: a start byte (bit 7), then their data */
+        while (i < n) {
+            uint8_t b = t[i++];
+            int code = (b >> 3) & 15, delta = 0;
+            end += ((uint64_t)(b & 7) + 1) * 2;
+            if (code == 13 || code == 14) { /* no columns / long form: a signed varint */
+                size_t k = i;
+                unsigned u = varint(t, n, &k);
+                delta = (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
+            } else if (code >= 10 && code <= 12) {
+                delta = code - 10;
+            }
+            line += delta;
+            if (addr < end)
+                return line;
+            while (i < n && !(t[i] & 0x80))
+                i++;
+        }
+        return line;
+    default:
+        return first;
+    }
+}
+
+size_t model_py_utf8(int kind, const uint8_t *raw, size_t nbytes, char *out, size_t cap)
+{
+    size_t o = 0;
+
+    if (cap == 0)
+        return 0;
+    if (kind != 1 && kind != 2 && kind != 4)
+        kind = 1;
+    for (size_t i = 0; i + (size_t)kind <= nbytes; i += (size_t)kind) {
+        uint32_t c = raw[i];
+        if (kind >= 2)
+            c |= (uint32_t)raw[i + 1] << 8;
+        if (kind == 4)
+            c |= (uint32_t)raw[i + 2] << 16 | (uint32_t)raw[i + 3] << 24;
+        if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+            c = 0xfffd;
+        if (c < 0x80) {
+            if (o + 1 >= cap)
+                break;
+            out[o++] = (char)(c ? c : '?');
+        } else if (c < 0x800) {
+            if (o + 2 >= cap)
+                break;
+            out[o++] = (char)(0xc0 | (c >> 6));
+            out[o++] = (char)(0x80 | (c & 63));
+        } else if (c < 0x10000) {
+            if (o + 3 >= cap)
+                break;
+            out[o++] = (char)(0xe0 | (c >> 12));
+            out[o++] = (char)(0x80 | ((c >> 6) & 63));
+            out[o++] = (char)(0x80 | (c & 63));
+        } else {
+            if (o + 4 >= cap)
+                break;
+            out[o++] = (char)(0xf0 | (c >> 18));
+            out[o++] = (char)(0x80 | ((c >> 12) & 63));
+            out[o++] = (char)(0x80 | ((c >> 6) & 63));
+            out[o++] = (char)(0x80 | (c & 63));
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* ---- frames ---- */
+
+int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try,
+                       struct sym_frame *out)
+{
+    static const char unknown[] = "[unknown Python code]";
+    struct model_python *p = py_state(m);
+    uint32_t id = ROCSYS_PY_FRAME_CODE(pc);
+    uint32_t *slot;
+
+    if (!ROCSYS_IS_PY_FRAME(pc))
+        return 0;
+    memset(out, 0, sizeof(*out));
+    out->module = model_python_module;
+    slot = id == ROCSYS_PY_CODE_UNKNOWN
+               ? NULL
+               : hashmap_slot(&p->map, hashmap_mix(((uint64_t)pid << 32) | id), 0);
+    if (!slot) {
+        if (!final_try && id != ROCSYS_PY_CODE_UNKNOWN)
+            return -1; /* its PY_CODE may be in a ring not drained yet */
+        out->function = unknown;
+        return 1;
+    }
+    const struct py_code *c = &p->codes[*slot - 1];
+    out->function = c->name;
+    out->file = out->decl_file = c->file;
+    out->line = out->decl_line = model_py_line(c->table_kind, c->table, c->table_len, c->first_line,
+                                               ROCSYS_PY_FRAME_LASTI(pc));
+    return 1;
+}
+
+/* The role of function f in merging: evaluation loop, other interpreter code, or neither. */
+static int role_of(struct model *m, uint32_t f)
+{
+    struct model_python *p = m->python;
+    const struct model_func *fn = &m->funcs[f];
+
+    if (f >= p->nroles) {
+        xgrow(&p->roles, &p->roles_cap, (size_t)f + 1, 1);
+        memset(p->roles + p->nroles, 0, (size_t)f + 1 - p->nroles);
+        p->nroles = (size_t)f + 1;
+    }
+    if (p->roles[f] == ROLE_EVAL || p->roles[f] == ROLE_INTERP)
+        return p->roles[f];
+    if (fn->name && strncmp(fn->name, "_PyEval_EvalFrameDefault", 24) == 0 &&
+        (fn->name[24] == '\0' || fn->name[24] == '.')) {
+        int known = 0;
+        for (int i = 0; i < p->ninterp; i++)
+            known |= p->interp[i] == fn->module;
+        if (!known && p->ninterp < (int)(sizeof(p->interp) / sizeof(p->interp[0])))
+            p->interp[p->ninterp++] = fn->module;
+        return p->roles[f] = ROLE_EVAL;
+    }
+    for (int i = 0; i < p->ninterp; i++)
+        if (fn->module == p->interp[i] && fn->module)
+            return p->roles[f] = ROLE_INTERP;
+    /* not (yet) known to be the interpreter's: looked at again next time */
+    return ROLE_OTHER;
+}
+
+uint32_t model_python_merge(struct model *m, const uint32_t *const *native, const uint32_t *nlen,
+                            uint32_t nn, const uint32_t *const *py, const uint32_t *plen,
+                            const int *pentry, uint32_t np, uint32_t *out, uint32_t max)
+{
+    struct model_python *p = py_state(m);
+    uint32_t o = 0, pi = 0;
+
+    for (uint32_t i = 0; i < nn; i++) /* the evaluation frames name the interpreter's modules */
+        if (nlen[i])
+            role_of(m, native[i][nlen[i] - 1]);
+    for (uint32_t i = 0; i < nn; i++) {
+        int role = nlen[i] ? role_of(m, native[i][nlen[i] - 1]) : ROLE_OTHER;
+        if (role == ROLE_EVAL) { /* its group of Python frames, then (maybe) itself */
+            while (pi < np) {
+                for (uint32_t k = 0; k < plen[pi] && o < max; k++)
+                    out[o++] = py[pi][k];
+                if (pentry[pi++])
+                    break;
+            }
+        }
+        if ((role == ROLE_EVAL || role == ROLE_INTERP) && !p->show_native)
+            continue;
+        for (uint32_t k = 0; k < nlen[i] && o < max; k++)
+            out[o++] = native[i][k];
+    }
+    for (; pi < np; pi++) /* callers the native unwind did not reach */
+        for (uint32_t k = 0; k < plen[pi] && o < max; k++)
+            out[o++] = py[pi][k];
+    return o;
+}
+
+void model_python_label(const struct model_func *f, char *buf, size_t n)
+{
+    const char *base;
+
+    if (!f) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    if (f->module != model_python_module || !f->file) {
+        snprintf(buf, n, "%s", f->name ? f->name : "?");
+        return;
+    }
+    base = strrchr(f->file, '/');
+    base = base ? base + 1 : f->file;
+    if (f->line > 0)
+        snprintf(buf, n, "%s (%s:%d)", f->name, base, f->line);
+    else
+        snprintf(buf, n, "%s (%s)", f->name, base);
+}
