@@ -47,6 +47,7 @@
  *   mode=cpu|wall
  *   follow=0|1    profile child processes too
  *   timer=perf|posix  CPU mode: perf events (cycles, else task-clock, else POSIX timers) or POSIX
+ *   python=0|1    read CPython frames (--python off: 0)
  *   root=PID      pid of the launched target (added by the launcher in the child)
  *   shm=PATH      the session's shared-memory file
  * One variable rather than seven: some runtimes scan the whole environment on every call

@@ -156,15 +156,17 @@ static uint32_t code_id(uintptr_t code, uint64_t sig, struct py_announce *ann, u
         struct code_slot *s = &py.slots[i];
         uint64_t c = atomic_load_explicit(&s->code, memory_order_acquire);
         if (c == 0) {
-            if (*nann >= PY_ANNOUNCE_MAX)
-                return ROCSYS_PY_CODE_UNKNOWN; /* seen next time */
             uint64_t expect = 0;
             if (!atomic_compare_exchange_strong(&s->code, &expect, code)) {
                 c = expect;
             } else {
+                /* more new code objects than one sample announces: the next sample does */
+                int now = *nann < PY_ANNOUNCE_MAX;
                 atomic_store_explicit(&s->sig, sig, memory_order_release);
-                atomic_store_explicit(&s->state, SLOT_CLAIMED, memory_order_release);
-                ann[(*nann)++] = (struct py_announce){code, i + 1};
+                atomic_store_explicit(&s->state, now ? SLOT_CLAIMED : SLOT_RETRY,
+                                      memory_order_release);
+                if (now)
+                    ann[(*nann)++] = (struct py_announce){code, i + 1};
                 return i + 1;
             }
         }

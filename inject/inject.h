@@ -16,6 +16,7 @@ struct inject_options {
     int batch;              /* -b: text frames, no curses */
     int window_s;           /* sliding-window length */
     int follow;             /* profile children (default on; --no-follow) */
+    int python;             /* --python: INJECT_PYTHON_ON, _NATIVE or _OFF */
     int use_stdin;          /* --stdin: the target reads our stdin */
     int color;              /* --no-color turns it off */
     int max_rows;           /* --rows: rows per view in batch frames, 0 = all */
@@ -34,6 +35,7 @@ struct inject_options {
 };
 
 enum { INJECT_TIMER_AUTO = 0, INJECT_TIMER_PERF = 1, INJECT_TIMER_POSIX = 2 };
+enum { INJECT_PYTHON_ON = 0, INJECT_PYTHON_NATIVE = 1, INJECT_PYTHON_OFF = 2 };
 
 /* Parse the command line. Returns 0, or -1 with a one-line message in err. */
 int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err, size_t errlen);

@@ -38,6 +38,9 @@ static const struct opt_def opt_table[] = {
      "rows per view in batch frames (default 40, 0 = all)"},
     {"window", 0, OPT_INT, "SECONDS", 1, 60, NULL, OFF(window_s), 0,
      "length of the sliding window the 'w' key shows (default 5)"},
+    {"python", 0, OPT_CHOICE, "on|native|off", 0, 0, "on native off", OFF(python), 0,
+     "Python programs: their functions in place of the interpreter's frames (on, default), "
+     "with the interpreter's own native frames too (native), or native frames only (off)"},
     {"no-follow", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(follow), 0,
      "do not profile processes the target starts"},
     {"stdin", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(use_stdin), 1,

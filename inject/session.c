@@ -1090,9 +1090,11 @@ int inject_session_run(const struct inject_options *o)
 
     /* one variable (protocol.h); the launcher adds root=PID in the child */
     snprintf(env_session, sizeof(env_session),
-             "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,shm=%s", ROCSYS_ENV_SESSION,
+             "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,python=%d,shm=%s", ROCSYS_ENV_SESSION,
              ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu", o->follow,
-             timer == INJECT_TIMER_PERF ? "perf" : "posix", s.shm_path);
+             timer == INJECT_TIMER_PERF ? "perf" : "posix", o->python != INJECT_PYTHON_OFF,
+             s.shm_path);
+    model_python_set_native(s.m, o->python == INJECT_PYTHON_NATIVE);
     env_extra[0] = env_session;
     env_extra[1] = NULL;
 

@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "collector/protocol.h"
 #include "record.h"
 
 #define PF_CHUNK       65536 /* write the buffer out once it holds this much */
@@ -520,6 +521,38 @@ static const struct ient *address_frames(struct record_writer *w, uint32_t pid, 
     return e;
 }
 
+/* The frame iid of model function f (for samples the model merged: Python frames, regions). */
+static uint32_t func_frame(struct record_writer *w, uint32_t f)
+{
+    struct addr_key key = {f, UINT32_MAX, 7};
+    uint64_t h = mix64(f ^ mix64(((uint64_t)UINT32_MAX << 1) | 7));
+    struct ient *e = itab_slot(&w->addrs, h, eq_addr, w, &key);
+    const struct model_func *fn;
+    char label[4200];
+    uint32_t iid;
+
+    if (e->used)
+        return w->pool[e->c];
+    fn = model_func_at(w->m, (int)f);
+    model_python_label(fn, label, sizeof(label));
+    iid = new_frame(w, label, fn && fn->module ? fn->module : "[unknown]", 0);
+    *e = (struct ient){.h = h, .k = f, .a = UINT32_MAX, .b = 7, .used = 1};
+    e->c = pool_add(w, &iid, 1);
+    e->d = 1;
+    w->addrs.count++;
+    return iid;
+}
+
+/* Whether a sample carries pseudo-frames (Python frames, user regions) that only the model can
+ * place. */
+static int has_pseudo_frames(const uint64_t *frames, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (ROCSYS_IS_PY_FRAME(frames[i]) || ROCSYS_IS_REGION_FRAME(frames[i]))
+            return 1;
+    return 0;
+}
+
 /* ---- tracks of counters and slices ---- */
 
 #define PF_TRACK_NAMED   0 /* a named track of slices (e.g. a GPU queue) */
@@ -793,9 +826,16 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
         declare_thread(w, ev->time_ns, ev->pid, ev->tid, model_thread_name(w->m, ev->pid, ev->tid));
     for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
         in[i]->n = 0;
+    if (has_pseudo_frames(ev->frames, ev->nframes)) {
+        /* merged by the model: Python frames in place of the interpreter's, regions on top */
+        uint32_t funcs[1024];
+        uint32_t nf = model_sample_funcs(w->m, ev->pid, ev->frames, ev->nframes, funcs, 1024);
+        for (uint32_t i = 0; i < nf; i++)
+            stack_push(w, &n, func_frame(w, funcs[i]));
+    }
     /* root first: walk the addresses outermost first, each one's frames outermost first; a
      * sample without addresses gets the [unknown] frame of address 0 */
-    for (uint32_t i = ev->nframes ? ev->nframes : 1; i-- > 0;) {
+    for (uint32_t i = ev->nframes ? ev->nframes : 1; n == 0 && i-- > 0;) {
         const struct ient *a = address_frames(w, ev->pid, ev->nframes ? ev->frames[i] : 0, i > 0);
         uint32_t off = a->c, cnt = a->d;
         for (uint32_t j = cnt; j-- > 0;)

@@ -202,9 +202,10 @@ static void folded_rows(FILE *f, struct model *m, const struct model_tree *t, in
                         size_t len, size_t cap)
 {
     for (int c = t->nodes[node].first_child; c >= 0; c = t->nodes[c].next_sibling) {
-        const struct model_func *fn = model_func_at(m, t->nodes[c].func);
+        char label[4200];
         size_t n = len;
-        int w = snprintf(path + n, cap - n, ";%s", fn ? fn->name : "?");
+        model_python_label(model_func_at(m, t->nodes[c].func), label, sizeof(label));
+        int w = snprintf(path + n, cap - n, ";%s", label);
         if (w < 0 || (size_t)w >= cap - n)
             continue; /* deeper than the buffer: cut (never happens with 1024 frames x 64) */
         /* ';' and ' ' separate fields in this format: keep names parseable */
