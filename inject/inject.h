@@ -56,6 +56,9 @@ int inject_elf_is_dynamic(const char *path);
 
 /* Find librocsys-collector.so next to the executable (build tree or install prefix). */
 int inject_find_collector(char *buf, size_t cap);
+/* The directory of the `rocsys` Python module (python/rocsys/__init__.py) beside the collector,
+ * else beside the executable like the collector; an absolute path in buf. 0, or -ENOENT. */
+int inject_find_python_dir(const char *collector, char *buf, size_t cap);
 
 /* A started target. */
 struct inject_target {

@@ -1,6 +1,7 @@
 /* Starting the target: resolve the program like execvp, refuse what cannot be profiled (static
  * binaries, setuid programs) with an explanation, find the collector, fork and exec with
- * LD_PRELOAD / HSA_TOOLS_LIB set and stdout/stderr captured. */
+ * LD_PRELOAD / HSA_TOOLS_LIB set, the `rocsys` Python module on PYTHONPATH and stdout/stderr
+ * captured. */
 #define _GNU_SOURCE
 #include "inject.h"
 #include "collector/protocol.h"
@@ -8,6 +9,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #define COLLECTOR_NAME "librocsys-collector.so"
+#define PYTHON_MODULE  "rocsys/__init__.py" /* under the python directory */
 
 int inject_elf_is_dynamic(const char *path)
 {
@@ -145,32 +148,73 @@ void inject_check_program(const char *name, struct inject_program *out)
     }
 }
 
-int inject_find_collector(char *buf, size_t cap)
+/* The directory rocsys-top's executable is in, into exe; 0, or -ENOENT. */
+static int exe_dir(char *exe, size_t cap)
 {
-    const char *env = getenv("ROCSYS_COLLECTOR_PATH");
-    char exe[4096];
-    ssize_t n;
+    ssize_t n = readlink("/proc/self/exe", exe, cap - 1);
 
-    if (env && *env) {
-        snprintf(buf, cap, "%s", env);
-        return access(buf, R_OK) == 0 ? 0 : -ENOENT;
-    }
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0)
         return -ENOENT;
     exe[n] = '\0';
     char *slash = strrchr(exe, '/');
     if (slash)
         *slash = '\0';
-    /* build tree: build/rocsys-top and build/lib/librocsys-collector.so */
-    snprintf(buf, cap, "%s/lib/%s", exe, COLLECTOR_NAME);
+    return 0;
+}
+
+/* The first of the directories beside the executable that holds file (a path relative to
+ * them), as "DIR/file" in buf: the build tree's lib (build/rocsys-top, build/lib/FILE), then
+ * the install prefix's (PREFIX/bin/rocsys-top, PREFIX/lib/rocsys-top/FILE). 0, or -ENOENT. */
+static int find_beside_exe(const char *file, char *buf, size_t cap)
+{
+    char exe[4096];
+
+    if (exe_dir(exe, sizeof(exe)) != 0)
+        return -ENOENT;
+    snprintf(buf, cap, "%s/lib/%s", exe, file);
     if (access(buf, R_OK) == 0)
         return 0;
-    /* installed: PREFIX/bin/rocsys-top and PREFIX/lib/rocsys-top/librocsys-collector.so */
-    snprintf(buf, cap, "%s/%s/%s", exe, ROCSYS_BIN_TO_LIB, COLLECTOR_NAME);
+    snprintf(buf, cap, "%s/%s/%s", exe, ROCSYS_BIN_TO_LIB, file);
     if (access(buf, R_OK) == 0)
         return 0;
     return -ENOENT;
+}
+
+int inject_find_collector(char *buf, size_t cap)
+{
+    const char *env = getenv("ROCSYS_COLLECTOR_PATH");
+
+    if (env && *env) {
+        snprintf(buf, cap, "%s", env);
+        return access(buf, R_OK) == 0 ? 0 : -ENOENT;
+    }
+    return find_beside_exe(COLLECTOR_NAME, buf, cap);
+}
+
+int inject_find_python_dir(const char *collector, char *buf, size_t cap)
+{
+    char path[PATH_MAX + 64], *slash;
+
+    /* beside the collector injected (also one chosen with ROCSYS_COLLECTOR_PATH) ... */
+    snprintf(path, sizeof(path), "%s", collector ? collector : "");
+    slash = strrchr(path, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(path, sizeof(path), ".");
+    size_t len = strlen(path);
+    snprintf(path + len, sizeof(path) - len, "/python/%s", PYTHON_MODULE);
+    /* ... else beside the executable, as the collector is found */
+    if (access(path, R_OK) != 0 && find_beside_exe("python/" PYTHON_MODULE, path, sizeof(path)))
+        return -ENOENT;
+    path[strlen(path) - strlen("/" PYTHON_MODULE)] = '\0';
+    /* absolute: the target or its children may change directory before starting Python; a
+     * ':' could not be written in PYTHONPATH */
+    char real[PATH_MAX];
+    if (!realpath(path, real) || strlen(real) >= cap || strchr(real, ':'))
+        return -ENOENT;
+    snprintf(buf, cap, "%s", real);
+    return 0;
 }
 
 int inject_resolve_cpu_timer(int choice)
@@ -193,8 +237,8 @@ int inject_resolve_cpu_timer(int choice)
     return virt ? INJECT_TIMER_POSIX : INJECT_TIMER_PERF;
 }
 
-/* Set NAME to collector prepended (LD_PRELOAD, ':'-separated) or appended (HSA_TOOLS_LIB,
- * space-separated) to its current value. */
+/* Set NAME to collector prepended (LD_PRELOAD, PYTHONPATH: ':'-separated) or appended
+ * (HSA_TOOLS_LIB, space-separated) to its current value. */
 static void add_to_list(const char *name, const char *collector, int prepend, char sep)
 {
     const char *cur = getenv(name);
@@ -216,10 +260,13 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
 {
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
     int rc = 0, child_errno = 0;
+    char python_dir[PATH_MAX];
     pid_t pid;
 
     memset(t, 0, sizeof(*t));
     t->pid = -1;
+    if (inject_find_python_dir(collector, python_dir, sizeof(python_dir)) != 0)
+        python_dir[0] = '\0'; /* not shipped: the target's PYTHONPATH is left alone */
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
         pipe2(exec_pipe, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "cannot create pipes: %s", strerror(errno));
@@ -251,6 +298,8 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
         dup2(err_pipe[1], 2);
         add_to_list("LD_PRELOAD", collector, 1, ':');
         add_to_list("HSA_TOOLS_LIB", collector, 0, ' ');
+        if (python_dir[0])
+            add_to_list("PYTHONPATH", python_dir, 1, ':');
         for (char *const *e = env_extra; e && *e; e++) {
             size_t k = strlen(ROCSYS_ENV_SESSION);
             if (strncmp(*e, ROCSYS_ENV_SESSION, k) == 0 && (*e)[k] == '=') {

@@ -355,6 +355,11 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
             s->cost_hist[bin < COST_BINS ? bin : COST_BINS - 1]++;
             s->cost_n++;
         }
+        if (h->flags & ROCSYS_SAMPLE_PYTSTATE)
+            model_thread_python(s->m, ctl->pid, ctl->tid, (h->flags & ROCSYS_SAMPLE_GIL) != 0,
+                                r->weight ? r->weight : 1);
+        if (h->flags & ROCSYS_SAMPLE_PY_DROPPED)
+            model_session(s->m)->python_unreadable += r->weight ? r->weight : 1;
         if (model_sample_weighted(s->m, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
                                   r->weight ? r->weight : 1, 0) == -EAGAIN)
             defer_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,

@@ -101,7 +101,9 @@ struct model_thread {
     uint64_t samples;        /* since start (or since the last reset) */
     uint64_t window_samples; /* within the sliding window */
     uint64_t start_ns, end_ns;
-    int blocks_sampling; /* it blocks the sampling signal: it cannot be sampled */
+    int blocks_sampling;  /* it blocks the sampling signal: it cannot be sampled */
+    uint64_t py_samples;  /* samples taken while it ran Python (had a thread state) */
+    uint64_t gil_samples; /* of those, samples while it held the GIL */
 };
 
 /* A function (after symbolization), shared by all threads and processes. */
@@ -186,6 +188,11 @@ struct model_session {
      * the GPU dashboard of the whole machine (--attach-gpu) */
     struct gpu_monitor *gpu;
     int attach_gpu;
+    /* CPython in the target: ROCSYS_PY_* of the last process that reported one (-1: none seen),
+     * its PY_VERSION_HEX, and samples whose Python frames could not be read safely (dropped) */
+    int python_status;
+    uint32_t python_version_hex;
+    uint64_t python_unreadable;
 };
 
 struct model *model_new(void);
@@ -246,6 +253,9 @@ int model_python_status(const struct model *m, uint32_t *version_hex);
 /* A code object of process pid (PY_CODE): UTF-8 name and file, first line, line table. */
 void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_line, int table_kind,
                        const char *name, const char *file, const uint8_t *table, size_t table_len);
+/* A sample of a thread that runs Python (holds_gil: it held the GIL), for the Threads view. */
+void model_thread_python(struct model *m, uint32_t pid, uint32_t tid, int holds_gil,
+                         uint32_t weight);
 /* Show the interpreter's own native frames (evaluation loop, call machinery) too. */
 void model_python_set_native(struct model *m, int show);
 int model_python_native(const struct model *m);

@@ -36,6 +36,7 @@ struct model *model_new(void)
     m->sym = symbolizer_new();
     m->session.window_seconds = 5;
     m->session.rank = -1;
+    m->session.python_status = -1;
     m->session.mode = "cpu";
     snprintf(m->session.status_text, sizeof(m->session.status_text), "starting");
     return m;
@@ -557,8 +558,10 @@ void model_reset_counts(struct model *m)
 {
     for (size_t i = 0; i < m->nstacks; i++)
         m->stacks[i].count = m->stacks[i].window_count = 0;
-    for (int i = 0; i < m->nthreads; i++)
+    for (int i = 0; i < m->nthreads; i++) {
         m->threads[i].samples = m->threads[i].window_samples = 0;
+        m->threads[i].py_samples = m->threads[i].gil_samples = 0;
+    }
     for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
         m->buckets[i].n = 0;
     m->session.samples = 0;

@@ -75,6 +75,8 @@ void model_python_info(struct model *m, uint32_t pid, uint32_t status, uint32_t 
     p->seen = 1;
     p->status = status;
     p->version_hex = version_hex;
+    m->session.python_status = (int)status;
+    m->session.python_version_hex = version_hex;
     if (status != ROCSYS_PY_OK) {
         const char *why = status == ROCSYS_PY_FREE_THREAD ? "free-threaded builds are not supported"
                           : status == ROCSYS_PY_MISMATCH  ? "its layout failed a check"
@@ -117,6 +119,14 @@ void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_lin
     if (table_len)
         memcpy(c->table, table, table_len);
     c->table_len = table_len;
+}
+
+void model_thread_python(struct model *m, uint32_t pid, uint32_t tid, int holds_gil,
+                         uint32_t weight)
+{
+    struct model_thread *t = &m->threads[model_thread_discover(m, pid, tid, 0)];
+    t->py_samples += weight;
+    t->gil_samples += holds_gil ? weight : 0;
 }
 
 /* ---- line tables (pure) ---- */

@@ -159,6 +159,14 @@ static void session_close(struct record_writer *w, struct model *m, const struct
             (unsigned long long)s->samples, (unsigned long long)s->dropped,
             (unsigned long long)s->dropped_events, (unsigned long long)s->threads_unsampled,
             model_thread_count(m));
+    if (s->python_status >= 0)
+        fprintf(f,
+                "\n  \"python\": {\"version\": \"%u.%u.%u\", \"frames\": %s, "
+                "\"unreadable_stacks\": %llu},",
+                s->python_version_hex >> 24, (s->python_version_hex >> 16) & 0xff,
+                (s->python_version_hex >> 8) & 0xff,
+                s->python_status == ROCSYS_PY_OK ? "true" : "false",
+                (unsigned long long)s->python_unreadable);
     json_gpus(f, s->gpu);
     fprintf(f, ",\n  \"files\": [");
     for (int i = 0; end && end->files && end->files[i]; i++) {

@@ -1,5 +1,6 @@
 /* Batch mode (-b): one plain-text frame of every view, like top -b. The format is parsed by
  * tests and benchmark scripts: keep it stable. */
+#include "collector/protocol.h"
 #include "tui/tui_internal.h"
 
 #include <math.h>
@@ -93,6 +94,11 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
             if ((pass == 0) == (p->is_root != 0))
                 print_process(out, p);
         }
+    if (s->python_status >= 0)
+        fprintf(out, "python %u.%u.%u  %s  unreadable stacks %llu\n", s->python_version_hex >> 24,
+                (s->python_version_hex >> 16) & 0xff, (s->python_version_hex >> 8) & 0xff,
+                s->python_status == ROCSYS_PY_OK ? "frames" : "native frames only",
+                (unsigned long long)s->python_unreadable);
     if (s->notice[0]) {
         tui_sanitize(notice, sizeof(notice), s->notice);
         fprintf(out, "notice: %s\n", notice);

@@ -3,6 +3,7 @@
  * Each frame is drawn into stdscr after erase() and shown with one refresh(): no flicker. */
 #define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
+#include "collector/protocol.h"
 #include "tui/tui_internal.h"
 #include "gpu/gpu.h"
 
@@ -405,6 +406,16 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
         }
         seg(t, y, &x, w, lab, "  stacks ");
         seg(t, y, &x, w, val, "%zu", model_distinct_stacks(t->m));
+        if (s->python_status == ROCSYS_PY_OK) { /* Python frames are read */
+            seg(t, y, &x, w, lab, "  python ");
+            seg(t, y, &x, w, val, "%u.%u", s->python_version_hex >> 24,
+                (s->python_version_hex >> 16) & 0xff);
+            if (s->python_unreadable) {
+                seg(t, y, &x, w, lab, " unreadable ");
+                seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "%llu",
+                    (unsigned long long)s->python_unreadable);
+            }
+        }
         if (s->replay) {
             seg(t, y, &x, w, lab, "  range ");
             seg(t, y, &x, w, val, "%.1f-%.1f s of %.1f s",

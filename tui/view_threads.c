@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* Row layout: marker, name (16 columns), tid, pid, cpu%, state, samples. */
-#define ROW_FMT "%c %s%*s %7s  %7s  %5s  %-5s %9s"
+#define ROW_FMT "%c %s%*s %7s  %7s  %5s  %-5s %9s  %5s"
 
 enum { SORT_TABLE, SORT_CPU, SORT_SAMPLES, SORT_COUNT };
 static const char *const sort_names[] = {"first seen", "cpu", "samples"};
@@ -101,10 +101,19 @@ void tui_threads_rebuild(struct tui *t, void *st)
     resort(t, v);
 }
 
+/* The share of a Python thread's samples in which it held the GIL ("-": not a Python thread). */
+static void gil_pct(const struct model_thread *th, char *buf, size_t n)
+{
+    if (th->py_samples)
+        snprintf(buf, n, "%.0f", 100.0 * (double)th->gil_samples / (double)th->py_samples);
+    else
+        snprintf(buf, n, "-");
+}
+
 void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct threads_view *v = st;
-    char title[200], line[256], name[80], c1[24], c2[24], c3[24], c4[8], c5[24];
+    char title[200], line[256], name[80], c1[24], c2[24], c3[24], c4[8], c5[24], c6[16];
     int page, alive = 0, nw;
     uint64_t total = 0;
 
@@ -115,7 +124,7 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
     snprintf(title, sizeof(title), "Threads: %d (%d alive)  samples %s  (sort: %s)", v->count,
              alive, v->window ? "in the window" : "since start", sort_names[v->sort]);
     snprintf(line, sizeof(line), ROW_FMT, ' ', "NAME", 12, "", "TID", "PID", "CPU%", "STATE",
-             "SAMPLES");
+             "SAMPLES", "GIL%");
     page = tui_draw_frame(t, r, title, line);
     tui_list_fit(&v->list, v->count + 1, page);
     for (int i = 0; i < page && v->list.top + i <= v->count; i++) {
@@ -128,7 +137,7 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
             filtered = t->filter.thread < 0;
             snprintf(c5, sizeof(c5), "%llu", (unsigned long long)total);
             snprintf(line, sizeof(line), ROW_FMT, filtered ? '*' : ' ', "[all threads]", 3, "", "",
-                     "", "", "", c5);
+                     "", "", "", c5, "");
             attr = sel ? tui_style(t, TUI_S_SELECTED) : A_BOLD;
         } else {
             const struct trow *tr = &v->rows[idx - 1];
@@ -139,8 +148,9 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
             snprintf(c3, sizeof(c3), "%.1f", tr->th.cpu_pct);
             snprintf(c4, sizeof(c4), "%c", tr->th.state ? tr->th.state : '?');
             snprintf(c5, sizeof(c5), "%llu", (unsigned long long)row_samples(v, tr));
+            gil_pct(&tr->th, c6, sizeof(c6));
             snprintf(line, sizeof(line), ROW_FMT, filtered ? '*' : ' ', name, 16 - nw, "", c1, c2,
-                     c3, c4, c5);
+                     c3, c4, c5, c6);
             attr = sel            ? tui_style(t, TUI_S_SELECTED)
                    : tr->th.alive ? A_NORMAL
                                   : tui_style(t, TUI_S_DIM);
@@ -200,18 +210,19 @@ void tui_threads_status(struct tui *t, void *st, char *buf, size_t n)
 void tui_threads_batch(FILE *out, struct model *m, int max_rows)
 {
     int n = model_thread_count(m);
-    char name[80];
+    char name[80], gil[16];
 
     fprintf(out, "== Threads ==\n");
-    fprintf(out, "  TID      PID      NAME             STATE  CPU%%   SAMPLES\n");
+    fprintf(out, "  TID      PID      NAME             STATE  CPU%%   SAMPLES  GIL%%\n");
     for (int i = 0; i < n && (max_rows <= 0 || i < max_rows); i++) {
         const struct model_thread *th = model_thread_at(m, i);
         tui_fit(name, sizeof(name), th->name[0] ? th->name : "?", 15, 1);
         for (char *p = name; *p; p++)
             if (*p == ' ')
                 *p = '_'; /* keep the columns splittable on blanks */
-        fprintf(out, "  %-7u  %-7u  %-15s  %-5c  %-5.1f  %llu\n", (unsigned)th->tid,
+        gil_pct(th, gil, sizeof(gil));
+        fprintf(out, "  %-7u  %-7u  %-15s  %-5c  %-5.1f  %-7llu  %s\n", (unsigned)th->tid,
                 (unsigned)th->pid, name, th->state ? th->state : '?', th->cpu_pct,
-                (unsigned long long)th->samples);
+                (unsigned long long)th->samples, gil);
     }
 }
