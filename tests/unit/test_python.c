@@ -1,0 +1,81 @@
+/* Unit tests of the model's Python parts: the three CPython line-table formats (tables and
+ * expected lines taken from CPython 3.8-3.13's own code objects: dis / co_lines), raw string
+ * storage to UTF-8, and the merge of Python frames into a native stack. */
+#include <stdint.h>
+#include <string.h>
+
+#include "collector/protocol.h"
+#include "model/model.h"
+#include "check.h"
+
+struct line_case {
+    int kind, first;
+    const uint8_t *table;
+    size_t len;
+    int pairs[64][2]; /* lasti in code units, line (-1: no line, not checked) */
+    int npairs;
+};
+
+/* def sample(a, b):            line 2
+ *     x = a + b                     3
+ *     if x > 3:                     4
+ *         y = [i * 2                5
+ *              for i in range(x)]   6
+ *     else:
+ *         y = None                  8
+ *
+ *     return x, y                   10 */
+/* clang-format off */
+static const struct line_case cases[] = {
+/* 3.8 */ {0, 2, (const uint8_t[]){0,1,8,1,8,1,6,1,6,255,8,3,4,2}, 14, {{0,3},{1,3},{2,3},{3,3},{4,4},{5,4},{6,4},{7,4},{8,5},{9,5},{10,5},{11,6},{12,6},{13,6},{14,5},{15,5},{16,5},{17,5},{18,8},{19,8},{20,10},{21,10},{22,10},{23,10}}, 24},
+/* 3.9 */ {0, 2, (const uint8_t[]){0,1,8,1,8,1,6,1,6,255,8,3,4,2}, 14, {{0,3},{1,3},{2,3},{3,3},{4,4},{5,4},{6,4},{7,4},{8,5},{9,5},{10,5},{11,6},{12,6},{13,6},{14,5},{15,5},{16,5},{17,5},{18,8},{19,8},{20,10},{21,10},{22,10},{23,10}}, 24},
+/* 3.10 */ {1, 2, (const uint8_t[]){8,1,8,1,6,1,6,1,6,255,8,5,4,254,8,2}, 16, {{0,3},{1,3},{2,3},{3,3},{4,4},{5,4},{6,4},{7,4},{8,5},{9,5},{10,5},{11,6},{12,6},{13,6},{14,5},{15,5},{16,5},{17,10},{18,10},{19,10},{20,10},{21,8},{22,8},{23,10},{24,10},{25,10},{26,10}}, 27},
+/* 3.11 */ {2, 2, (const uint8_t[]){128,0,216,8,9,136,65,137,5,128,65,216,7,8,136,49,130,117,128,117,240,2,1,13,32,240,0,1,13,32,221,22,27,152,65,145,104,148,104,240,3,1,13,32,241,0,1,13,32,244,0,1,13,32,136,1,136,1,240,6,0,13,17,136,1,224,11,12,136,97,136,52,128,75}, 74, {{0,2},{1,3},{2,3},{3,3},{5,3},{6,4},{7,4},{8,4},{11,4},{12,5},{13,5},{14,6},{20,6},{21,6},{23,6},{28,5},{29,5},{31,5},{36,5},{37,5},{38,8},{39,8},{40,10},{41,10},{42,10},{43,10}}, 26},
+/* 3.12 */ {2, 2, (const uint8_t[]){128,0,216,8,9,136,65,137,5,128,65,216,7,8,136,49,130,117,228,22,27,152,65,147,104,246,3,1,13,32,216,17,18,240,3,0,14,15,144,17,139,85,240,0,1,13,32,136,1,240,0,1,13,32,240,10,0,12,13,136,97,136,52,128,75,240,5,0,13,17,136,1,224,11,12,136,97,136,52,128,75,249,242,11,1,13,32}, 87, {{0,2},{1,3},{2,3},{3,3},{5,3},{6,4},{7,4},{8,4},{10,4},{11,6},{16,6},{17,6},{21,5},{22,5},{23,5},{24,5},{25,5},{26,5},{28,6},{29,5},{30,5},{31,5},{33,5},{34,5},{35,5},{36,5},{37,5},{38,10},{39,10},{40,10},{41,10},{42,8},{43,8},{44,10},{45,10},{46,10},{47,10},{48,-1},{49,-1},{50,5},{51,5},{52,5}}, 42},
+/* 3.13 */ {2, 2, (const uint8_t[]){128,0,216,8,9,137,5,128,65,216,7,8,136,49,131,117,228,22,27,152,65,148,104,243,3,1,13,32,217,22,30,144,17,240,3,0,14,15,144,17,140,85,217,22,30,240,3,0,9,10,240,0,1,13,32,240,10,0,12,13,136,52,128,75,240,5,0,13,17,136,1,224,11,12,136,52,128,75,249,242,11,1,13,32}, 84, {{0,2},{1,3},{2,3},{4,3},{5,4},{6,4},{7,4},{9,4},{11,6},{16,6},{17,6},{21,6},{22,5},{23,5},{24,5},{25,5},{26,6},{28,6},{29,5},{30,5},{31,5},{33,5},{34,5},{36,6},{37,6},{38,5},{39,5},{40,10},{41,10},{42,10},{43,8},{44,8},{45,10},{46,10},{47,10},{48,-1},{49,-1},{50,5},{51,5},{52,5}}, 40},
+};
+/* clang-format on */
+
+/* Every instruction of the sample function gets the line CPython gives it. */
+static void test_lines(void)
+{
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        const struct line_case *k = &cases[c];
+        for (int i = 0; i < k->npairs; i++) {
+            int got = model_py_line(k->kind, k->table, k->len, k->first, (uint32_t)k->pairs[i][0]);
+            if (k->pairs[i][1] >= 0)
+                CHECK_MSG(got == k->pairs[i][1], "case %zu lasti %d: got %d want %d", c,
+                          k->pairs[i][0], got, k->pairs[i][1]);
+        }
+        /* not started yet: the definition line; an empty or cut table never reads past it */
+        CHECK(model_py_line(k->kind, k->table, k->len, k->first, ROCSYS_PY_LASTI_UNKNOWN) ==
+              k->first);
+        CHECK(model_py_line(k->kind, k->table, 0, k->first, 5) == k->first);
+        (void)model_py_line(k->kind, k->table, k->len / 2, k->first, 100000);
+    }
+}
+
+/* CPython's 1-, 2- and 4-byte string kinds become UTF-8; output is always terminated. */
+static void test_utf8(void)
+{
+    char out[64];
+    const uint8_t latin1[] = {'g', 'r', 0xf6, 0xdf, 'e'};
+    const uint8_t ucs2[] = {0xbb, 0x03, '_', 0, 'w', 0};        /* λ_w */
+    const uint8_t ucs4[] = {0x0d, 0xf4, 0x01, 0, 'x', 0, 0, 0}; /* 🐍x */
+    model_py_utf8(1, latin1, sizeof(latin1), out, sizeof(out));
+    CHECK_STR(out, "gr\xc3\xb6\xc3\x9f"
+                   "e");
+    model_py_utf8(2, ucs2, sizeof(ucs2), out, sizeof(out));
+    CHECK_STR(out, "\xce\xbb_w");
+    model_py_utf8(4, ucs4, sizeof(ucs4), out, sizeof(out));
+    CHECK_STR(out, "\xf0\x9f\x90\x8dx");
+    CHECK(model_py_utf8(4, ucs4, sizeof(ucs4), out, 3) == 0 && out[0] == '\0');
+    CHECK(model_py_utf8(2, ucs2, 3, out, sizeof(out)) == 2); /* an odd byte count */
+}
+
+int main(void)
+{
+    test_lines();
+    test_utf8();
+    return check_summary();
+}
