@@ -826,7 +826,8 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
         declare_thread(w, ev->time_ns, ev->pid, ev->tid, model_thread_name(w->m, ev->pid, ev->tid));
     for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
         in[i]->n = 0;
-    if (has_pseudo_frames(ev->frames, ev->nframes)) {
+    int merged = has_pseudo_frames(ev->frames, ev->nframes);
+    if (merged) {
         /* merged by the model: Python frames in place of the interpreter's, regions on top */
         uint32_t funcs[1024];
         uint32_t nf = model_sample_funcs(w->m, ev->pid, ev->frames, ev->nframes, funcs, 1024);
@@ -835,7 +836,7 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
     }
     /* root first: walk the addresses outermost first, each one's frames outermost first; a
      * sample without addresses gets the [unknown] frame of address 0 */
-    for (uint32_t i = ev->nframes ? ev->nframes : 1; n == 0 && i-- > 0;) {
+    for (uint32_t i = ev->nframes ? ev->nframes : 1; !merged && i-- > 0;) {
         const struct ient *a = address_frames(w, ev->pid, ev->nframes ? ev->frames[i] : 0, i > 0);
         uint32_t off = a->c, cnt = a->d;
         for (uint32_t j = cnt; j-- > 0;)
