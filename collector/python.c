@@ -239,17 +239,55 @@ static int frame_code(uintptr_t code, uint64_t *sig)
     return 0;
 }
 
+/* What one sample learnt of a code object (a code object of a live frame cannot go away
+ * while the sample is taken, so within one sample its address identifies it). */
+struct code_memo {
+    uint64_t code;
+    uint32_t id;
+    int32_t first_trace; /* _co_firsttraceable (3.11+) */
+    uint64_t size;       /* code units (3.11+) */
+};
+#define MEMO_SLOTS 16
+
+/* Id, size and first traceable unit of code (validated): from the sample's memo, else read.
+ * 0, or -1 when the code object cannot be trusted. */
+static int code_facts(uint64_t code, struct code_memo *memo, struct py_announce *ann,
+                      uint32_t *nann, struct code_memo **out)
+{
+    const struct py_layout *l = py.l;
+    struct code_memo *e = &memo[(code >> 4) & (MEMO_SLOTS - 1)];
+    uint64_t sig, size = 0, first = 0;
+
+    if (e->code == code) {
+        *out = e;
+        return 0;
+    }
+    if (frame_code((uintptr_t)code, &sig) != 0 ||
+        (l->co_adaptive >= 0 && (py_read8(code + 16, &size) != 0 ||
+                                 py_read8(code + (uint32_t)l->co_firsttrace, &first) != 0)))
+        return -1;
+    e->code = code;
+    e->size = size;
+    e->first_trace = (int32_t)(uint32_t)first;
+    e->id = code_id((uintptr_t)code, sig, ann, nann);
+    *out = e;
+    return 0;
+}
+
 uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
                                  struct py_announce *ann, uint32_t *nann)
 {
     const struct py_layout *l = py.l;
-    uint64_t frame, next, code, w, sig, size, first;
+    struct code_memo memo[MEMO_SLOTS], *cm;
+    uint64_t frame, next, code, w;
     uintptr_t ts;
     uint32_t n = 0, group = 0; /* frames written in the current group */
     int64_t lasti;
 
     if (py.state != 1 || room == 0)
         return 0;
+    for (int i = 0; i < MEMO_SLOTS; i++)
+        memo[i].code = 0;
     ts = this_tstate();
     if (!ts)
         return 0;
@@ -290,15 +328,13 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
                 frame = next;
                 continue;
             }
-            if (!ptr_ok(code))
+            if (code_facts(code, memo, ann, nann, &cm) != 0)
                 goto torn;
             lasti = ((int64_t)w - (int64_t)(code + (uint32_t)l->co_adaptive)) / 2;
-            if (lasti < -1 || py_read8(code + 16, &size) != 0 || lasti >= (int64_t)size)
+            if (lasti < -1 || lasti >= (int64_t)cm->size)
                 goto torn;
             /* an incomplete frame (being set up: CPython hides it too) */
-            if (owner != OWNER_GENERATOR &&
-                (py_read8(code + (uint32_t)l->co_firsttrace, &first) != 0 ||
-                 lasti < (int32_t)(uint32_t)first)) {
+            if (owner != OWNER_GENERATOR && lasti < cm->first_trace) {
                 if (entry) {
                     n = end_group(out, n, room, group > 0);
                     group = 0;
@@ -307,10 +343,10 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
                 continue;
             }
         }
-        if (frame_code((uintptr_t)code, &sig) != 0)
+        if (l->lasti_kind != LASTI_POINTER && code_facts(code, memo, ann, nann, &cm) != 0)
             goto torn;
-        out[n++] = ROCSYS_PY_FRAME(code_id((uintptr_t)code, sig, ann, nann),
-                                   lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry);
+        out[n++] =
+            ROCSYS_PY_FRAME(cm->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry);
         group = entry ? 0 : group + 1;
         frame = next;
     }
