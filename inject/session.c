@@ -512,7 +512,7 @@ static void update_stats(struct session *s)
                  "%u thread%s block%s the sampling signal (%d): not sampled", ms->threads_blocking,
                  ms->threads_blocking == 1 ? "" : "s", ms->threads_blocking == 1 ? "s" : "",
                  ms->sample_signal);
-    else
+    else if (!model_python_notice(s->m, ms->notice, sizeof(ms->notice)))
         ms->notice[0] = '\0';
 }
 

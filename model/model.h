@@ -250,6 +250,9 @@ extern const char model_python_module[];
 void model_python_info(struct model *m, uint32_t pid, uint32_t status, uint32_t version_hex);
 /* The last such report: ROCSYS_PY_* (version in *version_hex), or -1 when no Python was seen. */
 int model_python_status(const struct model *m, uint32_t *version_hex);
+/* The one-line notice about an interpreter whose frames are not read (unsupported version):
+ * 1 and buf filled, or 0. */
+int model_python_notice(const struct model *m, char *buf, size_t n);
 /* A code object of process pid (PY_CODE): UTF-8 name and file, first line, line table. */
 void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_line, int table_kind,
                        const char *name, const char *file, const uint8_t *table, size_t table_len);

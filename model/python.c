@@ -77,14 +77,21 @@ void model_python_info(struct model *m, uint32_t pid, uint32_t status, uint32_t 
     p->version_hex = version_hex;
     m->session.python_status = (int)status;
     m->session.python_version_hex = version_hex;
-    if (status != ROCSYS_PY_OK) {
-        const char *why = status == ROCSYS_PY_FREE_THREAD ? "free-threaded builds are not supported"
-                          : status == ROCSYS_PY_MISMATCH  ? "its layout failed a check"
-                                                          : "supported: 3.8 to 3.13";
-        snprintf(m->session.notice, sizeof(m->session.notice),
-                 "Python %u.%u: native frames only (%s)", version_hex >> 24,
-                 (version_hex >> 16) & 0xff, why);
-    }
+}
+
+int model_python_notice(const struct model *m, char *buf, size_t n)
+{
+    const struct model_session *s = &m->session;
+    uint32_t v = s->python_version_hex;
+    const char *why = s->python_status == ROCSYS_PY_FREE_THREAD
+                          ? "free-threaded builds are not supported"
+                      : s->python_status == ROCSYS_PY_MISMATCH ? "its layout failed a check"
+                                                               : "supported: 3.8 to 3.13";
+
+    if (s->python_status < 0 || s->python_status == ROCSYS_PY_OK)
+        return 0;
+    snprintf(buf, n, "Python %u.%u: native frames only (%s)", v >> 24, (v >> 16) & 0xff, why);
+    return 1;
 }
 
 int model_python_status(const struct model *m, uint32_t *version_hex)

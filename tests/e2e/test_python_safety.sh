@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Python targets are never harmed or misnamed: a program's own SIGSEGV handler (faulthandler)
+# still gets its faults and the program dies as it would bare; frames pushed and popped at
+# 10 kHz sampling never give a wrong name; an unsupported interpreter gets a notice and native
+# frames; --python off reads nothing. Versions absent from the machine are skipped, visibly.
+source "$(dirname "$0")/lib.sh"
+SRC="$ROCSYS_SOURCE/tests/programs/python_safety"
+PYROOT="${PYENV_ROOT:-$HOME/.pyenv}"
+first_py() { # the first installed interpreter of the minor versions given
+    local v p
+    for v in "$@"; do
+        for p in "$PYROOT"/versions/"$v".*/bin/python3 "$PYROOT"/versions/"$v".*/bin/python; do
+            [ -x "$p" ] && { echo "$p"; return 0; }
+        done
+    done
+    return 1
+}
+pys=()
+for v in 3.8 3.13; do
+    if p=$(first_py "$v"); then pys+=("$p"); else echo "SKIP python $v: not installed"; fi
+done
+[ ${#pys[@]} -gt 0 ] || skip "no CPython 3.8 or 3.13 here"
+
+for py in "${pys[@]}"; do
+    tag=$(basename "$(dirname "$(dirname "$py")")")
+    # a genuine segfault with faulthandler on: same status, faulthandler's report on stderr
+    code='import ctypes; print("before", flush=True); ctypes.string_at(0)'
+    set +e
+    "$py" -X faulthandler -c "$code" > "$WORK/bare.out" 2>&1; bare=$?
+    "$ROCSYS_TOP" -b -n 20 --output-log "$WORK/fh.log" -- "$py" -X faulthandler -c "$code" \
+        > "$WORK/fh.frames" 2>&1; prof=$?
+    set -e
+    check "$tag faulthandler: exit status $prof equals the bare run's $bare" test "$prof" -eq "$bare"
+    check "$tag faulthandler: its report reached the program's stderr" \
+        grep -q 'Fatal Python error: Segmentation fault' "$WORK/fh.log"
+    check "$tag faulthandler: output before the crash kept" grep -q '^before' "$WORK/fh.log"
+
+    # churn at 10 kHz: every Python frame of churn.py carries one of its function names
+    R="$WORK/$tag.churn"
+    set +e
+    "$ROCSYS_TOP" -b -n 6 -f 10000 --cpu-timer perf --record "$R" -- "$py" "$SRC/churn.py" 2 \
+        > "$WORK/$tag.churn.frames" 2>&1; rc=$?
+    set -e
+    check "$tag churn: exit 0 (got $rc)" test "$rc" -eq 0
+    check "$tag churn: output complete" grep -q '^churn done' "$R/output.log"
+    names=$(grep -o '[^;]* (churn\.py:[0-9]*)' "$R/stacks.folded" | sed 's/ (.*//' | sort -u | tr '\n' ' ')
+    bad=$(printf '%s\n' $names | grep -Ev '^(<module>|<listcomp>|<genexpr>|main|tiny|thrower|catcher|gen|consume|compiled|worker|churn_threads)$' || true)
+    check "$tag churn: churn.py frames seen ($names)" test -n "$names"
+    check "$tag churn: no wrong name among churn.py's frames (${bad:-none})" test -z "$bad"
+    unread=$(awk '/^python /{u=$NF} END{print u+0}' "$WORK/$tag.churn.frames")
+    samples=$(awk '/^mode /{s=$6} END{print s+0}' "$WORK/$tag.churn.frames")
+    echo "    $tag churn: $samples samples, $unread with unreadable Python frames"
+    check "$tag churn: unreadable stacks rare ($unread of $samples)" \
+        test "$((unread * 100))" -le "$samples"
+
+    # --python off: native frames only, nothing said about Python
+    R="$WORK/$tag.off"
+    "$ROCSYS_TOP" -b -n 3 --python off --record "$R" -- "$py" "$SRC/churn.py" 0.5 \
+        > "$WORK/$tag.off.frames" 2>&1 || true
+    check "$tag --python off: no Python frame" bash -c "! grep -q '(churn\\.py:' '$R/stacks.folded'"
+    check "$tag --python off: interpreter frames instead" grep -q '_PyEval_EvalFrameDefault' "$R/stacks.folded"
+done
+
+# an interpreter the collector does not know: one notice, native frames, the program unharmed
+if old=$(first_py 3.7 3.6 2.7); then
+    set +e
+    "$ROCSYS_TOP" -b -n 3 --record "$WORK/old" -- "$old" -c 'print("old done")' \
+        > "$WORK/old.frames" 2>&1; rc=$?
+    set -e
+    check "unsupported $old: exit 0" test "$rc" -eq 0
+    check "unsupported $old: output kept" grep -q '^old done' "$WORK/old/output.log"
+    check "unsupported $old: the notice names the version" \
+        grep -Eq '^notice: Python [23]\.[0-9]+: native frames only' "$WORK/old.frames"
+    check "unsupported $old: session.json says frames false" \
+        grep -q '"frames": false' "$WORK/old/session.json"
+else
+    echo "SKIP unsupported-version check: no CPython 2.7, 3.6 or 3.7 here"
+fi
+finish
