@@ -328,6 +328,11 @@ uint32_t model_python_merge(struct model *m, const uint32_t *const *native, cons
                     break;
             }
         }
+        /* the dynamic TLS lookup libpython makes for its thread state is the interpreter's too */
+        if (role == ROLE_OTHER && i + 1 < nn && nlen[i] && nlen[i + 1] &&
+            role_of(m, native[i + 1][nlen[i + 1] - 1]) != ROLE_OTHER &&
+            strcmp(m->funcs[native[i][nlen[i] - 1]].name, "__tls_get_addr") == 0)
+            role = ROLE_INTERP;
         if ((role == ROLE_EVAL || role == ROLE_INTERP) && !p->show_native)
             continue;
         for (uint32_t k = 0; k < nlen[i] && o < max; k++)
