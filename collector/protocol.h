@@ -215,7 +215,8 @@ struct rocsys_rec_sample {
 #define ROCSYS_SAMPLE_GIL      64u  /* the thread held the GIL when sampled */
 #define ROCSYS_SAMPLE_PYTSTATE 128u /* the thread has a Python thread state (runs Python) */
 #define ROCSYS_SAMPLE_PY_DROPPED                                                                   \
-    256u /* Python frames could not be read safely (torn or unreadable): none are in the sample */
+    256u /* the Python frame chain could not be read safely past some frame (torn or unreadable):  \
+            the frames after it are one ROCSYS_PY_CODE_UNREADABLE frame */
 
 /* User regions (push/pop of a named region, marks, start/stop ranges) of rocsys-top's user API,
  * ROCTx and ROCm Systems Profiler's user API. Names are interned per process: a region id is
@@ -269,19 +270,27 @@ struct rocsys_rec_region_range {
  * by PY_CODE in some ring of the process, maybe after the sample that first uses it) and the
  * instruction being executed, in code units. Every native frame of _PyEval_EvalFrameDefault
  * runs one group of Python frames: ENTRY marks the outermost frame of each group. */
-#define ROCSYS_MAX_PY_FRAMES    512 /* Python frames a sample carries, innermost first */
-#define ROCSYS_PY_FRAME_TAG     0xfffe000000000000ull
-#define ROCSYS_PY_FRAME_ENTRY   (1ull << 47)
-#define ROCSYS_PY_CODE_BITS     23
-#define ROCSYS_PY_CODE_UNKNOWN  0u        /* the code object could not be announced (table full) */
-#define ROCSYS_PY_CODE_NONE     0x7fffffu /* an empty group: the eval call's frames are hidden */
+#define ROCSYS_MAX_PY_FRAMES   512 /* words of Python frames a sample carries, innermost first */
+#define ROCSYS_PY_FRAME_TAG    0xfffe000000000000ull
+#define ROCSYS_PY_FRAME_ENTRY  (1ull << 47)
+#define ROCSYS_PY_CODE_BITS    23
+#define ROCSYS_PY_CODE_UNKNOWN 0u        /* the code object could not be announced (table full) */
+#define ROCSYS_PY_CODE_NONE    0x7fffffu /* an empty group: the eval call's frames are hidden */
+#define ROCSYS_PY_CODE_UNREADABLE                                                                  \
+    0x7ffffeu /* the rest of the chain (outer frames) could not be read safely */
 #define ROCSYS_PY_LASTI_UNKNOWN 0xffffffu /* not started yet: the definition line */
 #define ROCSYS_PY_FRAME(code_id, lasti, entry)                                                     \
     (ROCSYS_PY_FRAME_TAG | ((entry) ? ROCSYS_PY_FRAME_ENTRY : 0) |                                 \
      ((uint64_t)((code_id)&0x7fffffu) << 24) | (uint64_t)((lasti)&0xffffffu))
-#define ROCSYS_IS_PY_FRAME(a)    (((a)&0xffff000000000000ull) == ROCSYS_PY_FRAME_TAG)
-#define ROCSYS_PY_FRAME_CODE(a)  ((uint32_t)(((a) >> 24) & 0x7fffffu))
-#define ROCSYS_PY_FRAME_LASTI(a) ((uint32_t)((a)&0xffffffu))
+#define ROCSYS_IS_PY_FRAME(a) (((a)&0xffff000000000000ull) == ROCSYS_PY_FRAME_TAG)
+/* After a Python frame: that same frame REPEAT_COUNT more times (recursion, run-length coded) */
+#define ROCSYS_PY_REPEAT_TAG      0xfffd000000000000ull
+#define ROCSYS_PY_REPEAT(k)       (ROCSYS_PY_REPEAT_TAG | (uint64_t)(uint32_t)(k))
+#define ROCSYS_IS_PY_REPEAT(a)    (((a)&0xffff000000000000ull) == ROCSYS_PY_REPEAT_TAG)
+#define ROCSYS_PY_REPEAT_COUNT(a) ((uint32_t)((a)&0xffffffffu))
+#define ROCSYS_MAX_PY_DEPTH       4096 /* Python frames walked at most (py-spy's cap too) */
+#define ROCSYS_PY_FRAME_CODE(a)   ((uint32_t)(((a) >> 24) & 0x7fffffu))
+#define ROCSYS_PY_FRAME_LASTI(a)  ((uint32_t)((a)&0xffffffu))
 
 /* PY_INFO: what the collector made of the CPython in the process (once per process image). */
 struct rocsys_rec_py_info {

@@ -213,16 +213,39 @@ static int holds_gil(uintptr_t ts)
     return (uint32_t)locked != 0 && last == ts;
 }
 
+/* Append frame f, run-length coding a frame equal to the one before. */
+static uint32_t put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t f)
+{
+    if (n >= 2 && ROCSYS_IS_PY_REPEAT(out[n - 1]) && out[n - 2] == f) {
+        out[n - 1]++;
+        return n;
+    }
+    if (n >= 1 && out[n - 1] == f && n < room) {
+        out[n] = ROCSYS_PY_REPEAT(1);
+        return n + 1;
+    }
+    if (n < room)
+        out[n++] = f;
+    return n;
+}
+
 /* Mark the last frame written as its group's outermost, or write an empty group. */
 static uint32_t end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames)
 {
+    if (had_frames && n > 0 && ROCSYS_IS_PY_REPEAT(out[n - 1])) {
+        /* the last of the repeated frames ends the group: take it out of the run */
+        uint64_t f = out[n - 2] | ROCSYS_PY_FRAME_ENTRY;
+        if (ROCSYS_PY_REPEAT_COUNT(out[n - 1]) == 1)
+            out[n - 1] = f;
+        else if (n < room)
+            out[n - 1]--, out[n++] = f;
+        return n;
+    }
     if (had_frames && n > 0) {
         out[n - 1] |= ROCSYS_PY_FRAME_ENTRY;
         return n;
     }
-    if (n < room)
-        out[n++] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1);
-    return n;
+    return put_frame(out, n, room, ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1));
 }
 
 /* Identity and position of one frame's code object: 0, or -1 when it cannot be trusted. */
@@ -299,9 +322,9 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
         goto torn;
     for (uint32_t depth = 0; frame; depth++) {
         int owner = 0, entry = 0;
-        if (!ptr_ok(frame) || depth > 4 * ROCSYS_MAX_PY_FRAMES)
+        if (!ptr_ok(frame))
             goto torn;
-        if (n >= room) {
+        if (n + 2 >= room || depth >= ROCSYS_MAX_PY_DEPTH) {
             *flags |= ROCSYS_SAMPLE_TRUNCATED;
             break;
         }
@@ -345,15 +368,19 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
         }
         if (l->lasti_kind != LASTI_POINTER && code_facts(code, memo, ann, nann, &cm) != 0)
             goto torn;
-        out[n++] =
-            ROCSYS_PY_FRAME(cm->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry);
+        n = put_frame(
+            out, n, room,
+            ROCSYS_PY_FRAME(cm->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry));
         group = entry ? 0 : group + 1;
         frame = next;
     }
     return n;
 torn:
+    /* the frames read so far were checked; the rest of the chain is not shown */
     *flags |= ROCSYS_SAMPLE_PY_DROPPED;
-    return 0;
+    if (n < room)
+        out[n++] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, ROCSYS_PY_LASTI_UNKNOWN, 1);
+    return n;
 }
 
 /* Where a str's characters are, its kind and length in bytes (capped). -1 if not a str. */

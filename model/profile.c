@@ -413,13 +413,14 @@ static void count_sample(struct model *m, uint32_t id, uint32_t weight)
 static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *frames,
                              uint32_t nframes, uint32_t *seq)
 {
-    const uint32_t *nat[ROCSYS_MAX_FRAMES], *pyf[ROCSYS_MAX_PY_FRAMES];
-    uint32_t nlen[ROCSYS_MAX_FRAMES], plen[ROCSYS_MAX_PY_FRAMES], tmp[MAX_SEQ];
-    int pentry[ROCSYS_MAX_PY_FRAMES];
+    const uint32_t *nat[ROCSYS_MAX_FRAMES], *pyf[MAX_SEQ];
+    uint32_t nlen[ROCSYS_MAX_FRAMES], plen[MAX_SEQ], tmp[MAX_SEQ];
+    int pentry[MAX_SEQ];
     uint32_t nn = 0, np = 0, len = 0, i = 0;
     const struct addr_entry *a;
 
-    while (i < nframes && ROCSYS_IS_PY_FRAME(frames[i]) == 0 && !ROCSYS_IS_REGION_FRAME(frames[i]))
+    while (i < nframes && !ROCSYS_IS_PY_FRAME(frames[i]) && !ROCSYS_IS_REGION_FRAME(frames[i]) &&
+           !ROCSYS_IS_PY_REPEAT(frames[i]))
         i++;
     if (i == nframes || !ROCSYS_IS_PY_FRAME(frames[i]) || i > ROCSYS_MAX_FRAMES) {
         /* no Python frames: root first, each address's functions outermost first */
@@ -435,7 +436,18 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
         nat[nn] = &m->addr_funcs[a->off];
         nlen[nn++] = a->len;
     }
-    for (; i < nframes && ROCSYS_IS_PY_FRAME(frames[i]) && np < ROCSYS_MAX_PY_FRAMES; i++) {
+    for (; i < nframes && (ROCSYS_IS_PY_FRAME(frames[i]) || ROCSYS_IS_PY_REPEAT(frames[i])); i++) {
+        if (ROCSYS_IS_PY_REPEAT(frames[i])) { /* the frame before, again */
+            for (uint32_t k = ROCSYS_PY_REPEAT_COUNT(frames[i]); k > 0 && np > 0 && np < MAX_SEQ;
+                 k--, np++) {
+                pyf[np] = pyf[np - 1];
+                plen[np] = plen[np - 1];
+                pentry[np] = pentry[np - 1];
+            }
+            continue;
+        }
+        if (np >= MAX_SEQ)
+            continue;
         int none = ROCSYS_PY_FRAME_CODE(frames[i]) == ROCSYS_PY_CODE_NONE;
         a = none ? NULL : addr_lookup(m, pid, frames[i], i > 0, 1);
         pyf[np] = a ? &m->addr_funcs[a->off] : NULL;
@@ -459,7 +471,7 @@ uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frame
     uint32_t seq[MAX_SEQ], len;
 
     for (uint32_t i = 0; i < n; i++)
-        if (!addr_lookup(m, pid, frames[i], i > 0, 1))
+        if (!ROCSYS_IS_PY_REPEAT(frames[i]) && !addr_lookup(m, pid, frames[i], i > 0, 1))
             return 0;
     len = resolved_seq(m, pid, frames, n, seq);
     if (len > max)
@@ -482,7 +494,7 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
 
     /* resolve every frame first: nothing is counted unless the whole stack resolves */
     for (uint32_t i = 0; i < nframes; i++)
-        if (!addr_lookup(m, pid, frames[i], i > 0, final_try))
+        if (!ROCSYS_IS_PY_REPEAT(frames[i]) && !addr_lookup(m, pid, frames[i], i > 0, final_try))
             return -EAGAIN;
     len = resolved_seq(m, pid, frames, nframes, seq);
     if (len == 0)

@@ -254,6 +254,7 @@ int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try
                        struct sym_frame *out)
 {
     static const char unknown[] = "[unknown Python code]";
+    static const char unreadable[] = "[Python frames unreadable]";
     struct model_python *p = py_state(m);
     uint32_t id = ROCSYS_PY_FRAME_CODE(pc);
     uint32_t *slot;
@@ -262,6 +263,10 @@ int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try
         return 0;
     memset(out, 0, sizeof(*out));
     out->module = model_python_module;
+    if (id == ROCSYS_PY_CODE_UNREADABLE) { /* callers the collector could not read safely */
+        out->function = unreadable;
+        return 1;
+    }
     slot = id == ROCSYS_PY_CODE_UNKNOWN
                ? NULL
                : hashmap_slot(&p->map, hashmap_mix(((uint64_t)pid << 32) | id), 0);
