@@ -125,7 +125,7 @@ struct py_announce {
     uintptr_t code;
     uint32_t id;
 };
-#define PY_ANNOUNCE_MAX 16
+#define PY_ANNOUNCE_MAX 64
 /* Look for CPython in the process (normal context; once it is found or known unsupported,
  * nothing more): layout, the fault guard, a PY_INFO record. */
 void collector_python_check(void);

@@ -424,6 +424,11 @@ static int announce(struct transport_ring *r, const struct py_announce *a)
     tb = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_TABLE_MAX : (uint32_t)tlen;
     cut = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_CODE_CUT_TABLE : 0;
     size = rocsys_rec_align((uint32_t)sizeof(*rec) + nb + fb + tb);
+    /* a description leaves the last 32nd of the ring to samples; a code object is often seen in
+     * one sample only (a module's body runs once at import), so it is described at once
+     * whenever it fits, and later samples retry what did not */
+    if (transport_room(r) < size + ((uint64_t)r->mask + 1) / 32)
+        return -1;
     rec = transport_reserve(r, size);
     if (!rec)
         return -1;

@@ -306,6 +306,13 @@ void *transport_reserve(struct transport_ring *r, uint32_t size)
     return r->data + off;
 }
 
+uint64_t transport_room(const struct transport_ring *r)
+{
+    uint64_t head = atomic_load_explicit(&r->ctl->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&r->ctl->tail, memory_order_acquire);
+    return (uint64_t)r->mask + 1 - (head - tail);
+}
+
 void transport_commit(struct transport_ring *r, uint32_t size)
 {
     uint64_t cap = (uint64_t)r->mask + 1;

@@ -60,6 +60,8 @@ int transport_write(struct transport_ring *r, const void *rec);
  * visible with transport_commit(r, actual size <= size); nothing else may be written to the ring
  * in between. Async-signal-safe, never blocks. */
 void *transport_reserve(struct transport_ring *r, uint32_t size);
+/* Producer: bytes free in the ring now (async-signal-safe). */
+uint64_t transport_room(const struct transport_ring *r);
 void transport_commit(struct transport_ring *r, uint32_t size);
 /* Producer, normal context only: as transport_write, but when the ring is full, ring the
  * doorbell and wait for the consumer to make room: while it keeps draining, up to 4 x

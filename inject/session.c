@@ -37,13 +37,17 @@
 #define KILL_GRACE_MS     2000
 #define OUTPUT_GRACE_MS   1000 /* after the target ended, wait this long for pipes to close */
 #define DEFER_MAX_NS      300000000ull /* a sample waits this long for its module record */
-#define COST_BIN_NS       25           /* sample-cost histogram: bins of 25 ns ... */
-#define COST_BINS         4000         /* ... up to 100 us; slower samples land in the last bin */
+/* ... and a sample with Python frames this long for its code objects' PY_CODE records, which a
+ * collector whose ring is filling announces late */
+#define DEFER_PY_MAX_NS 3000000000ull
+#define COST_BIN_NS     25   /* sample-cost histogram: bins of 25 ns ... */
+#define COST_BINS       4000 /* ... up to 100 us; slower samples land in the last bin */
 
 /* A sample whose frames were not covered by a known module yet: retried next cycle. */
 struct deferred {
     uint32_t pid, tid;
     uint64_t time_ns;
+    uint64_t until_ns; /* given up on (its unknown frames stay unknown) after this */
     uint32_t n;
     uint32_t weight;
     uint64_t *frames;
@@ -139,6 +143,12 @@ static void defer_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t
     d->pid = pid;
     d->tid = tid;
     d->time_ns = t;
+    d->until_ns = model_clock_ns(CLOCK_MONOTONIC) + DEFER_MAX_NS; /* from its arrival here */
+    for (uint32_t i = 0; i < n; i++)
+        if (ROCSYS_IS_PY_FRAME(frames[i])) {
+            d->until_ns += DEFER_PY_MAX_NS - DEFER_MAX_NS;
+            break;
+        }
     d->n = n;
     d->weight = weight;
     d->frames = xmalloc(n * sizeof(*frames) + 1);
@@ -438,7 +448,7 @@ static void drain(struct session *s, int check_orphans)
     uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
     for (size_t i = 0; i < s->ndef; i++) {
         struct deferred *d = &s->def[i];
-        int final = t - d->time_ns > DEFER_MAX_NS || s->target_done;
+        int final = t > d->until_ns || s->target_done;
         if (model_sample_weighted(s->m, d->pid, d->tid, d->time_ns, d->frames, d->n, d->weight,
                                   final) == 0) {
             record_sample(s, d->pid, d->tid, d->time_ns, d->frames, d->n, d->weight);
@@ -1100,6 +1110,8 @@ int inject_session_run(const struct inject_options *o)
              timer == INJECT_TIMER_PERF ? "perf" : "posix", o->python != INJECT_PYTHON_OFF,
              s.shm_path);
     model_python_set_native(s.m, o->python == INJECT_PYTHON_NATIVE);
+    if (o->python == INJECT_PYTHON_OFF) /* the interpreter's frames are all there is: in full */
+        symbolizer_set_light(model_symbolizer(s.m), NULL);
     env_extra[0] = env_session;
     env_extra[1] = NULL;
 

@@ -49,6 +49,11 @@ void symbolizer_add_module(struct symbolizer *s, uint32_t pid, const char *path,
  * Returns the number of frames written (>= 1 when a module covers pc), 0 when no module does. */
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_return_address,
                       struct sym_frame *out, int max);
+/* Resolve the modules that define ELF symbol (a prefix of its name) by their symbol tables
+ * alone, without DWARF (no file:line, no inlined frames): the CPython interpreter, whose native
+ * frames are hidden in Python stacks and whose evaluation loop is one enormous unit of debug
+ * information that costs libdw tens of milliseconds per address. NULL: none. */
+void symbolizer_set_light(struct symbolizer *s, const char *symbol);
 /* Give to_pid the modules of from_pid (a fork child starts with its parent's address space). */
 void symbolizer_copy_process(struct symbolizer *s, uint32_t from_pid, uint32_t to_pid);
 /* Forget process pid's modules (the pid exited and its frames are already symbolized). */

@@ -61,6 +61,8 @@ void model_python_free(struct model *m)
 void model_python_set_native(struct model *m, int show)
 {
     py_state(m)->show_native = show;
+    /* hidden frames need no DWARF: the interpreter's module is read by its symbols alone */
+    symbolizer_set_light(m->sym, show ? NULL : "_PyEval_EvalFrameDefault");
 }
 
 int model_python_native(const struct model *m)

@@ -64,6 +64,7 @@ struct sym_module {
     size_t build_id_len;
     Dwfl_Module *dwmod; /* non-NULL once reported to the process's Dwfl */
     enum mod_state state;
+    int light; /* symbols only, no DWARF (it holds the light symbol: see symbolizer_set_light) */
 };
 
 struct sym_proc {
@@ -86,6 +87,7 @@ struct symbolizer {
     int vdso_state; /* MOD_NEW: not tried yet */
     int vdso_fd;
     char vdso_path[64];
+    const char *light_symbol; /* a module holding this ELF symbol is resolved light */
 };
 
 static char *debuginfo_path; /* NULL: libdwfl's default (".debug" and /usr/lib/debug) */
@@ -542,8 +544,8 @@ static void die_call_site(Dwarf_Die *die, const char **file, int *line)
 }
 
 /* Frames of addr in Dwfl module dm, innermost first; returns the count (>= 1). */
-static int resolve_dwfl(struct symbolizer *s, const struct sym_module *m, Dwfl_Module *dm,
-                        uint64_t addr, const char *fallback_base, struct sym_frame *fr, int max)
+static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module *dm, uint64_t addr,
+                        const char *fallback_base, struct sym_frame *fr, int max)
 {
     Dwarf_Die *scopes = NULL, *chain = NULL, *subprogram = NULL;
     int n = 0, nchain = 0, line = 0;
@@ -552,6 +554,19 @@ static int resolve_dwfl(struct symbolizer *s, const struct sym_module *m, Dwfl_M
     GElf_Off sym_off;
     GElf_Sym sym;
     const char *sym_name = dwfl_module_addrinfo(dm, addr, &sym_off, &sym, NULL, NULL, NULL);
+    if (s->light_symbol && sym_name &&
+        strncmp(sym_name, s->light_symbol, strlen(s->light_symbol)) == 0)
+        m->light = 1;
+    if (m->light) { /* the ELF symbol alone: the module's DWARF is not read */
+        struct sym_frame *f = &fr[0];
+        memset(f, 0, sizeof *f);
+        f->function = intern_demangled(s, sym_name);
+        if (!f->function)
+            f->function = intern_offset_name(s, fallback_base, addr - m->bias);
+        f->module = m->name;
+        f->module_offset = addr - m->bias;
+        return 1;
+    }
     Dwfl_Line *ln = dwfl_module_getsrc(dm, addr);
     if (ln)
         file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
@@ -630,6 +645,11 @@ static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
 }
 
 /* ---- public interface ---- */
+
+void symbolizer_set_light(struct symbolizer *s, const char *symbol)
+{
+    s->light_symbol = symbol;
+}
 
 struct symbolizer *symbolizer_new(void)
 {
