@@ -78,3 +78,19 @@ machine_info() {
     cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
     echo "machine: ${cpu:-unknown cpu}, $(nproc) cpus, kernel $(uname -r), $(date -u +%Y-%m-%dT%H:%MZ)"
 }
+
+# perf_works TMPDIR: whether `perf record` works here (for the perf-dwarf variant); when it
+# does not, a note says why
+perf_works() {
+    local tmp=$1 ok=0
+    if ! command -v perf >/dev/null 2>&1; then
+        note "perf is not installed: skipping the perf-dwarf variant"
+        ok=1
+    elif ! perf record -q -o "$tmp/probe.data" -- true >"$tmp/probe.log" 2>&1; then
+        note "perf record does not work here (see below): skipping the perf-dwarf variant"
+        sed 's/^/    /' "$tmp/probe.log" >&2
+        ok=1
+    fi
+    rm -f "$tmp/probe.data" "$tmp/probe.log"
+    return $ok
+}

@@ -57,15 +57,9 @@ if [[ -x $rocsys_top ]]; then
 else
     note "$rocsys_top not found: skipping the rocsys-top variant"
 fi
-if ! command -v perf >/dev/null 2>&1; then
-    note "perf is not installed: skipping the perf-dwarf variant"
-elif ! perf record -q -o "$tmp/probe.data" -- true >"$tmp/probe.log" 2>&1; then
-    note "perf record does not work here (see below): skipping the perf-dwarf variant"
-    sed 's/^/    /' "$tmp/probe.log" >&2
-else
+if perf_works "$tmp"; then
     variants+=(perf-dwarf)
 fi
-rm -f "$tmp/probe.data" "$tmp/probe.log"
 
 # Run one variant once (round $2); leaves $tmp/$1.$2.time (wall user sys of the whole command)
 # and $tmp/$1.$2.report (the target's own wall user sys). Returns the command's status.

@@ -122,15 +122,9 @@ np=${#pys[@]}
 variants=(bare rocsys-top py-off)
 if [[ ${BENCH_PERF:-1} == 0 ]]; then
     note "BENCH_PERF=0: skipping the perf-dwarf variant"
-elif ! command -v perf >/dev/null 2>&1; then
-    note "perf is not installed: skipping the perf-dwarf variant"
-elif ! perf record -q -o "$tmp/probe.data" -- true >"$tmp/probe.log" 2>&1; then
-    note "perf record does not work here (see below): skipping the perf-dwarf variant"
-    sed 's/^/    /' "$tmp/probe.log" >&2
-else
+elif perf_works "$tmp"; then
     variants+=(perf-dwarf)
 fi
-rm -f "$tmp/probe.data" "$tmp/probe.log"
 nv=${#variants[@]}
 deep=""
 if [[ ${BENCH_NATIVE:-1} != 0 ]]; then
