@@ -210,6 +210,7 @@ __attribute__((constructor)) static void collector_start(void)
     ssize_t n;
     int rc;
 
+    collector_exec_init(); /* the wrappers work in dormant collectors too */
     if (log && *log)
         collector_g.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (collector_session_get("shm", shm, sizeof(shm)) != 0 || !*shm)

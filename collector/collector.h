@@ -119,6 +119,9 @@ uint32_t collector_regions_depth(void);
  * innermost first, at most room; returns how many. AS-safe: reads the thread's TLS only. */
 uint32_t collector_regions_frames(uint64_t *out, uint32_t room);
 
+/* exec.c: find libc's exec functions (at start, before any fork) */
+void collector_exec_init(void);
+
 /* python.c (CPython frames) */
 /* A code object a sample saw first, to announce after the sample is written. */
 struct py_announce {
@@ -126,9 +129,15 @@ struct py_announce {
     uint32_t id;
 };
 #define PY_ANNOUNCE_MAX 64
+/* the largest SAMPLE record: native and region frames, then Python frames */
+#define SAMPLE_MAX_BYTES                                                                           \
+    (sizeof(struct rocsys_rec_sample) + 8u * (ROCSYS_MAX_FRAMES + ROCSYS_MAX_PY_FRAMES))
 /* Look for CPython in the process (normal context; once it is found or known unsupported,
  * nothing more): layout, the fault guard, a PY_INFO record. */
 void collector_python_check(void);
+/* Stop reading Python frames if the fault guard is no longer installed for SIGSEGV or SIGBUS
+ * (a handler set by a raw system call, bypassing our sigaction). Normal context. */
+void collector_python_watch(void);
 /* The calling thread's Python frames as ROCSYS_PY_FRAME pseudo-frames, innermost first, at
  * most room; or'es ROCSYS_SAMPLE_PYTSTATE / GIL / PY_DROPPED / TRUNCATED into *flags; code
  * objects seen for the first time are listed in ann (PY_ANNOUNCE_MAX). AS-safe. */

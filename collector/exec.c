@@ -16,10 +16,19 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 
-/* The real function name of libc, or NULL (errno ENOSYS set by the caller). */
-static void *real(const char *name)
+/* libc's functions, found once when the collector starts: dlsym takes the loader's lock, which
+ * a fork child may have inherited held (a fork while another thread was in dlopen) */
+static execve_fn real_execve, real_execvpe;
+static execv_fn real_execv, real_execvp;
+static fexecve_fn real_fexecve;
+
+void collector_exec_init(void)
 {
-    return dlsym(RTLD_NEXT, name);
+    *(void **)&real_execve = dlsym(RTLD_NEXT, "execve");
+    *(void **)&real_execv = dlsym(RTLD_NEXT, "execv");
+    *(void **)&real_execvp = dlsym(RTLD_NEXT, "execvp");
+    *(void **)&real_execvpe = dlsym(RTLD_NEXT, "execvpe");
+    *(void **)&real_fexecve = dlsym(RTLD_NEXT, "fexecve");
 }
 
 /* Stop sampling this thread and take its pending sampling signals. Returns 1 if it did (so
@@ -57,7 +66,7 @@ static void after_exec_failed(int stopped)
 
 COLLECTOR_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    execve_fn fn = (execve_fn)real("execve");
+    execve_fn fn = real_execve;
     int stopped;
 
     if (!fn) {
@@ -72,7 +81,7 @@ COLLECTOR_EXPORT int execve(const char *path, char *const argv[], char *const en
 
 COLLECTOR_EXPORT int execv(const char *path, char *const argv[])
 {
-    execv_fn fn = (execv_fn)real("execv");
+    execv_fn fn = real_execv;
     int stopped;
 
     if (!fn) {
@@ -87,7 +96,7 @@ COLLECTOR_EXPORT int execv(const char *path, char *const argv[])
 
 COLLECTOR_EXPORT int execvp(const char *file, char *const argv[])
 {
-    execv_fn fn = (execv_fn)real("execvp");
+    execv_fn fn = real_execvp;
     int stopped;
 
     if (!fn) {
@@ -102,7 +111,7 @@ COLLECTOR_EXPORT int execvp(const char *file, char *const argv[])
 
 COLLECTOR_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    execve_fn fn = (execve_fn)real("execvpe");
+    execve_fn fn = real_execvpe;
     int stopped;
 
     if (!fn) {
@@ -117,7 +126,7 @@ COLLECTOR_EXPORT int execvpe(const char *file, char *const argv[], char *const e
 
 COLLECTOR_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    fexecve_fn fn = (fexecve_fn)real("fexecve");
+    fexecve_fn fn = real_fexecve;
     int stopped;
 
     if (!fn) {

@@ -203,11 +203,13 @@ void collector_modules_check(struct collector_thread *ts, int force)
     ts->busy = 1;
     real_iterate(report_one, &c);
     ts->busy = 0;
+    /* CPython may have come with this map (an embedding program): looked for while a fork
+     * still waits for us (dlsym takes the loader's lock) */
+    collector_python_check();
     atomic_fetch_sub(&collector_g.loader_users, 1);
     collector_modules_snapshot();
     /* a map that did not fit is reported again at the next check */
     atomic_store(&collector_g.module_generation, c.failed ? 0 : gen);
-    collector_python_check(); /* CPython may have come with this map (an embedding program) */
 }
 
 /* The helper thread: no signals, no sampling; looks for dlopen/dlclose every 50 ms. */
@@ -228,6 +230,7 @@ static void *helper_main(void *arg)
     while (collector_g.enabled && collector_g.helper_pid == collector_g.pid) {
         nanosleep(&period, NULL);
         collector_modules_check(ts, 0);
+        collector_python_watch();
     }
     transport_release(&ts->ring);
     return NULL;

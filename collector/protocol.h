@@ -304,6 +304,8 @@ struct rocsys_rec_py_info {
 #define ROCSYS_PY_UNSUPPORTED 1 /* a version whose layout the collector does not know */
 #define ROCSYS_PY_FREE_THREAD 2 /* a free-threaded (no GIL) build: not supported */
 #define ROCSYS_PY_MISMATCH    3 /* the layout failed a check against the running interpreter */
+#define ROCSYS_PY_GUARD_LOST                                                                       \
+    4 /* frames were read, then stopped: the program replaced the fault guard by a raw syscall */
 
 /* PY_CODE: a code object of the process: id -> qualified name, file, first line, line table. The
  * strings are CPython's raw storage: kind 1 (ASCII / Latin-1), 2 (UCS-2) or 4 (UCS-4) bytes per

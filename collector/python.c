@@ -252,13 +252,18 @@ static uint32_t end_group(uint64_t *out, uint32_t n, uint32_t room, int had_fram
 static int frame_code(uintptr_t code, uint64_t *sig)
 {
     const struct py_layout *l = py.l;
-    uint64_t type, file, name, table;
+    uint64_t type, file, name, table, first, size = 0;
 
     if (!ptr_ok(code) || py_read8(code + 8, &type) != 0 || type != py.code_type ||
         py_read8(code + l->co_filename, &file) != 0 || py_read8(code + l->co_name, &name) != 0 ||
-        py_read8(code + l->co_table, &table) != 0)
+        py_read8(code + l->co_table, &table) != 0 ||
+        py_read8(code + l->co_firstlineno, &first) != 0 ||
+        (l->co_adaptive >= 0 && py_read8(code + 16, &size) != 0))
         return -1;
-    *sig = mix(file ^ mix(name ^ mix(table ^ collector_g.pid)));
+    /* a code object freed and another made at its address (exec of generated code) differs in
+     * one of these, or has the same name, file, first line and length */
+    *sig = mix(file ^ mix(name ^ mix(table ^ mix((uint32_t)first ^ (size << 32) ^
+                                                 ((uint64_t)collector_g.pid << 20)))));
     return 0;
 }
 
@@ -424,10 +429,10 @@ static int announce(struct transport_ring *r, const struct py_announce *a)
     tb = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_TABLE_MAX : (uint32_t)tlen;
     cut = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_CODE_CUT_TABLE : 0;
     size = rocsys_rec_align((uint32_t)sizeof(*rec) + nb + fb + tb);
-    /* a description leaves the last 32nd of the ring to samples; a code object is often seen in
+    /* a description leaves room for two samples; a code object is often seen in
      * one sample only (a module's body runs once at import), so it is described at once
      * whenever it fits, and later samples retry what did not */
-    if (transport_room(r) < size + ((uint64_t)r->mask + 1) / 32)
+    if (transport_room(r) < size + 2 * SAMPLE_MAX_BYTES)
         return -1;
     rec = transport_reserve(r, size);
     if (!rec)
@@ -465,26 +470,39 @@ void collector_python_announce(struct transport_ring *r, const struct py_announc
 
 /* ---- the fault guard ---- */
 
-/* Call the program's handler for a fault that is not ours, as the kernel would have. */
-static void pass_on(int sig, siginfo_t *si, void *uc, const struct sigaction *app)
+/* Deliver a fault or signal that is not ours to the program's disposition app, as the kernel
+ * would have: ignored (a sent signal), the default action (restored, then the fault happens
+ * again on return, or a sent signal is sent again), or its handler, with its sa_mask (and the
+ * signal itself unless SA_NODEFER) blocked and SA_RESETHAND honoured. */
+static void pass_on(int sig, siginfo_t *si, void *uc, struct sigaction *app)
 {
-    if (app->sa_flags & SA_SIGINFO) {
-        if (app->sa_sigaction)
-            app->sa_sigaction(sig, si, uc);
+    struct sigaction a = *app, dfl;
+    sigset_t mask, old;
+
+    if (a.sa_handler == SIG_IGN && si->si_code <= 0)
+        return; /* a sent signal the program ignores (a fault cannot be ignored) */
+    if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
+        memset(&dfl, 0, sizeof(dfl));
+        dfl.sa_handler = SIG_DFL;
+        real_sigaction(sig, &dfl, NULL);
+        py.guard = 0;
+        if (si->si_code <= 0)
+            syscall(SYS_tgkill, getpid(), collector_gettid(), sig);
         return;
     }
-    if (app->sa_handler != SIG_DFL && app->sa_handler != SIG_IGN) {
-        app->sa_handler(sig);
-        return;
+    if (a.sa_flags & SA_RESETHAND) {
+        memset(app, 0, sizeof(*app));
+        app->sa_handler = SIG_DFL;
     }
-    /* default action: put it back; a fault happens again on return, a sent signal is resent */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof(dfl));
-    dfl.sa_handler = SIG_DFL;
-    real_sigaction(sig, &dfl, NULL);
-    py.guard = 0;
-    if (si->si_code <= 0)
-        syscall(SYS_tgkill, getpid(), collector_gettid(), sig);
+    mask = a.sa_mask;
+    if (!(a.sa_flags & SA_NODEFER))
+        sigaddset(&mask, sig);
+    pthread_sigmask(SIG_BLOCK, &mask, &old);
+    if (a.sa_flags & SA_SIGINFO)
+        a.sa_sigaction(sig, si, uc);
+    else
+        a.sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* SIGSEGV / SIGBUS: a fault in py_read8 or py_copy returns -1 from it; others go on. */
@@ -533,10 +551,10 @@ COLLECTOR_EXPORT int sigaction(int sig, const struct sigaction *act, struct siga
     if (!py.guard || (sig != SIGSEGV && sig != SIGBUS))
         return real_sigaction ? real_sigaction(sig, act, old) : (errno = ENOSYS, -1);
     app = sig == SIGSEGV ? &py.app_segv : &py.app_bus;
+    struct sigaction next = act ? *act : *app; /* act and old may be the same */
     if (old)
         *old = *app;
-    if (act)
-        *app = *act;
+    *app = next;
     return 0;
 }
 
@@ -554,6 +572,24 @@ COLLECTOR_EXPORT sighandler_t signal(int sig, sighandler_t handler)
     if (sigaction(sig, &sa, &old) != 0)
         return SIG_ERR;
     return old.sa_handler;
+}
+
+static void send_info(uint32_t status);
+
+void collector_python_watch(void)
+{
+    struct sigaction cur;
+
+    if (py.state != 1 || !py.guard)
+        return;
+    for (int sig = SIGSEGV; sig; sig = sig == SIGSEGV ? SIGBUS : 0)
+        if (real_sigaction(sig, NULL, &cur) == 0 &&
+            (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_fault)) {
+            py.state = 2; /* a read could fault unguarded: no more Python frames */
+            send_info(ROCSYS_PY_GUARD_LOST);
+            collector_log("python: the fault guard for signal %d was replaced: Python frames off",
+                          sig);
+        }
 }
 
 /* ---- detection (normal context) ---- */

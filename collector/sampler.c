@@ -33,9 +33,6 @@
 #define SAMPLE_SIGNAL_OFFSET 6 /* SIGRTMIN + 6, overridable with ROCSYS_SIGNAL */
 #define TIMER_MAGIC          0x726f6373u
 #define PERF_PAGE            4096u /* the perf ring: this much metadata, this much data */
-/* the largest SAMPLE record: native and region frames, then Python frames */
-#define SAMPLE_MAX_BYTES                                                                           \
-    (sizeof(struct rocsys_rec_sample) + 8u * (ROCSYS_MAX_FRAMES + ROCSYS_MAX_PY_FRAMES))
 
 /* Fill frames[] with the interrupted pc and the return addresses above it. libunwind's fast
  * trace (unw_backtrace: cached frame shapes, no per-frame DWARF interpretation) starts in this
@@ -79,12 +76,12 @@ static struct sigaction previous; /* the signal's handler before ours */
 /* Pass a signal that is not ours to the handler that was installed before ours. */
 static void chain(int sig, siginfo_t *si, void *ucontext)
 {
-    if (previous.sa_flags & SA_SIGINFO) {
-        if (previous.sa_sigaction)
-            previous.sa_sigaction(sig, si, ucontext);
-    } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    if (previous.sa_handler == SIG_DFL || previous.sa_handler == SIG_IGN)
+        return; /* (the union's other member: test it before SA_SIGINFO) */
+    if (previous.sa_flags & SA_SIGINFO)
+        previous.sa_sigaction(sig, si, ucontext);
+    else
         previous.sa_handler(sig);
-    }
 }
 
 /* The sampling signal handler. */
@@ -147,7 +144,13 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     ts->in_handler = 1; /* libunwind's dl_iterate_phdr calls get the snapshot */
     nframes = unwind(ucontext, rec->frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
     ts->in_handler = 0;
-    npy = collector_python_frames(rec->frames + nframes, ROCSYS_MAX_PY_FRAMES, &flags, ann, &nann);
+    /* Python memory is read under the fault guard: not while the program blocks the faults */
+    if (!sigismember(&((ucontext_t *)ucontext)->uc_sigmask, SIGSEGV) &&
+        !sigismember(&((ucontext_t *)ucontext)->uc_sigmask, SIGBUS))
+        npy = collector_python_frames(rec->frames + nframes, ROCSYS_MAX_PY_FRAMES, &flags, ann,
+                                      &nann);
+    else
+        npy = 0;
     nframes += npy;
     flags |= npy ? ROCSYS_SAMPLE_PYTHON : 0;
     if (nregions) {
@@ -208,8 +211,14 @@ int collector_sampler_install(void)
     sa.sa_sigaction = on_sample;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     /* nothing may interrupt the handler (a target's SIGALRM handler that siglongjmps would
-     * leave it half done) */
+     * leave it half done), but for the synchronous faults: a fault in a guarded read of Python
+     * memory must reach the guard (a fault whose signal is blocked kills the process) */
     sigfillset(&sa.sa_mask);
+    sigdelset(&sa.sa_mask, SIGSEGV);
+    sigdelset(&sa.sa_mask, SIGBUS);
+    sigdelset(&sa.sa_mask, SIGILL);
+    sigdelset(&sa.sa_mask, SIGFPE);
+    sigdelset(&sa.sa_mask, SIGTRAP);
     if (sigaction(collector_g.signo, &sa, &previous) != 0)
         return -errno;
     return 0;

@@ -92,6 +92,12 @@ const char *model_intern(struct model *m, const char *s);
 
 /* python.c */
 void model_python_free(struct model *m);
+/* Process pid exec'ed: its code ids from now on are new ones. */
+void model_python_exec(struct model *m, uint32_t pid);
+/* What else identifies a Python pseudo-frame pc of pid in the address cache: its image, and
+ * whether its code object is known (a frame resolved as unknown is looked up again once its
+ * PY_CODE arrives). */
+uint64_t model_python_salt(struct model *m, uint32_t pid, uint64_t pc);
 /* Symbolize pc if it is a Python pseudo-frame: 1 (out filled), 0 if it is not one, -1 if its
  * code object is not announced yet and not final_try. */
 int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try,

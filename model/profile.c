@@ -104,7 +104,8 @@ void model_proc_start(struct model *m, uint32_t pid, uint32_t ppid, const char *
     struct model_process *p;
 
     if (i >= 0 && m->procs[i].state == MODEL_PROC_RUNNING) {
-        /* exec in a known process: the old image's threads are gone */
+        /* exec in a known process: the old image's threads are gone, its code ids too */
+        model_python_exec(m, pid);
         for (int k = 0; k < m->nthreads; k++)
             if (m->threads[k].pid == pid && m->threads[k].alive)
                 model_thread_exit(m, pid, m->threads[k].tid, time_ns);
@@ -298,8 +299,12 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
 {
     static const char unknown_name[] = "[unknown]";
     uint64_t key = hashmap_mix(hashmap_mix(pc) ^ ((uint64_t)pid << 1) ^ (uint64_t)is_ret);
-    uint32_t *slot = hashmap_slot(&m->addr_map, key, 0);
+    uint32_t *slot;
     struct sym_frame fr[MAX_SYM_FRAMES];
+
+    if (ROCSYS_IS_PY_FRAME(pc))
+        key = hashmap_mix(key ^ model_python_salt(m, pid, pc));
+    slot = hashmap_slot(&m->addr_map, key, 0);
     int n;
 
     if (slot)
@@ -413,10 +418,11 @@ static void count_sample(struct model *m, uint32_t id, uint32_t weight)
 static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *frames,
                              uint32_t nframes, uint32_t *seq)
 {
+    enum { MERGE_MAX = 4 * MAX_SEQ }; /* merged before the cut to MAX_SEQ, which keeps the root */
     const uint32_t *nat[ROCSYS_MAX_FRAMES], *pyf[MAX_SEQ];
-    uint32_t nlen[ROCSYS_MAX_FRAMES], plen[MAX_SEQ], tmp[MAX_SEQ];
+    uint32_t nlen[ROCSYS_MAX_FRAMES], plen[MAX_SEQ], tmp[MERGE_MAX];
     int pentry[MAX_SEQ];
-    uint32_t nn = 0, np = 0, len = 0, i = 0;
+    uint32_t nn = 0, np = 0, len = 0, i = 0, later = 0;
     const struct addr_entry *a;
 
     while (i < nframes && !ROCSYS_IS_PY_FRAME(frames[i]) && !ROCSYS_IS_REGION_FRAME(frames[i]) &&
@@ -436,16 +442,21 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
         nat[nn] = &m->addr_funcs[a->off];
         nlen[nn++] = a->len;
     }
+    for (uint32_t k = i;
+         k < nframes && (ROCSYS_IS_PY_FRAME(frames[k]) || ROCSYS_IS_PY_REPEAT(frames[k])); k++)
+        later += ROCSYS_IS_PY_FRAME(frames[k]) != 0;
     for (; i < nframes && (ROCSYS_IS_PY_FRAME(frames[i]) || ROCSYS_IS_PY_REPEAT(frames[i])); i++) {
-        if (ROCSYS_IS_PY_REPEAT(frames[i])) { /* the frame before, again */
-            for (uint32_t k = ROCSYS_PY_REPEAT_COUNT(frames[i]); k > 0 && np > 0 && np < MAX_SEQ;
-                 k--, np++) {
+        if (ROCSYS_IS_PY_REPEAT(frames[i])) { /* the frame before, again: as many times as leave
+                                                 room for the frames after (the callers) */
+            for (uint32_t k = ROCSYS_PY_REPEAT_COUNT(frames[i]);
+                 k > 0 && np > 0 && np + later < MAX_SEQ; k--, np++) {
                 pyf[np] = pyf[np - 1];
                 plen[np] = plen[np - 1];
                 pentry[np] = pentry[np - 1];
             }
             continue;
         }
+        later--;
         if (np >= MAX_SEQ)
             continue;
         int none = ROCSYS_PY_FRAME_CODE(frames[i]) == ROCSYS_PY_CODE_NONE;
@@ -454,15 +465,17 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
         plen[np] = a ? a->len : 0;
         pentry[np++] = (frames[i] & ROCSYS_PY_FRAME_ENTRY) != 0;
     }
-    len = model_python_merge(m, nat, nlen, nn, pyf, plen, pentry, np, tmp, MAX_SEQ);
-    for (; i < nframes && len < MAX_SEQ; i++) { /* user regions, innermost first */
+    len = model_python_merge(m, nat, nlen, nn, pyf, plen, pentry, np, tmp, MERGE_MAX);
+    for (; i < nframes && len < MERGE_MAX; i++) { /* user regions, innermost first */
         a = addr_lookup(m, pid, frames[i], i > 0, 1);
-        for (uint32_t j = 0; j < a->len && len < MAX_SEQ; j++)
+        for (uint32_t j = 0; j < a->len && len < MERGE_MAX; j++)
             tmp[len++] = m->addr_funcs[a->off + j];
     }
-    for (uint32_t k = 0; k < len; k++)
-        seq[k] = tmp[len - 1 - k];
-    return len;
+    /* root first; deeper than MAX_SEQ (a deep recursion): the middle goes, the root and the
+     * leaf side stay */
+    for (uint32_t k = 0; k < len && k < MAX_SEQ; k++)
+        seq[k] = tmp[len <= MAX_SEQ || k < MAX_SEQ / 2 ? len - 1 - k : MAX_SEQ - 1 - k];
+    return len < MAX_SEQ ? len : MAX_SEQ;
 }
 
 uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,

@@ -23,8 +23,9 @@ struct py_code {
 struct model_python {
     struct py_code *codes;
     size_t ncodes, cap;
-    struct hashmap map; /* (pid, id) -> index + 1 */
-    uint8_t *roles;     /* per function id: 0 not looked at, ROLE_* */
+    struct hashmap map;  /* (pid, its image's generation, id) -> index + 1 */
+    struct hashmap gens; /* pid -> images it exec'ed since its first (code ids start over) */
+    uint8_t *roles;      /* per function id: 0 not looked at, ROLE_* */
     size_t nroles, roles_cap;
     const char *interp[8]; /* modules holding _PyEval_EvalFrameDefault */
     int ninterp;
@@ -54,8 +55,36 @@ void model_python_free(struct model *m)
     free(p->codes);
     free(p->roles);
     hashmap_free(&p->map);
+    hashmap_free(&p->gens);
     free(p);
     m->python = NULL;
+}
+
+/* The generation of pid's process image (0 until it execs). */
+static uint32_t gen_of(struct model_python *p, uint32_t pid)
+{
+    uint32_t *slot = hashmap_slot(&p->gens, hashmap_mix(pid), 0);
+    return slot ? *slot : 0;
+}
+
+/* The map key of code id of pid's current image. */
+static uint64_t code_key(struct model_python *p, uint32_t pid, uint32_t id)
+{
+    return hashmap_mix(((uint64_t)pid << 32) | id | ((uint64_t)(gen_of(p, pid) & 0x1ff) << 23));
+}
+
+void model_python_exec(struct model *m, uint32_t pid)
+{
+    struct model_python *p = py_state(m);
+    (*hashmap_slot(&p->gens, hashmap_mix(pid), 1))++;
+}
+
+uint64_t model_python_salt(struct model *m, uint32_t pid, uint64_t pc)
+{
+    struct model_python *p = py_state(m);
+    uint32_t id = ROCSYS_PY_FRAME_CODE(pc);
+    int known = hashmap_slot(&p->map, code_key(p, pid, id), 0) != NULL;
+    return hashmap_mix(((uint64_t)gen_of(p, pid) << 1 | (uint64_t)known) + 0x5bd1e995u);
 }
 
 void model_python_set_native(struct model *m, int show)
@@ -88,7 +117,10 @@ int model_python_notice(const struct model *m, char *buf, size_t n)
     const char *why = s->python_status == ROCSYS_PY_FREE_THREAD
                           ? "free-threaded builds are not supported"
                       : s->python_status == ROCSYS_PY_MISMATCH ? "its layout failed a check"
-                                                               : "supported: 3.8 to 3.13";
+                      : s->python_status == ROCSYS_PY_GUARD_LOST
+                          ? "stopped: the program replaced the fault handler Python frames are "
+                            "read under"
+                          : "supported: 3.8 to 3.13";
 
     if (s->python_status < 0 || s->python_status == ROCSYS_PY_OK)
         return 0;
@@ -109,7 +141,7 @@ void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_lin
                        const char *name, const char *file, const uint8_t *table, size_t table_len)
 {
     struct model_python *p = py_state(m);
-    uint32_t *slot = hashmap_slot(&p->map, hashmap_mix(((uint64_t)pid << 32) | id), 1);
+    uint32_t *slot = hashmap_slot(&p->map, code_key(p, pid, id), 1);
     struct py_code *c;
 
     if (*slot) { /* announced again (a retry, or a slot reused in a fork child): the newest */
@@ -269,9 +301,7 @@ int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try
         out->function = unreadable;
         return 1;
     }
-    slot = id == ROCSYS_PY_CODE_UNKNOWN
-               ? NULL
-               : hashmap_slot(&p->map, hashmap_mix(((uint64_t)pid << 32) | id), 0);
+    slot = id == ROCSYS_PY_CODE_UNKNOWN ? NULL : hashmap_slot(&p->map, code_key(p, pid, id), 0);
     if (!slot) {
         if (!final_try && id != ROCSYS_PY_CODE_UNKNOWN)
             return -1; /* its PY_CODE may be in a ring not drained yet */
