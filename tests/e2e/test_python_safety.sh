@@ -61,6 +61,27 @@ for py in "${pys[@]}"; do
     check "$tag --python off: interpreter frames instead" grep -q '_PyEval_EvalFrameDefault' "$R/stacks.folded"
 done
 
+# the fault guard: every read of this stand-in interpreter's frames faults; the program runs as
+# bare, the samples are counted unreadable; its own SA_RESETHAND handler runs once for its own
+# genuine fault, then it dies of SIGSEGV as bare
+set +e
+"$TP/tp_fakepy" 1 > "$WORK/fake.bare" 2>&1; bare=$?
+"$ROCSYS_TOP" -b -n 20 --cpu-timer perf --output-log "$WORK/fake.log" -- "$TP/tp_fakepy" 1 \
+    > "$WORK/fake.frames" 2>&1; prof=$?
+set -e
+check "fake interpreter: exit $prof as bare ($bare)" test "$prof" -eq "$bare" -a "$prof" -eq 0
+check "fake interpreter: output kept" grep -q '^survived' "$WORK/fake.log"
+unread=$(awk '/^python /{u=$NF} END{print u+0}' "$WORK/fake.frames")
+check "fake interpreter: its faulting stacks counted unreadable ($unread)" test "$unread" -gt 0
+set +e
+"$TP/tp_fakepy" 0.5 segv > "$WORK/segv.bare" 2>&1; bare=$?
+"$ROCSYS_TOP" -b -n 20 --output-log "$WORK/segv.log" -- "$TP/tp_fakepy" 0.5 segv \
+    > "$WORK/segv.frames" 2>&1; prof=$?
+set -e
+check "own SIGSEGV handler: exit $prof as bare ($bare)" test "$prof" -eq "$bare" -a "$prof" -eq 139
+check "own SIGSEGV handler: ran exactly once, as bare ($(grep -c 'own handler' "$WORK/segv.log"))" \
+    test "$(grep -c 'own handler' "$WORK/segv.log")" -eq "$(grep -c 'own handler' "$WORK/segv.bare")"
+
 # an interpreter the collector does not know: one notice, native frames, the program unharmed
 if old=$(first_py 3.7 3.6 2.7); then
     set +e

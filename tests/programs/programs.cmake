@@ -27,3 +27,7 @@ set_target_properties(tp_plugin PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURR
 add_library(standin-rsmi-noisy SHARED ${CMAKE_CURRENT_LIST_DIR}/standin_rsmi_noisy.c)
 set_target_properties(standin-rsmi-noisy PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# tp_fakepy: exports the symbols a CPython 3.12 exports (-rdynamic), with a frame chain into
+# unmapped memory: the collector's guarded reads of Python frames fault (test_python_safety).
+target_link_options(tp_fakepy PRIVATE -rdynamic)
