@@ -86,24 +86,178 @@ struct py_layout {
     int table_kind;
     uint32_t str_ascii_size;   /* sizeof(PyASCIIObject) */
     uint32_t str_compact_size; /* sizeof(PyCompactUnicodeObject) */
+    int32_t gil_last_holder;   /* 3.12+: struct _gil_runtime_state.last_holder, else -1 */
+    int32_t gil_locked;        /* 3.12+: .locked (int), else -1 */
+    int32_t fr_flags;          /* 3.11+: the 8-byte word holding is_entry / owner, else -1 */
 };
 
-/* clang-format off */
+/* Object layout shared by the GIL builds of 3.8-3.13: ob_type, ob_size (PyVarObject: a code
+ * object's length in code units from 3.11, a bytes object's length), bytes data, str fields */
+#define OB_TYPE    8
+#define OB_SIZE    16
+#define BYTES_DATA 32
+#define STR_LENGTH 16
+#define STR_STATE  32
+
+/* Offsets in bytes, x86-64, from each version's headers (../shared/notes/python-frames.md §8). */
 static const struct py_layout py_layouts[] = {
-    {8,  1392, 1368, -1, 16, 176, 24, -1, 24, 32, 104, -1, -1, 40, 104, 112, 120, -1, -1,
-     LASTI_BYTES, ROCSYS_PY_TABLE_LNOTAB, 48, 72},
-    {9,  584, 568, -1, 16, 176, 24, -1, 24, 32, 104, -1, -1, 40, 104, 112, 120, -1, -1,
-     LASTI_BYTES, ROCSYS_PY_TABLE_LNOTAB, 48, 72},
-    {10, 584, 568, -1, 16, 176, 24, -1, 24, 32, 96, -1, -1, 40, 104, 112, 120, -1, -1,
-     LASTI_UNITS, ROCSYS_PY_TABLE_LINETABLE, 48, 72},
-    {11, 592, 576, -1, 16, 152, 56, 8, 48, 32, 56, 68, 69, 72, 112, 128, 136, 184, 168,
-     LASTI_POINTER, ROCSYS_PY_TABLE_LOCATIONS, 48, 72},
-    {12, 1544, -1, 384, 16, 136, 56, 0, 8, 0, 56, -1, 70, 68, 112, 128, 136, 192, 176,
-     LASTI_POINTER, ROCSYS_PY_TABLE_LOCATIONS, 40, 56},
-    {13, 2160, -1, 16, 16, 152, 72, -1, 8, 0, 56, -1, 70, 68, 112, 128, 136, 200, 184,
-     LASTI_POINTER, ROCSYS_PY_TABLE_LOCATIONS, 40, 56},
+    {.minor = 8,
+     .tss = 1392,
+     .tstate_current = 1368,
+     .interp_gil = -1,
+     .ts_interp = 16,
+     .ts_thread_id = 176,
+     .ts_frame = 24,
+     .cframe_current = -1,
+     .fr_back = 24,
+     .fr_code = 32,
+     .fr_lasti = 104,
+     .fr_is_entry = -1,
+     .fr_owner = -1,
+     .co_firstlineno = 40,
+     .co_filename = 104,
+     .co_name = 112,
+     .co_table = 120,
+     .co_adaptive = -1,
+     .co_firsttrace = -1,
+     .lasti_kind = LASTI_BYTES,
+     .table_kind = ROCSYS_PY_TABLE_LNOTAB,
+     .str_ascii_size = 48,
+     .str_compact_size = 72,
+     .gil_last_holder = -1,
+     .gil_locked = -1,
+     .fr_flags = -1},
+    {.minor = 9,
+     .tss = 584,
+     .tstate_current = 568,
+     .interp_gil = -1,
+     .ts_interp = 16,
+     .ts_thread_id = 176,
+     .ts_frame = 24,
+     .cframe_current = -1,
+     .fr_back = 24,
+     .fr_code = 32,
+     .fr_lasti = 104,
+     .fr_is_entry = -1,
+     .fr_owner = -1,
+     .co_firstlineno = 40,
+     .co_filename = 104,
+     .co_name = 112,
+     .co_table = 120,
+     .co_adaptive = -1,
+     .co_firsttrace = -1,
+     .lasti_kind = LASTI_BYTES,
+     .table_kind = ROCSYS_PY_TABLE_LNOTAB,
+     .str_ascii_size = 48,
+     .str_compact_size = 72,
+     .gil_last_holder = -1,
+     .gil_locked = -1,
+     .fr_flags = -1},
+    {.minor = 10,
+     .tss = 584,
+     .tstate_current = 568,
+     .interp_gil = -1,
+     .ts_interp = 16,
+     .ts_thread_id = 176,
+     .ts_frame = 24,
+     .cframe_current = -1,
+     .fr_back = 24,
+     .fr_code = 32,
+     .fr_lasti = 96,
+     .fr_is_entry = -1,
+     .fr_owner = -1,
+     .co_firstlineno = 40,
+     .co_filename = 104,
+     .co_name = 112,
+     .co_table = 120,
+     .co_adaptive = -1,
+     .co_firsttrace = -1,
+     .lasti_kind = LASTI_UNITS,
+     .table_kind = ROCSYS_PY_TABLE_LINETABLE,
+     .str_ascii_size = 48,
+     .str_compact_size = 72,
+     .gil_last_holder = -1,
+     .gil_locked = -1,
+     .fr_flags = -1},
+    {.minor = 11,
+     .tss = 592,
+     .tstate_current = 576,
+     .interp_gil = -1,
+     .ts_interp = 16,
+     .ts_thread_id = 152,
+     .ts_frame = 56,
+     .cframe_current = 8,
+     .fr_back = 48,
+     .fr_code = 32,
+     .fr_lasti = 56,
+     .fr_is_entry = 68,
+     .fr_owner = 69,
+     .co_firstlineno = 72,
+     .co_filename = 112,
+     .co_name = 128,
+     .co_table = 136,
+     .co_adaptive = 184,
+     .co_firsttrace = 168,
+     .lasti_kind = LASTI_POINTER,
+     .table_kind = ROCSYS_PY_TABLE_LOCATIONS,
+     .str_ascii_size = 48,
+     .str_compact_size = 72,
+     .gil_last_holder = -1,
+     .gil_locked = -1,
+     .fr_flags = 64},
+    {.minor = 12,
+     .tss = 1544,
+     .tstate_current = -1,
+     .interp_gil = 384,
+     .ts_interp = 16,
+     .ts_thread_id = 136,
+     .ts_frame = 56,
+     .cframe_current = 0,
+     .fr_back = 8,
+     .fr_code = 0,
+     .fr_lasti = 56,
+     .fr_is_entry = -1,
+     .fr_owner = 70,
+     .co_firstlineno = 68,
+     .co_filename = 112,
+     .co_name = 128,
+     .co_table = 136,
+     .co_adaptive = 192,
+     .co_firsttrace = 176,
+     .lasti_kind = LASTI_POINTER,
+     .table_kind = ROCSYS_PY_TABLE_LOCATIONS,
+     .str_ascii_size = 40,
+     .str_compact_size = 56,
+     .gil_last_holder = 8,
+     .gil_locked = 16,
+     .fr_flags = 64},
+    {.minor = 13,
+     .tss = 2160,
+     .tstate_current = -1,
+     .interp_gil = 16,
+     .ts_interp = 16,
+     .ts_thread_id = 152,
+     .ts_frame = 72,
+     .cframe_current = -1,
+     .fr_back = 8,
+     .fr_code = 0,
+     .fr_lasti = 56,
+     .fr_is_entry = -1,
+     .fr_owner = 70,
+     .co_firstlineno = 68,
+     .co_filename = 112,
+     .co_name = 128,
+     .co_table = 136,
+     .co_adaptive = 200,
+     .co_firsttrace = 184,
+     .lasti_kind = LASTI_POINTER,
+     .table_kind = ROCSYS_PY_TABLE_LOCATIONS,
+     .str_ascii_size = 40,
+     .str_compact_size = 56,
+     .gil_last_holder = 8,
+     .gil_locked = 16,
+     .fr_flags = 64},
 };
-/* clang-format on */
 
 #define OWNER_GENERATOR 1 /* FRAME_OWNED_BY_GENERATOR */
 #define OWNER_CSTACK    3 /* FRAME_OWNED_BY_CSTACK: a shim frame (3.12+) */
@@ -208,7 +362,8 @@ static int holds_gil(uintptr_t ts)
         return py_read8(py.runtime + (uint32_t)py.l->tstate_current, &v) == 0 && v == ts;
     if (py_read8(ts + py.l->ts_interp, &interp) != 0 || !ptr_ok(interp) ||
         py_read8(interp + (uint32_t)py.l->interp_gil, &gil) != 0 || !ptr_ok(gil) ||
-        py_read8(gil + 8, &last) != 0 || py_read8(gil + 16, &locked) != 0)
+        py_read8(gil + (uint32_t)py.l->gil_last_holder, &last) != 0 ||
+        py_read8(gil + (uint32_t)py.l->gil_locked, &locked) != 0)
         return 0;
     return (uint32_t)locked != 0 && last == ts;
 }
@@ -254,11 +409,11 @@ static int frame_code(uintptr_t code, uint64_t *sig)
     const struct py_layout *l = py.l;
     uint64_t type, file, name, table, first, size = 0;
 
-    if (!ptr_ok(code) || py_read8(code + 8, &type) != 0 || type != py.code_type ||
+    if (!ptr_ok(code) || py_read8(code + OB_TYPE, &type) != 0 || type != py.code_type ||
         py_read8(code + l->co_filename, &file) != 0 || py_read8(code + l->co_name, &name) != 0 ||
         py_read8(code + l->co_table, &table) != 0 ||
         py_read8(code + l->co_firstlineno, &first) != 0 ||
-        (l->co_adaptive >= 0 && py_read8(code + 16, &size) != 0))
+        (l->co_adaptive >= 0 && py_read8(code + OB_SIZE, &size) != 0))
         return -1;
     /* a code object freed and another made at its address (exec of generated code) differs in
      * one of these, or has the same name, file, first line and length */
@@ -291,7 +446,7 @@ static int code_facts(uint64_t code, struct code_memo *memo, struct py_announce 
         return 0;
     }
     if (frame_code((uintptr_t)code, &sig) != 0 ||
-        (l->co_adaptive >= 0 && (py_read8(code + 16, &size) != 0 ||
+        (l->co_adaptive >= 0 && (py_read8(code + OB_SIZE, &size) != 0 ||
                                  py_read8(code + (uint32_t)l->co_firsttrace, &first) != 0)))
         return -1;
     e->code = code;
@@ -338,18 +493,18 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
             goto torn;
         if (l->lasti_kind != LASTI_POINTER) {
             uint64_t type;
-            if (py_read8(frame + 8, &type) != 0 || type != py.frame_type)
+            if (py_read8(frame + OB_TYPE, &type) != 0 || type != py.frame_type)
                 goto torn;
             lasti = (int32_t)(uint32_t)w;
             lasti = lasti < 0 ? -1 : l->lasti_kind == LASTI_BYTES ? lasti / 2 : lasti;
             entry = 1; /* one frame per evaluation call */
         } else {
             uint64_t ow;
-            if (py_read8(frame + 64, &ow) != 0)
+            if (py_read8(frame + (uint32_t)l->fr_flags, &ow) != 0)
                 goto torn;
-            owner = (int)((ow >> (8 * ((uint32_t)l->fr_owner - 64))) & 0xff);
+            owner = (int)((ow >> (8 * (uint32_t)(l->fr_owner - l->fr_flags))) & 0xff);
             if (l->fr_is_entry >= 0)
-                entry = (int)((ow >> (8 * ((uint32_t)l->fr_is_entry - 64))) & 0xff) != 0;
+                entry = (int)((ow >> (8 * (uint32_t)(l->fr_is_entry - l->fr_flags))) & 0xff) != 0;
             if (owner == OWNER_CSTACK) { /* the shim below an evaluation call's first frame */
                 n = end_group(out, n, room, group > 0);
                 group = 0;
@@ -393,8 +548,8 @@ static int str_data(uint64_t s, uintptr_t *data, uint32_t *kind, uint32_t *bytes
 {
     uint64_t type, len, state, p;
 
-    if (!ptr_ok(s) || py_read8(s + 8, &type) != 0 || type != py.unicode_type ||
-        py_read8(s + 16, &len) != 0 || py_read8(s + 32, &state) != 0)
+    if (!ptr_ok(s) || py_read8(s + OB_TYPE, &type) != 0 || type != py.unicode_type ||
+        py_read8(s + STR_LENGTH, &len) != 0 || py_read8(s + STR_STATE, &state) != 0)
         return -1;
     *kind = (uint32_t)(state >> 2) & 7;
     if (*kind != 1 && *kind != 2 && *kind != 4)
@@ -423,8 +578,8 @@ static int announce(struct transport_ring *r, const struct py_announce *a)
     if (py_read8(a->code + l->co_name, &name) != 0 || py_read8(a->code + l->co_filename, &file) ||
         py_read8(a->code + l->co_table, &table) != 0 ||
         py_read8(a->code + l->co_firstlineno, &first) != 0 || str_data(name, &nd, &nk, &nb) ||
-        str_data(file, &fd, &fk, &fb) || !ptr_ok(table) || py_read8(table + 8, &type) != 0 ||
-        type != py.bytes_type || py_read8(table + 16, &tlen) != 0)
+        str_data(file, &fd, &fk, &fb) || !ptr_ok(table) || py_read8(table + OB_TYPE, &type) != 0 ||
+        type != py.bytes_type || py_read8(table + OB_SIZE, &tlen) != 0)
         return -1;
     tb = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_TABLE_MAX : (uint32_t)tlen;
     cut = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_CODE_CUT_TABLE : 0;
@@ -452,7 +607,7 @@ static int announce(struct transport_ring *r, const struct py_announce *a)
     rec->table_len = tb;
     uint8_t *p = (uint8_t *)(rec + 1);
     if (py_copy(p, nd, nb) != 0 || py_copy(p + nb, fd, fb) != 0 ||
-        py_copy(p + nb + fb, table + 32, tb) != 0)
+        py_copy(p + nb + fb, table + BYTES_DATA, tb) != 0)
         return -1; /* nothing committed */
     transport_commit(r, size);
     return 0;

@@ -274,6 +274,9 @@ size_t model_py_utf8(int kind, const uint8_t *raw, size_t nbytes, char *out, siz
 /* How files and the trace name a function: "qualname (file.py:LINE)" for Python, else the
  * name. */
 void model_python_label(const struct model_func *f, char *buf, size_t n);
+/* Room for any label: a name and a file of at most ROCSYS_PY_NAME_MAX characters (4 bytes of
+ * UTF-8 each), or a native name (the symbolizer cuts nothing, but C++ names rarely pass this) */
+#define MODEL_LABEL_MAX (2 * 4 * 1024 + 64)
 
 /* Advance the sliding window to now_ns (drops buckets older than window_seconds). */
 void model_tick(struct model *m, uint64_t now_ns);

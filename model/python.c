@@ -27,7 +27,9 @@ struct model_python {
     struct hashmap gens; /* pid -> images it exec'ed since its first (code ids start over) */
     uint8_t *roles;      /* per function id: 0 not looked at, ROLE_* */
     size_t nroles, roles_cap;
-    const char *interp[8]; /* modules holding _PyEval_EvalFrameDefault */
+    /* modules holding _PyEval_EvalFrameDefault (one per interpreter build the session saw:
+     * more than 8 in one session are not told apart from other code) */
+    const char *interp[8];
     int ninterp;
     int show_native;
     uint32_t version_hex; /* of the last interpreter that told us */

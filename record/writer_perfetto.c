@@ -528,7 +528,7 @@ static uint32_t func_frame(struct record_writer *w, uint32_t f)
     uint64_t h = mix64(f ^ mix64(((uint64_t)UINT32_MAX << 1) | 7));
     struct ient *e = itab_slot(&w->addrs, h, eq_addr, w, &key);
     const struct model_func *fn;
-    char label[4200];
+    char label[MODEL_LABEL_MAX];
     uint32_t iid;
 
     if (e->used)
