@@ -403,8 +403,9 @@ static uint32_t end_group(uint64_t *out, uint32_t n, uint32_t room, int had_fram
     return put_frame(out, n, room, ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1));
 }
 
-/* Identity and position of one frame's code object: 0, or -1 when it cannot be trusted. */
-static int frame_code(uintptr_t code, uint64_t *sig)
+/* Identity (*sig) and length in code units (*size_out, 3.11+) of a frame's code object: 0, or -1
+ * when it cannot be trusted. */
+static int frame_code(uintptr_t code, uint64_t *sig, uint64_t *size_out)
 {
     const struct py_layout *l = py.l;
     uint64_t type, file, name, table, first, size = 0;
@@ -419,6 +420,7 @@ static int frame_code(uintptr_t code, uint64_t *sig)
      * one of these, or has the same name, file, first line and length */
     *sig = mix(file ^ mix(name ^ mix(table ^ mix((uint32_t)first ^ (size << 32) ^
                                                  ((uint64_t)collector_g.pid << 20)))));
+    *size_out = size;
     return 0;
 }
 
@@ -445,9 +447,8 @@ static int code_facts(uint64_t code, struct code_memo *memo, struct py_announce 
         *out = e;
         return 0;
     }
-    if (frame_code((uintptr_t)code, &sig) != 0 ||
-        (l->co_adaptive >= 0 && (py_read8(code + OB_SIZE, &size) != 0 ||
-                                 py_read8(code + (uint32_t)l->co_firsttrace, &first) != 0)))
+    if (frame_code((uintptr_t)code, &sig, &size) != 0 ||
+        (l->co_firsttrace >= 0 && py_read8(code + (uint32_t)l->co_firsttrace, &first) != 0))
         return -1;
     e->code = code;
     e->size = size;
