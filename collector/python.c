@@ -71,6 +71,7 @@ struct py_layout {
     uint32_t ts_thread_id;   /* tstate->thread_id (pthread_self()) */
     uint32_t ts_frame;       /* tstate->frame (<= 3.10), ->cframe (3.11, 3.12), ->current_frame */
     int32_t cframe_current;  /* _PyCFrame.current_frame (3.11, 3.12), else -1 */
+    int32_t cframe_previous; /* _PyCFrame.previous (3.11, 3.12), else -1 */
     uint32_t fr_back;        /* f_back / previous */
     uint32_t fr_code;        /* f_code / f_executable */
     uint32_t fr_lasti;       /* f_lasti (int) / prev_instr / instr_ptr */
@@ -109,6 +110,7 @@ static const struct py_layout py_layouts[] = {
      .ts_thread_id = 176,
      .ts_frame = 24,
      .cframe_current = -1,
+     .cframe_previous = -1,
      .fr_back = 24,
      .fr_code = 32,
      .fr_lasti = 104,
@@ -135,6 +137,7 @@ static const struct py_layout py_layouts[] = {
      .ts_thread_id = 176,
      .ts_frame = 24,
      .cframe_current = -1,
+     .cframe_previous = -1,
      .fr_back = 24,
      .fr_code = 32,
      .fr_lasti = 104,
@@ -161,6 +164,7 @@ static const struct py_layout py_layouts[] = {
      .ts_thread_id = 176,
      .ts_frame = 24,
      .cframe_current = -1,
+     .cframe_previous = -1,
      .fr_back = 24,
      .fr_code = 32,
      .fr_lasti = 96,
@@ -187,6 +191,7 @@ static const struct py_layout py_layouts[] = {
      .ts_thread_id = 152,
      .ts_frame = 56,
      .cframe_current = 8,
+     .cframe_previous = 16,
      .fr_back = 48,
      .fr_code = 32,
      .fr_lasti = 56,
@@ -213,6 +218,7 @@ static const struct py_layout py_layouts[] = {
      .ts_thread_id = 136,
      .ts_frame = 56,
      .cframe_current = 0,
+     .cframe_previous = 8,
      .fr_back = 8,
      .fr_code = 0,
      .fr_lasti = 56,
@@ -239,6 +245,7 @@ static const struct py_layout py_layouts[] = {
      .ts_thread_id = 152,
      .ts_frame = 72,
      .cframe_current = -1,
+     .cframe_previous = -1,
      .fr_back = 8,
      .fr_code = 0,
      .fr_lasti = 56,
@@ -463,7 +470,8 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
 {
     const struct py_layout *l = py.l;
     struct code_memo memo[MEMO_SLOTS], *cm;
-    uint64_t frame, next, code, w;
+    uint64_t frame, next, code, w, expected = 0;
+    int checking = 0; /* the first group's end is still to be checked against expected */
     uintptr_t ts;
     uint32_t n = 0, group = 0; /* frames written in the current group */
     int64_t lasti;
@@ -478,9 +486,18 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
     *flags |= ROCSYS_SAMPLE_PYTSTATE | (holds_gil(ts) ? ROCSYS_SAMPLE_GIL : 0);
     if (py_read8(ts + l->ts_frame, &frame) != 0)
         goto torn;
-    if (l->cframe_current >= 0 && frame &&
-        (!ptr_ok(frame) || py_read8(frame + (uint32_t)l->cframe_current, &frame) != 0))
-        goto torn;
+    if (l->cframe_current >= 0 && frame) {
+        /* 3.11, 3.12: an evaluation call links its _PyCFrame into the thread state before it
+         * sets the frame the cframe names (uninitialized stack until then): the first group
+         * must end where the previous cframe's frame is, else it is not this call's yet */
+        uint64_t cf = frame, prev;
+        if (!ptr_ok(cf) || py_read8(cf + (uint32_t)l->cframe_current, &frame) != 0 ||
+            py_read8(cf + (uint32_t)l->cframe_previous, &prev) != 0 ||
+            (prev && (!ptr_ok(prev) || py_read8(prev + (uint32_t)l->cframe_current, &expected))))
+            goto torn;
+        checking = 1;
+    }
+walk:
     for (uint32_t depth = 0; frame; depth++) {
         int owner = 0, entry = 0;
         if (!ptr_ok(frame))
@@ -507,6 +524,8 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
             if (l->fr_is_entry >= 0)
                 entry = (int)((ow >> (8 * (uint32_t)(l->fr_is_entry - l->fr_flags))) & 0xff) != 0;
             if (owner == OWNER_CSTACK) { /* the shim below an evaluation call's first frame */
+                if (checking && (checking = 0, next != expected))
+                    goto unlinked;
                 n = end_group(out, n, room, group > 0);
                 group = 0;
                 frame = next;
@@ -518,6 +537,8 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
             if (lasti < -1 || lasti >= (int64_t)cm->size)
                 goto torn;
             /* an incomplete frame (being set up: CPython hides it too) */
+            if (entry && checking && (checking = 0, next != expected))
+                goto unlinked;
             if (owner != OWNER_GENERATOR && lasti < cm->first_trace) {
                 if (entry) {
                     n = end_group(out, n, room, group > 0);
@@ -536,7 +557,17 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
         frame = next;
     }
     return n;
+unlinked:
+    /* the evaluation call just entered has not linked its first frame: an empty group for it,
+     * then its caller's frames */
+    checking = 0;
+    group = 0;
+    n = end_group(out, 0, room, 0);
+    frame = expected;
+    goto walk;
 torn:
+    if (checking)
+        goto unlinked; /* what failed was the not yet linked frame's garbage */
     /* the frames read so far were checked; the rest of the chain is not shown */
     *flags |= ROCSYS_SAMPLE_PY_DROPPED;
     if (n < room)

@@ -1,5 +1,6 @@
-/* A stand-in for a CPython 3.12 interpreter whose frame chain points at memory that is not
- * mapped: the collector's guarded reads fault in every sample. The program must run as it does
+/* A stand-in for a CPython 3.12 interpreter whose thread state points at memory that is not
+ * mapped (its _PyCFrame's previous cframe): the collector's guarded reads fault in every
+ * sample. The program must run as it does
  * without rocsys-top (prints "survived", exit 0), and the samples count as unreadable.
  * Arguments: SECONDS (default 2); "segv" then dies of a genuine SIGSEGV with its own SA_RESETHAND
  * handler, which must run exactly once (as without rocsys-top). Built with -rdynamic, so that
@@ -40,14 +41,15 @@ int main(int argc, char **argv)
     volatile uint64_t x = 0;
 
     /* 3.12's layout: the GIL-state key at _PyRuntime+1544, tstate->thread_id at +136,
-     * tstate->cframe at +56, cframe->current_frame at +0 */
+     * tstate->cframe at +56, cframe->current_frame at +0, cframe->previous at +8 */
     pthread_key_create(&key, NULL);
     *(int *)(_PyRuntime + 1544) = 1;
     *(unsigned *)(_PyRuntime + 1548) = key;
     tstate[136 / 8] = (uint64_t)pthread_self();
     void *gone = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     munmap(gone, 4096);
-    cframe[0] = (uint64_t)(uintptr_t)gone; /* the innermost frame: an unmapped page */
+    cframe[0] = 0;
+    cframe[1] = (uint64_t)(uintptr_t)gone; /* the previous cframe: an unmapped page */
     tstate[56 / 8] = (uint64_t)(uintptr_t)cframe;
     pthread_setspecific(key, tstate);
     if (argc > 2 && strcmp(argv[2], "segv") == 0) {
