@@ -38,7 +38,7 @@ for py in "${pys[@]}"; do
     # churn at 10 kHz: every Python frame of churn.py carries one of its function names
     R="$WORK/$tag.churn"
     set +e
-    "$ROCSYS_TOP" -b -n 6 -f 10000 --cpu-timer perf --record "$R" -- "$py" "$SRC/churn.py" 2 \
+    "$ROCSYS_TOP" -b -d 5 -n 60 -f 10000 --cpu-timer perf --record "$R" -- "$py" "$SRC/churn.py" 2 \
         > "$WORK/$tag.churn.frames" 2>&1; rc=$?
     set -e
     check "$tag churn: exit 0 (got $rc)" test "$rc" -eq 0
@@ -55,7 +55,7 @@ for py in "${pys[@]}"; do
 
     # --python off: native frames only, nothing said about Python
     R="$WORK/$tag.off"
-    "$ROCSYS_TOP" -b -n 3 --python off --record "$R" -- "$py" "$SRC/churn.py" 0.5 \
+    "$ROCSYS_TOP" -b -d 5 -n 40 --python off --record "$R" -- "$py" "$SRC/churn.py" 0.5 \
         > "$WORK/$tag.off.frames" 2>&1 || true
     check "$tag --python off: no Python frame" bash -c "! grep -q '(churn\\.py:' '$R/stacks.folded'"
     check "$tag --python off: interpreter frames instead" grep -q '_PyEval_EvalFrameDefault' "$R/stacks.folded"
@@ -85,7 +85,7 @@ check "own SIGSEGV handler: ran exactly once, as bare ($(grep -c 'own handler' "
 # an interpreter the collector does not know: one notice, native frames, the program unharmed
 if old=$(first_py 3.7 3.6 2.7); then
     set +e
-    "$ROCSYS_TOP" -b -n 3 --record "$WORK/old" -- "$old" -c 'print("old done")' \
+    "$ROCSYS_TOP" -b -d 5 -n 40 --record "$WORK/old" -- "$old" -c 'print("old done")' \
         > "$WORK/old.frames" 2>&1; rc=$?
     set -e
     check "unsupported $old: exit 0" test "$rc" -eq 0
