@@ -556,6 +556,8 @@ walk:
         group = entry ? 0 : group + 1;
         frame = next;
     }
+    if (checking && expected != 0 && frame == 0)
+        goto unlinked; /* the cframe's frame was still NULL: not linked yet */
     return n;
 unlinked:
     /* the evaluation call just entered has not linked its first frame: an empty group for it,

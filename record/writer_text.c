@@ -202,7 +202,9 @@ static void folded_rows(FILE *f, struct model *m, const struct model_tree *t, in
                         size_t len, size_t cap)
 {
     for (int c = t->nodes[node].first_child; c >= 0; c = t->nodes[c].next_sibling) {
-        char label[MODEL_LABEL_MAX];
+        /* one buffer for every level: the label is copied into path before the recursion
+         * (a frame's worth on each of 1,024 levels would overflow the stack) */
+        static char label[MODEL_LABEL_MAX];
         size_t n = len;
         model_python_label(model_func_at(m, t->nodes[c].func), label, sizeof(label));
         int w = snprintf(path + n, cap - n, ";%s", label);

@@ -53,6 +53,17 @@ for py in "${pys[@]}"; do
     check "$tag churn: unreadable stacks rare ($unread of $samples)" \
         test "$((unread * 100))" -le "$samples"
 
+    # recursion 3,000 deep: every file and view survives stacks cut to 1,024 functions
+    R="$WORK/$tag.deep"
+    set +e
+    "$ROCSYS_TOP" -b -d 5 -n 60 --record "$R" -- "$py" "$SRC/deep.py" > "$WORK/$tag.deep.frames" 2>&1
+    rc=$?
+    set -e
+    check "$tag deep recursion: rocsys-top and the program exit 0 (got $rc)" test "$rc" -eq 0
+    check "$tag deep recursion: output complete" grep -q '^deep done' "$R/output.log"
+    check "$tag deep recursion: stacks keep the root and the leaf" \
+        grep -Eq '^[^;]*;.*main \(deep\.py:[0-9]+\);rec .*;rec \(deep\.py:[0-9]+\) [0-9]+$' "$R/stacks.folded"
+
     # --python off: native frames only, nothing said about Python
     R="$WORK/$tag.off"
     "$ROCSYS_TOP" -b -d 5 -n 40 --python off --record "$R" -- "$py" "$SRC/churn.py" 0.5 \
