@@ -258,30 +258,16 @@ void transport_ring_doorbell(struct rocsys_shm_header *hdr)
 
 int transport_write(struct transport_ring *r, const void *rec)
 {
-    const struct rocsys_rec_header *h = rec;
-    uint32_t size = h->size;
-    uint64_t cap = (uint64_t)r->mask + 1;
-    uint64_t head = atomic_load_explicit(&r->ctl->head, memory_order_relaxed);
-    uint64_t tail = atomic_load_explicit(&r->ctl->tail, memory_order_acquire);
-    uint64_t off = head & r->mask;
-    uint64_t pad = (off + size > cap) ? cap - off : 0;
-    uint64_t used = head - tail;
+    uint32_t size = ((const struct rocsys_rec_header *)rec)->size;
+    void *at;
 
-    if (size < sizeof(*h) || (size & 7) != 0 || size > cap / 2)
+    if (size < sizeof(struct rocsys_rec_header) || (size & 7) != 0 || size > (r->mask + 1u) / 2)
         return -EINVAL;
-    if (used + pad + size > cap)
+    at = transport_reserve(r, size);
+    if (!at)
         return -ENOSPC;
-    if (pad != 0) {
-        struct rocsys_rec_header p = {.type = ROCSYS_REC_PAD, .flags = 0, .size = (uint32_t)pad};
-        memcpy(r->data + off, &p, sizeof(p));
-        head += pad;
-        off = 0;
-    }
-    memcpy(r->data + off, rec, size);
-    atomic_store_explicit(&r->ctl->head, head + size, memory_order_release);
-    /* passing half full: wake the consumer now rather than at its next tick (once per pass) */
-    if (r->hdr && used < cap / 2 && used + pad + size >= cap / 2)
-        transport_ring_doorbell(r->hdr);
+    memcpy(at, rec, size);
+    transport_commit(r, size);
     return 0;
 }
 
@@ -297,10 +283,13 @@ void *transport_reserve(struct transport_ring *r, uint32_t size)
         head - tail + pad + size > cap)
         return NULL;
     if (pad != 0) {
-        /* the PAD is published with the commit that follows (or left for the next record) */
+        /* the PAD is published now (a reservation given up leaves it for the next record) */
         struct rocsys_rec_header p = {.type = ROCSYS_REC_PAD, .flags = 0, .size = (uint32_t)pad};
         memcpy(r->data + off, &p, sizeof(p));
         atomic_store_explicit(&r->ctl->head, head + pad, memory_order_release);
+        /* passing half full: wake the consumer now rather than at its next tick */
+        if (r->hdr && head - tail < cap / 2 && head - tail + pad >= cap / 2)
+            transport_ring_doorbell(r->hdr);
         off = 0;
     }
     return r->data + off;
