@@ -64,79 +64,44 @@ static void after_exec_failed(int stopped)
     errno = e;
 }
 
+/* The body of every exec wrapper: libc's fn (ENOSYS if it was not found) called as call, with
+ * this thread's sampling stopped around it; exec returns only when it failed. */
+#define EXEC_WRAPPED(fn, call)                                                                     \
+    do {                                                                                           \
+        int stopped_;                                                                              \
+        if (!(fn)) {                                                                               \
+            errno = ENOSYS;                                                                        \
+            return -1;                                                                             \
+        }                                                                                          \
+        stopped_ = before_exec();                                                                  \
+        (call);                                                                                    \
+        after_exec_failed(stopped_);                                                               \
+        return -1;                                                                                 \
+    } while (0)
+
 COLLECTOR_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    execve_fn fn = real_execve;
-    int stopped;
-
-    if (!fn) {
-        errno = ENOSYS;
-        return -1;
-    }
-    stopped = before_exec();
-    fn(path, argv, envp);
-    after_exec_failed(stopped);
-    return -1;
+    EXEC_WRAPPED(real_execve, real_execve(path, argv, envp));
 }
 
 COLLECTOR_EXPORT int execv(const char *path, char *const argv[])
 {
-    execv_fn fn = real_execv;
-    int stopped;
-
-    if (!fn) {
-        errno = ENOSYS;
-        return -1;
-    }
-    stopped = before_exec();
-    fn(path, argv);
-    after_exec_failed(stopped);
-    return -1;
+    EXEC_WRAPPED(real_execv, real_execv(path, argv));
 }
 
 COLLECTOR_EXPORT int execvp(const char *file, char *const argv[])
 {
-    execv_fn fn = real_execvp;
-    int stopped;
-
-    if (!fn) {
-        errno = ENOSYS;
-        return -1;
-    }
-    stopped = before_exec();
-    fn(file, argv);
-    after_exec_failed(stopped);
-    return -1;
+    EXEC_WRAPPED(real_execvp, real_execvp(file, argv));
 }
 
 COLLECTOR_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    execve_fn fn = real_execvpe;
-    int stopped;
-
-    if (!fn) {
-        errno = ENOSYS;
-        return -1;
-    }
-    stopped = before_exec();
-    fn(file, argv, envp);
-    after_exec_failed(stopped);
-    return -1;
+    EXEC_WRAPPED(real_execvpe, real_execvpe(file, argv, envp));
 }
 
 COLLECTOR_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    fexecve_fn fn = real_fexecve;
-    int stopped;
-
-    if (!fn) {
-        errno = ENOSYS;
-        return -1;
-    }
-    stopped = before_exec();
-    fn(fd, argv, envp);
-    after_exec_failed(stopped);
-    return -1;
+    EXEC_WRAPPED(real_fexecve, real_fexecve(fd, argv, envp));
 }
 
 /* The execl family: the variadic arguments as an argv array (and envp after the NULL for
