@@ -391,7 +391,7 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
     case ROCSYS_REC_PY_INFO: {
         const struct rocsys_rec_py_info *r = (const void *)h;
         if (h->size >= sizeof(*r))
-            model_python_info(s->m, ctl->pid, r->status, r->version_hex);
+            model_python_info(s->m, r->status, r->version_hex);
         break;
     }
     case ROCSYS_REC_PY_CODE:
@@ -1109,9 +1109,7 @@ int inject_session_run(const struct inject_options *o)
              ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu", o->follow,
              timer == INJECT_TIMER_PERF ? "perf" : "posix", o->python != INJECT_PYTHON_OFF,
              s.shm_path);
-    model_python_set_native(s.m, o->python == INJECT_PYTHON_NATIVE);
-    if (o->python == INJECT_PYTHON_OFF) /* the interpreter's frames are all there is: in full */
-        symbolizer_set_light(model_symbolizer(s.m), NULL);
+    model_python_hide_interpreter(s.m, o->python == INJECT_PYTHON_ON);
     env_extra[0] = env_session;
     env_extra[1] = NULL;
 

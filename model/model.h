@@ -251,10 +251,9 @@ uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frame
  * Python frames are functions of module model_python_module ("[python]"): name = qualified
  * name, file = co_filename, line = the line being run (one function entry per line). */
 extern const char model_python_module[];
-/* What the collector found in process pid: ROCSYS_PY_* and PY_VERSION_HEX. */
-void model_python_info(struct model *m, uint32_t pid, uint32_t status, uint32_t version_hex);
-/* The last such report: ROCSYS_PY_* (version in *version_hex), or -1 when no Python was seen. */
-int model_python_status(const struct model *m, uint32_t *version_hex);
+/* What the collector found in a process: ROCSYS_PY_* and PY_VERSION_HEX (the session's
+ * python_status and python_version_hex keep the last report). */
+void model_python_info(struct model *m, uint32_t status, uint32_t version_hex);
 /* The one-line notice about an interpreter whose frames are not read (unsupported version):
  * 1 and buf filled, or 0. */
 int model_python_notice(const struct model *m, char *buf, size_t n);
@@ -264,9 +263,10 @@ void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_lin
 /* A sample of a thread that runs Python (holds_gil: it held the GIL), for the Threads view. */
 void model_thread_python(struct model *m, uint32_t pid, uint32_t tid, int holds_gil,
                          uint32_t weight);
-/* Show the interpreter's own native frames (evaluation loop, call machinery) too. */
-void model_python_set_native(struct model *m, int show);
-int model_python_native(const struct model *m);
+/* Hide the interpreter's own native frames (evaluation loop, call machinery) where Python frames
+ * take their place, and symbolize its module by ELF symbols alone (--python on); else show them,
+ * in full (--python native, off). */
+void model_python_hide_interpreter(struct model *m, int hide);
 /* The line of instruction lasti (code units) in a ROCSYS_PY_TABLE_* line table (pure). */
 int model_py_line(int kind, const uint8_t *table, size_t n, int first_line, uint32_t lasti);
 /* CPython's raw string storage (kind 1, 2 or 4 bytes per character) as UTF-8 (pure). */

@@ -32,9 +32,6 @@ struct model_python {
     const char *interp[8];
     int ninterp;
     int show_native;
-    uint32_t version_hex; /* of the last interpreter that told us */
-    uint32_t status;      /* its ROCSYS_PY_* */
-    int seen;             /* a PY_INFO arrived */
 };
 
 enum { ROLE_OTHER = 1, ROLE_EVAL = 2, ROLE_INTERP = 3 };
@@ -69,10 +66,10 @@ static uint32_t gen_of(struct model_python *p, uint32_t pid)
     return slot ? *slot : 0;
 }
 
-/* The map key of code id of pid's current image. */
-static uint64_t code_key(struct model_python *p, uint32_t pid, uint32_t id)
+/* The map key of code id of pid's image of generation gen. */
+static uint64_t code_key(uint32_t pid, uint32_t gen, uint32_t id)
 {
-    return hashmap_mix(((uint64_t)pid << 32) | id | ((uint64_t)(gen_of(p, pid) & 0x1ff) << 23));
+    return hashmap_mix(((uint64_t)pid << 32) | id | ((uint64_t)(gen & 0x1ff) << 23));
 }
 
 void model_python_exec(struct model *m, uint32_t pid)
@@ -84,30 +81,20 @@ void model_python_exec(struct model *m, uint32_t pid)
 uint64_t model_python_salt(struct model *m, uint32_t pid, uint64_t pc)
 {
     struct model_python *p = py_state(m);
-    uint32_t id = ROCSYS_PY_FRAME_CODE(pc);
-    int known = hashmap_slot(&p->map, code_key(p, pid, id), 0) != NULL;
-    return hashmap_mix(((uint64_t)gen_of(p, pid) << 1 | (uint64_t)known) + 0x5bd1e995u);
+    uint32_t gen = gen_of(p, pid);
+    int known = hashmap_slot(&p->map, code_key(pid, gen, ROCSYS_PY_FRAME_CODE(pc)), 0) != NULL;
+    return hashmap_mix(((uint64_t)gen << 1 | (uint64_t)known) + 0x5bd1e995u);
 }
 
-void model_python_set_native(struct model *m, int show)
+void model_python_hide_interpreter(struct model *m, int hide)
 {
-    py_state(m)->show_native = show;
+    py_state(m)->show_native = !hide;
     /* hidden frames need no DWARF: the interpreter's module is read by its symbols alone */
-    symbolizer_set_light(m->sym, show ? NULL : "_PyEval_EvalFrameDefault");
+    symbolizer_set_light(m->sym, hide ? "_PyEval_EvalFrameDefault" : NULL);
 }
 
-int model_python_native(const struct model *m)
+void model_python_info(struct model *m, uint32_t status, uint32_t version_hex)
 {
-    return m->python ? m->python->show_native : 0;
-}
-
-void model_python_info(struct model *m, uint32_t pid, uint32_t status, uint32_t version_hex)
-{
-    struct model_python *p = py_state(m);
-    (void)pid;
-    p->seen = 1;
-    p->status = status;
-    p->version_hex = version_hex;
     m->session.python_status = (int)status;
     m->session.python_version_hex = version_hex;
 }
@@ -130,20 +117,11 @@ int model_python_notice(const struct model *m, char *buf, size_t n)
     return 1;
 }
 
-int model_python_status(const struct model *m, uint32_t *version_hex)
-{
-    if (!m->python || !m->python->seen)
-        return -1;
-    if (version_hex)
-        *version_hex = m->python->version_hex;
-    return (int)m->python->status;
-}
-
 void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_line, int table_kind,
                        const char *name, const char *file, const uint8_t *table, size_t table_len)
 {
     struct model_python *p = py_state(m);
-    uint32_t *slot = hashmap_slot(&p->map, code_key(p, pid, id), 1);
+    uint32_t *slot = hashmap_slot(&p->map, code_key(pid, gen_of(p, pid), id), 1);
     struct py_code *c;
 
     if (*slot) { /* announced again (a retry, or a slot reused in a fork child): the newest */
@@ -303,7 +281,9 @@ int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try
         out->function = unreadable;
         return 1;
     }
-    slot = id == ROCSYS_PY_CODE_UNKNOWN ? NULL : hashmap_slot(&p->map, code_key(p, pid, id), 0);
+    slot = id == ROCSYS_PY_CODE_UNKNOWN
+               ? NULL
+               : hashmap_slot(&p->map, code_key(pid, gen_of(p, pid), id), 0);
     if (!slot) {
         if (!final_try && id != ROCSYS_PY_CODE_UNKNOWN)
             return -1; /* its PY_CODE may be in a ring not drained yet */
