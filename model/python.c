@@ -35,6 +35,11 @@ struct model_python {
 };
 
 enum { ROLE_OTHER = 1, ROLE_EVAL = 2, ROLE_INTERP = 3 };
+/* roles[] of a function that is neither: ROLE_SEEN_OTHER + the number of interpreter modules
+ * known when it was looked at (looked at again when that number grows), ROLE_TLS or-ed in for
+ * ld.so's __tls_get_addr */
+#define ROLE_SEEN_OTHER 16
+#define ROLE_TLS        0x80
 
 /* The model's Python state, created on first use. */
 static struct model_python *py_state(struct model *m)
@@ -311,6 +316,8 @@ static int role_of(struct model *m, uint32_t f)
     }
     if (p->roles[f] == ROLE_EVAL || p->roles[f] == ROLE_INTERP)
         return p->roles[f];
+    if ((p->roles[f] & ~ROLE_TLS) == ROLE_SEEN_OTHER + p->ninterp)
+        return ROLE_OTHER;
     if (fn->name && strncmp(fn->name, "_PyEval_EvalFrameDefault", 24) == 0 &&
         (fn->name[24] == '\0' || fn->name[24] == '.')) {
         int known = 0;
@@ -323,7 +330,9 @@ static int role_of(struct model *m, uint32_t f)
     for (int i = 0; i < p->ninterp; i++)
         if (fn->module == p->interp[i] && fn->module)
             return p->roles[f] = ROLE_INTERP;
-    /* not (yet) known to be the interpreter's: looked at again next time */
+    /* not (yet) known to be the interpreter's: looked at again once another module is */
+    p->roles[f] = (uint8_t)(ROLE_SEEN_OTHER + p->ninterp +
+                            (fn->name && strcmp(fn->name, "__tls_get_addr") == 0 ? ROLE_TLS : 0));
     return ROLE_OTHER;
 }
 
@@ -350,7 +359,7 @@ uint32_t model_python_merge(struct model *m, const uint32_t *const *native, cons
         /* the dynamic TLS lookup libpython makes for its thread state is the interpreter's too */
         if (role == ROLE_OTHER && i + 1 < nn && nlen[i] && nlen[i + 1] &&
             role_of(m, native[i + 1][nlen[i + 1] - 1]) != ROLE_OTHER &&
-            strcmp(m->funcs[native[i][nlen[i] - 1]].name, "__tls_get_addr") == 0)
+            (p->roles[native[i][nlen[i] - 1]] & ROLE_TLS))
             role = ROLE_INTERP;
         if ((role == ROLE_EVAL || role == ROLE_INTERP) && !p->show_native)
             continue;
