@@ -242,6 +242,8 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
 int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                             const char *const *functions, uint32_t n, uint32_t weight);
 
+/* Functions a stack keeps at most (deeper ones lose their middle: root and leaf side stay). */
+#define MODEL_MAX_STACK 1024
 /* The function ids of a sample the model already counted (every address resolved), root first,
  * Python frames merged as in the call trees; returns how many (at most max). */
 uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,

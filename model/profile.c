@@ -12,8 +12,8 @@
 #include "hashmap.h"
 #include "model_internal.h"
 
-#define MAX_SYM_FRAMES 16   /* inlined frames per address, at most */
-#define MAX_SEQ        1024 /* functions per symbolized stack */
+#define MAX_SYM_FRAMES 16              /* inlined frames per address, at most */
+#define MAX_SEQ        MODEL_MAX_STACK /* functions per symbolized stack */
 
 /* One distinct (thread, function sequence) with its counts. */
 struct stack {
@@ -478,14 +478,23 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
     return len < MAX_SEQ ? len : MAX_SEQ;
 }
 
+/* Whether every address of a sample resolves (looked up, and cached, on the way). */
+static int all_resolve(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
+                       int final_try)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!ROCSYS_IS_PY_REPEAT(frames[i]) && !addr_lookup(m, pid, frames[i], i > 0, final_try))
+            return 0;
+    return 1;
+}
+
 uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
                             uint32_t *out, uint32_t max)
 {
     uint32_t seq[MAX_SEQ], len;
 
-    for (uint32_t i = 0; i < n; i++)
-        if (!ROCSYS_IS_PY_REPEAT(frames[i]) && !addr_lookup(m, pid, frames[i], i > 0, 1))
-            return 0;
+    if (!all_resolve(m, pid, frames, n, 1))
+        return 0;
     len = resolved_seq(m, pid, frames, n, seq);
     if (len > max)
         len = max;
@@ -506,9 +515,8 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
     uint32_t len = 0;
 
     /* resolve every frame first: nothing is counted unless the whole stack resolves */
-    for (uint32_t i = 0; i < nframes; i++)
-        if (!ROCSYS_IS_PY_REPEAT(frames[i]) && !addr_lookup(m, pid, frames[i], i > 0, final_try))
-            return -EAGAIN;
+    if (!all_resolve(m, pid, frames, nframes, final_try))
+        return -EAGAIN;
     len = resolved_seq(m, pid, frames, nframes, seq);
     if (len == 0)
         return 0;

@@ -829,8 +829,9 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
     int merged = has_pseudo_frames(ev->frames, ev->nframes);
     if (merged) {
         /* merged by the model: Python frames in place of the interpreter's, regions on top */
-        uint32_t funcs[1024];
-        uint32_t nf = model_sample_funcs(w->m, ev->pid, ev->frames, ev->nframes, funcs, 1024);
+        uint32_t funcs[MODEL_MAX_STACK];
+        uint32_t nf =
+            model_sample_funcs(w->m, ev->pid, ev->frames, ev->nframes, funcs, MODEL_MAX_STACK);
         for (uint32_t i = 0; i < nf; i++)
             stack_push(w, &n, func_frame(w, funcs[i]));
     }
