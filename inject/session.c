@@ -25,11 +25,11 @@
 #include "gpu/gpu.h"
 #include "model/model.h"
 #include "inject/kernels.h"
+#include "inject/spool.h"
 #include "record/record.h"
 #include "tui/tui.h"
 
 #define DRAIN_INTERVAL_MS 50
-#define DOORBELL_POLL_MS  100             /* the doorbell thread checks for the end this often */
 #define RING_COUNT        256             /* threads sampled at once, at most */
 #define RING_BYTES        (128u * 1024u)  /* ~0.4 s of 32-frame samples at 1 kHz */
 #define GPU_RING_COUNT    8               /* processes with GPU records at once, at most */
@@ -75,14 +75,13 @@ struct session {
     const char *ended_by; /* why the session ended, for session.json */
     char *files[16];      /* the recording's files, for session.json */
     int refreshes;
-    uint64_t acc_dropped, acc_cost_ns, acc_cost_n; /* from rings already freed */
-    uint64_t acc_dropped_events;                   /* of acc_dropped: records, not samples */
-    uint64_t acc_waits, acc_waited_ns;             /* from rings already freed */
+    /* from rings already freed (written under the spool's lock) */
+    uint64_t acc_dropped, acc_cost_ns, acc_cost_n;
+    uint64_t acc_dropped_events; /* of acc_dropped: records, not samples */
+    uint64_t acc_waits, acc_waited_ns;
     uint64_t waits, waited_ns; /* producers that waited for room, and how long (all rings) */
-    int bell_fd;               /* eventfd: the doorbell thread saw a ring pass half full */
-    pthread_t bell_thread;
-    int bell_running;
-    _Atomic int bell_stop;
+    struct spool spool;        /* empties the rings in its own thread */
+    struct spool_buf taken;    /* what the main loop took from the spool, being decoded */
     struct deferred *def;
     size_t ndef, defcap;
     struct record_set *rec;        /* writers fed with the session's events */
@@ -411,9 +410,11 @@ static int ring_orphaned(const struct session *s, const struct rocsys_ring_ctl *
     return latest_instance(s, c->pid) > c->instance;
 }
 
-/* Add a ring's counters to the totals before it is freed. */
-static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
+/* Add a ring's counters to the totals before it is freed (the spool's release callback). */
+static void account_ring(void *ctx, const struct rocsys_ring_ctl *c)
 {
+    struct session *s = ctx;
+
     s->acc_dropped += atomic_load(&c->dropped_samples) + atomic_load(&c->dropped_records);
     s->acc_dropped_events += atomic_load(&c->dropped_records);
     s->acc_cost_ns += atomic_load(&c->sample_cost_ns);
@@ -422,28 +423,32 @@ static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
     s->acc_waited_ns += atomic_load(&c->waited_ns);
 }
 
-/* Drain every ring; free released and (with check_orphans) abandoned ones; retry deferred. */
+/* Take what the spool holds (draining every ring first; with check_orphans, the rings of
+ * threads that are gone are freed), decode it, and retry deferred samples. */
 static void drain(struct session *s, int check_orphans)
 {
-    uint32_t n = s->tr.ring_count;
+    struct spool_buf *b = &s->taken;
 
-    for (uint32_t i = 0; i < n; i++) {
+    spool_lock(&s->spool);
+    spool_pass(&s->spool);
+    for (uint32_t i = 0; check_orphans && i < s->tr.ring_count; i++) {
         struct rocsys_ring_ctl *c = &s->tr.rings[i];
-        uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
-        if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
-            continue;
-        transport_drain_ring(&s->tr, i, on_record, s);
-        if (st == ROCSYS_RING_OWNED) {
-            if (!check_orphans || !ring_orphaned(s, c))
-                continue;
-            /* the owner may have written after the drain above, before it went away */
-            transport_drain_ring(&s->tr, i, on_record, s);
-        }
-        /* released (everything was written before the release) or orphaned: drained */
-        account_ring(s, c);
-        transport_free_ring(&s->tr, i);
+        if (atomic_load_explicit(&c->state, memory_order_acquire) == ROCSYS_RING_OWNED &&
+            ring_orphaned(s, c))
+            spool_reap(&s->spool, i);
     }
-    transport_drained(&s->tr); /* producers waiting for room try again */
+    spool_take(&s->spool, b);
+    spool_unlock(&s->spool);
+    for (size_t off = 0; off + sizeof(struct spool_rec) < b->len;) {
+        struct spool_rec r;
+        struct rocsys_rec_header h;
+        memcpy(&r, b->data + off, sizeof(r));
+        memcpy(&h, b->data + off + sizeof(r), sizeof(h));
+        struct rocsys_ring_ctl owner = {.pid = r.pid, .tid = r.tid, .instance = r.instance};
+        on_record(s, &owner, (const struct rocsys_rec_header *)(b->data + off + sizeof(r)));
+        off += sizeof(r) + h.size;
+    }
+    b->len = 0;
     size_t kept = 0;
     uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
     for (size_t i = 0; i < s->ndef; i++) {
@@ -478,8 +483,13 @@ static double cost_quantile(const struct session *s, double q)
 static void update_stats(struct session *s)
 {
     struct model_session *ms = model_session(s->m);
-    uint64_t dropped = s->acc_dropped, cost = s->acc_cost_ns, cost_n = s->acc_cost_n;
-    uint64_t dropped_events = s->acc_dropped_events;
+    uint64_t dropped, cost, cost_n, dropped_events;
+
+    spool_lock(&s->spool); /* the spool's thread frees rings and adds them to the acc_ totals */
+    dropped = s->acc_dropped;
+    cost = s->acc_cost_ns;
+    cost_n = s->acc_cost_n;
+    dropped_events = s->acc_dropped_events;
 
     s->waits = s->acc_waits;
     s->waited_ns = s->acc_waited_ns;
@@ -496,6 +506,7 @@ static void update_stats(struct session *s)
         s->waits += atomic_load(&c->waits);
         s->waited_ns += atomic_load(&c->waited_ns);
     }
+    spool_unlock(&s->spool);
     /* the collector counts records_no_ring after dropped_no_ring: read it first, so that the
      * events never exceed the total in a snapshot */
     dropped_events += atomic_load(&s->tr.hdr->records_no_ring);
@@ -863,51 +874,6 @@ static int ms_until(uint64_t deadline, uint64_t now, int cap)
     return ms < (uint64_t)cap ? (int)ms : cap;
 }
 
-/* The doorbell thread: sleeps on the shared memory's doorbell word (a futex the collector's
- * producers bump when a ring passes half full) and turns each ring into an eventfd event for
- * the poll loop, which then drains at once instead of at its next tick. */
-static void *doorbell_main(void *arg)
-{
-    struct session *s = arg;
-    uint32_t seen = transport_doorbell_value(&s->tr);
-    uint64_t one = 1;
-
-    while (!atomic_load(&s->bell_stop)) {
-        if (transport_doorbell_wait(&s->tr, &seen, DOORBELL_POLL_MS) &&
-            write(s->bell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-            break;
-    }
-    return NULL;
-}
-
-/* Start the doorbell thread (after the target was forked). Without it the loop drains on its
- * tick only, as before. */
-static void doorbell_start(struct session *s)
-{
-    s->bell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (s->bell_fd < 0)
-        return;
-    if (pthread_create(&s->bell_thread, NULL, doorbell_main, s) != 0) {
-        close(s->bell_fd);
-        s->bell_fd = -1;
-        return;
-    }
-    s->bell_running = 1;
-}
-
-/* Stop the doorbell thread: it notices within DOORBELL_POLL_MS. */
-static void doorbell_stop(struct session *s)
-{
-    if (s->bell_running) {
-        atomic_store(&s->bell_stop, 1);
-        pthread_join(s->bell_thread, NULL);
-        s->bell_running = 0;
-    }
-    if (s->bell_fd >= 0)
-        close(s->bell_fd);
-    s->bell_fd = -1;
-}
-
 /* The poll loop. Returns when the session is over. */
 static void run_loop(struct session *s)
 {
@@ -934,9 +900,9 @@ static void run_loop(struct session *s)
             i_key = np;
             p[np++] = (struct pollfd){.fd = 0, .events = POLLIN};
         }
-        if (s->bell_fd >= 0) {
+        if (s->spool.wake_fd >= 0) {
             i_bell = np;
-            p[np++] = (struct pollfd){.fd = s->bell_fd, .events = POLLIN};
+            p[np++] = (struct pollfd){.fd = s->spool.wake_fd, .events = POLLIN};
         }
         int timeout = ms_until(next_drain, t, 1000);
         timeout = ms_until(next_refresh, t, timeout);
@@ -948,7 +914,7 @@ static void run_loop(struct session *s)
             on_signal(s);
         if (i_bell >= 0 && (p[i_bell].revents & POLLIN)) {
             uint64_t rings;
-            bell = read(s->bell_fd, &rings, sizeof(rings)) == (ssize_t)sizeof(rings);
+            bell = read(s->spool.wake_fd, &rings, sizeof(rings)) == (ssize_t)sizeof(rings);
         }
         if (i_out >= 0 && p[i_out].revents)
             read_output(s, &s->target.out_fd, 1);
@@ -1050,9 +1016,9 @@ int inject_session_run(const struct inject_options *o)
     memset(&s, 0, sizeof(s));
     s.o = o;
     s.sig_fd = -1;
-    s.bell_fd = -1;
     s.target.out_fd = s.target.err_fd = -1;
     s.target.pid = -1;
+    spool_init(&s.spool, &s.tr, account_ring, &s);
     s.batch = o->batch || !isatty(STDOUT_FILENO);
     s.headless = o->record_dir && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
     if (o->record_dir && inject_mpi_rank() >= 0 && !o->batch)
@@ -1122,7 +1088,7 @@ int inject_session_run(const struct inject_options *o)
     }
     model_set_root_pid(s.m, (uint32_t)s.target.pid);
     ms->gpu = inject_gpu_start(o); /* after the fork: the child expects one thread */
-    doorbell_start(&s);
+    spool_start(&s.spool);         /* without it, the loop drains on its tick */
     snprintf(ms->status_text, sizeof(ms->status_text), "running");
     fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
     fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
@@ -1183,7 +1149,7 @@ out:
         print_summary(&s);
     if (s.sig_fd >= 0)
         close(s.sig_fd);
-    doorbell_stop(&s);
+    spool_stop(&s.spool);
     if (s.tr.hdr) {
         transport_consumer_gone(&s.tr); /* a process that outlives us must not wait for room */
         transport_detach(&s.tr);
@@ -1194,6 +1160,8 @@ out:
         free(s.def[i].frames);
     free(s.def);
     free(s.inst);
+    spool_free(&s.spool);
+    free(s.taken.data);
     if (s.m)
         gpu_monitor_stop(model_session(s.m)->gpu);
     model_free(s.m);
