@@ -76,34 +76,4 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
  * every timer interrupt is a costly exit to the host) or cpuinfo says nothing. */
 int inject_resolve_cpu_timer(int choice);
 
-/* The MPI rank of this process from the launcher's environment (OMPI_COMM_WORLD_RANK,
- * PMI_RANK, PMIX_RANK, SLURM_PROCID), or -1. */
-int inject_mpi_rank(void);
-/* --merge DIR: DIR/merged.pftrace, DIR/merged.folded and DIR/merged-profile.txt from the
- * recordings in DIR/rank-N/. Returns the exit status. */
-int inject_merge(const char *dir);
-/* Create recording directory dir (if missing) and refuse one that already holds a recording
- * unless force. Returns 0, or -1 with a one-line message in err. */
-int inject_record_dir_prepare(const char *dir, int force, char *err, size_t errlen);
-/* Block SIGINT, SIGTERM, SIGHUP and SIGQUIT (and SIGCHLD with with_sigchld), ignore SIGPIPE,
- * and return a non-blocking signalfd for the blocked ones; -1 with a one-line message on
- * stderr. */
-int inject_signalfd(int with_sigchld);
-/* --replay DIR: show the recording in DIR in the TUI (or as a text frame with -b). Returns the
- * exit status (0, or 1 with a one-line message on stderr). */
-int inject_replay(const struct inject_options *o);
-
-/* --attach-gpu: the GPU dashboard of the whole machine, no target (inject/attach.c). Returns
- * the exit status. */
-int inject_attach_gpu(const struct inject_options *o);
-struct gpu_monitor;
-struct record_set;
-/* Start GPU monitoring as the options say (NULL with --gpu-interval 0). */
-struct gpu_monitor *inject_gpu_start(const struct inject_options *o);
-/* Turn the GPU samples taken since the last call into counter events for the writers. */
-void inject_gpu_record(struct gpu_monitor *g, struct record_set *rec);
-
-/* Run a whole session; returns rocsys-top's exit status. */
-int inject_session_run(const struct inject_options *o);
-
 #endif

@@ -3,6 +3,7 @@
 
 #include "collector/protocol.h"
 #include "inject/inject.h"
+#include "session/session.h"
 
 int main(int argc, char **argv)
 {
@@ -22,10 +23,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.merge_dir)
-        return inject_merge(o.merge_dir);
+        return session_merge(o.merge_dir);
     if (o.replay_dir)
-        return inject_replay(&o);
+        return session_replay(&o);
     if (o.attach_gpu)
-        return inject_attach_gpu(&o);
-    return inject_session_run(&o);
+        return session_attach_gpu(&o);
+    return session_run(&o);
 }

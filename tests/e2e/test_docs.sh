@@ -100,7 +100,7 @@ done <"$WORK/views"
     grep -rhoE 'getenv\("[A-Z_]+"\)' "$S"/inject "$S"/collector "$S"/gpu "$S"/model "$S"/tui "$S"/record |
         grep -oE '"[A-Z_]+"' | tr -d '"'
     grep -hoE '^#define ROCSYS_ENV_[A-Z_]+ +"[A-Z_]+"' "$S/collector/protocol.h" | grep -oE '"[A-Z_]+"' | tr -d '"'
-    sed -n '/inject_mpi_rank/,/^}/p' "$S/inject/merge.c" | grep -oE '"[A-Z_]+"' | tr -d '"'
+    sed -n '/session_mpi_rank/,/^}/p' "$S/session/merge.c" | grep -oE '"[A-Z_]+"' | tr -d '"'
 } | grep -vxE 'PATH|TMPDIR' | sort -u >"$WORK/envs"
 check "environment variables parsed" test "$(wc -l <"$WORK/envs")" -ge 8
 while read -r v; do

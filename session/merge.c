@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "inject.h"
+#include "session/session.h"
 #include "model/model.h"
 
-int inject_mpi_rank(void)
+int session_mpi_rank(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
                                        "SLURM_PROCID"};
@@ -95,7 +95,7 @@ static int by_int(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
-int inject_merge(const char *dir)
+int session_merge(const char *dir)
 {
     char path[4096], line[65536];
     int ranks[4096], nranks = 0, rc = 1, trace_fd = -1;

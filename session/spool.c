@@ -2,7 +2,7 @@
  * when a producer rings the doorbell (a ring passed half full), so that a slow main loop never
  * makes the target drop samples. */
 #define _GNU_SOURCE
-#include "inject/spool.h"
+#include "session/session.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -16,7 +16,8 @@
 #define SPOOL_POLL_MS     10
 #define SPOOL_LIMIT_BYTES (256u * 1024u * 1024u) /* ~30 s of 16 threads at 1 kHz, waiting */
 
-void spool_init(struct spool *sp, struct transport *tr, spool_release_fn release, void *ctx)
+void session_spool_init(struct session_spool *sp, struct transport *tr,
+                        session_spool_release_fn release, void *ctx)
 {
     memset(sp, 0, sizeof(*sp));
     sp->tr = tr;
@@ -27,12 +28,12 @@ void spool_init(struct spool *sp, struct transport *tr, spool_release_fn release
     pthread_mutex_init(&sp->lock, NULL);
 }
 
-void spool_lock(struct spool *sp)
+void session_spool_lock(struct session_spool *sp)
 {
     pthread_mutex_lock(&sp->lock);
 }
 
-void spool_unlock(struct spool *sp)
+void session_spool_unlock(struct session_spool *sp)
 {
     pthread_mutex_unlock(&sp->lock);
 }
@@ -40,9 +41,9 @@ void spool_unlock(struct spool *sp)
 /* transport_drain_ring's callback: append the record with its ring's owner. */
 static void append(void *ctx, const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h)
 {
-    struct spool *sp = ctx;
-    struct spool_buf *b = &sp->buf;
-    size_t need = sizeof(struct spool_rec) + h->size; /* h->size is a multiple of 8 */
+    struct session_spool *sp = ctx;
+    struct session_spool_buf *b = &sp->buf;
+    size_t need = sizeof(struct session_spool_rec) + h->size; /* h->size is a multiple of 8 */
 
     if (b->len + need > b->cap) {
         size_t cap = b->cap ? b->cap : 256 * 1024;
@@ -51,7 +52,7 @@ static void append(void *ctx, const struct rocsys_ring_ctl *ctl, const struct ro
         b->data = xrealloc(b->data, cap);
         b->cap = cap;
     }
-    struct spool_rec r = {.pid = ctl->pid, .tid = ctl->tid, .instance = ctl->instance};
+    struct session_spool_rec r = {.pid = ctl->pid, .tid = ctl->tid, .instance = ctl->instance};
     memcpy(b->data + b->len, &r, sizeof(r));
     memcpy(b->data + b->len + sizeof(r), h, h->size);
     b->len += need;
@@ -60,7 +61,7 @@ static void append(void *ctx, const struct rocsys_ring_ctl *ctl, const struct ro
         sp->peak_bytes = b->len;
 }
 
-void spool_reap(struct spool *sp, uint32_t i)
+void session_spool_reap(struct session_spool *sp, uint32_t i)
 {
     transport_drain_ring(sp->tr, i, append, sp);
     if (sp->release)
@@ -68,7 +69,7 @@ void spool_reap(struct spool *sp, uint32_t i)
     transport_free_ring(sp->tr, i);
 }
 
-void spool_pass(struct spool *sp)
+void session_spool_pass(struct session_spool *sp)
 {
     for (uint32_t i = 0; i < sp->tr->ring_count; i++) {
         struct rocsys_ring_ctl *c = &sp->tr->rings[i];
@@ -78,16 +79,16 @@ void spool_pass(struct spool *sp)
         if (sp->buf.len >= sp->limit_bytes)
             break; /* the main loop is far behind: the rings fill and count their drops */
         if (st == ROCSYS_RING_RELEASED) /* everything was written before the release */
-            spool_reap(sp, i);
+            session_spool_reap(sp, i);
         else
             transport_drain_ring(sp->tr, i, append, sp);
     }
     transport_drained(sp->tr); /* producers waiting for room try again */
 }
 
-void spool_take(struct spool *sp, struct spool_buf *out)
+void session_spool_take(struct session_spool *sp, struct session_spool_buf *out)
 {
-    struct spool_buf old = *out;
+    struct session_spool_buf old = *out;
 
     *out = sp->buf;
     old.len = 0;
@@ -95,17 +96,17 @@ void spool_take(struct spool *sp, struct spool_buf *out)
 }
 
 /* The thread: a pass per doorbell or poll interval; the doorbell also wakes the main loop. */
-static void *spool_main(void *arg)
+static void *session_spool_main(void *arg)
 {
-    struct spool *sp = arg;
+    struct session_spool *sp = arg;
     uint32_t seen = transport_doorbell_value(sp->tr);
     uint64_t one = 1;
 
     while (!atomic_load(&sp->stop)) {
         int bell = transport_doorbell_wait(sp->tr, &seen, SPOOL_POLL_MS);
-        spool_lock(sp);
-        spool_pass(sp);
-        spool_unlock(sp);
+        session_spool_lock(sp);
+        session_spool_pass(sp);
+        session_spool_unlock(sp);
         if (bell && sp->wake_fd >= 0 && write(sp->wake_fd, &one, sizeof(one)) < 0 &&
             errno != EAGAIN)
             break;
@@ -113,14 +114,14 @@ static void *spool_main(void *arg)
     return NULL;
 }
 
-int spool_start(struct spool *sp)
+int session_spool_start(struct session_spool *sp)
 {
     int rc;
 
     sp->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (sp->wake_fd < 0)
         return -errno;
-    rc = pthread_create(&sp->thread, NULL, spool_main, sp);
+    rc = pthread_create(&sp->thread, NULL, session_spool_main, sp);
     if (rc != 0) {
         close(sp->wake_fd);
         sp->wake_fd = -1;
@@ -130,7 +131,7 @@ int spool_start(struct spool *sp)
     return 0;
 }
 
-void spool_stop(struct spool *sp)
+void session_spool_stop(struct session_spool *sp)
 {
     if (sp->running) {
         atomic_store(&sp->stop, 1);
@@ -142,9 +143,9 @@ void spool_stop(struct spool *sp)
     sp->wake_fd = -1;
 }
 
-void spool_free(struct spool *sp)
+void session_spool_free(struct session_spool *sp)
 {
     free(sp->buf.data);
-    sp->buf = (struct spool_buf){0};
+    sp->buf = (struct session_spool_buf){0};
     pthread_mutex_destroy(&sp->lock);
 }

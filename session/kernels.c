@@ -3,7 +3,7 @@
  * one track per GPU queue, async copies on a copies track, and a flow from each launch to the
  * dispatch it made. Names come in records of their own, possibly drained after the events that
  * use them, so a slice whose name is unknown waits (a bounded time) for it. */
-#include "inject/kernels.h"
+#include "session/session.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +128,7 @@ static int try_emit(struct model *m, struct record_set *rec, const struct pendin
     return 1;
 }
 
-void inject_kernels_flush(struct model *m, struct record_set *rec, int final)
+void session_kernels_flush(struct model *m, struct record_set *rec, int final)
 {
     uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
     size_t kept = 0;
@@ -160,8 +160,8 @@ static char *name_of(const struct rocsys_rec_header *h)
     return s;
 }
 
-int inject_kernels_record(struct model *m, struct record_set *rec,
-                          const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h)
+int session_kernels_record(struct model *m, struct record_set *rec,
+                           const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h)
 {
     switch (h->type) {
     case ROCSYS_REC_HIP_NAME:
@@ -252,7 +252,7 @@ static int by_gpu_time(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-void inject_kernels_summary(FILE *out, struct model *m, int max_rows)
+void session_kernels_summary(FILE *out, struct model *m, int max_rows)
 {
     struct model_kernel_list *l;
 

@@ -3,7 +3,7 @@
  * recording (--record DIR). GPU samples reach the writers as machine-wide counter events
  * ("GPU0 busy" in %, "GPU0 power" in W, ...) on the session's clock. */
 #define _GNU_SOURCE
-#include "inject.h"
+#include "session/session.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -20,7 +20,7 @@
 #include "record/record.h"
 #include "tui/tui.h"
 
-struct gpu_monitor *inject_gpu_start(const struct inject_options *o)
+struct gpu_monitor *session_gpu_start(const struct inject_options *o)
 {
     struct gpu_monitor_options go = {.interval_ms = (uint32_t)o->gpu_interval_ms, .history_s = 300};
 
@@ -57,7 +57,7 @@ static void drop_gpu_sample(void *ctx, int dev, const struct gpu_sample *s)
     (void)s;
 }
 
-void inject_gpu_record(struct gpu_monitor *g, struct record_set *rec)
+void session_gpu_record(struct gpu_monitor *g, struct record_set *rec)
 {
     if (g)
         gpu_monitor_drain(g, rec ? record_gpu_sample : drop_gpu_sample, rec);
@@ -83,7 +83,7 @@ static int open_recording(struct attach *a, char *err, size_t errlen)
     char path[4096];
     int n = 0;
 
-    if (inject_record_dir_prepare(dir, a->o->force, err, errlen) != 0)
+    if (session_record_dir_prepare(dir, a->o->force, err, errlen) != 0)
         return -1;
     for (const struct record_file *r = record_files; r->cls; r++) {
         if (r->cls == &record_output_log)
@@ -104,7 +104,7 @@ static void attach_refresh(struct attach *a)
     struct model_session *ms = model_session(a->m);
     uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
 
-    inject_gpu_record(a->gpu, a->rec);
+    session_gpu_record(a->gpu, a->rec);
     if (now > ms->start_ns)
         ms->frontend_cpu_pct =
             100.0 * (double)(model_self_cpu_ns() - a->start_cpu_ns) / (double)(now - ms->start_ns);
@@ -171,7 +171,7 @@ static void attach_signal(struct attach *a, int fd)
     }
 }
 
-int inject_attach_gpu(const struct inject_options *o)
+int session_attach_gpu(const struct inject_options *o)
 {
     static struct attach a; /* one per process */
     struct model_session *ms;
@@ -197,12 +197,12 @@ int inject_attach_gpu(const struct inject_options *o)
         fprintf(stderr, "rocsys-top: %s\n", err);
         goto out;
     }
-    sig_fd = inject_signalfd(0);
+    sig_fd = session_signalfd(0);
     if (sig_fd < 0)
         goto out;
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     a.start_cpu_ns = model_self_cpu_ns();
-    a.gpu = inject_gpu_start(o);
+    a.gpu = session_gpu_start(o);
     ms->gpu = a.gpu;
     if (!a.batch && !a.headless) {
         struct tui_options to = {.color = o->color,
@@ -250,7 +250,7 @@ int inject_attach_gpu(const struct inject_options *o)
 out:
     if (a.tui)
         tui_close(a.tui);
-    inject_gpu_record(a.gpu, a.rec); /* what was sampled since the last refresh */
+    session_gpu_record(a.gpu, a.rec); /* what was sampled since the last refresh */
     snprintf(ms->status_text, sizeof(ms->status_text), "ended");
     ms->end_ns = model_clock_ns(CLOCK_MONOTONIC);
     struct record_end end = {.exit_status = rc,

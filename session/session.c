@@ -2,7 +2,7 @@
  * keep the target's output (log file + tail), refresh the TUI or print batch frames, and end
  * with the target's exit status. Single-threaded, poll()-driven. */
 #define _GNU_SOURCE
-#include "inject.h"
+#include "session/session.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,8 +24,6 @@
 #include "collector/transport.h"
 #include "gpu/gpu.h"
 #include "model/model.h"
-#include "inject/kernels.h"
-#include "inject/spool.h"
 #include "record/record.h"
 #include "tui/tui.h"
 
@@ -79,9 +77,9 @@ struct session {
     uint64_t acc_dropped, acc_cost_ns, acc_cost_n;
     uint64_t acc_dropped_events; /* of acc_dropped: records, not samples */
     uint64_t acc_waits, acc_waited_ns;
-    uint64_t waits, waited_ns; /* producers that waited for room, and how long (all rings) */
-    struct spool spool;        /* empties the rings in its own thread */
-    struct spool_buf taken;    /* what the main loop took from the spool, being decoded */
+    uint64_t waits, waited_ns;      /* producers that waited for room, and how long (all rings) */
+    struct session_spool spool;     /* empties the rings in its own thread */
+    struct session_spool_buf taken; /* what the main loop took from the spool, being decoded */
     struct deferred *def;
     size_t ndef, defcap;
     struct record_set *rec;        /* writers fed with the session's events */
@@ -396,8 +394,8 @@ static void on_record(void *ctx, const struct rocsys_ring_ctl *ctl,
     case ROCSYS_REC_PY_CODE:
         on_py_code(s, ctl, h);
         break;
-    default: /* HIP and HSA records (inject/kernels.c); a newer collector's record: skipped */
-        inject_kernels_record(s->m, s->rec, ctl, h);
+    default: /* HIP and HSA records (session/kernels.c); a newer collector's record: skipped */
+        session_kernels_record(s->m, s->rec, ctl, h);
         break;
     }
 }
@@ -427,20 +425,20 @@ static void account_ring(void *ctx, const struct rocsys_ring_ctl *c)
  * threads that are gone are freed), decode it, and retry deferred samples. */
 static void drain(struct session *s, int check_orphans)
 {
-    struct spool_buf *b = &s->taken;
+    struct session_spool_buf *b = &s->taken;
 
-    spool_lock(&s->spool);
-    spool_pass(&s->spool);
+    session_spool_lock(&s->spool);
+    session_spool_pass(&s->spool);
     for (uint32_t i = 0; check_orphans && i < s->tr.ring_count; i++) {
         struct rocsys_ring_ctl *c = &s->tr.rings[i];
         if (atomic_load_explicit(&c->state, memory_order_acquire) == ROCSYS_RING_OWNED &&
             ring_orphaned(s, c))
-            spool_reap(&s->spool, i);
+            session_spool_reap(&s->spool, i);
     }
-    spool_take(&s->spool, b);
-    spool_unlock(&s->spool);
-    for (size_t off = 0; off + sizeof(struct spool_rec) < b->len;) {
-        struct spool_rec r;
+    session_spool_take(&s->spool, b);
+    session_spool_unlock(&s->spool);
+    for (size_t off = 0; off + sizeof(struct session_spool_rec) < b->len;) {
+        struct session_spool_rec r;
         struct rocsys_rec_header h;
         memcpy(&r, b->data + off, sizeof(r));
         memcpy(&h, b->data + off + sizeof(r), sizeof(h));
@@ -463,7 +461,7 @@ static void drain(struct session *s, int check_orphans)
         s->def[kept++] = *d;
     }
     s->ndef = kept;
-    inject_kernels_flush(s->m, s->rec, 0); /* slices whose kernel names came in this drain */
+    session_kernels_flush(s->m, s->rec, 0); /* slices whose kernel names came in this drain */
 }
 
 /* The cost (ns, bin centre) at quantile q of the sample-cost histogram. */
@@ -485,7 +483,8 @@ static void update_stats(struct session *s)
     struct model_session *ms = model_session(s->m);
     uint64_t dropped, cost, cost_n, dropped_events;
 
-    spool_lock(&s->spool); /* the spool's thread frees rings and adds them to the acc_ totals */
+    session_spool_lock(
+        &s->spool); /* the spool's thread frees rings and adds them to the acc_ totals */
     dropped = s->acc_dropped;
     cost = s->acc_cost_ns;
     cost_n = s->acc_cost_n;
@@ -506,7 +505,7 @@ static void update_stats(struct session *s)
         s->waits += atomic_load(&c->waits);
         s->waited_ns += atomic_load(&c->waited_ns);
     }
-    spool_unlock(&s->spool);
+    session_spool_unlock(&s->spool);
     /* the collector counts records_no_ring after dropped_no_ring: read it first, so that the
      * events never exceed the total in a snapshot */
     dropped_events += atomic_load(&s->tr.hdr->records_no_ring);
@@ -698,7 +697,7 @@ static void refresh(struct session *s)
     model_tick(s->m, t);
     model_refresh_procfs(s->m, t);
     record_process_counters(s, t);
-    inject_gpu_record(model_session(s->m)->gpu, s->rec);
+    session_gpu_record(model_session(s->m)->gpu, s->rec);
     update_stats(s);
     s->refreshes++;
     if (s->headless) {
@@ -771,7 +770,7 @@ static int make_dir(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-int inject_signalfd(int with_sigchld)
+int session_signalfd(int with_sigchld)
 {
     sigset_t mask;
     int fd;
@@ -791,7 +790,7 @@ int inject_signalfd(int with_sigchld)
     return fd;
 }
 
-int inject_record_dir_prepare(const char *dir, int force, char *err, size_t errlen)
+int session_record_dir_prepare(const char *dir, int force, char *err, size_t errlen)
 {
     char path[4096];
 
@@ -823,7 +822,7 @@ static int setup_recording(struct session *s, char *err, size_t errlen)
         snprintf(s->rank_dir, sizeof(s->rank_dir), "%.1000s/rank-%d", dir, rank);
         dir = s->rank_dir;
     }
-    if (inject_record_dir_prepare(dir, s->o->force, err, errlen) != 0)
+    if (session_record_dir_prepare(dir, s->o->force, err, errlen) != 0)
         return -1;
     for (const struct record_file *r = record_files; r->cls; r++) {
         if (r->cls == &record_output_log) {
@@ -995,7 +994,7 @@ static void print_summary(struct session *s)
         printf("  %5.1f%%  %s  (%s)\n", 100.0 * (double)h->items[i].self / (double)h->total,
                fn->name, fn->module);
     }
-    inject_kernels_summary(stdout, s->m, 10);
+    session_kernels_summary(stdout, s->m, 10);
     printf("files:");
     for (int i = 0; s->files[i]; i++)
         printf(" %s/%s", s->rank_dir[0] ? s->rank_dir : s->o->record_dir, s->files[i]);
@@ -1004,7 +1003,7 @@ static void print_summary(struct session *s)
     model_hot_free(h);
 }
 
-int inject_session_run(const struct inject_options *o)
+int session_run(const struct inject_options *o)
 {
     static struct session s; /* one per process */
     struct inject_program prog;
@@ -1018,10 +1017,10 @@ int inject_session_run(const struct inject_options *o)
     s.sig_fd = -1;
     s.target.out_fd = s.target.err_fd = -1;
     s.target.pid = -1;
-    spool_init(&s.spool, &s.tr, account_ring, &s);
+    session_spool_init(&s.spool, &s.tr, account_ring, &s);
     s.batch = o->batch || !isatty(STDOUT_FILENO);
     s.headless = o->record_dir && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
-    if (o->record_dir && inject_mpi_rank() >= 0 && !o->batch)
+    if (o->record_dir && session_mpi_rank() >= 0 && !o->batch)
         s.headless = 1; /* ranks never take over a terminal */
     if (s.headless)
         s.batch = 0;
@@ -1041,7 +1040,7 @@ int inject_session_run(const struct inject_options *o)
     }
     s.m = model_new();
     model_regions_set_sink(s.m, on_region_span, &s);
-    model_session(s.m)->rank = o->record_dir ? inject_mpi_rank() : -1;
+    model_session(s.m)->rank = o->record_dir ? session_mpi_rank() : -1;
     if (setup_writers(&s, err, sizeof(err)) != 0 || setup_transport(&s, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         goto out;
@@ -1065,7 +1064,7 @@ int inject_session_run(const struct inject_options *o)
                                 o->target_argv[i]);
 
     /* signals: handled through a signalfd; the child restores the mask before exec */
-    s.sig_fd = inject_signalfd(1);
+    s.sig_fd = session_signalfd(1);
     if (s.sig_fd < 0)
         goto out;
 
@@ -1087,8 +1086,8 @@ int inject_session_run(const struct inject_options *o)
         goto out;
     }
     model_set_root_pid(s.m, (uint32_t)s.target.pid);
-    ms->gpu = inject_gpu_start(o); /* after the fork: the child expects one thread */
-    spool_start(&s.spool);         /* without it, the loop drains on its tick */
+    ms->gpu = session_gpu_start(o); /* after the fork: the child expects one thread */
+    session_spool_start(&s.spool);  /* without it, the loop drains on its tick */
     snprintf(ms->status_text, sizeof(ms->status_text), "running");
     fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
     fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
@@ -1141,15 +1140,15 @@ out:
     if (s.m) /* regions still open (a process that outlived the session): closed now */
         model_regions_close(s.m, model_clock_ns(CLOCK_MONOTONIC), 1);
     if (s.m)
-        inject_gpu_record(model_session(s.m)->gpu, s.rec);
+        session_gpu_record(model_session(s.m)->gpu, s.rec);
     if (s.m) /* GPU slices still waiting for a kernel name: written with what is known */
-        inject_kernels_flush(s.m, s.rec, 1);
+        session_kernels_flush(s.m, s.rec, 1);
     record_set_close(s.rec, s.m, &end);
     if (s.headless && s.target.pid > 0)
         print_summary(&s);
     if (s.sig_fd >= 0)
         close(s.sig_fd);
-    spool_stop(&s.spool);
+    session_spool_stop(&s.spool);
     if (s.tr.hdr) {
         transport_consumer_gone(&s.tr); /* a process that outlives us must not wait for room */
         transport_detach(&s.tr);
@@ -1160,7 +1159,7 @@ out:
         free(s.def[i].frames);
     free(s.def);
     free(s.inst);
-    spool_free(&s.spool);
+    session_spool_free(&s.spool);
     free(s.taken.data);
     if (s.m)
         gpu_monitor_stop(model_session(s.m)->gpu);

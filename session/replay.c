@@ -8,7 +8,7 @@
  * keys w [ ] { }, or --range START:END in seconds from the start), so one phase can be looked
  * at on its own. */
 #define _GNU_SOURCE /* sigabbrev_np */
-#include "inject.h"
+#include "session/session.h"
 
 #include <errno.h>
 #include <math.h>
@@ -706,7 +706,7 @@ static int run_tui(struct replay *r, const struct inject_options *o)
     return 0;
 }
 
-int inject_replay(const struct inject_options *o)
+int session_replay(const struct inject_options *o)
 {
     struct replay r = {0};
     char path[4096], err[512] = "";

@@ -1,0 +1,110 @@
+/* The front end's core: the session loop over the event sources (the collector's rings; see
+ * also replay and merge of recordings), the spool that empties rings as they fill, the GPU
+ * dashboard, and the decoding of HIP/HSA records into the model and the writers. */
+#ifndef ROCSYS_SESSION_SESSION_H
+#define ROCSYS_SESSION_SESSION_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collector/transport.h"
+#include "inject/inject.h"
+
+/* The MPI rank of this process from the launcher's environment (OMPI_COMM_WORLD_RANK,
+ * PMI_RANK, PMIX_RANK, SLURM_PROCID), or -1. */
+int session_mpi_rank(void);
+/* --merge DIR: DIR/merged.pftrace, DIR/merged.folded and DIR/merged-profile.txt from the
+ * recordings in DIR/rank-N/. Returns the exit status. */
+int session_merge(const char *dir);
+/* Create recording directory dir (if missing) and refuse one that already holds a recording
+ * unless force. Returns 0, or -1 with a one-line message in err. */
+int session_record_dir_prepare(const char *dir, int force, char *err, size_t errlen);
+/* Block SIGINT, SIGTERM, SIGHUP and SIGQUIT (and SIGCHLD with with_sigchld), ignore SIGPIPE,
+ * and return a non-blocking signalfd for the blocked ones; -1 with a one-line message on
+ * stderr. */
+int session_signalfd(int with_sigchld);
+/* --replay DIR: show the recording in DIR in the TUI (or as a text frame with -b). Returns the
+ * exit status (0, or 1 with a one-line message on stderr). */
+int session_replay(const struct inject_options *o);
+
+/* --attach-gpu: the GPU dashboard of the whole machine, no target (session/attach.c). Returns
+ * the exit status. */
+int session_attach_gpu(const struct inject_options *o);
+struct gpu_monitor;
+struct record_set;
+/* Start GPU monitoring as the options say (NULL with --gpu-interval 0). */
+struct gpu_monitor *session_gpu_start(const struct inject_options *o);
+/* Turn the GPU samples taken since the last call into counter events for the writers. */
+void session_gpu_record(struct gpu_monitor *g, struct record_set *rec);
+
+/* Run a whole session; returns rocsys-top's exit status. */
+int session_run(const struct inject_options *o);
+
+/* kernels.c: the collector's HIP and HSA records */
+struct model;
+struct record_set;
+struct rocsys_ring_ctl;
+struct rocsys_rec_header;
+
+/* 1 if h is a HIP or HSA record (handled here), 0 otherwise. */
+int session_kernels_record(struct model *m, struct record_set *rec,
+                           const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h);
+/* After a drain: emit the slices whose kernel names are now known; with final (or when they
+ * waited too long) emit all of them, unnamed ones with a fallback name. */
+void session_kernels_flush(struct model *m, struct record_set *rec, int final);
+/* Headless summary: the top kernels by GPU time (nothing when there were none). */
+void session_kernels_summary(FILE *out, struct model *m, int max_rows);
+
+/* spool.c */
+/* One spooled record: its ring's owner, then the record itself (8-byte aligned). */
+struct session_spool_rec {
+    uint32_t pid, tid, instance, pad;
+};
+
+/* Called with the spool locked when a ring is about to be freed (its counters are final). */
+typedef void (*session_spool_release_fn)(void *ctx, const struct rocsys_ring_ctl *ring);
+
+/* Spooled bytes: spool_rec + record, one after the other. */
+struct session_spool_buf {
+    uint8_t *data;
+    size_t len, cap;
+};
+
+struct session_spool {
+    struct transport *tr;
+    pthread_mutex_t lock;
+    struct session_spool_buf buf; /* what the thread spooled since the last session_spool_take */
+    size_t limit_bytes;           /* past this, rings are left to fill (their drops are counted) */
+    uint64_t bytes_total;         /* spooled since the start */
+    size_t peak_bytes;            /* the most ever waiting for the main loop */
+    session_spool_release_fn release;
+    void *ctx;
+    int wake_fd; /* eventfd: a ring passed half full (the main loop decodes now) */
+    pthread_t thread;
+    int running;
+    _Atomic int stop;
+};
+
+/* Prepare the spool over tr (no thread yet). release is called for every ring freed. */
+void session_spool_init(struct session_spool *sp, struct transport *tr,
+                        session_spool_release_fn release, void *ctx);
+/* Start the thread; without it session_spool_pass in the main loop still works. 0 or -errno. */
+int session_spool_start(struct session_spool *sp);
+/* Stop the thread (returns within one poll interval) and close the eventfd. */
+void session_spool_stop(struct session_spool *sp);
+/* Free the buffers (after session_spool_stop). */
+void session_spool_free(struct session_spool *sp);
+
+void session_spool_lock(struct session_spool *sp);
+void session_spool_unlock(struct session_spool *sp);
+/* With the spool locked: drain every ring into the spool and free the released ones. */
+void session_spool_pass(struct session_spool *sp);
+/* With the spool locked: drain ring i into the spool and free it (its owner is gone). */
+void session_spool_reap(struct session_spool *sp, uint32_t i);
+/* With the spool locked: hand the spooled bytes to *out (whose old buffer, emptied, the spool
+ * reuses). */
+void session_spool_take(struct session_spool *sp, struct session_spool_buf *out);
+
+#endif
