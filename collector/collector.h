@@ -42,6 +42,7 @@ struct collector_global {
     uint32_t pid;
     uint32_t instance;
     int wall;               /* 1: wall-clock timers, 0: thread CPU-time timers */
+    int no_timer;           /* timer=none: the front end samples from outside (perf events) */
     volatile int perf_kind; /* CPU mode: the perf event kind that works here (COLLECTOR_PERF_*) */
     int follow;             /* profile children */
     int signo;              /* the sampling signal */

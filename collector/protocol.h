@@ -46,7 +46,9 @@
  *   hz=N          samples per second per thread, 1..10000
  *   mode=cpu|wall
  *   follow=0|1    profile child processes too
- *   timer=perf|posix  CPU mode: perf events (cycles, else task-clock, else POSIX timers) or POSIX
+ *   timer=perf|posix|none  CPU mode: perf events (cycles, else task-clock, else POSIX timers) or
+ *                 POSIX timers; none: no sampling in the target (the front end samples it from
+ *                 outside with perf events, in either mode)
  *   python=0|1    read CPython frames (--python off: 0)
  *   root=PID      pid of the launched target (added by the launcher in the child)
  *   shm=PATH      the session's shared-memory file

@@ -207,6 +207,8 @@ int collector_sampler_install(void)
     collector_g.perf_kind = COLLECTOR_PERF_NONE;
     if (collector_session_get("timer", pk, sizeof(pk)) == 0 && strcmp(pk, "perf") == 0)
         collector_g.perf_kind = COLLECTOR_PERF_CYCLES;
+    collector_g.no_timer =
+        collector_session_get("timer", pk, sizeof(pk)) == 0 && strcmp(pk, "none") == 0;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_sample;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
@@ -284,6 +286,8 @@ static int start_perf(struct collector_thread *ts, int kind)
 
 int collector_sampler_start_thread(struct collector_thread *ts)
 {
+    if (collector_g.no_timer)
+        return -ENOTSUP; /* sampled from outside: no timer, no signal in this thread */
     /* CPU mode: the first kind that works here is used from then on */
     while (!collector_g.wall && collector_g.perf_kind != COLLECTOR_PERF_NONE) {
         if (start_perf(ts, collector_g.perf_kind) == 0)

@@ -11,6 +11,7 @@ struct inject_options {
     int freq_hz;            /* samples per second per thread */
     int wall;               /* --sample wall */
     int cpu_timer;          /* --cpu-timer: INJECT_TIMER_AUTO, _PERF or _POSIX */
+    int engine;             /* --engine: INJECT_ENGINE_AUTO, _PERF or _SIGNAL */
     int delay_tenths;       /* -d: refresh delay */
     int iterations;         /* -n: refreshes before exiting, 0 = unlimited */
     int batch;              /* -b: text frames, no curses */
@@ -35,6 +36,7 @@ struct inject_options {
 };
 
 enum { INJECT_TIMER_AUTO = 0, INJECT_TIMER_PERF = 1, INJECT_TIMER_POSIX = 2 };
+enum { INJECT_ENGINE_AUTO = 0, INJECT_ENGINE_PERF = 1, INJECT_ENGINE_SIGNAL = 2 };
 enum { INJECT_PYTHON_ON = 0, INJECT_PYTHON_NATIVE = 1, INJECT_PYTHON_OFF = 2 };
 
 /* Parse the command line. Returns 0, or -1 with a one-line message in err. */
@@ -67,10 +69,14 @@ struct inject_target {
     int own_group;      /* it leads its own process group */
 };
 /* Fork and exec the target with the collector injected. env_extra: "NAME=value" strings to
- * set. Returns 0, or an exit code (126/127) with a message in err when exec failed. */
+ * set. before_exec (if given) runs with the child's pid while the child waits before its exec.
+ * Returns 0, or an exit code (126/127) with a message in err when exec failed. */
 int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
                  const char *collector, char *const *env_extra, struct inject_target *t, char *err,
-                 size_t errlen);
+                 size_t errlen, void (*before_exec)(pid_t pid, void *ctx), void *ctx);
+/* Whether the program runs CPython: a python executable, a script whose #! line names one, or
+ * an executable linked with libpython. */
+int inject_program_is_python(const char *path);
 
 /* Resolve --cpu-timer auto: perf events, unless this machine runs under a hypervisor (where
  * every timer interrupt is a costly exit to the host) or cpuinfo says nothing. */

@@ -256,9 +256,10 @@ static void add_to_list(const char *name, const char *collector, int prepend, ch
 
 int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
                  const char *collector, char *const *env_extra, struct inject_target *t, char *err,
-                 size_t errlen)
+                 size_t errlen, void (*before_exec)(pid_t pid, void *ctx), void *ctx)
 {
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
+    int go_pipe[2] = {-1, -1};
     int rc = 0, child_errno = 0;
     char python_dir[PATH_MAX];
     pid_t pid;
@@ -268,7 +269,7 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
     if (inject_find_python_dir(collector, python_dir, sizeof(python_dir)) != 0)
         python_dir[0] = '\0'; /* not shipped: the target's PYTHONPATH is left alone */
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
-        pipe2(exec_pipe, O_CLOEXEC) != 0) {
+        pipe2(exec_pipe, O_CLOEXEC) != 0 || pipe2(go_pipe, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "cannot create pipes: %s", strerror(errno));
         rc = 1;
         goto fail;
@@ -311,6 +312,12 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
                 putenv(*e);
             }
         }
+        /* wait until the parent has set up what must exist before the exec (perf events
+         * enabled on exec); EOF when it is done */
+        char go;
+        close(go_pipe[1]);
+        while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR)
+            ;
         execv(prog->path, o->target_argv);
         child_errno = errno;
         if (write(exec_pipe[1], &child_errno, sizeof(child_errno)) < 0) {
@@ -326,6 +333,11 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
     close(err_pipe[1]);
     close(exec_pipe[1]);
     out_pipe[1] = err_pipe[1] = exec_pipe[1] = -1;
+    close(go_pipe[0]);
+    if (before_exec)
+        before_exec(pid, ctx);
+    close(go_pipe[1]); /* the child goes on to its exec */
+    go_pipe[0] = go_pipe[1] = -1;
     ssize_t n;
     do {
         n = read(exec_pipe[0], &child_errno, sizeof(child_errno));
@@ -350,6 +362,54 @@ fail:
             close(err_pipe[i]);
         if (exec_pipe[i] >= 0)
             close(exec_pipe[i]);
+        if (go_pipe[i] >= 0)
+            close(go_pipe[i]);
     }
     return rc;
+}
+
+/* Whether the file at path names python in its #! line or is an ELF file that needs libpython. */
+static int file_says_python(const char *path)
+{
+    char buf[4096];
+    int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+    ssize_t n;
+
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    if (n > 2 && buf[0] == '#' && buf[1] == '!') {
+        char *nl = strchr(buf, '\n');
+        if (nl)
+            *nl = '\0';
+        return strstr(buf, "python") != NULL;
+    }
+    if (n > 4 && memcmp(buf, "\177ELF", 4) == 0) {
+        /* a program embedding CPython: "libpython3.x.so" among its strings (DT_NEEDED) */
+        FILE *f = fopen(path, "re");
+        size_t got, keep = 0;
+        static char chunk[1 << 16];
+        while (f && !found && (got = fread(chunk + keep, 1, sizeof(chunk) - keep, f)) > 0) {
+            size_t len = keep + got;
+            found = memmem(chunk, len, "libpython", 9) != NULL ||
+                    memmem(chunk, len, "_PyRuntime", 10) != NULL;
+            keep = len > 16 ? 16 : len;
+            memmove(chunk, chunk + len - keep, keep);
+        }
+        if (f)
+            fclose(f);
+    }
+    return found;
+}
+
+int inject_program_is_python(const char *path)
+{
+    const char *base = strrchr(path, '/');
+
+    base = base ? base + 1 : path;
+    return strncmp(base, "python", 6) == 0 || file_says_python(path);
 }

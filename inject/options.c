@@ -25,8 +25,13 @@ static const struct opt_def opt_table[] = {
      "samples per second per thread (1-10000, default 1000)"},
     {"sample", 0, OPT_CHOICE, "cpu|wall", 0, 0, "cpu wall", OFF(wall), 0,
      "sample on thread CPU time (default) or wall time (shows where threads wait)"},
+    {"engine", 0, OPT_CHOICE, "auto|perf|signal", 0, 0, "auto perf signal", OFF(engine), 0,
+     "how threads are sampled: perf (from outside with perf events: no signal ever reaches the "
+     "target, stacks unwound by rocsys-top) or signal (a handler in each thread: needed for "
+     "Python frames); auto: perf where permitted, signal for Python programs"},
     {"cpu-timer", 0, OPT_CHOICE, "auto|perf|posix", 0, 0, "auto perf posix", OFF(cpu_timer), 0,
-     "what raises CPU samples: perf events (exact; an interrupt per sample, costly in a VM) or "
+     "with --engine signal, what raises CPU samples: perf events (exact; an interrupt per sample, "
+     "costly in a VM) or "
      "POSIX CPU timers (cheap; kernel-tick resolution); auto: perf unless under a hypervisor"},
     {"delay", 'd', OPT_INT, "TENTHS", 1, 600, NULL, OFF(delay_tenths), 0,
      "refresh delay in tenths of a second (default 10)"},

@@ -58,6 +58,26 @@ void symbolizer_set_light(struct symbolizer *s, const char *symbol);
 void symbolizer_copy_process(struct symbolizer *s, uint32_t from_pid, uint32_t to_pid);
 /* Forget process pid's modules (the pid exited and its frames are already symbolized). */
 void symbolizer_forget_process(struct symbolizer *s, uint32_t pid);
+/* Whether a module of pid covers addr. */
+int symbolizer_has_module(struct symbolizer *s, uint32_t pid, uint64_t addr);
+
+/* unwind.c: stacks of threads seen from outside (perf samples) */
+/* Add pid's file-backed executable mappings from /proc/PID/maps to the symbolizer (each file
+ * once, its load bias from its ELF program headers). Returns the modules added, -errno. */
+int symbolizer_load_maps(struct symbolizer *s, uint32_t pid);
+/* A thread's user registers as perf samples them (x86-64: AX BX CX DX SI DI BP SP IP FLAGS CS
+ * SS R8..R15, PERF_REG_X86 order without DS..GS) and a copy of its stack from regs SP up. */
+#define SYMBOLIZER_UNWIND_REGS 20
+struct symbolizer_stack {
+    uint32_t pid, tid;
+    uint64_t regs[SYMBOLIZER_UNWIND_REGS];
+    const uint8_t *stack;
+    uint64_t stack_len;
+};
+/* Unwind st with the CFI of pid's modules (libdwfl): pcs innermost first (the first is the
+ * interrupted pc, the others return addresses), at most max. Returns how many (0: none). */
+uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *st, uint64_t *out,
+                           uint32_t max);
 
 /* ---- the model ---- */
 struct model;
@@ -163,6 +183,8 @@ struct model_session {
     const char *timer; /* what raises the samples: "task-clock" (perf event), "tick" (POSIX
                           CPU-time timer, kernel-tick resolution), "hrtimer" (wall mode) */
     int freq_hz;
+    const char *engine;    /* "perf" (out of process) or "signal" (in-target handler) */
+    char engine_why[200];  /* why that engine (a fallback's reason), or "" */
     uint64_t start_ns;     /* CLOCK_MONOTONIC when the target was started */
     uint64_t end_ns;       /* when the root target ended, 0 while it runs */
     int target_done;       /* the root target ended */
@@ -241,6 +263,16 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
  * first. Functions are identified by name alone (no module, file or line). */
 int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                             const char *const *functions, uint32_t n, uint32_t weight);
+
+/* states.c: a thread state as a leaf pseudo-frame ("[blocked] futex", "[preempted]") */
+#define MODEL_STATE_FRAME_TAG   0xfffc000000000000ull
+#define MODEL_STATE_FRAME(id)   (MODEL_STATE_FRAME_TAG | (uint64_t)(uint32_t)(id))
+#define MODEL_IS_STATE_FRAME(a) (((a)&0xffffffff00000000ull) == MODEL_STATE_FRAME_TAG)
+/* The pseudo-frame of label (added on first use). */
+uint64_t model_state_frame(struct model *m, const char *label);
+/* The pseudo-frame of a thread that stopped running at leaf_pc: "[preempted]", or "[blocked]
+ * CALL" with the system call its libc function (leaf_pc's symbol) waits in. */
+uint64_t model_blocked_frame(struct model *m, uint32_t pid, uint64_t leaf_pc, int preempted);
 
 /* Functions a stack keeps at most (deeper ones lose their middle: root and leaf side stay). */
 #define MODEL_MAX_STACK 1024

@@ -20,6 +20,15 @@ struct model_bucket {
     size_t n, cap;
 };
 
+/* symbolize.c: pid's Dwfl with every module the symbolizer knows reported (for unwinding);
+ * NULL when it knows none. */
+typedef struct Dwfl Dwfl;
+Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid);
+
+/* states.c */
+int model_state_sym(struct model *m, uint64_t pc, struct sym_frame *out);
+void model_states_free(struct model *m);
+
 struct model_output; /* profile.c: the process entry of pid, writable, or NULL. */
 struct model_process *model_process_mut(struct model *m, uint32_t pid);
 
@@ -68,6 +77,8 @@ struct model {
     struct model_regions *regions; /* regions.c, created on first use */
     struct model_kernels *kernels; /* kernels.c, created on first use */
     struct model_python *python;   /* python.c, created on first use */
+    char **states;                 /* states.c: labels of the state pseudo-frames */
+    size_t nstates, states_cap;
 };
 
 /* profile.c: index of the live thread (pid, tid), created if unknown. */

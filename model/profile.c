@@ -72,6 +72,7 @@ void model_free(struct model *m)
     model_regions_free(m);
     model_kernels_free(m);
     model_python_free(m);
+    model_states_free(m);
     symbolizer_free(m->sym);
     free(m);
 }
@@ -310,6 +311,8 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
     if (slot)
         return &m->addrs[*slot - 1];
     n = model_regions_frame(m, pid, pc, final_try, &fr[0]); /* a user region's pseudo-frame */
+    if (n == 0)
+        n = model_state_sym(m, pc, &fr[0]); /* a thread state */
     if (n == 0)
         n = model_python_frame(m, pid, pc, final_try, &fr[0]); /* a Python frame */
     if (n < 0)

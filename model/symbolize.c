@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* memfd_create, mkostemp */
 #include "hashmap.h"
 #include "model.h"
+#include "model_internal.h"
 
 #include <dwarf.h>
 #include <elf.h>
@@ -780,4 +781,23 @@ void symbolizer_forget_process(struct symbolizer *s, uint32_t pid)
         return;
     proc_clear(p);
     p->forgotten = 1;
+}
+
+Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid)
+{
+    struct sym_proc *p = s ? proc_find(s, pid) : NULL;
+    if (!p)
+        return NULL;
+    for (int i = 0; i < p->nmods; i++)
+        if (p->mods[i].state == MOD_NEW) {
+            module_dwfl(s, p, &p->mods[i]);
+            p = proc_find(s, pid); /* (no reallocation happens here, but stay safe) */
+        }
+    return p->dwfl;
+}
+
+int symbolizer_has_module(struct symbolizer *s, uint32_t pid, uint64_t addr)
+{
+    struct sym_proc *p = s ? proc_find(s, pid) : NULL;
+    return p && module_find(p, addr) != NULL;
 }

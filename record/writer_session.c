@@ -153,6 +153,10 @@ static void session_close(struct record_writer *w, struct model *m, const struct
     json_str(f, s->mode);
     fprintf(f, ", \"freq_hz\": %d, \"timer\": ", s->freq_hz);
     json_str(f, s->timer);
+    fprintf(f, ", \"engine\": ");
+    json_str(f, s->engine ? s->engine : "");
+    fprintf(f, ", \"engine_note\": ");
+    json_str(f, s->engine_why);
     fprintf(f,
             "},\n  \"samples\": %llu,\n  \"dropped\": %llu,\n  \"dropped_events\": %llu,"
             "\n  \"unsampled_threads\": %llu,\n  \"threads\": %d,",

@@ -79,6 +79,8 @@ struct session {
     uint64_t acc_waits, acc_waited_ns;
     uint64_t waits, waited_ns;      /* producers that waited for room, and how long (all rings) */
     struct session_spool spool;     /* empties the rings in its own thread */
+    struct session_perf *perf;      /* the out-of-process sampler, or NULL */
+    int use_perf;                   /* the engine is perf (the collector takes no samples) */
     struct session_spool_buf taken; /* what the main loop took from the spool, being decoded */
     struct deferred *def;
     size_t ndef, defcap;
@@ -421,6 +423,19 @@ static void account_ring(void *ctx, const struct rocsys_ring_ctl *c)
     s->acc_waited_ns += atomic_load(&c->waited_ns);
 }
 
+/* A sample of the out-of-process sampler: to the model (or deferred until its modules are
+ * known) and the writers, as the collector's samples. */
+static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
+                           const uint64_t *frames, uint32_t n, uint32_t weight)
+{
+    struct session *s = ctx;
+
+    if (model_sample_weighted(s->m, pid, tid, t, frames, n, weight, 0) != 0)
+        defer_sample(s, pid, tid, t, frames, n, weight);
+    else
+        record_sample(s, pid, tid, t, frames, n, weight);
+}
+
 /* Take what the spool holds (draining every ring first; with check_orphans, the rings of
  * threads that are gone are freed), decode it, and retry deferred samples. */
 static void drain(struct session *s, int check_orphans)
@@ -439,12 +454,15 @@ static void drain(struct session *s, int check_orphans)
     session_spool_unlock(&s->spool);
     for (size_t off = 0; off + sizeof(struct session_spool_rec) < b->len;) {
         struct session_spool_rec r;
-        struct rocsys_rec_header h;
         memcpy(&r, b->data + off, sizeof(r));
-        memcpy(&h, b->data + off + sizeof(r), sizeof(h));
-        struct rocsys_ring_ctl owner = {.pid = r.pid, .tid = r.tid, .instance = r.instance};
-        on_record(s, &owner, (const struct rocsys_rec_header *)(b->data + off + sizeof(r)));
-        off += sizeof(r) + h.size;
+        const uint8_t *rec = b->data + off + sizeof(r);
+        if (r.source == SESSION_SOURCE_RINGS) {
+            struct rocsys_ring_ctl owner = {.pid = r.pid, .tid = r.tid, .instance = r.instance};
+            on_record(s, &owner, (const struct rocsys_rec_header *)rec);
+        } else {
+            session_perf_decode(s->perf, s->m, r.source, rec, r.len, on_perf_sample, s);
+        }
+        off += sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
     }
     b->len = 0;
     size_t kept = 0;
@@ -873,6 +891,55 @@ static int ms_until(uint64_t deadline, uint64_t now, int cap)
     return ms < (uint64_t)cap ? (int)ms : cap;
 }
 
+/* Choose the sampling engine (--engine): perf events from outside in wall mode where permitted, but
+ * the in-target sampler for Python programs (their frames are read in the thread) and where perf
+ * events are not permitted. -1 when --engine perf cannot be honoured. */
+static int choose_engine(struct session *s, const char *program)
+{
+    struct model_session *ms = model_session(s->m);
+    const struct inject_options *o = s->o;
+    char why[sizeof(ms->engine_why)];
+
+    ms->engine = "signal";
+    ms->engine_why[0] = '\0';
+    if (o->engine == INJECT_ENGINE_SIGNAL)
+        return 0;
+    if (o->engine == INJECT_ENGINE_AUTO && o->python != INJECT_PYTHON_OFF &&
+        inject_program_is_python(program)) {
+        snprintf(ms->engine_why, sizeof(ms->engine_why),
+                 "a Python program: its frames are read by the in-target sampler");
+        return 0;
+    }
+    /* CPU mode stays in the target by default for now: user regions and pauses of sampling
+     * are applied to the stacks there (not yet to perf samples) */
+    if (o->engine == INJECT_ENGINE_AUTO && !o->wall)
+        return 0;
+    if (session_perf_probe(o->wall, why, sizeof(why)) != 0) {
+        snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", why);
+        return o->engine == INJECT_ENGINE_PERF ? -1 : 0;
+    }
+    ms->engine = "perf";
+    s->use_perf = 1;
+    return 0;
+}
+
+/* inject_spawn's hook: open the perf events on the child before its exec (enabled by it). */
+static void open_perf(pid_t pid, void *ctx)
+{
+    struct session *s = ctx;
+    struct model_session *ms = model_session(s->m);
+    char why[sizeof(ms->engine_why)];
+
+    s->perf = session_perf_open(pid, s->o->wall, 1000000000ull / (uint64_t)s->o->freq_hz, 1, why,
+                                sizeof(why));
+    if (!s->perf)
+        snprintf(ms->engine_why, sizeof(ms->engine_why), "not sampled: %.180s", why);
+    else if (!session_perf_kernel(s->perf))
+        snprintf(ms->engine_why, sizeof(ms->engine_why),
+                 "time in system calls not sampled (kernel.perf_event_paranoid >= 2)");
+    s->spool.perf = s->perf; /* the spool thread starts after the spawn */
+}
+
 /* The poll loop. Returns when the session is over. */
 static void run_loop(struct session *s)
 {
@@ -1068,19 +1135,28 @@ int session_run(const struct inject_options *o)
     if (s.sig_fd < 0)
         goto out;
 
+    if (choose_engine(&s, prog.path) != 0) {
+        fprintf(stderr, "rocsys-top: --engine perf: %s\n", ms->engine_why);
+        goto out;
+    }
+    if (s.use_perf)
+        ms->timer = o->wall ? "task-clock+switches" : "task-clock";
     /* one variable (protocol.h); the launcher adds root=PID in the child */
     snprintf(env_session, sizeof(env_session),
              "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,python=%d,shm=%s", ROCSYS_ENV_SESSION,
              ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu", o->follow,
-             timer == INJECT_TIMER_PERF ? "perf" : "posix", o->python != INJECT_PYTHON_OFF,
-             s.shm_path);
+             s.use_perf                   ? "none"
+             : timer == INJECT_TIMER_PERF ? "perf"
+                                          : "posix",
+             o->python != INJECT_PYTHON_OFF, s.shm_path);
     model_python_hide_interpreter(s.m, o->python == INJECT_PYTHON_ON);
     env_extra[0] = env_session;
     env_extra[1] = NULL;
 
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     s.start_cpu_ns = model_self_cpu_ns();
-    rc = inject_spawn(o, &prog, collector, env_extra, &s.target, err, sizeof(err));
+    rc = inject_spawn(o, &prog, collector, env_extra, &s.target, err, sizeof(err),
+                      s.use_perf ? open_perf : NULL, &s);
     if (rc != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         goto out;
@@ -1149,6 +1225,7 @@ out:
     if (s.sig_fd >= 0)
         close(s.sig_fd);
     session_spool_stop(&s.spool);
+    session_perf_close(s.perf);
     if (s.tr.hdr) {
         transport_consumer_gone(&s.tr); /* a process that outlives us must not wait for room */
         transport_detach(&s.tr);

@@ -57,10 +57,44 @@ void session_kernels_flush(struct model *m, struct record_set *rec, int final);
 /* Headless summary: the top kernels by GPU time (nothing when there were none). */
 void session_kernels_summary(FILE *out, struct model *m, int max_rows);
 
+/* perf.c: the out-of-process sampler (perf events opened by the front end) */
+enum { SESSION_SOURCE_RINGS = 0, SESSION_SOURCE_PERF_CLOCK = 1, SESSION_SOURCE_PERF_SWITCH = 2 };
+struct session_perf;
+struct model;
+/* A perf record copied out of a ring (kind: SESSION_SOURCE_PERF_*). */
+typedef void (*session_perf_record_fn)(void *ctx, int kind, const uint8_t *rec, uint32_t len);
+/* A decoded sample: pcs innermost first, weight in sampling periods. */
+typedef void (*session_perf_sample_fn)(void *ctx, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                                       const uint64_t *frames, uint32_t n, uint32_t weight);
+/* Sample task pid, its threads and children from outside: a task-clock event every period_ns of
+ * CPU time (and in wall mode the context switches), on every CPU, inherited. on_exec: enabled
+ * when pid calls exec (a launched target waiting before its exec), else at once. NULL with a
+ * one-line reason in why when perf events are not permitted or not there. */
+struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, int on_exec,
+                                       char *why, size_t cap);
+void session_perf_enable(struct session_perf *p);
+/* Whether this process may sample from outside (wall: with context-switch stacks): 0, or
+ * -errno with a one-line reason and what to do in why. */
+int session_perf_probe(int wall, char *why, size_t cap);
+/* Whether time in system calls is sampled (kernel-mode samples permitted). */
+int session_perf_kernel(const struct session_perf *p);
+/* Samples decoded, and samples the kernel lost (a ring was full). */
+void session_perf_counts(const struct session_perf *p, uint64_t *samples, uint64_t *lost);
+/* Disable, unmap and close every event: nothing of ours stays in the target. */
+void session_perf_close(struct session_perf *p);
+/* Copy every record in the rings to fn (the spool thread, under the spool's lock). */
+void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *ctx);
+/* Decode one copied record: unwind samples, pair switch records; samples go to fn. */
+void session_perf_decode(struct session_perf *p, struct model *m, int kind, const uint8_t *rec,
+                         uint32_t len, session_perf_sample_fn fn, void *ctx);
+
 /* spool.c */
 /* One spooled record: its ring's owner, then the record itself (8-byte aligned). */
 struct session_spool_rec {
-    uint32_t pid, tid, instance, pad;
+    uint32_t pid, tid, instance; /* the collector ring's owner */
+    uint16_t source;             /* SESSION_SOURCE_*: a collector record or a perf record */
+    uint16_t pad;
+    uint32_t len, pad2; /* bytes of the record (8-aligned in the spool) */
 };
 
 /* Called with the spool locked when a ring is about to be freed (its counters are final). */
@@ -80,6 +114,7 @@ struct session_spool {
     uint64_t bytes_total;         /* spooled since the start */
     size_t peak_bytes;            /* the most ever waiting for the main loop */
     session_spool_release_fn release;
+    struct session_perf *perf; /* perf rings to empty too, or NULL */
     void *ctx;
     int wake_fd; /* eventfd: a ring passed half full (the main loop decodes now) */
     pthread_t thread;

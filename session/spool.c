@@ -38,12 +38,13 @@ void session_spool_unlock(struct session_spool *sp)
     pthread_mutex_unlock(&sp->lock);
 }
 
-/* transport_drain_ring's callback: append the record with its ring's owner. */
-static void append(void *ctx, const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h)
+/* Append one record (len bytes) with where it came from. */
+static void append_rec(struct session_spool *sp, const struct session_spool_rec *r, const void *rec,
+                       uint32_t len)
 {
-    struct session_spool *sp = ctx;
     struct session_spool_buf *b = &sp->buf;
-    size_t need = sizeof(struct session_spool_rec) + h->size; /* h->size is a multiple of 8 */
+    size_t padded = ((size_t)len + 7) & ~(size_t)7;
+    size_t need = sizeof(*r) + padded;
 
     if (b->len + need > b->cap) {
         size_t cap = b->cap ? b->cap : 256 * 1024;
@@ -52,13 +53,30 @@ static void append(void *ctx, const struct rocsys_ring_ctl *ctl, const struct ro
         b->data = xrealloc(b->data, cap);
         b->cap = cap;
     }
-    struct session_spool_rec r = {.pid = ctl->pid, .tid = ctl->tid, .instance = ctl->instance};
-    memcpy(b->data + b->len, &r, sizeof(r));
-    memcpy(b->data + b->len + sizeof(r), h, h->size);
+    memcpy(b->data + b->len, r, sizeof(*r));
+    memcpy(b->data + b->len + sizeof(*r), rec, len);
     b->len += need;
     sp->bytes_total += need;
     if (b->len > sp->peak_bytes)
         sp->peak_bytes = b->len;
+}
+
+/* transport_drain_ring's callback: a collector record with its ring's owner. */
+static void append(void *ctx, const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h)
+{
+    struct session_spool_rec r = {.pid = ctl->pid,
+                                  .tid = ctl->tid,
+                                  .instance = ctl->instance,
+                                  .source = SESSION_SOURCE_RINGS,
+                                  .len = h->size};
+    append_rec(ctx, &r, h, h->size);
+}
+
+/* session_perf_pass's callback: a perf record. */
+static void append_perf(void *ctx, int kind, const uint8_t *rec, uint32_t len)
+{
+    struct session_spool_rec r = {.source = (uint16_t)kind, .len = len};
+    append_rec(ctx, &r, rec, len);
 }
 
 void session_spool_reap(struct session_spool *sp, uint32_t i)
@@ -84,6 +102,8 @@ void session_spool_pass(struct session_spool *sp)
             transport_drain_ring(sp->tr, i, append, sp);
     }
     transport_drained(sp->tr); /* producers waiting for room try again */
+    if (sp->perf && sp->buf.len < sp->limit_bytes)
+        session_perf_pass(sp->perf, append_perf, sp);
 }
 
 void session_spool_take(struct session_spool *sp, struct session_spool_buf *out)

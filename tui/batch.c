@@ -82,12 +82,13 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
             out,
             "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  unsampled threads %llu  "
             "sample cost %.0f ns  (p99 %.0f ns, mean %.0f ns)  stacks %zu  front end %.1f%% cpu  "
-            "timer %s\n",
+            "timer %s  engine %s%s%s\n",
             s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
             (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
             (unsigned long long)s->threads_unsampled, s->sample_cost_median_ns,
             s->sample_cost_p99_ns, s->sample_cost_avg_ns, model_distinct_stacks(m),
-            s->frontend_cpu_pct, s->timer ? s->timer : "?");
+            s->frontend_cpu_pct, s->timer ? s->timer : "?", s->engine ? s->engine : "?",
+            s->engine_why[0] ? ": " : "", s->engine_why);
     for (int pass = 0; pass < 2; pass++) /* the root target first */
         for (int i = 0; i < nproc; i++) {
             const struct model_process *p = model_process_at(m, i);

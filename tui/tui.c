@@ -384,6 +384,8 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
         seg(t, y, &x, w, val, "%s %d Hz", s->mode ? s->mode : "?", s->freq_hz);
         if (s->timer && strcmp(s->timer, "tick") == 0)
             seg(t, y, &x, w, tui_style(t, TUI_S_BAD), " (tick timer)");
+        if (s->engine)
+            seg(t, y, &x, w, lab, " %s", strcmp(s->engine, "perf") == 0 ? "perf" : "signals");
         seg(t, y, &x, w, lab, "  samples ");
         seg(t, y, &x, w, val, "%llu", (unsigned long long)s->samples);
         seg(t, y, &x, w, lab, "  dropped ");

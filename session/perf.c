@@ -1,0 +1,445 @@
+/* The out-of-process sampler: perf events opened by the front end on the target's threads. The
+ * kernel copies each sample's user registers and the top of its user stack into a ring the
+ * front end maps; no signal ever reaches the target. The spool thread copies the rings out, the
+ * main loop unwinds the copies with libdwfl (model/unwind.c). Wall mode adds a context-switch
+ * event: the stack where a thread stops running, and how long it stays off the CPU, measured
+ * exactly from the switch-out and switch-in records. */
+#define _GNU_SOURCE
+#include "session/session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "model/model.h"
+
+#define PERF_STACK_BYTES 8192u       /* the user stack copied per sample (as perf's default) */
+#define PERF_REGS_MASK   0xff0fffull /* AX..SS, R8..R15: not DS, ES, FS, GS */
+#define PERF_NREGS       20
+#define RING_PAGES       256u /* data pages per ring (1 MiB): ~100 ms of 16 busy threads */
+#define RING_PAGES_MIN   16u  /* when locked memory is short (unprivileged users) */
+#define MAX_UNWIND       ROCSYS_MAX_FRAMES
+#define MAX_RECORD       65536u
+
+/* One perf ring: a clock (CPU samples) or switch (wall mode) event of one CPU. */
+struct perf_ring {
+    int fd;
+    int kind; /* SESSION_SOURCE_PERF_CLOCK or _SWITCH */
+    struct perf_event_mmap_page *page;
+    uint8_t *data;
+    uint64_t size; /* bytes of data, a power of two */
+};
+
+/* Wall mode: a thread off the CPU since its switch-out. */
+struct perf_offcpu {
+    uint32_t pid, tid;
+    uint64_t out_ns, in_ns; /* in_ns: a switch-in decoded before its switch-out (other CPU) */
+    int have_out, have_stack, preempted;
+    uint64_t carry_ns; /* blocked time not yet turned into whole sampling periods */
+    int ours;          /* 1: the collector's own helper thread (not the program's), -1 unknown */
+    uint32_t n;
+    uint64_t frames[MAX_UNWIND];
+};
+
+struct session_perf {
+    int wall, kernel;
+    uint64_t period_ns;
+    struct perf_ring *rings;
+    int nrings;
+    uint64_t lost, samples, unwound;
+    struct perf_offcpu *off;
+    size_t noff, offcap;
+};
+
+/* perf_event_open(2) */
+static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
+{
+    return (int)syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The attributes of the clock (kind CLOCK) or context-switch (SWITCH) event. */
+static void attr_init(struct perf_event_attr *a, int kind, uint64_t period_ns, int kernel,
+                      int inherit)
+{
+    memset(a, 0, sizeof(*a));
+    a->size = sizeof(*a);
+    a->type = PERF_TYPE_SOFTWARE;
+    if (kind == SESSION_SOURCE_PERF_CLOCK) {
+        a->config = PERF_COUNT_SW_TASK_CLOCK;
+        a->sample_period = period_ns;
+    } else {
+        a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+        a->sample_period = 1;
+        a->context_switch = 1; /* SWITCH records: out (voluntary or preempted) and in */
+    }
+    a->sample_type =
+        PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    a->sample_regs_user = PERF_REGS_MASK;
+    a->sample_stack_user = PERF_STACK_BYTES;
+    a->sample_id_all = 1;
+    a->use_clockid = 1;
+    a->clockid = CLOCK_MONOTONIC; /* the collector's clock */
+    a->exclude_kernel = !kernel;  /* with kernel: time in system calls is sampled too, at the
+                                     user registers saved on entry */
+    a->exclude_hv = 1;
+    a->exclude_callchain_kernel = 1;
+    a->inherit = (unsigned)inherit;
+    a->disabled = 1;
+    a->watermark = 1;
+    a->wakeup_watermark = 1u << 30; /* nobody polls: the spool reads data_head */
+}
+
+/* Map fd's ring of pages data pages (fewer when locked memory is short). */
+static int ring_map(struct perf_ring *r, int fd, int kind)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+
+    for (uint32_t pages = RING_PAGES; pages >= RING_PAGES_MIN; pages /= 2) {
+        void *p =
+            mmap(NULL, (size_t)(pages + 1) * (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED)
+            continue;
+        r->fd = fd;
+        r->kind = kind;
+        r->page = p;
+        r->data = (uint8_t *)p + pg;
+        r->size = (uint64_t)pages * (uint64_t)pg;
+        return 0;
+    }
+    return -errno;
+}
+
+/* One reason in why for the errno of a failed open. */
+static void explain(int e, int wall, char *why, size_t cap)
+{
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+    int paranoid = 2;
+
+    if (!f) {
+        snprintf(why, cap, "this kernel has no perf events");
+        return;
+    }
+    if (fscanf(f, "%d", &paranoid) != 1)
+        paranoid = 2;
+    fclose(f);
+    if (e == EACCES || e == EPERM)
+        snprintf(why, cap,
+                 "perf events not permitted (kernel.perf_event_paranoid=%d%s): ask for "
+                 "`sysctl kernel.perf_event_paranoid=%d` or CAP_PERFMON",
+                 paranoid, e == EPERM ? ", or a seccomp profile" : "", wall ? 1 : 2);
+    else
+        snprintf(why, cap, "perf_event_open: %s", strerror(e));
+}
+
+/* Open the events of kind on task pid (every CPU, inherited by its threads and children), each
+ * CPU's into the ring of out[cpu] when out is given, else into a new ring. */
+static int open_kind(struct session_perf *p, int kind, pid_t pid, int enable_on_exec,
+                     const int *out_fds, int *fds)
+{
+    int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+    struct perf_event_attr a;
+
+    attr_init(&a, kind, p->period_ns, p->kernel, 1);
+    a.enable_on_exec = (unsigned)enable_on_exec;
+    for (int cpu = 0; cpu < ncpu; cpu++) {
+        int fd = perf_open(&a, pid, cpu, -1);
+        if (fd < 0) {
+            if (errno == ENODEV || errno == EINVAL) /* an offline CPU */
+                continue;
+            return -errno;
+        }
+        if (out_fds) {
+            if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, out_fds[cpu]) != 0) {
+                int e = errno;
+                close(fd);
+                return -e;
+            }
+            close(fd); /* the ring holds the event; the kernel keeps it while mapped */
+            continue;
+        }
+        p->rings = xrealloc(p->rings, (size_t)(p->nrings + 1) * sizeof(*p->rings));
+        int rc = ring_map(&p->rings[p->nrings], fd, kind);
+        if (rc != 0) {
+            close(fd);
+            return rc;
+        }
+        if (fds)
+            fds[cpu] = fd;
+        p->nrings++;
+    }
+    return 0;
+}
+
+struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, int on_exec,
+                                       char *why, size_t cap)
+{
+    struct session_perf *p = xcalloc(1, sizeof(*p));
+    int rc;
+
+    p->wall = wall;
+    p->period_ns = period_ns;
+    /* kernel-mode samples (syscall time at its call site) where permitted, else user only */
+    for (p->kernel = 1; p->kernel >= 0; p->kernel--) {
+        rc = open_kind(p, SESSION_SOURCE_PERF_CLOCK, pid, on_exec, NULL, NULL);
+        if (rc == 0 && wall)
+            rc = open_kind(p, SESSION_SOURCE_PERF_SWITCH, pid, on_exec, NULL, NULL);
+        if (rc == 0)
+            break;
+        session_perf_close(p);
+        p = xcalloc(1, sizeof(*p));
+        p->wall = wall;
+        p->period_ns = period_ns;
+        if (wall || (rc != -EACCES && rc != -EPERM))
+            break; /* wall mode needs the switch samples, which are kernel-mode samples */
+    }
+    if (rc != 0) {
+        explain(-rc, wall, why, cap);
+        session_perf_close(p);
+        return NULL;
+    }
+    if (!on_exec)
+        session_perf_enable(p);
+    return p;
+}
+
+void session_perf_enable(struct session_perf *p)
+{
+    for (int i = 0; p && i < p->nrings; i++)
+        ioctl(p->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+int session_perf_kernel(const struct session_perf *p)
+{
+    return p && p->kernel;
+}
+
+void session_perf_counts(const struct session_perf *p, uint64_t *samples, uint64_t *lost)
+{
+    *samples = p ? p->samples : 0;
+    *lost = p ? p->lost : 0;
+}
+
+void session_perf_close(struct session_perf *p)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+
+    if (!p)
+        return;
+    for (int i = 0; i < p->nrings; i++) {
+        ioctl(p->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+        munmap(p->rings[i].page, (size_t)p->rings[i].size + (size_t)pg);
+        close(p->rings[i].fd);
+    }
+    free(p->rings);
+    free(p->off);
+    free(p);
+}
+
+void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *ctx)
+{
+    static uint8_t rec[MAX_RECORD];
+
+    for (int i = 0; p && i < p->nrings; i++) {
+        struct perf_ring *r = &p->rings[i];
+        uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+        uint64_t tail = r->page->data_tail;
+        while (tail < head) {
+            struct perf_event_header h;
+            uint64_t off = tail & (r->size - 1);
+            uint64_t first = r->size - off < sizeof(h) ? r->size - off : sizeof(h);
+            memcpy(&h, r->data + off, first);
+            memcpy((uint8_t *)&h + first, r->data, sizeof(h) - first);
+            if (h.size < sizeof(h) || h.size > head - tail)
+                break;
+            first = r->size - off < h.size ? r->size - off : h.size;
+            memcpy(rec, r->data + off, first);
+            memcpy(rec + first, r->data, h.size - first);
+            fn(ctx, r->kind, rec, h.size);
+            tail += h.size;
+        }
+        __atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
+    }
+}
+
+/* A decoded sample record. */
+struct perf_sample {
+    uint32_t pid, tid;
+    uint64_t time_ns;
+    struct symbolizer_stack st;
+};
+
+/* Parse a SAMPLE record of our sample_type; 0 or -1 when it has no user registers. */
+static int parse_sample(const uint8_t *rec, uint32_t len, struct perf_sample *s)
+{
+    const uint8_t *p = rec + sizeof(struct perf_event_header), *end = rec + len;
+    uint64_t abi, size, dyn;
+
+    if (p + 24 > end)
+        return -1;
+    memcpy(&s->pid, p, 4);
+    memcpy(&s->tid, p + 4, 4);
+    memcpy(&s->time_ns, p + 8, 8);
+    memcpy(&abi, p + 16, 8);
+    p += 24;
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE || p + 8 * PERF_NREGS + 8 > end)
+        return -1;
+    memcpy(s->st.regs, p, 8 * PERF_NREGS);
+    p += 8 * PERF_NREGS;
+    memcpy(&size, p, 8);
+    p += 8;
+    if (size > (uint64_t)(end - p) || (size && p + size + 8 > end))
+        return -1;
+    dyn = 0;
+    if (size)
+        memcpy(&dyn, p + size, 8);
+    s->st.pid = s->pid;
+    s->st.tid = s->tid;
+    s->st.stack = p;
+    s->st.stack_len = dyn < size ? dyn : size;
+    return 0;
+}
+
+/* The wall-mode state of tid (created on first use). */
+static struct perf_offcpu *offcpu(struct session_perf *p, uint32_t pid, uint32_t tid)
+{
+    for (size_t i = 0; i < p->noff; i++)
+        if (p->off[i].tid == tid && p->off[i].pid == pid)
+            return &p->off[i];
+    xgrow(&p->off, &p->offcap, p->noff + 1, sizeof(*p->off));
+    struct perf_offcpu *o = &p->off[p->noff++];
+    memset(o, 0, sizeof(*o));
+    o->pid = pid;
+    o->tid = tid;
+    o->ours = -1;
+    return o;
+}
+
+/* Whether tid is the collector's helper thread ("rocsys-modmap"): not part of the program. */
+static int own_thread(struct perf_offcpu *o)
+{
+    char path[64], name[32] = "";
+    FILE *f;
+
+    if (o->ours >= 0)
+        return o->ours;
+    snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", o->pid, o->tid);
+    f = fopen(path, "re");
+    if (!f)
+        return 0; /* gone: decide again if it shows up later */
+    if (!fgets(name, sizeof(name), f))
+        name[0] = '\0';
+    fclose(f);
+    o->ours = strncmp(name, "rocsys-", 7) == 0;
+    return o->ours;
+}
+
+/* Wall mode: a thread back on the CPU after a switch-out with a stack: its time off the CPU
+ * as whole sampling periods below "[blocked] CALL" or "[preempted]". */
+static void offcpu_done(struct session_perf *p, struct model *m, struct perf_offcpu *o,
+                        session_perf_sample_fn fn, void *ctx)
+{
+    uint64_t frames[MAX_UNWIND + 1];
+
+    if (!o->have_out || o->in_ns <= o->out_ns)
+        return; /* the switch-in is still to come */
+    if (o->have_stack && !own_thread(o)) {
+        uint64_t ns = o->in_ns - o->out_ns + o->carry_ns;
+        uint64_t periods = ns / p->period_ns;
+        o->carry_ns = ns % p->period_ns;
+        if (periods > 0) {
+            frames[0] = model_blocked_frame(m, o->pid, o->frames[0], o->preempted);
+            memcpy(frames + 1, o->frames, o->n * sizeof(*frames));
+            fn(ctx, o->pid, o->tid, o->out_ns, frames, o->n + 1,
+               (uint32_t)(periods > UINT32_MAX ? UINT32_MAX : periods));
+        }
+    }
+    o->have_out = o->have_stack = 0;
+    o->in_ns = 0;
+}
+
+void session_perf_decode(struct session_perf *p, struct model *m, int kind, const uint8_t *rec,
+                         uint32_t len, session_perf_sample_fn fn, void *ctx)
+{
+    const struct perf_event_header *h = (const void *)rec;
+    struct perf_sample s;
+    uint64_t frames[MAX_UNWIND];
+
+    if (!p || len < sizeof(*h))
+        return;
+    if (h->type == PERF_RECORD_LOST && len >= sizeof(*h) + 16) {
+        uint64_t n;
+        memcpy(&n, rec + sizeof(*h) + 8, 8);
+        p->lost += n;
+        return;
+    }
+    if (h->type == PERF_RECORD_SWITCH && len >= sizeof(*h) + 16) {
+        uint32_t pid, tid;
+        uint64_t t;
+        memcpy(&pid, rec + sizeof(*h), 4);
+        memcpy(&tid, rec + sizeof(*h) + 4, 4);
+        memcpy(&t, rec + sizeof(*h) + 8, 8);
+        struct perf_offcpu *o = offcpu(p, pid, tid);
+        if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+            if (!o->have_out || !o->have_stack || o->out_ns > t)
+                o->out_ns = t; /* (its sample came first, at the same moment) */
+            o->have_out = 1;
+            o->preempted = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+        } else {
+            o->in_ns = t;
+        }
+        offcpu_done(p, m, o, fn, ctx);
+        return;
+    }
+    if (h->type != PERF_RECORD_SAMPLE || parse_sample(rec, len, &s) != 0)
+        return;
+    uint32_t n = symbolizer_unwind(model_symbolizer(m), &s.st, frames, MAX_UNWIND);
+    p->unwound += n;
+    if (kind == SESSION_SOURCE_PERF_SWITCH) {
+        /* the stack where the thread leaves the CPU: kept until it comes back */
+        struct perf_offcpu *o = offcpu(p, s.pid, s.tid);
+        memcpy(o->frames, frames, n * sizeof(*frames));
+        o->n = n;
+        o->have_stack = 1;
+        if (!o->have_out) { /* the switch-out record may come after its sample */
+            o->out_ns = s.time_ns;
+            o->have_out = 1;
+        }
+        return;
+    }
+    if (own_thread(offcpu(p, s.pid, s.tid)))
+        return;
+    p->samples++;
+    fn(ctx, s.pid, s.tid, s.time_ns, frames, n, 1);
+}
+
+int session_perf_probe(int wall, char *why, size_t cap)
+{
+    struct perf_event_attr a;
+    int fd, e = 0;
+
+    for (int kernel = 1; kernel >= 0; kernel--) {
+        attr_init(&a, SESSION_SOURCE_PERF_CLOCK, 1000000, kernel, 0);
+        fd = perf_open(&a, 0, -1, -1);
+        e = fd < 0 ? errno : 0;
+        if (fd >= 0)
+            close(fd);
+        if (fd >= 0 && wall) {
+            attr_init(&a, SESSION_SOURCE_PERF_SWITCH, 1, kernel, 0);
+            fd = perf_open(&a, 0, -1, -1);
+            e = fd < 0 ? errno : 0;
+            if (fd >= 0)
+                close(fd);
+        }
+        if (fd >= 0 || wall || (e != EACCES && e != EPERM))
+            break;
+    }
+    if (e)
+        explain(e, wall, why, cap);
+    return -e;
+}
