@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# End-to-end: the perf engine (--engine perf), sampling from outside the target.
+#  - the demo's split (50/30/20, measured by the demo) in stacks.folded within 3 points, full
+#    stacks down from start_thread, engine "perf" in session.json, 0 samples taken in the target;
+#  - wall mode (default engine where permitted): a program that sleeps shows its sleep as
+#    "[blocked] nanosleep" under the function that sleeps, with about the share of wall time
+#    the program measured, and no sleep returns early;
+#  - where perf events are not permitted, --engine perf exits 1 with one line saying why.
+source "$(dirname "$0")/lib.sh"
+if ! "$ROCSYS_TOP" -b -n 1 --engine perf -- true > "$WORK/probe.out" 2> "$WORK/probe.err"; then
+    check "--engine perf refused with one line" test "$(wc -l < "$WORK/probe.err")" -eq 1
+    check "the line says why" grep -q "perf events" "$WORK/probe.err"
+    finish
+    skip "perf events not permitted here: $(cat "$WORK/probe.err")"
+fi
+
+# -- CPU mode: the demo's shares
+R="$WORK/cpu"
+"$ROCSYS_TOP" -b -d 10 -n 4 --rows 0 --engine perf --record "$R" -- "$ROCSYS_DEMO" > "$WORK/cpu.txt" 2>&1 || true
+check "session.json: engine perf" grep -q '"engine": "perf"' "$R/session.json"
+check "header: engine perf" grep -q 'engine perf' "$WORK/cpu.txt"
+F="$R/stacks.folded"
+total=$(awk '{s+=$NF} END{print s+0}' "$F")
+check "samples taken ($total)" test "$total" -gt 1000
+for pair in demo_solve:50 demo_butterfly:30 demo_reduce:20; do
+    fn=${pair%%:*}
+    want=$(grep -o "$fn [0-9.]*%" "$R/output.log" | tail -n 1 | grep -o '[0-9.]*' || true)
+    [ -n "$want" ] || want=${pair##*:}
+    got=$(awk -v fn="$fn" '{n=split($1,f,";"); if (f[n]==fn) s+=$NF; t+=$NF} END{if (t) printf "%.1f", 100*s/t}' \
+        <(grep 'solver' "$F"))
+    check "$fn leaf share ${got:-none}% within 3 of $want% (solver threads)" within "$got" "$want" 3
+done
+check "full stacks: start_thread;solver_main;demo_step;demo_solve" \
+    grep -q 'start_thread;solver_main;demo_step;demo_solve ' "$F"
+
+# -- wall mode: sleeping shows as [blocked] nanosleep below the sleeping function
+R="$WORK/wall"
+"$ROCSYS_TOP" -b -d 5 -n 20 --rows 0 --sample wall --record "$R" -- "$TP/tp_sleepy" > "$WORK/wall.txt" 2>&1 || true
+check "wall: engine perf by default" grep -q '"engine": "perf"' "$R/session.json"
+check "wall: program finished" grep -q '^sleepy done' "$R/output.log"
+F="$R/stacks.folded"
+check "wall: [blocked] nanosleep under sleepy_wait" grep -q 'sleepy_wait;.*\[blocked\] nanosleep ' "$F"
+want=$(awk '/^sleepy done/{print $NF}' "$R/output.log")
+got=$(awk '{t+=$NF} /\[blocked\]/{s+=$NF} END{if (t) printf "%.1f", 100*s/t}' <(grep -v 'rocsys-' "$F" | grep 'tp_sleepy-'))
+check "wall: blocked share ${got:-none}% within 5 of the program's ${want:-?}%" within "$got" "$want" 5
+check "wall: no sleep ended early" grep -q '^sleepy early 0$' "$R/output.log"
+finish
