@@ -17,6 +17,9 @@
 #               trace, text profiles, output log), for the cost of recording; the front
 #               end's own CPU with and without recording is compared too (the collector
 #               does the same work either way: recording is all in the front end)
+#   rocsys-top-outside  --engine perf: no sampling in the target; per-CPU perf events opened
+#               by rocsys-top copy registers and 8 KiB of stack per sample, unwound in the
+#               front end (the same rate and stack size as perf-dwarf below)
 #   perf-dwarf  perf record --call-graph dwarf -F 1000 -o DIR/perf.data -- tp_bench_work ITER
 # and prints the medians and the ratios against bare, then the collector's sample cost and
 # drops from rocsys-top's last frame. See docs/performance.md.
@@ -53,7 +56,7 @@ fi
 variants=(bare)
 rocsys_top=$build/rocsys-top
 if [[ -x $rocsys_top ]]; then
-    variants+=(rocsys-top-posix rocsys-top-record rocsys-top-perf)
+    variants+=(rocsys-top-posix rocsys-top-record rocsys-top-perf rocsys-top-outside)
 else
     note "$rocsys_top not found: skipping the rocsys-top variant"
 fi
@@ -87,6 +90,11 @@ run_variant() {
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
             "$rocsys_top" -b -d 10 --cpu-timer perf -- "$work" "${iter_args[@]}" \
             >"$tmp/frames.$r.txt" 2>"$base.log" || rc=$?
+        ;;
+    rocsys-top-outside)
+        TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \
+            "$rocsys_top" -b -d 10 --engine perf -- "$work" "${iter_args[@]}" \
+            >"$tmp/frames-outside.$r.txt" 2>"$base.log" || rc=$?
         ;;
     perf-dwarf)
         TP_BENCH_REPORT=$base.report "$timeit" -o "$base.time" \

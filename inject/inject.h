@@ -78,8 +78,8 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
  * an executable linked with libpython. */
 int inject_program_is_python(const char *path);
 
-/* Resolve --cpu-timer auto: perf events, unless this machine runs under a hypervisor (where
- * every timer interrupt is a costly exit to the host) or cpuinfo says nothing. */
+/* Resolve --cpu-timer auto: perf events (the collector falls back to POSIX timers where they
+ * are not permitted). */
 int inject_resolve_cpu_timer(int choice);
 
 #endif

@@ -28,11 +28,13 @@ static const struct opt_def opt_table[] = {
     {"engine", 0, OPT_CHOICE, "auto|perf|signal", 0, 0, "auto perf signal", OFF(engine), 0,
      "how threads are sampled: perf (from outside with perf events: no signal ever reaches the "
      "target, stacks unwound by rocsys-top) or signal (a handler in each thread: needed for "
-     "Python frames); auto: perf where permitted, signal for Python programs"},
+     "Python frames, user regions); auto: perf for --sample wall where permitted (not for "
+     "Python programs), signal otherwise"},
     {"cpu-timer", 0, OPT_CHOICE, "auto|perf|posix", 0, 0, "auto perf posix", OFF(cpu_timer), 0,
      "with --engine signal, what raises CPU samples: perf events (exact; an interrupt per sample, "
      "costly in a VM) or "
-     "POSIX CPU timers (cheap; kernel-tick resolution); auto: perf unless under a hypervisor"},
+     "POSIX CPU timers (cheap; kernel-tick resolution); auto: perf (posix where perf events are "
+     "not permitted)"},
     {"delay", 'd', OPT_INT, "TENTHS", 1, 600, NULL, OFF(delay_tenths), 0,
      "refresh delay in tenths of a second (default 10)"},
     {"iterations", 'n', OPT_INT, "N", 1, 1000000, NULL, OFF(iterations), 0,
