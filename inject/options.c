@@ -28,8 +28,8 @@ static const struct opt_def opt_table[] = {
     {"engine", 0, OPT_CHOICE, "auto|perf|signal", 0, 0, "auto perf signal", OFF(engine), 0,
      "how threads are sampled: perf (from outside with perf events: no signal ever reaches the "
      "target, stacks unwound by rocsys-top) or signal (a handler in each thread: needed for "
-     "Python frames, user regions); auto: perf for --sample wall where permitted (not for "
-     "Python programs), signal otherwise"},
+     "Python frames); auto: perf where permitted, signal for Python programs or with an "
+     "explicit --cpu-timer"},
     {"cpu-timer", 0, OPT_CHOICE, "auto|perf|posix", 0, 0, "auto perf posix", OFF(cpu_timer), 0,
      "with --engine signal, what raises CPU samples: perf events (exact; an interrupt per sample, "
      "costly in a VM) or "

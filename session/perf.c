@@ -443,3 +443,14 @@ int session_perf_probe(int wall, char *why, size_t cap)
         explain(e, wall, why, cap);
     return -e;
 }
+
+int session_perf_time(const uint8_t *rec, uint32_t len, uint64_t *time_ns)
+{
+    const struct perf_event_header *h = (const void *)rec;
+
+    /* SAMPLE starts with pid, tid, time; SWITCH's sample_id (TID|TIME) too */
+    if (len < sizeof(*h) + 16 || (h->type != PERF_RECORD_SAMPLE && h->type != PERF_RECORD_SWITCH))
+        return -1;
+    memcpy(time_ns, rec + sizeof(*h) + 8, 8);
+    return 0;
+}

@@ -81,6 +81,9 @@ struct session {
     struct session_spool spool;     /* empties the rings in its own thread */
     struct session_perf *perf;      /* the out-of-process sampler, or NULL */
     int use_perf;                   /* the engine is perf (the collector takes no samples) */
+    struct session_context *ctx;    /* regions and pauses over time, for perf samples */
+    struct session_spool_buf held;  /* perf records newer than the last barrier */
+    uint64_t barrier_ns;            /* collector records before this time are decoded */
     struct session_spool_buf taken; /* what the main loop took from the spool, being decoded */
     struct deferred *def;
     size_t ndef, defcap;
@@ -228,10 +231,12 @@ static void on_region_record(struct session *s, const struct rocsys_ring_ctl *ct
     case ROCSYS_REC_REGION_BEGIN:
         if (r->id)
             model_region_begin(s->m, ctl->pid, ctl->tid, r->id, r->depth, r->time_ns);
+        session_context_region(s->ctx, ctl->pid, ctl->tid, r->time_ns, 1, r->depth, r->id);
         break;
     case ROCSYS_REC_REGION_END:
         if (r->id)
             model_region_end(s->m, ctl->pid, ctl->tid, r->id, r->depth, r->time_ns);
+        session_context_region(s->ctx, ctl->pid, ctl->tid, r->time_ns, 0, r->depth, r->id);
         break;
     case ROCSYS_REC_REGION_MARK:
         if (!r->id)
@@ -248,6 +253,9 @@ static void on_region_record(struct session *s, const struct rocsys_ring_ctl *ct
     case ROCSYS_REC_SAMPLING:
         model_region_sampling(s->m, h->flags & ROCSYS_SAMPLING_ON,
                               (h->flags & ROCSYS_SAMPLING_THREAD) != 0);
+        session_context_sampling(s->ctx, ctl->pid, ctl->tid, r->time_ns,
+                                 (h->flags & ROCSYS_SAMPLING_ON) != 0,
+                                 (h->flags & ROCSYS_SAMPLING_THREAD) != 0);
         ev.time_ns = r->time_ns;
         ev.category = "mark";
         ev.name = (h->flags & ROCSYS_SAMPLING_ON) ? "sampling started" : "sampling stopped";
@@ -429,11 +437,59 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
                            const uint64_t *frames, uint32_t n, uint32_t weight)
 {
     struct session *s = ctx;
+    uint64_t all[ROCSYS_MAX_FRAMES + 1 + ROCSYS_REGION_DEPTH_MAX];
+    int nreg;
 
-    if (model_sample_weighted(s->m, pid, tid, t, frames, n, weight, 0) != 0)
-        defer_sample(s, pid, tid, t, frames, n, weight);
+    n = n < ROCSYS_MAX_FRAMES + 1 ? n : ROCSYS_MAX_FRAMES + 1;
+    memcpy(all, frames, n * sizeof(*all));
+    /* the thread's open regions then, above its outermost frame; none while it was paused */
+    nreg = session_context_at(s->ctx, pid, tid, t, all + n, ROCSYS_REGION_DEPTH_MAX);
+    if (nreg < 0)
+        return;
+    n += (uint32_t)nreg;
+    if (model_sample_weighted(s->m, pid, tid, t, all, n, weight, 0) != 0)
+        defer_sample(s, pid, tid, t, all, n, weight);
     else
-        record_sample(s, pid, tid, t, frames, n, weight);
+        record_sample(s, pid, tid, t, all, n, weight);
+}
+
+/* Decode one spooled perf record now, or hold it until the collector's records of its time
+ * (regions, pauses) are decoded: until a barrier later than its time. */
+static void perf_record(struct session *s, const struct session_spool_rec *r, const uint8_t *rec,
+                        int hold_ok)
+{
+    uint64_t t;
+    struct session_spool_buf *b = &s->held;
+    size_t need = sizeof(*r) + (((size_t)r->len + 7) & ~(size_t)7);
+
+    if (hold_ok && session_perf_time(rec, r->len, &t) == 0 && t >= s->barrier_ns) {
+        xgrow(&b->data, &b->cap, b->len + need, 1);
+        memcpy(b->data + b->len, r, sizeof(*r));
+        memcpy(b->data + b->len + sizeof(*r), rec, r->len);
+        b->len += need;
+        return;
+    }
+    session_perf_decode(s->perf, s->m, r->source, rec, r->len, on_perf_sample, s);
+}
+
+/* Decode the held perf records older than the barrier (all of them when all). */
+static void release_held(struct session *s, int all)
+{
+    struct session_spool_buf b = s->held;
+
+    if (b.len == 0)
+        return;
+    if (all)
+        s->barrier_ns = UINT64_MAX; /* the target is gone: nothing more will come */
+    s->held = (struct session_spool_buf){0};
+    for (size_t off = 0; off + sizeof(struct session_spool_rec) <= b.len;) {
+        struct session_spool_rec r;
+        memcpy(&r, b.data + off, sizeof(r));
+        const uint8_t *rec = b.data + off + sizeof(r);
+        perf_record(s, &r, rec, 1);
+        off += sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+    }
+    free(b.data);
 }
 
 /* Take what the spool holds (draining every ring first; with check_orphans, the rings of
@@ -459,12 +515,19 @@ static void drain(struct session *s, int check_orphans)
         if (r.source == SESSION_SOURCE_RINGS) {
             struct rocsys_ring_ctl owner = {.pid = r.pid, .tid = r.tid, .instance = r.instance};
             on_record(s, &owner, (const struct rocsys_rec_header *)rec);
+        } else if (r.source == SESSION_SOURCE_BARRIER) {
+            memcpy(&s->barrier_ns, rec, 8);
+            release_held(s, 0);
+            if (s->barrier_ns > 1000000000ull) /* a sample is never held longer than a pass */
+                session_context_prune(s->ctx, s->barrier_ns - 1000000000ull);
         } else {
-            session_perf_decode(s->perf, s->m, r.source, rec, r.len, on_perf_sample, s);
+            perf_record(s, &r, rec, 1);
         }
         off += sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
     }
     b->len = 0;
+    if (s->target_done)
+        release_held(s, 1);
     size_t kept = 0;
     uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
     for (size_t i = 0; i < s->ndef; i++) {
@@ -910,9 +973,8 @@ static int choose_engine(struct session *s, const char *program)
                  "a Python program: its frames are read by the in-target sampler");
         return 0;
     }
-    /* CPU mode stays in the target by default for now: user regions and pauses of sampling
-     * are applied to the stacks there (not yet to perf samples) */
-    if (o->engine == INJECT_ENGINE_AUTO && !o->wall)
+    /* an explicit --cpu-timer asks for the in-target sampler's timer */
+    if (o->engine == INJECT_ENGINE_AUTO && o->cpu_timer != INJECT_TIMER_AUTO)
         return 0;
     if (session_perf_probe(o->wall, why, sizeof(why)) != 0) {
         snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", why);
@@ -934,7 +996,9 @@ static void open_perf(pid_t pid, void *ctx)
                                 sizeof(why));
     if (!s->perf)
         snprintf(ms->engine_why, sizeof(ms->engine_why), "not sampled: %.180s", why);
-    else if (!session_perf_kernel(s->perf))
+    else
+        s->ctx = session_context_new();
+    if (s->perf && !session_perf_kernel(s->perf))
         snprintf(ms->engine_why, sizeof(ms->engine_why),
                  "time in system calls not sampled (kernel.perf_event_paranoid >= 2)");
     s->spool.perf = s->perf; /* the spool thread starts after the spawn */
@@ -1226,6 +1290,8 @@ out:
         close(s.sig_fd);
     session_spool_stop(&s.spool);
     session_perf_close(s.perf);
+    session_context_free(s.ctx);
+    free(s.held.data);
     if (s.tr.hdr) {
         transport_consumer_gone(&s.tr); /* a process that outlives us must not wait for room */
         transport_detach(&s.tr);

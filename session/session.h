@@ -58,7 +58,13 @@ void session_kernels_flush(struct model *m, struct record_set *rec, int final);
 void session_kernels_summary(FILE *out, struct model *m, int max_rows);
 
 /* perf.c: the out-of-process sampler (perf events opened by the front end) */
-enum { SESSION_SOURCE_RINGS = 0, SESSION_SOURCE_PERF_CLOCK = 1, SESSION_SOURCE_PERF_SWITCH = 2 };
+enum {
+    SESSION_SOURCE_RINGS = 0,       /* a collector record */
+    SESSION_SOURCE_PERF_CLOCK = 1,  /* a perf record of a task-clock event */
+    SESSION_SOURCE_PERF_SWITCH = 2, /* a perf record of a context-switch event */
+    SESSION_SOURCE_BARRIER = 3      /* 8 bytes: every collector record committed before this
+                                       time (CLOCK_MONOTONIC) is in the spool before it */
+};
 struct session_perf;
 struct model;
 /* A perf record copied out of a ring (kind: SESSION_SOURCE_PERF_*). */
@@ -87,6 +93,27 @@ void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *
 /* Decode one copied record: unwind samples, pair switch records; samples go to fn. */
 void session_perf_decode(struct session_perf *p, struct model *m, int kind, const uint8_t *rec,
                          uint32_t len, session_perf_sample_fn fn, void *ctx);
+
+/* The time of a perf record (samples and switch records), or -1 (lost records). */
+int session_perf_time(const uint8_t *rec, uint32_t len, uint64_t *time_ns);
+
+/* context.c: the open user regions and sampling pauses of the target's threads over time, for
+ * samples taken outside them */
+struct session_context;
+struct session_context *session_context_new(void);
+void session_context_free(struct session_context *c);
+/* A region opened (begin) or closed at depth (0 = outermost) on thread tid. */
+void session_context_region(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                            int begin, uint32_t depth, uint32_t id);
+/* The program turned sampling on or off, for its thread tid only or for the whole process. */
+void session_context_sampling(struct session_context *c, uint32_t pid, uint32_t tid,
+                              uint64_t time_ns, int on, int thread_only);
+/* Thread tid's open regions at time_ns as region pseudo-frames, innermost first (at most
+ * room); -1 when sampling was paused then. */
+int session_context_at(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                       uint64_t *out, uint32_t room);
+/* Forget the changes before before_ns (folded into the state they led to). */
+void session_context_prune(struct session_context *c, uint64_t before_ns);
 
 /* spool.c */
 /* One spooled record: its ring's owner, then the record itself (8-byte aligned). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model/model.h"
@@ -89,6 +90,8 @@ void session_spool_reap(struct session_spool *sp, uint32_t i)
 
 void session_spool_pass(struct session_spool *sp)
 {
+    uint64_t barrier = model_clock_ns(CLOCK_MONOTONIC);
+
     for (uint32_t i = 0; i < sp->tr->ring_count; i++) {
         struct rocsys_ring_ctl *c = &sp->tr->rings[i];
         uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
@@ -102,8 +105,12 @@ void session_spool_pass(struct session_spool *sp)
             transport_drain_ring(sp->tr, i, append, sp);
     }
     transport_drained(sp->tr); /* producers waiting for room try again */
-    if (sp->perf && sp->buf.len < sp->limit_bytes)
+    if (sp->perf && sp->buf.len < sp->limit_bytes) {
+        /* the collector's records committed before barrier precede it, the samples after it */
+        struct session_spool_rec r = {.source = SESSION_SOURCE_BARRIER, .len = 8};
+        append_rec(sp, &r, &barrier, 8);
         session_perf_pass(sp->perf, append_perf, sp);
+    }
 }
 
 void session_spool_take(struct session_spool *sp, struct session_spool_buf *out)

@@ -67,6 +67,16 @@ if [ -x "$CHECKER" ]; then
     check "trace: 20 marks" test "$(grep -c '"mark" "iteration done"' "$WORK/nest.check")" -eq 20
 fi
 
+# -- the same nesting sampled from outside (--engine perf): the front end puts each sample in the
+# regions its thread had open at the sample's time (from the collector's region records)
+RUN_OPTS="--engine perf" run nestp "$UR" nest
+F="$WORK/nestp.rec/stacks.folded"
+check "perf engine: nest sampled from outside" grep -q '"engine": "perf"' "$WORK/nestp.rec/session.json"
+check "perf engine folded: every ur_inner_work stack is under outer;inner" \
+    awk '/;ur_inner_work /{n++; if ($0 !~ /^[^;]*;\[region\] outer;\[region\] inner;/) bad++} END{exit !(n>0 && bad==0)}' "$F"
+check "perf engine folded: every ur_outer_work stack is under outer only" \
+    awk '/;ur_outer_work /{n++; if ($0 !~ /^[^;]*;\[region\] outer;_start;/) bad++} END{exit !(n>0 && bad==0)}' "$F"
+
 # -- unbalanced pops: -1 each, reported, the program goes on
 run unbalanced "$UR" unbalanced
 check "unbalanced: pops return -1" grep -q "unbalanced pops returned -1 -1 -1" "$WORK/unbalanced.log"
@@ -165,4 +175,7 @@ check "rocprofsys: the stand-in got no call" grep -q "stand-in calls 0" "$WORK/r
 check "rocprofsys: annotated region counted" test "$(region_field rps 'rps annotated' 1)" = 1
 check "rocprofsys: tree: annotated under outer" test "$(tree_indent rps '[region] rps annotated')" -gt "$(tree_indent rps '[region] rps outer')"
 check "rocprofsys: stop_trace paused sampling" bash -c "! grep -q ix_rps_paused_work '$WORK/rps.last'"
+RUN_OPTS="--engine perf" run rpsp "$IX" rocprofsys
+check "perf engine: rocprofsys annotated under outer" test "$(tree_indent rpsp '[region] rps annotated')" -gt "$(tree_indent rpsp '[region] rps outer')"
+check "perf engine: stop_trace paused sampling" bash -c "! grep -q ix_rps_paused_work '$WORK/rpsp.last'"
 finish
