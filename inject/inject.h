@@ -29,6 +29,7 @@ struct inject_options {
     const char *replay_dir; /* --replay DIR: show a recording */
     const char *range;      /* --range START:END: the part of a replayed run (seconds) */
     int attach_gpu;         /* --attach-gpu: no target, the GPU dashboard */
+    const char *pids;       /* -p PID[,PID...]: attach to running processes */
     int gpu_interval_ms;    /* --gpu-interval: GPU sampling interval, 0 = no GPU monitoring */
     int help, version;
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */

@@ -52,6 +52,9 @@ static const struct opt_def opt_table[] = {
      "do not profile processes the target starts"},
     {"stdin", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(use_stdin), 1,
      "give the target rocsys-top's stdin (default: /dev/null)"},
+    {"pid", 'p', OPT_STRING, "PID[,PID...]", 0, 0, NULL, OFF(pids), 0,
+     "attach to running processes instead of starting one: call trees of every thread (perf "
+     "events from outside; leaving leaves them as they were), process metrics, GPU use"},
     {"record", 'o', OPT_STRING, "DIR", 0, 0, NULL, OFF(record_dir), 0,
      "also record the session into DIR: trace.pftrace (Perfetto), profile.txt, stacks.folded, "
      "output.log, session.json, and gpu.csv, kernels.csv, hip_api.csv, copies.csv"},
@@ -224,7 +227,22 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
         snprintf(err, errlen, "--attach-gpu needs GPU monitoring (--gpu-interval is 0)");
         return -1;
     }
-    if (o->help || o->version || o->merge_dir || o->replay_dir || o->attach_gpu)
+    if (o->pids && i < argc) {
+        snprintf(err, errlen, "-p takes no program: rocsys-top -p PID[,PID...] [OPTIONS]");
+        return -1;
+    }
+    if (o->pids) {
+        char *end;
+        for (const char *q = o->pids; *q; q = *end ? end + 1 : end) {
+            long v = strtol(q, &end, 10);
+            if (end == q || v <= 0 || v > 4194304 || (*end && *end != ',')) {
+                snprintf(err, errlen, "-p: '%s' is not a list of process ids (PID[,PID...])",
+                         o->pids);
+                return -1;
+            }
+        }
+    }
+    if (o->help || o->version || o->merge_dir || o->replay_dir || o->attach_gpu || o->pids)
         return 0;
     if (i >= argc) {
         snprintf(err, errlen, "no program given: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]");
@@ -241,6 +259,7 @@ void inject_options_help(FILE *out)
                  "       rocsys-top --record DIR [OPTIONS] -- PROGRAM [ARGS...]\n"
                  "       mpirun -np N rocsys-top --record DIR -- PROGRAM   (DIR/rank-R per rank)\n"
                  "       rocsys-top --replay DIR [--range START:END] [-b]\n"
+                 "       rocsys-top -p PID[,PID...] [-b] [-n N] [--record DIR]\n"
                  "       rocsys-top --attach-gpu [-b] [-n N] [--record DIR]\n"
                  "       rocsys-top --merge DIR\n"
                  "Live call-stack profiler: starts PROGRAM with a sampling collector injected\n"

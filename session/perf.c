@@ -49,6 +49,8 @@ struct perf_offcpu {
 
 struct session_perf {
     int wall, kernel;
+    int *fds; /* attached: every thread's events, their records sent to the CPU's ring */
+    size_t nfds, fdcap;
     uint64_t period_ns;
     struct perf_ring *rings;
     int nrings;
@@ -231,6 +233,11 @@ void session_perf_close(struct session_perf *p)
 
     if (!p)
         return;
+    for (size_t i = 0; i < p->nfds; i++) {
+        ioctl(p->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+        close(p->fds[i]);
+    }
+    free(p->fds);
     for (int i = 0; i < p->nrings; i++) {
         ioctl(p->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0);
         munmap(p->rings[i].page, (size_t)p->rings[i].size + (size_t)pg);
@@ -453,4 +460,112 @@ int session_perf_time(const uint8_t *rec, uint32_t len, uint64_t *time_ns)
         return -1;
     memcpy(time_ns, rec + sizeof(*h) + 8, 8);
     return 0;
+}
+
+/* Open kind's events on thread tid, every CPU: into a new ring per CPU the first time (ring_fd
+ * holds them), else into that CPU's ring. 0, or -errno. */
+static int attach_thread(struct session_perf *p, int kind, pid_t tid, int *ring_fd, int ncpu)
+{
+    struct perf_event_attr a;
+
+    attr_init(&a, kind, p->period_ns, p->kernel, 1);
+    a.disabled = 0;
+    for (int cpu = 0; cpu < ncpu; cpu++) {
+        int fd = perf_open(&a, tid, cpu, -1);
+        if (fd < 0) {
+            if (errno == ENODEV || (errno == EINVAL && cpu > 0))
+                continue; /* an offline CPU */
+            return -errno;
+        }
+        if (ring_fd[cpu] < 0) {
+            p->rings = xrealloc(p->rings, (size_t)(p->nrings + 1) * sizeof(*p->rings));
+            int rc = ring_map(&p->rings[p->nrings], fd, kind);
+            if (rc != 0) {
+                close(fd);
+                return rc;
+            }
+            p->nrings++;
+            ring_fd[cpu] = fd;
+            continue;
+        }
+        if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd[cpu]) != 0) {
+            int e = errno;
+            close(fd);
+            return -e;
+        }
+        xgrow(&p->fds, &p->fdcap, p->nfds + 1, sizeof(*p->fds));
+        p->fds[p->nfds++] = fd; /* kept open: closing it would end the event */
+    }
+    return 0;
+}
+
+/* Attach kind's events to every thread of pid (threads it creates later inherit them). */
+static int attach_process(struct session_perf *p, int kind, pid_t pid, int *ring_fd, int ncpu)
+{
+    char path[64];
+    struct dirent *d;
+    int rc = 0, opened = 0;
+    DIR *dir;
+
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    dir = opendir(path);
+    if (!dir)
+        return -ESRCH;
+    while ((d = readdir(dir)) != NULL) {
+        pid_t tid = (pid_t)atoi(d->d_name);
+        if (tid <= 0)
+            continue;
+        rc = attach_thread(p, kind, tid, ring_fd, ncpu);
+        if (rc == -ESRCH) { /* the thread ended meanwhile */
+            rc = 0;
+            continue;
+        }
+        if (rc != 0)
+            break;
+        opened++;
+    }
+    closedir(dir);
+    return rc != 0 ? rc : opened ? 0 : -ESRCH;
+}
+
+struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall, uint64_t period_ns,
+                                         char *why, size_t cap)
+{
+    int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), rc = 0, bad = 0;
+    int *ring_fd = xcalloc((size_t)ncpu * 2, sizeof(int));
+    struct session_perf *p = NULL;
+
+    for (int kernel = 1; kernel >= 0; kernel--) {
+        p = xcalloc(1, sizeof(*p));
+        p->wall = wall;
+        p->period_ns = period_ns;
+        p->kernel = kernel;
+        for (int i = 0; i < ncpu * 2; i++)
+            ring_fd[i] = -1;
+        for (bad = 0; bad < npids && rc == 0; bad++) {
+            rc = attach_process(p, SESSION_SOURCE_PERF_CLOCK, pids[bad], ring_fd, ncpu);
+            if (rc == 0 && wall)
+                rc = attach_process(p, SESSION_SOURCE_PERF_SWITCH, pids[bad], ring_fd + ncpu, ncpu);
+        }
+        if (rc == 0)
+            break;
+        session_perf_close(p);
+        p = NULL;
+        if (wall || (rc != -EACCES && rc != -EPERM))
+            break;
+        rc = 0;
+    }
+    free(ring_fd);
+    if (!p) {
+        if (rc == -ESRCH)
+            snprintf(why, cap, "no process %d", (int)pids[bad - 1]);
+        else if (rc == -EACCES || rc == -EPERM)
+            snprintf(why, cap,
+                     "not permitted to profile process %d (another user's, or not dumpable; "
+                     "perf events need the same user, root or CAP_PERFMON%s)",
+                     (int)pids[bad - 1], wall ? "; wall mode: perf_event_paranoid <= 1" : "");
+        else
+            explain(-rc, wall, why, cap);
+    }
+    return p;
 }

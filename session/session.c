@@ -77,10 +77,17 @@ struct session {
     uint64_t acc_dropped, acc_cost_ns, acc_cost_n;
     uint64_t acc_dropped_events; /* of acc_dropped: records, not samples */
     uint64_t acc_waits, acc_waited_ns;
-    uint64_t waits, waited_ns;      /* producers that waited for room, and how long (all rings) */
-    struct session_spool spool;     /* empties the rings in its own thread */
-    struct session_perf *perf;      /* the out-of-process sampler, or NULL */
-    int use_perf;                   /* the engine is perf (the collector takes no samples) */
+    uint64_t waits, waited_ns;  /* producers that waited for room, and how long (all rings) */
+    struct session_spool spool; /* empties the rings in its own thread */
+    struct session_perf *perf;  /* the out-of-process sampler, or NULL */
+    int use_perf;               /* the engine is perf (the collector takes no samples) */
+    int attached;               /* -p: running processes, sampled from outside only */
+    pid_t *pids;                /* -p: the processes */
+    int npids;
+    size_t pidcap;
+    uint32_t *seen_tids;   /* -p: threads already named in the model */
+    uint64_t maps_read_ns; /* -p: when a process's maps were last read again */
+    size_t nseen, seencap;
     struct session_context *ctx;    /* regions and pauses over time, for perf samples */
     struct session_spool_buf held;  /* perf records newer than the last barrier */
     uint64_t barrier_ns;            /* collector records before this time are decoded */
@@ -431,6 +438,42 @@ static void account_ring(void *ctx, const struct rocsys_ring_ctl *c)
     s->acc_waited_ns += atomic_load(&c->waited_ns);
 }
 
+/* A small text file of /proc (one line, no newline) into buf; "" when unreadable. */
+static void proc_text(const char *path, char *buf, size_t cap, int nul_to_space)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : -1;
+
+    if (fd >= 0)
+        close(fd);
+    n = n < 0 ? 0 : n;
+    buf[n] = '\0';
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == '\n' || (nul_to_space && buf[i] == '\0'))
+            buf[i] = (i == n - 1) ? '\0' : ' ';
+}
+
+/* -p: name thread tid of pid in the model (once), from /proc. */
+static void attached_thread(struct session *s, uint32_t pid, uint32_t tid)
+{
+    char path[64], name[32];
+
+    for (size_t i = 0; i < s->nseen; i++)
+        if (s->seen_tids[i] == tid)
+            return;
+    xgrow(&s->seen_tids, &s->seencap, s->nseen + 1, sizeof(*s->seen_tids));
+    s->seen_tids[s->nseen++] = tid;
+    snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+    proc_text(path, name, sizeof(name), 0);
+    model_thread_start(s->m, pid, tid, name, model_clock_ns(CLOCK_MONOTONIC));
+    struct record_event ev = {.type = RECORD_EV_THREAD,
+                              .time_ns = model_clock_ns(CLOCK_MONOTONIC),
+                              .pid = pid,
+                              .tid = tid,
+                              .data = name};
+    record_set_event(s->rec, &ev);
+}
+
 /* A sample of the out-of-process sampler: to the model (or deferred until its modules are
  * known) and the writers, as the collector's samples. */
 static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
@@ -440,6 +483,16 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
     uint64_t all[ROCSYS_MAX_FRAMES + 1 + ROCSYS_REGION_DEPTH_MAX];
     int nreg;
 
+    if (s->attached) {
+        /* no collector: threads named from /proc, code loaded since read from the maps */
+        attached_thread(s, pid, tid);
+        if (n && !MODEL_IS_STATE_FRAME(frames[0]) &&
+            !symbolizer_has_module(model_symbolizer(s->m), pid, frames[0]) &&
+            model_clock_ns(CLOCK_MONOTONIC) - s->maps_read_ns > 200000000ull) {
+            symbolizer_load_maps(model_symbolizer(s->m), pid);
+            s->maps_read_ns = model_clock_ns(CLOCK_MONOTONIC);
+        }
+    }
     n = n < ROCSYS_MAX_FRAMES + 1 ? n : ROCSYS_MAX_FRAMES + 1;
     memcpy(all, frames, n * sizeof(*all));
     /* the thread's open regions then, above its outermost frame; none while it was paused */
@@ -589,13 +642,18 @@ static void update_stats(struct session *s)
     session_spool_unlock(&s->spool);
     /* the collector counts records_no_ring after dropped_no_ring: read it first, so that the
      * events never exceed the total in a snapshot */
-    dropped_events += atomic_load(&s->tr.hdr->records_no_ring);
-    dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
+    if (s->tr.hdr) {
+        dropped_events += atomic_load(&s->tr.hdr->records_no_ring);
+        dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
+        ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);
+    }
+    uint64_t perf_samples, perf_lost;
+    session_perf_counts(s->perf, &perf_samples, &perf_lost);
+    dropped += perf_lost; /* samples the kernel could not write: a perf ring was full */
     if (dropped < dropped_events)
         dropped = dropped_events;
     ms->dropped = dropped;
     ms->dropped_events = dropped_events;
-    ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);
     ms->sample_cost_avg_ns = cost_n ? (double)cost / (double)cost_n : 0;
     ms->sample_cost_median_ns = cost_quantile(s, 0.5);
     ms->sample_cost_p99_ns = cost_quantile(s, 0.99);
@@ -604,7 +662,8 @@ static void update_stats(struct session *s)
         ms->frontend_cpu_pct =
             100.0 * (double)(model_self_cpu_ns() - s->start_cpu_ns) / (double)wall;
     /* the notice says what keeps samples from being taken, derived from the facts of now */
-    if (s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 && ms->samples == 0)
+    if (s->tr.hdr && s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 &&
+        ms->samples == 0)
         snprintf(ms->notice, sizeof(ms->notice),
                  "the collector never started in the target: LD_PRELOAD was ignored or "
                  "removed (no samples)");
@@ -613,6 +672,14 @@ static void update_stats(struct session *s)
                  "%u thread%s block%s the sampling signal (%d): not sampled", ms->threads_blocking,
                  ms->threads_blocking == 1 ? "" : "s", ms->threads_blocking == 1 ? "s" : "",
                  ms->sample_signal);
+    else if (s->attached)
+        snprintf(ms->notice, sizeof(ms->notice),
+                 "attached: HIP API, GPU kernels, user regions and output need the injected "
+                 "collector (start the program under rocsys-top): not shown");
+    else if (s->o->wall && ms->engine && strcmp(ms->engine, "signal") == 0)
+        snprintf(ms->notice, sizeof(ms->notice),
+                 "wall mode with in-target signals: waits may end early (EINTR)%s%.150s",
+                 ms->engine_why[0] ? ": " : "", ms->engine_why);
     else if (!model_python_notice(s->m, ms->notice, sizeof(ms->notice)))
         ms->notice[0] = '\0';
 }
@@ -687,7 +754,7 @@ static void check_child(struct session *s)
 /* Send sig to the target (its process group when it has one). */
 static void signal_target(struct session *s, int sig)
 {
-    if (s->target_done)
+    if (s->target_done || s->attached) /* an attached process never gets a signal from us */
         return;
     if (s->target.own_group)
         kill(-s->target.pid, sig);
@@ -695,9 +762,48 @@ static void signal_target(struct session *s, int sig)
         kill(s->target.pid, sig);
 }
 
+/* -p: the attached processes still alive; when none is, the session's target is done. */
+static void check_attached(struct session *s)
+{
+    int alive = 0;
+
+    for (int i = 0; i < s->npids; i++) {
+        if (s->pids[i] <= 0)
+            continue;
+        if (kill(s->pids[i], 0) != 0 && errno == ESRCH) {
+            model_proc_end(s->m, (uint32_t)s->pids[i], MODEL_PROC_EXITED, -1,
+                           model_clock_ns(CLOCK_MONOTONIC));
+            s->pids[i] = -s->pids[i];
+            continue;
+        }
+        alive++;
+    }
+    if (alive == 0) {
+        drain(s, 0);
+        s->target_done = 1;
+        s->target_end_ns = model_clock_ns(CLOCK_MONOTONIC);
+        model_session(s->m)->target_done = 1;
+        model_session(s->m)->end_ns = s->target_end_ns;
+        snprintf(model_session(s->m)->status_text, sizeof(model_session(s->m)->status_text),
+                 "ended (attached: exit status unknown)");
+        if (!s->ended_by)
+            s->ended_by = "the attached processes ended";
+    }
+}
+
 /* Ask the target to end (SIGTERM now, SIGKILL after a grace period), then leave. */
 static void stop_target(struct session *s)
 {
+    if (s->attached) { /* leave the processes as they are: running */
+        if (!s->target_done) {
+            s->target_done = 1;
+            model_session(s->m)->target_done = 1;
+            snprintf(model_session(s->m)->status_text, sizeof(model_session(s->m)->status_text),
+                     "detached (still running)");
+        }
+        s->quit = 1;
+        return;
+    }
     if (s->target_done || s->kill_sent)
         return;
     signal_target(s, SIGTERM);
@@ -728,7 +834,9 @@ static void on_signal(struct session *s)
                 s->ended_by = si.ssi_signo == SIGINT    ? "SIGINT to rocsys-top (Ctrl-C)"
                               : si.ssi_signo == SIGTERM ? "SIGTERM to rocsys-top"
                                                         : "SIGQUIT to rocsys-top";
-            if (s->kill_sent) {
+            if (s->attached) {
+                stop_target(s); /* detach */
+            } else if (s->kill_sent) {
                 signal_target(s, SIGKILL);
             } else {
                 /* pass it on, like a shell would; we end when the target does */
@@ -772,6 +880,9 @@ static void record_process_counters(struct session *s, uint64_t t)
 static void refresh(struct session *s)
 {
     uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
+
+    if (s->attached && !s->target_done)
+        check_attached(s);
 
     drain(s, 1);
     model_regions_close(s->m, t, 0); /* regions left open by threads that ended */
@@ -1004,6 +1115,70 @@ static void open_perf(pid_t pid, void *ctx)
     s->spool.perf = s->perf; /* the spool thread starts after the spawn */
 }
 
+/* -p PID[,PID...]: the processes into the model (executable, command line, modules from their
+ * maps, threads), then perf events on every thread. 0, or -1 with a one-line reason in err. */
+static int attach_targets(struct session *s, char *err, size_t errlen)
+{
+    struct model_session *ms = model_session(s->m);
+    char path[64], exe[4096], cmd[4096], why[sizeof(ms->engine_why)];
+    const char *q = s->o->pids;
+    char *end;
+
+    while (*q) {
+        xgrow(&s->pids, &s->pidcap, (size_t)s->npids + 1, sizeof(*s->pids));
+        s->pids[s->npids++] = (pid_t)strtol(q, &end, 10);
+        q = *end ? end + 1 : end;
+    }
+    if (session_perf_probe(s->o->wall, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    for (int i = 0; i < s->npids; i++) {
+        snprintf(path, sizeof(path), "/proc/%d", (int)s->pids[i]);
+        if (access(path, F_OK) != 0) {
+            snprintf(err, errlen, "no process %d", (int)s->pids[i]);
+            return -1;
+        }
+        if (s->pids[i] == getpid()) {
+            snprintf(err, errlen, "%d is rocsys-top itself", (int)s->pids[i]);
+            return -1;
+        }
+    }
+    s->perf = session_perf_attach(s->pids, s->npids, s->o->wall,
+                                  1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why));
+    if (!s->perf) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    s->spool.perf = s->perf;
+    s->use_perf = 1;
+    ms->engine = "perf";
+    ms->timer = s->o->wall ? "task-clock+switches" : "task-clock";
+    if (!session_perf_kernel(s->perf))
+        snprintf(ms->engine_why, sizeof(ms->engine_why),
+                 "time in system calls not sampled (kernel.perf_event_paranoid >= 2)");
+    model_set_root_pid(s->m, (uint32_t)s->pids[0]);
+    s->target.pid = s->pids[0];
+    for (int i = 0; i < s->npids; i++) {
+        uint32_t pid = (uint32_t)s->pids[i];
+        ssize_t n;
+        snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+        n = readlink(path, exe, sizeof(exe) - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+        proc_text(path, cmd, sizeof(cmd), 1);
+        model_proc_start(s->m, pid, 0, exe, cmd, model_clock_ns(CLOCK_MONOTONIC));
+        struct record_event ev = {.type = RECORD_EV_PROCESS,
+                                  .time_ns = model_clock_ns(CLOCK_MONOTONIC),
+                                  .pid = pid,
+                                  .tid = pid,
+                                  .data = exe};
+        record_set_event(s->rec, &ev);
+        symbolizer_load_maps(model_symbolizer(s->m), pid);
+    }
+    return 0;
+}
+
 /* The poll loop. Returns when the session is over. */
 static void run_loop(struct session *s)
 {
@@ -1159,12 +1334,15 @@ int session_run(const struct inject_options *o)
         fprintf(stderr, "rocsys-top: --stdin needs -b: the TUI reads the keyboard\n");
         return 2;
     }
-    inject_check_program(o->target_argv[0], &prog);
+    s.attached = o->pids != NULL;
+    memset(&prog, 0, sizeof(prog));
+    if (!s.attached)
+        inject_check_program(o->target_argv[0], &prog);
     if (prog.exit_code != 0) {
         fprintf(stderr, "rocsys-top: %s\n", prog.error);
         return prog.exit_code;
     }
-    if (inject_find_collector(collector, sizeof(collector)) != 0) {
+    if (!s.attached && inject_find_collector(collector, sizeof(collector)) != 0) {
         fprintf(stderr, "rocsys-top: cannot find librocsys-collector.so next to rocsys-top "
                         "(set ROCSYS_COLLECTOR_PATH)\n");
         return 1;
@@ -1172,7 +1350,8 @@ int session_run(const struct inject_options *o)
     s.m = model_new();
     model_regions_set_sink(s.m, on_region_span, &s);
     model_session(s.m)->rank = o->record_dir ? session_mpi_rank() : -1;
-    if (setup_writers(&s, err, sizeof(err)) != 0 || setup_transport(&s, err, sizeof(err)) != 0) {
+    if (setup_writers(&s, err, sizeof(err)) != 0 ||
+        (!s.attached && setup_transport(&s, err, sizeof(err)) != 0)) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         goto out;
     }
@@ -1190,6 +1369,8 @@ int session_run(const struct inject_options *o)
     ms->freq_hz = o->freq_hz;
     model_set_window(s.m, (uint32_t)o->window_s);
     size_t off = 0;
+    if (s.attached)
+        snprintf(ms->target, sizeof(ms->target), "attached to %s", o->pids);
     for (int i = 0; i < o->target_argc && off < sizeof(ms->target) - 1; i++)
         off += (size_t)snprintf(ms->target + off, sizeof(ms->target) - off, "%s%s", i ? " " : "",
                                 o->target_argv[i]);
@@ -1199,6 +1380,15 @@ int session_run(const struct inject_options *o)
     if (s.sig_fd < 0)
         goto out;
 
+    if (s.attached) {
+        ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
+        s.start_cpu_ns = model_self_cpu_ns();
+        if (attach_targets(&s, err, sizeof(err)) != 0) {
+            fprintf(stderr, "rocsys-top: -p: %s\n", err);
+            goto out;
+        }
+        goto started;
+    }
     if (choose_engine(&s, prog.path) != 0) {
         fprintf(stderr, "rocsys-top: --engine perf: %s\n", ms->engine_why);
         goto out;
@@ -1226,11 +1416,12 @@ int session_run(const struct inject_options *o)
         goto out;
     }
     model_set_root_pid(s.m, (uint32_t)s.target.pid);
+    fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
+started:
     ms->gpu = session_gpu_start(o); /* after the fork: the child expects one thread */
     session_spool_start(&s.spool);  /* without it, the loop drains on its tick */
     snprintf(ms->status_text, sizeof(ms->status_text), "running");
-    fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
-    fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
 
     if (!s.batch && !s.headless) {
         struct tui_options to = {.color = o->color, .delay_tenths = o->delay_tenths};
@@ -1241,8 +1432,8 @@ int session_run(const struct inject_options *o)
         }
     }
     run_loop(&s);
-    /* the target must not outlive a session that is over */
-    if (!s.target_done) {
+    /* the target must not outlive a session that is over (an attached one is left running) */
+    if (!s.target_done && !s.attached) {
         stop_target(&s);
         for (int i = 0; i < KILL_GRACE_MS / 10 && !s.target_done; i++) {
             usleep(10000);
@@ -1259,7 +1450,8 @@ int session_run(const struct inject_options *o)
         }
     }
     rc = s.exit_status;
-    transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
+    if (s.tr.hdr)
+        transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
 out:
     if (s.tui)
         tui_close(s.tui);
@@ -1292,6 +1484,8 @@ out:
     session_perf_close(s.perf);
     session_context_free(s.ctx);
     free(s.held.data);
+    free(s.pids);
+    free(s.seen_tids);
     if (s.tr.hdr) {
         transport_consumer_gone(&s.tr); /* a process that outlives us must not wait for room */
         transport_detach(&s.tr);

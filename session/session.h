@@ -79,6 +79,10 @@ typedef void (*session_perf_sample_fn)(void *ctx, uint32_t pid, uint32_t tid, ui
 struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, int on_exec,
                                        char *why, size_t cap);
 void session_perf_enable(struct session_perf *p);
+/* Sample running processes from outside: their every thread now (and the threads they create
+ * later, which inherit the events), enabled at once. NULL with a one-line reason in why. */
+struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall, uint64_t period_ns,
+                                         char *why, size_t cap);
 /* Whether this process may sample from outside (wall: with context-switch stacks): 0, or
  * -errno with a one-line reason and what to do in why. */
 int session_perf_probe(int wall, char *why, size_t cap);

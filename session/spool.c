@@ -104,7 +104,8 @@ void session_spool_pass(struct session_spool *sp)
         else
             transport_drain_ring(sp->tr, i, append, sp);
     }
-    transport_drained(sp->tr); /* producers waiting for room try again */
+    if (sp->tr->hdr)
+        transport_drained(sp->tr); /* producers waiting for room try again */
     if (sp->perf && sp->buf.len < sp->limit_bytes) {
         /* the collector's records committed before barrier precede it, the samples after it */
         struct session_spool_rec r = {.source = SESSION_SOURCE_BARRIER, .len = 8};
@@ -126,11 +127,16 @@ void session_spool_take(struct session_spool *sp, struct session_spool_buf *out)
 static void *session_spool_main(void *arg)
 {
     struct session_spool *sp = arg;
-    uint32_t seen = transport_doorbell_value(sp->tr);
+    uint32_t seen = sp->tr->hdr ? transport_doorbell_value(sp->tr) : 0;
     uint64_t one = 1;
+    struct timespec poll_ts = {0, SPOOL_POLL_MS * 1000000L};
 
     while (!atomic_load(&sp->stop)) {
-        int bell = transport_doorbell_wait(sp->tr, &seen, SPOOL_POLL_MS);
+        int bell = 0;
+        if (sp->tr->hdr) /* the collector's doorbell; attached (-p): no collector, no rings */
+            bell = transport_doorbell_wait(sp->tr, &seen, SPOOL_POLL_MS);
+        else
+            nanosleep(&poll_ts, NULL);
         session_spool_lock(sp);
         session_spool_pass(sp);
         session_spool_unlock(sp);
