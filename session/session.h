@@ -57,17 +57,16 @@ void session_kernels_flush(struct model *m, struct record_set *rec, int final);
 /* Headless summary: the top kernels by GPU time (nothing when there were none). */
 void session_kernels_summary(FILE *out, struct model *m, int max_rows);
 
-/* perf.c: the out-of-process sampler (perf events opened by the front end) */
+/* perf_events.c: the out-of-process sampler's perf events (opened by the front end) */
 enum {
-    SESSION_SOURCE_RINGS = 0,       /* a collector record */
-    SESSION_SOURCE_PERF_CLOCK = 1,  /* a perf record of a task-clock event */
-    SESSION_SOURCE_PERF_SWITCH = 2, /* a perf record of a context-switch event */
-    SESSION_SOURCE_BARRIER = 3      /* 8 bytes: every collector record committed before this
-                                       time (CLOCK_MONOTONIC) is in the spool before it */
+    SESSION_PERF_CLOCK = 1,  /* a perf record of a task-clock event */
+    SESSION_PERF_SWITCH = 2, /* a perf record of a context-switch event */
+    SESSION_PERF_BARRIER = 3 /* 8 bytes: every collector record committed before this time
+                                (CLOCK_MONOTONIC) is in the spool before it */
 };
 struct session_perf;
 struct model;
-/* A perf record copied out of a ring (kind: SESSION_SOURCE_PERF_*). */
+/* A perf record copied out of a ring (kind: SESSION_PERF_CLOCK or _SWITCH). */
 typedef void (*session_perf_record_fn)(void *ctx, int kind, const uint8_t *rec, uint32_t len);
 /* A decoded sample: pcs innermost first, weight in sampling periods. */
 typedef void (*session_perf_sample_fn)(void *ctx, uint32_t pid, uint32_t tid, uint64_t time_ns,
@@ -119,56 +118,55 @@ int session_context_at(struct session_context *c, uint32_t pid, uint32_t tid, ui
 /* Forget the changes before before_ns (folded into the state they led to). */
 void session_context_prune(struct session_context *c, uint64_t before_ns);
 
-/* spool.c */
-/* One spooled record: its ring's owner, then the record itself (8-byte aligned). */
+/* spool.c: a thread that empties the sources' rings into memory as they fill, so that the
+ * target never loses a sample while the main loop is busy; the main loop takes what was spooled
+ * in one swap and decodes it at its own pace */
+/* One spooled record: where it came from, then the record itself (8-byte aligned). */
 struct session_spool_rec {
-    uint32_t pid, tid, instance; /* the collector ring's owner */
-    uint16_t source;             /* SESSION_SOURCE_*: a collector record or a perf record */
-    uint16_t pad;
-    uint32_t len, pad2; /* bytes of the record (8-aligned in the spool) */
+    uint32_t pid, tid, instance; /* a collector record: its ring's owner */
+    uint16_t source;             /* the row of session_sources[] */
+    uint16_t kind;               /* per source (perf: SESSION_PERF_*) */
+    uint32_t len, pad;           /* bytes of the record */
 };
 
-/* Called with the spool locked when a ring is about to be freed (its counters are final). */
-typedef void (*session_spool_release_fn)(void *ctx, const struct rocsys_ring_ctl *ring);
-
-/* Spooled bytes: spool_rec + record, one after the other. */
+/* Spooled bytes: session_spool_rec + record, one after the other. */
 struct session_spool_buf {
     uint8_t *data;
     size_t len, cap;
 };
 
 struct session_spool {
-    struct transport *tr;
+    struct transport *tr; /* the collector's rings: their doorbell wakes the thread */
     pthread_mutex_t lock;
     struct session_spool_buf buf; /* what the thread spooled since the last session_spool_take */
     size_t limit_bytes;           /* past this, rings are left to fill (their drops are counted) */
     uint64_t bytes_total;         /* spooled since the start */
     size_t peak_bytes;            /* the most ever waiting for the main loop */
-    session_spool_release_fn release;
-    struct session_perf *perf; /* perf rings to empty too, or NULL */
-    void *ctx;
-    int wake_fd; /* eventfd: a ring passed half full (the main loop decodes now) */
+    void *session;                /* passed to the sources */
+    uint64_t pass_start_ns;       /* CLOCK_MONOTONIC when the current pass began */
+    int wake_fd;                  /* eventfd: a ring passed half full (the main loop decodes now) */
     pthread_t thread;
     int running;
     _Atomic int stop;
 };
 
-/* Prepare the spool over tr (no thread yet). release is called for every ring freed. */
-void session_spool_init(struct session_spool *sp, struct transport *tr,
-                        session_spool_release_fn release, void *ctx);
+/* Prepare the spool (no thread yet): tr's doorbell wakes it, session goes to the sources. */
+void session_spool_init(struct session_spool *sp, struct transport *tr, void *session);
 /* Start the thread; without it session_spool_pass in the main loop still works. 0 or -errno. */
 int session_spool_start(struct session_spool *sp);
 /* Stop the thread (returns within one poll interval) and close the eventfd. */
 void session_spool_stop(struct session_spool *sp);
 /* Free the buffers (after session_spool_stop). */
 void session_spool_free(struct session_spool *sp);
-
 void session_spool_lock(struct session_spool *sp);
 void session_spool_unlock(struct session_spool *sp);
-/* With the spool locked: drain every ring into the spool and free the released ones. */
-void session_spool_pass(struct session_spool *sp);
-/* With the spool locked: drain ring i into the spool and free it (its owner is gone). */
-void session_spool_reap(struct session_spool *sp, uint32_t i);
+/* With the spool locked: every source's pass, in the table's order. */
+void session_spool_pass(struct session_spool *sp, int check_orphans);
+/* With the spool locked: append a record (a source's pass). False past the spool's limit. */
+int session_spool_append(struct session_spool *sp, const struct session_spool_rec *r,
+                         const void *rec);
+/* Whether the spool is past its limit (the sources leave their rings to fill). */
+int session_spool_full(const struct session_spool *sp);
 /* With the spool locked: hand the spooled bytes to *out (whose old buffer, emptied, the spool
  * reuses). */
 void session_spool_take(struct session_spool *sp, struct session_spool_buf *out);

@@ -1,8 +1,8 @@
-/* The spool thread: empties the collector's rings into memory every SPOOL_POLL_MS, and at once
- * when a producer rings the doorbell (a ring passed half full), so that a slow main loop never
- * makes the target drop samples. */
+/* The spool thread: empties every source's rings (session_sources[]) into memory every
+ * SPOOL_POLL_MS, and at once when a collector's producer rings the doorbell (a ring passed half
+ * full), so that a slow main loop never makes the target drop samples. */
 #define _GNU_SOURCE
-#include "session/session.h"
+#include "session/session_internal.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -17,13 +17,11 @@
 #define SPOOL_POLL_MS     10
 #define SPOOL_LIMIT_BYTES (256u * 1024u * 1024u) /* ~30 s of 16 threads at 1 kHz, waiting */
 
-void session_spool_init(struct session_spool *sp, struct transport *tr,
-                        session_spool_release_fn release, void *ctx)
+void session_spool_init(struct session_spool *sp, struct transport *tr, void *session)
 {
     memset(sp, 0, sizeof(*sp));
     sp->tr = tr;
-    sp->release = release;
-    sp->ctx = ctx;
+    sp->session = session;
     sp->limit_bytes = SPOOL_LIMIT_BYTES;
     sp->wake_fd = -1;
     pthread_mutex_init(&sp->lock, NULL);
@@ -39,12 +37,16 @@ void session_spool_unlock(struct session_spool *sp)
     pthread_mutex_unlock(&sp->lock);
 }
 
-/* Append one record (len bytes) with where it came from. */
-static void append_rec(struct session_spool *sp, const struct session_spool_rec *r, const void *rec,
-                       uint32_t len)
+int session_spool_full(const struct session_spool *sp)
+{
+    return sp->buf.len >= sp->limit_bytes;
+}
+
+int session_spool_append(struct session_spool *sp, const struct session_spool_rec *r,
+                         const void *rec)
 {
     struct session_spool_buf *b = &sp->buf;
-    size_t padded = ((size_t)len + 7) & ~(size_t)7;
+    size_t padded = ((size_t)r->len + 7) & ~(size_t)7;
     size_t need = sizeof(*r) + padded;
 
     if (b->len + need > b->cap) {
@@ -55,63 +57,19 @@ static void append_rec(struct session_spool *sp, const struct session_spool_rec 
         b->cap = cap;
     }
     memcpy(b->data + b->len, r, sizeof(*r));
-    memcpy(b->data + b->len + sizeof(*r), rec, len);
+    memcpy(b->data + b->len + sizeof(*r), rec, r->len);
     b->len += need;
     sp->bytes_total += need;
     if (b->len > sp->peak_bytes)
         sp->peak_bytes = b->len;
+    return b->len < sp->limit_bytes;
 }
 
-/* transport_drain_ring's callback: a collector record with its ring's owner. */
-static void append(void *ctx, const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h)
+void session_spool_pass(struct session_spool *sp, int check_orphans)
 {
-    struct session_spool_rec r = {.pid = ctl->pid,
-                                  .tid = ctl->tid,
-                                  .instance = ctl->instance,
-                                  .source = SESSION_SOURCE_RINGS,
-                                  .len = h->size};
-    append_rec(ctx, &r, h, h->size);
-}
-
-/* session_perf_pass's callback: a perf record. */
-static void append_perf(void *ctx, int kind, const uint8_t *rec, uint32_t len)
-{
-    struct session_spool_rec r = {.source = (uint16_t)kind, .len = len};
-    append_rec(ctx, &r, rec, len);
-}
-
-void session_spool_reap(struct session_spool *sp, uint32_t i)
-{
-    transport_drain_ring(sp->tr, i, append, sp);
-    if (sp->release)
-        sp->release(sp->ctx, &sp->tr->rings[i]);
-    transport_free_ring(sp->tr, i);
-}
-
-void session_spool_pass(struct session_spool *sp)
-{
-    uint64_t barrier = model_clock_ns(CLOCK_MONOTONIC);
-
-    for (uint32_t i = 0; i < sp->tr->ring_count; i++) {
-        struct rocsys_ring_ctl *c = &sp->tr->rings[i];
-        uint32_t st = atomic_load_explicit(&c->state, memory_order_acquire);
-        if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
-            continue;
-        if (sp->buf.len >= sp->limit_bytes)
-            break; /* the main loop is far behind: the rings fill and count their drops */
-        if (st == ROCSYS_RING_RELEASED) /* everything was written before the release */
-            session_spool_reap(sp, i);
-        else
-            transport_drain_ring(sp->tr, i, append, sp);
-    }
-    if (sp->tr->hdr)
-        transport_drained(sp->tr); /* producers waiting for room try again */
-    if (sp->perf && sp->buf.len < sp->limit_bytes) {
-        /* the collector's records committed before barrier precede it, the samples after it */
-        struct session_spool_rec r = {.source = SESSION_SOURCE_BARRIER, .len = 8};
-        append_rec(sp, &r, &barrier, 8);
-        session_perf_pass(sp->perf, append_perf, sp);
-    }
+    sp->pass_start_ns = model_clock_ns(CLOCK_MONOTONIC);
+    for (int i = 0; i < session_nsources; i++)
+        session_sources[i]->pass(sp->session, sp, check_orphans);
 }
 
 void session_spool_take(struct session_spool *sp, struct session_spool_buf *out)
@@ -138,7 +96,7 @@ static void *session_spool_main(void *arg)
         else
             nanosleep(&poll_ts, NULL);
         session_spool_lock(sp);
-        session_spool_pass(sp);
+        session_spool_pass(sp, 0);
         session_spool_unlock(sp);
         if (bell && sp->wake_fd >= 0 && write(sp->wake_fd, &one, sizeof(one)) < 0 &&
             errno != EAGAIN)

@@ -30,7 +30,7 @@
 /* One perf ring: a clock (CPU samples) or switch (wall mode) event of one CPU. */
 struct perf_ring {
     int fd;
-    int kind; /* SESSION_SOURCE_PERF_CLOCK or _SWITCH */
+    int kind; /* SESSION_PERF_CLOCK or _SWITCH */
     struct perf_event_mmap_page *page;
     uint8_t *data;
     uint64_t size; /* bytes of data, a power of two */
@@ -72,7 +72,7 @@ static void attr_init(struct perf_event_attr *a, int kind, uint64_t period_ns, i
     memset(a, 0, sizeof(*a));
     a->size = sizeof(*a);
     a->type = PERF_TYPE_SOFTWARE;
-    if (kind == SESSION_SOURCE_PERF_CLOCK) {
+    if (kind == SESSION_PERF_CLOCK) {
         a->config = PERF_COUNT_SW_TASK_CLOCK;
         a->sample_period = period_ns;
     } else {
@@ -188,9 +188,9 @@ struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, 
     p->period_ns = period_ns;
     /* kernel-mode samples (syscall time at its call site) where permitted, else user only */
     for (p->kernel = 1; p->kernel >= 0; p->kernel--) {
-        rc = open_kind(p, SESSION_SOURCE_PERF_CLOCK, pid, on_exec, NULL, NULL);
+        rc = open_kind(p, SESSION_PERF_CLOCK, pid, on_exec, NULL, NULL);
         if (rc == 0 && wall)
-            rc = open_kind(p, SESSION_SOURCE_PERF_SWITCH, pid, on_exec, NULL, NULL);
+            rc = open_kind(p, SESSION_PERF_SWITCH, pid, on_exec, NULL, NULL);
         if (rc == 0)
             break;
         session_perf_close(p);
@@ -407,7 +407,7 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
         return;
     uint32_t n = symbolizer_unwind(model_symbolizer(m), &s.st, frames, MAX_UNWIND);
     p->unwound += n;
-    if (kind == SESSION_SOURCE_PERF_SWITCH) {
+    if (kind == SESSION_PERF_SWITCH) {
         /* the stack where the thread leaves the CPU: kept until it comes back */
         struct perf_offcpu *o = offcpu(p, s.pid, s.tid);
         memcpy(o->frames, frames, n * sizeof(*frames));
@@ -431,13 +431,13 @@ int session_perf_probe(int wall, char *why, size_t cap)
     int fd, e = 0;
 
     for (int kernel = 1; kernel >= 0; kernel--) {
-        attr_init(&a, SESSION_SOURCE_PERF_CLOCK, 1000000, kernel, 0);
+        attr_init(&a, SESSION_PERF_CLOCK, 1000000, kernel, 0);
         fd = perf_open(&a, 0, -1, -1);
         e = fd < 0 ? errno : 0;
         if (fd >= 0)
             close(fd);
         if (fd >= 0 && wall) {
-            attr_init(&a, SESSION_SOURCE_PERF_SWITCH, 1, kernel, 0);
+            attr_init(&a, SESSION_PERF_SWITCH, 1, kernel, 0);
             fd = perf_open(&a, 0, -1, -1);
             e = fd < 0 ? errno : 0;
             if (fd >= 0)
@@ -543,9 +543,9 @@ struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall,
         for (int i = 0; i < ncpu * 2; i++)
             ring_fd[i] = -1;
         for (bad = 0; bad < npids && rc == 0; bad++) {
-            rc = attach_process(p, SESSION_SOURCE_PERF_CLOCK, pids[bad], ring_fd, ncpu);
+            rc = attach_process(p, SESSION_PERF_CLOCK, pids[bad], ring_fd, ncpu);
             if (rc == 0 && wall)
-                rc = attach_process(p, SESSION_SOURCE_PERF_SWITCH, pids[bad], ring_fd + ncpu, ncpu);
+                rc = attach_process(p, SESSION_PERF_SWITCH, pids[bad], ring_fd + ncpu, ncpu);
         }
         if (rc == 0)
             break;

@@ -1,0 +1,311 @@
+/* Perf events as a session source (the perf engine): choosing the engine, opening the events
+ * on a launched target before its exec or on running processes (-p), the spool's pass over the
+ * perf rings, and the decoding of their records into samples, each put in the user regions its
+ * thread had open at its time (from the collector's records: a sample newer than the last
+ * barrier waits for the next one). */
+#define _GNU_SOURCE
+#include "session/session_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/protocol.h"
+#include "model/model.h"
+#include "record/record.h"
+
+/* A small text file of /proc (one line, no newline) into buf; "" when unreadable. */
+static void proc_text(const char *path, char *buf, size_t cap, int nul_to_space)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : -1;
+
+    if (fd >= 0)
+        close(fd);
+    n = n < 0 ? 0 : n;
+    buf[n] = '\0';
+    for (ssize_t i = 0; i < n; i++)
+        if (buf[i] == '\n' || (nul_to_space && buf[i] == '\0'))
+            buf[i] = (i == n - 1) ? '\0' : ' ';
+}
+
+/* -p: name thread tid of pid in the model (once), from /proc. */
+static void attached_thread(struct session *s, uint32_t pid, uint32_t tid)
+{
+    char path[64], name[32];
+
+    for (size_t i = 0; i < s->nseen; i++)
+        if (s->seen_tids[i] == tid)
+            return;
+    xgrow(&s->seen_tids, &s->seencap, s->nseen + 1, sizeof(*s->seen_tids));
+    s->seen_tids[s->nseen++] = tid;
+    snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+    proc_text(path, name, sizeof(name), 0);
+    model_thread_start(s->m, pid, tid, name, model_clock_ns(CLOCK_MONOTONIC));
+    struct record_event ev = {.type = RECORD_EV_THREAD,
+                              .time_ns = model_clock_ns(CLOCK_MONOTONIC),
+                              .pid = pid,
+                              .tid = tid,
+                              .data = name};
+    record_set_event(s->rec, &ev);
+}
+
+/* A sample of the out-of-process sampler: to the model (or deferred until its modules are
+ * known) and the writers, as the collector's samples. */
+static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
+                           const uint64_t *frames, uint32_t n, uint32_t weight)
+{
+    struct session *s = ctx;
+    uint64_t all[ROCSYS_MAX_FRAMES + 1 + ROCSYS_REGION_DEPTH_MAX];
+    int nreg;
+
+    if (s->attached) {
+        /* no collector: threads named from /proc, code loaded since read from the maps */
+        attached_thread(s, pid, tid);
+        if (n && !MODEL_IS_STATE_FRAME(frames[0]) &&
+            !symbolizer_has_module(model_symbolizer(s->m), pid, frames[0]) &&
+            model_clock_ns(CLOCK_MONOTONIC) - s->maps_read_ns > 200000000ull) {
+            symbolizer_load_maps(model_symbolizer(s->m), pid);
+            s->maps_read_ns = model_clock_ns(CLOCK_MONOTONIC);
+        }
+    }
+    n = n < ROCSYS_MAX_FRAMES + 1 ? n : ROCSYS_MAX_FRAMES + 1;
+    memcpy(all, frames, n * sizeof(*all));
+    /* the thread's open regions then, above its outermost frame; none while it was paused */
+    nreg = session_context_at(s->ctx, pid, tid, t, all + n, ROCSYS_REGION_DEPTH_MAX);
+    if (nreg < 0)
+        return;
+    n += (uint32_t)nreg;
+    session_sample(s, pid, tid, t, all, n, weight);
+}
+
+/* Decode one spooled perf record now, or hold it until the collector's records of its time
+ * (regions, pauses) are decoded: until a barrier later than its time. */
+static void perf_record(struct session *s, const struct session_spool_rec *r, const uint8_t *rec,
+                        int hold_ok)
+{
+    uint64_t t;
+    struct session_spool_buf *b = &s->held;
+    size_t need = sizeof(*r) + (((size_t)r->len + 7) & ~(size_t)7);
+
+    if (hold_ok && session_perf_time(rec, r->len, &t) == 0 && t >= s->barrier_ns) {
+        xgrow(&b->data, &b->cap, b->len + need, 1);
+        memcpy(b->data + b->len, r, sizeof(*r));
+        memcpy(b->data + b->len + sizeof(*r), rec, r->len);
+        b->len += need;
+        return;
+    }
+    session_perf_decode(s->perf, s->m, r->kind, rec, r->len, on_perf_sample, s);
+}
+
+/* Decode the held perf records older than the barrier (all of them when all). */
+static void release_held(struct session *s, int all)
+{
+    struct session_spool_buf b = s->held;
+
+    if (b.len == 0)
+        return;
+    if (all)
+        s->barrier_ns = UINT64_MAX; /* the target is gone: nothing more will come */
+    s->held = (struct session_spool_buf){0};
+    for (size_t off = 0; off + sizeof(struct session_spool_rec) <= b.len;) {
+        struct session_spool_rec r;
+        memcpy(&r, b.data + off, sizeof(r));
+        const uint8_t *rec = b.data + off + sizeof(r);
+        perf_record(s, &r, rec, 1);
+        off += sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+    }
+    free(b.data);
+}
+
+/* -p: the attached processes still alive; when none is, the session's target is done. */
+void session_check_attached(struct session *s)
+{
+    int alive = 0;
+
+    for (int i = 0; i < s->npids; i++) {
+        if (s->pids[i] <= 0)
+            continue;
+        if (kill(s->pids[i], 0) != 0 && errno == ESRCH) {
+            model_proc_end(s->m, (uint32_t)s->pids[i], MODEL_PROC_EXITED, -1,
+                           model_clock_ns(CLOCK_MONOTONIC));
+            s->pids[i] = -s->pids[i];
+            continue;
+        }
+        alive++;
+    }
+    if (alive == 0) {
+        session_drain(s, 0);
+        s->target_done = 1;
+        s->target_end_ns = model_clock_ns(CLOCK_MONOTONIC);
+        model_session(s->m)->target_done = 1;
+        model_session(s->m)->end_ns = s->target_end_ns;
+        snprintf(model_session(s->m)->status_text, sizeof(model_session(s->m)->status_text),
+                 "ended (attached: exit status unknown)");
+        if (!s->ended_by)
+            s->ended_by = "the attached processes ended";
+    }
+}
+
+/* Choose the sampling engine (--engine): perf events from outside in wall mode where permitted, but
+ * the in-target sampler for Python programs (their frames are read in the thread) and where perf
+ * events are not permitted. -1 when --engine perf cannot be honoured. */
+int session_choose_engine(struct session *s, const char *program)
+{
+    struct model_session *ms = model_session(s->m);
+    const struct inject_options *o = s->o;
+    char why[sizeof(ms->engine_why)];
+
+    ms->engine = "signal";
+    ms->engine_why[0] = '\0';
+    if (o->engine == INJECT_ENGINE_SIGNAL)
+        return 0;
+    if (o->engine == INJECT_ENGINE_AUTO && o->python != INJECT_PYTHON_OFF &&
+        inject_program_is_python(program)) {
+        snprintf(ms->engine_why, sizeof(ms->engine_why),
+                 "a Python program: its frames are read by the in-target sampler");
+        return 0;
+    }
+    /* an explicit --cpu-timer asks for the in-target sampler's timer */
+    if (o->engine == INJECT_ENGINE_AUTO && o->cpu_timer != INJECT_TIMER_AUTO)
+        return 0;
+    if (session_perf_probe(o->wall, why, sizeof(why)) != 0) {
+        snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", why);
+        return o->engine == INJECT_ENGINE_PERF ? -1 : 0;
+    }
+    ms->engine = "perf";
+    s->use_perf = 1;
+    return 0;
+}
+
+/* inject_spawn's hook: open the perf events on the child before its exec (enabled by it). */
+void session_perf_before_exec(pid_t pid, void *ctx)
+{
+    struct session *s = ctx;
+    struct model_session *ms = model_session(s->m);
+    char why[sizeof(ms->engine_why)];
+
+    s->perf = session_perf_open(pid, s->o->wall, 1000000000ull / (uint64_t)s->o->freq_hz, 1, why,
+                                sizeof(why));
+    if (!s->perf)
+        snprintf(ms->engine_why, sizeof(ms->engine_why), "not sampled: %.180s", why);
+    else
+        s->ctx = session_context_new();
+    if (s->perf && !session_perf_kernel(s->perf))
+        snprintf(ms->engine_why, sizeof(ms->engine_why),
+                 "time in system calls not sampled (kernel.perf_event_paranoid >= 2)");
+}
+
+/* -p PID[,PID...]: the processes into the model (executable, command line, modules from their
+ * maps, threads), then perf events on every thread. 0, or -1 with a one-line reason in err. */
+int session_attach(struct session *s, char *err, size_t errlen)
+{
+    struct model_session *ms = model_session(s->m);
+    char path[64], exe[4096], cmd[4096], why[sizeof(ms->engine_why)];
+    const char *q = s->o->pids;
+    char *end;
+
+    while (*q) {
+        xgrow(&s->pids, &s->pidcap, (size_t)s->npids + 1, sizeof(*s->pids));
+        s->pids[s->npids++] = (pid_t)strtol(q, &end, 10);
+        q = *end ? end + 1 : end;
+    }
+    if (session_perf_probe(s->o->wall, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    for (int i = 0; i < s->npids; i++) {
+        snprintf(path, sizeof(path), "/proc/%d", (int)s->pids[i]);
+        if (access(path, F_OK) != 0) {
+            snprintf(err, errlen, "no process %d", (int)s->pids[i]);
+            return -1;
+        }
+        if (s->pids[i] == getpid()) {
+            snprintf(err, errlen, "%d is rocsys-top itself", (int)s->pids[i]);
+            return -1;
+        }
+    }
+    s->perf = session_perf_attach(s->pids, s->npids, s->o->wall,
+                                  1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why));
+    if (!s->perf) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    s->use_perf = 1;
+    ms->engine = "perf";
+    ms->timer = s->o->wall ? "task-clock+switches" : "task-clock";
+    if (!session_perf_kernel(s->perf))
+        snprintf(ms->engine_why, sizeof(ms->engine_why),
+                 "time in system calls not sampled (kernel.perf_event_paranoid >= 2)");
+    model_set_root_pid(s->m, (uint32_t)s->pids[0]);
+    s->target.pid = s->pids[0];
+    for (int i = 0; i < s->npids; i++) {
+        uint32_t pid = (uint32_t)s->pids[i];
+        ssize_t n;
+        snprintf(path, sizeof(path), "/proc/%u/exe", pid);
+        n = readlink(path, exe, sizeof(exe) - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+        proc_text(path, cmd, sizeof(cmd), 1);
+        model_proc_start(s->m, pid, 0, exe, cmd, model_clock_ns(CLOCK_MONOTONIC));
+        struct record_event ev = {.type = RECORD_EV_PROCESS,
+                                  .time_ns = model_clock_ns(CLOCK_MONOTONIC),
+                                  .pid = pid,
+                                  .tid = pid,
+                                  .data = exe};
+        record_set_event(s->rec, &ev);
+        symbolizer_load_maps(model_symbolizer(s->m), pid);
+    }
+    return 0;
+}
+
+/* session_perf_pass's callback: a perf record to the spool. */
+static void perf_append(void *ctx, int kind, const uint8_t *rec, uint32_t len)
+{
+    struct session_spool_rec r = {.source = SESSION_SRC_PERF, .kind = (uint16_t)kind, .len = len};
+
+    session_spool_append(ctx, &r, rec);
+}
+
+/* The spool's pass (after the collector's rings): a barrier, then the perf rings. */
+static void perf_pass(struct session *s, struct session_spool *sp, int check_orphans)
+{
+    (void)check_orphans;
+    if (!s->perf || session_spool_full(sp))
+        return;
+    /* the collector's records committed before the pass began precede the barrier */
+    struct session_spool_rec r = {
+        .source = SESSION_SRC_PERF, .kind = SESSION_PERF_BARRIER, .len = 8};
+    session_spool_append(sp, &r, &sp->pass_start_ns);
+    session_perf_pass(s->perf, perf_append, sp);
+}
+
+/* A spooled perf record or barrier. */
+static void perf_decode(struct session *s, const struct session_spool_rec *r, const uint8_t *rec)
+{
+    if (r->kind != SESSION_PERF_BARRIER) {
+        perf_record(s, r, rec, 1);
+        return;
+    }
+    memcpy(&s->barrier_ns, rec, 8);
+    release_held(s, 0);
+    if (s->barrier_ns > 1000000000ull) /* a sample is never held longer than a pass */
+        session_context_prune(s->ctx, s->barrier_ns - 1000000000ull);
+}
+
+/* The target is done: every held sample now. */
+static void perf_flush(struct session *s)
+{
+    release_held(s, 1);
+}
+
+const struct session_source session_source_perf = {
+    .name = "perf events",
+    .pass = perf_pass,
+    .decode = perf_decode,
+    .flush = perf_flush,
+};
