@@ -185,6 +185,7 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 struct walk {
     uint64_t *out;
     uint32_t n, max;
+    uint64_t sp; /* the last frame's stack pointer: each caller's must be higher */
 };
 
 /* One frame: its pc (a return address for every frame but the first). */
@@ -194,10 +195,16 @@ static int on_frame(Dwfl_Frame *state, void *arg)
     Dwarf_Addr pc;
     bool activation;
 
+    Dwarf_Word sp;
+
     if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
         return DWARF_CB_ABORT;
-    if (w->n > 0 && w->out[w->n - 1] == pc && w->n >= 2 && w->out[w->n - 2] == pc)
-        return DWARF_CB_ABORT; /* no progress */
+    /* a frame that does not move up the stack would repeat forever (recursion does move) */
+    if (dwfl_frame_reg(state, 7 /* rsp */, &sp) == 0) {
+        if (w->n > 0 && sp <= w->sp)
+            return DWARF_CB_ABORT;
+        w->sp = sp;
+    }
     w->out[w->n++] = pc;
     return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }

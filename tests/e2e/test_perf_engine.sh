@@ -5,6 +5,7 @@
 #  - wall mode (default engine where permitted): a program that sleeps shows its sleep as
 #    "[blocked] nanosleep" under the function that sleeps, with about the share of wall time
 #    the program measured, and no sleep returns early;
+#  - a 32-level recursion unwound in full;
 #  - where perf events are not permitted, --engine perf exits 1 with one line saying why.
 source "$(dirname "$0")/lib.sh"
 if ! "$ROCSYS_TOP" -b -n 1 --engine perf -- true > "$WORK/probe.out" 2> "$WORK/probe.err"; then
@@ -33,6 +34,12 @@ done
 # (ASan builds have its thread_trampoline between start_thread and solver_main)
 check "full stacks: start_thread;solver_main;demo_step;demo_solve" \
     grep -Eq 'start_thread;([a-z_]+;)?solver_main;demo_step;demo_solve ' "$F"
+
+# -- recursion: 32 levels of the same function unwound in full (each frame moves up the stack)
+R="$WORK/deep"
+"$ROCSYS_TOP" -b -d 10 -n 3 --rows 0 --engine perf --record "$R" -- "$TP/tp_deep" 1 32 2 > "$WORK/deep.txt" 2>&1 || true
+depth=$(sort -t' ' -k2 -n "$R/stacks.folded" | tail -n 1 | awk -F';' '{print NF - 1}')
+check "recursion: the heaviest stack has >= 34 frames (got ${depth:-none})" test "${depth:-0}" -ge 34
 
 # -- wall mode: sleeping shows as [blocked] nanosleep below the sleeping function
 R="$WORK/wall"
