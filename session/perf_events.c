@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -22,7 +23,7 @@
 #define PERF_STACK_BYTES 8192u       /* the user stack copied per sample (as perf's default) */
 #define PERF_REGS_MASK   0xff0fffull /* AX..SS, R8..R15: not DS, ES, FS, GS */
 #define PERF_NREGS       20
-#define RING_PAGES       256u /* data pages per ring (1 MiB): ~100 ms of 16 busy threads */
+#define RING_PAGES       512u /* data pages per ring (2 MiB): 240 samples of 8.4 KiB */
 #define RING_PAGES_MIN   16u  /* when locked memory is short (unprivileged users) */
 #define MAX_UNWIND       ROCSYS_MAX_FRAMES
 #define MAX_RECORD       65536u
@@ -94,7 +95,8 @@ static void attr_init(struct perf_event_attr *a, int kind, uint64_t period_ns, i
     a->inherit = (unsigned)inherit;
     a->disabled = 1;
     a->watermark = 1;
-    a->wakeup_watermark = 1u << 30; /* nobody polls: the spool reads data_head */
+    /* the spool thread polls the rings: woken when one is a quarter full */
+    a->wakeup_watermark = RING_PAGES * 4096u / 4u;
 }
 
 /* Map fd's ring of pages data pages (fewer when locked memory is short). */
@@ -568,4 +570,13 @@ struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall,
             explain(-rc, wall, why, cap);
     }
     return p;
+}
+
+int session_perf_pollfds(const struct session_perf *p, struct pollfd *out, int max)
+{
+    int n = 0;
+
+    for (int i = 0; p && i < p->nrings && n < max; i++)
+        out[n++] = (struct pollfd){.fd = p->rings[i].fd, .events = POLLIN};
+    return n;
 }

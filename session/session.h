@@ -85,6 +85,9 @@ struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall,
 /* Whether this process may sample from outside (wall: with context-switch stacks): 0, or
  * -errno with a one-line reason and what to do in why. */
 int session_perf_probe(int wall, char *why, size_t cap);
+struct pollfd;
+/* The rings' fds to poll for POLLIN (a ring a quarter full); returns how many (at most max). */
+int session_perf_pollfds(const struct session_perf *p, struct pollfd *out, int max);
 /* Whether time in system calls is sampled (kernel-mode samples permitted). */
 int session_perf_kernel(const struct session_perf *p);
 /* Samples decoded, and samples the kernel lost (a ring was full). */

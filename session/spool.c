@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "model/model.h"
 
 #define SPOOL_POLL_MS     10
+#define SPOOL_MAX_POLL    256 /* perf rings polled at most (one per CPU and kind) */
 #define SPOOL_LIMIT_BYTES (256u * 1024u * 1024u) /* ~30 s of 16 threads at 1 kHz, waiting */
 
 void session_spool_init(struct session_spool *sp, struct transport *tr, void *session)
@@ -85,16 +87,28 @@ void session_spool_take(struct session_spool *sp, struct session_spool_buf *out)
 static void *session_spool_main(void *arg)
 {
     struct session_spool *sp = arg;
+    struct session *s = sp->session;
     uint32_t seen = sp->tr->hdr ? transport_doorbell_value(sp->tr) : 0;
     uint64_t one = 1;
     struct timespec poll_ts = {0, SPOOL_POLL_MS * 1000000L};
+    struct pollfd pfd[SPOOL_MAX_POLL];
+    /* perf rings wake the thread when a quarter full (their samples are large and can come
+     * fast: a context switch each in wall mode); the collector's rings carry samples only when
+     * there are no perf rings, and then ring their doorbell */
+    int npfd = s->perf ? session_perf_pollfds(s->perf, pfd, SPOOL_MAX_POLL) : 0;
 
     while (!atomic_load(&sp->stop)) {
         int bell = 0;
-        if (sp->tr->hdr) /* the collector's doorbell; attached (-p): no collector, no rings */
+        if (npfd > 0) {
+            if (poll(pfd, (nfds_t)npfd, SPOOL_POLL_MS) > 0)
+                for (int i = 0; i < npfd; i++)
+                    if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+                        pfd[i--] = pfd[--npfd]; /* its task is gone: no more wakeups */
+        } else if (sp->tr->hdr) {
             bell = transport_doorbell_wait(sp->tr, &seen, SPOOL_POLL_MS);
-        else
+        } else {
             nanosleep(&poll_ts, NULL);
+        }
         session_spool_lock(sp);
         session_spool_pass(sp, 0);
         session_spool_unlock(sp);
