@@ -20,6 +20,32 @@
 #include "record/record.h"
 #include "tui/tui.h"
 
+/* Enter on a process of the dashboard: become rocsys-top -p PID with the same display options.
+ * Returns only when that cannot be started (1, with a one-line message). */
+static int profile_process(const struct inject_options *o, int pid)
+{
+    char spid[16], delay[16], gpu[16];
+    char *argv[12];
+    int n = 0;
+
+    snprintf(spid, sizeof(spid), "%d", pid);
+    snprintf(delay, sizeof(delay), "%d", o->delay_tenths);
+    snprintf(gpu, sizeof(gpu), "%d", o->gpu_interval_ms);
+    argv[n++] = "rocsys-top";
+    argv[n++] = "-p";
+    argv[n++] = spid;
+    argv[n++] = "-d";
+    argv[n++] = delay;
+    argv[n++] = "--gpu-interval";
+    argv[n++] = gpu;
+    if (!o->color)
+        argv[n++] = "--no-color";
+    argv[n] = NULL;
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "rocsys-top: cannot start rocsys-top -p %d: %s\n", pid, strerror(errno));
+    return 1;
+}
+
 struct gpu_monitor *session_gpu_start(const struct inject_options *o)
 {
     struct gpu_monitor_options go = {.interval_ms = (uint32_t)o->gpu_interval_ms, .history_s = 300};
@@ -176,7 +202,7 @@ int session_attach_gpu(const struct inject_options *o)
     static struct attach a; /* one per process */
     struct model_session *ms;
     char err[600];
-    int sig_fd = -1, rc = 1;
+    int sig_fd = -1, rc = 1, profile_pid = 0;
 
     memset(&a, 0, sizeof(a));
     a.o = o;
@@ -229,7 +255,8 @@ int session_attach_gpu(const struct inject_options *o)
         if (p[0].revents)
             attach_signal(&a, sig_fd);
         if (a.tui && (p[1].revents & POLLIN) && tui_input(a.tui)) {
-            a.ended_by = "quit by the user";
+            profile_pid = tui_profile_pid(a.tui);
+            a.ended_by = profile_pid > 0 ? "Enter: profile a process" : "quit by the user";
             break;
         }
         if (a.tui && (p[1].revents & (POLLHUP | POLLERR))) {
@@ -264,5 +291,7 @@ out:
     if (sig_fd >= 0)
         close(sig_fd);
     model_free(a.m);
+    if (profile_pid > 0)
+        rc = profile_process(o, profile_pid);
     return rc;
 }

@@ -803,7 +803,12 @@ static int handle_key(struct tui *t, int ch)
     }
     ensure_built(t);
     v->key(t, t->state[t->view], ch);
-    return 0;
+    return t->profile_pid > 0; /* a view chose a process to profile: leave */
+}
+
+int tui_profile_pid(const struct tui *t)
+{
+    return t ? t->profile_pid : 0;
 }
 
 /* While the display is open, point stdout and stderr away from the terminal: a library in our

@@ -20,6 +20,9 @@ struct tui *tui_open(struct model *m, const struct tui_options *o);
 void tui_close(struct tui *t);
 /* Read every pending key (never blocks). Returns 1 when the user asked to quit. */
 int tui_input(struct tui *t);
+/* --attach-gpu: the pid of the process the user chose to profile (Enter in the GPU view's
+ * process list), once tui_input returned 1 for it; 0 otherwise. */
+int tui_profile_pid(const struct tui *t);
 /* Rebuild view data from the model (unless paused) and draw. Called once per refresh. */
 void tui_refresh(struct tui *t);
 

@@ -164,7 +164,8 @@ struct tui {
     char search[128];  /* the needle being typed, then the last one searched */
     char message[192]; /* one-shot message for the status line */
     int rows, cols;
-    int gpu_line; /* this frame's header has a line of GPU gauges */
+    int gpu_line;    /* this frame's header has a line of GPU gauges */
+    int profile_pid; /* --attach-gpu: the process Enter chose to profile (0: none) */
     struct tui_layout lay;
 };
 

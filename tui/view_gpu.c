@@ -343,7 +343,13 @@ int tui_gpu_key(struct tui *t, void *st, int key)
     struct gpu_view *v = st;
     enum tui_nav nav = tui_key_nav(key);
 
-    (void)t;
+    if ((key == '\n' || key == '\r' || key == KEY_ENTER) && model_session(t->m)->attach_gpu &&
+        !v->st->replay && v->st->nproc > 0) {
+        /* profile the selected process: the dashboard hands over to rocsys-top -p PID */
+        int sel = v->list.sel < v->st->nproc ? v->list.sel : v->st->nproc - 1;
+        t->profile_pid = (int)v->st->procs[v->order[sel]].pid;
+        return 1;
+    }
     if (nav == TUI_NAV_NONE)
         return 0;
     tui_list_nav(&v->list, nav, v->st->nproc, 5);
@@ -372,7 +378,8 @@ void tui_gpu_status(struct tui *t, void *st, char *buf, size_t n)
 
     (void)t;
     if (v->monitored && v->st->state == GPU_STATE_OK && !v->st->replay)
-        snprintf(buf, n, "GPU sweep %.0f us cpu", v->st->sweep_cpu_us_mean);
+        snprintf(buf, n, "GPU sweep %.0f us cpu%s", v->st->sweep_cpu_us_mean,
+                 model_session(t->m)->attach_gpu && v->st->nproc ? "  Enter: profile process" : "");
     else
         snprintf(buf, n, "%s", "");
 }

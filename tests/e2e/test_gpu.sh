@@ -142,9 +142,19 @@ if command -v tmux > /dev/null; then
     check "TUI: history max 77" wait_screen $S 'busy %: min [0-9.]+ avg [0-9.]+ max 77.0' 10
     $GS rm 0 hwmon/hwmon0/temp1_input
     check "TUI: removed edge file -> N/A" wait_screen $S 'edge N/A' 10
+    if "$ROCSYS_TOP" -b -n 1 --engine perf -- true > /dev/null 2>&1; then
+        # Enter on the process list's selected process: rocsys-top -p PID takes over
+        check "TUI: Enter is offered on the status line" wait_screen $S 'Enter: profile process' 10
+        tmux_keys $S Enter
+        check "TUI: Enter profiles the process (attached to $sp)" wait_screen $S "attached to $sp" 15
+        check "TUI: ... from outside (engine perf, notice)" wait_screen $S 'attached: HIP API' 10
+    else
+        echo "note: perf events not permitted: Enter-to-profile not checked"
+    fi
     tmux_keys $S q
     check "TUI: q quits" wait_file "$WORK/$S.rc" 10
     check "TUI: exit 0" test "$(cat "$WORK/$S.rc" 2>/dev/null)" = 0
+    check "TUI: the process is still running after rocsys-top left" kill -0 "$sp"
     tmux_kill $S
     fresh 2
     S=tgt
