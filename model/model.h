@@ -185,6 +185,7 @@ struct model_session {
     int freq_hz;
     const char *engine;    /* "perf" (out of process) or "signal" (in-target handler) */
     char engine_why[200];  /* why that engine (a fallback's reason), or "" */
+    double unwind_us_mean; /* perf engine: the front end's mean time to unwind a sample */
     uint64_t start_ns;     /* CLOCK_MONOTONIC when the target was started */
     uint64_t end_ns;       /* when the root target ended, 0 while it runs */
     int target_done;       /* the root target ended */

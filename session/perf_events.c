@@ -56,6 +56,7 @@ struct session_perf {
     struct perf_ring *rings;
     int nrings;
     uint64_t lost, samples, unwound;
+    uint64_t unwind_ns, unwinds; /* the front end's time spent unwinding, and how many */
     struct perf_offcpu *off;
     size_t noff, offcap;
 };
@@ -223,10 +224,12 @@ int session_perf_kernel(const struct session_perf *p)
     return p && p->kernel;
 }
 
-void session_perf_counts(const struct session_perf *p, uint64_t *samples, uint64_t *lost)
+void session_perf_counts(const struct session_perf *p, uint64_t *samples, uint64_t *lost,
+                         double *unwind_us)
 {
     *samples = p ? p->samples : 0;
     *lost = p ? p->lost : 0;
+    *unwind_us = p && p->unwinds ? (double)p->unwind_ns / (double)p->unwinds / 1e3 : 0;
 }
 
 void session_perf_close(struct session_perf *p)
@@ -407,7 +410,10 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
     }
     if (h->type != PERF_RECORD_SAMPLE || parse_sample(rec, len, &s) != 0)
         return;
+    uint64_t t0 = model_clock_ns(CLOCK_MONOTONIC);
     uint32_t n = symbolizer_unwind(model_symbolizer(m), &s.st, frames, MAX_UNWIND);
+    p->unwind_ns += model_clock_ns(CLOCK_MONOTONIC) - t0;
+    p->unwinds++;
     p->unwound += n;
     if (kind == SESSION_PERF_SWITCH) {
         /* the stack where the thread leaves the CPU: kept until it comes back */

@@ -178,7 +178,7 @@ static void update_stats(struct session *s)
         ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);
     }
     uint64_t perf_samples, perf_lost;
-    session_perf_counts(s->perf, &perf_samples, &perf_lost);
+    session_perf_counts(s->perf, &perf_samples, &perf_lost, &ms->unwind_us_mean);
     dropped += perf_lost; /* samples the kernel could not write: a perf ring was full */
     if (dropped < dropped_events)
         dropped = dropped_events;

@@ -90,8 +90,10 @@ struct pollfd;
 int session_perf_pollfds(const struct session_perf *p, struct pollfd *out, int max);
 /* Whether time in system calls is sampled (kernel-mode samples permitted). */
 int session_perf_kernel(const struct session_perf *p);
-/* Samples decoded, and samples the kernel lost (a ring was full). */
-void session_perf_counts(const struct session_perf *p, uint64_t *samples, uint64_t *lost);
+/* Samples decoded, samples the kernel lost (a ring was full), and the front end's mean time
+ * to unwind one (µs). */
+void session_perf_counts(const struct session_perf *p, uint64_t *samples, uint64_t *lost,
+                         double *unwind_us);
 /* Disable, unmap and close every event: nothing of ours stays in the target. */
 void session_perf_close(struct session_perf *p);
 /* Copy every record in the rings to fn (the spool thread, under the spool's lock). */

@@ -402,7 +402,10 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
             seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "%llu",
                 (unsigned long long)s->threads_unsampled);
         }
-        if (!s->replay) { /* a recording does not keep the collector's cost */
+        if (!s->replay && s->engine && strcmp(s->engine, "perf") == 0) {
+            seg(t, y, &x, w, lab, "  unwind ");
+            seg(t, y, &x, w, val, "%.1f us", s->unwind_us_mean);
+        } else if (!s->replay) { /* a recording does not keep the collector's cost */
             seg(t, y, &x, w, lab, "  cost ");
             seg(t, y, &x, w, val, "%.0f ns", s->sample_cost_median_ns);
         }
