@@ -235,7 +235,8 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
         char *end;
         for (const char *q = o->pids; *q; q = *end ? end + 1 : end) {
             long v = strtol(q, &end, 10);
-            if (end == q || v <= 0 || v > 4194304 || (*end && *end != ',')) {
+            if (end == q || v <= 0 || v > 4194304 || (*end && *end != ',') ||
+                (*end == ',' && !end[1])) {
                 snprintf(err, errlen, "-p: '%s' is not a list of process ids (PID[,PID...])",
                          o->pids);
                 return -1;

@@ -559,8 +559,8 @@ struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall,
             break;
         session_perf_close(p);
         p = NULL;
-        if (wall || (rc != -EACCES && rc != -EPERM))
-            break;
+        if (wall || kernel == 0 || (rc != -EACCES && rc != -EPERM))
+            break; /* (user-only events were refused too: rc says why) */
         rc = 0;
     }
     free(ring_fd);

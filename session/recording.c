@@ -86,11 +86,23 @@ int session_setup_writers(struct session *s, char *err, size_t errlen)
                  s->log_path);
         return 0;
     }
-    if (s->o->output_log)
+    if (s->o->output_log) {
         snprintf(s->log_path, sizeof(s->log_path), "%s", s->o->output_log);
-    else
-        snprintf(s->log_path, sizeof(s->log_path), "%s/rocsys-top-%d.log",
+    } else if (s->attached) {
+        return 0; /* -p: no output to capture */
+    } else {
+        /* a new file of ours (O_EXCL), not a name another user could have taken first */
+        snprintf(s->log_path, sizeof(s->log_path), "%s/rocsys-top-%d-XXXXXX.log",
                  tmp && *tmp ? tmp : "/tmp", (int)getpid());
+        int fd = mkstemps(s->log_path, 4);
+        if (fd < 0) {
+            snprintf(err, errlen, "cannot create the output log %s: %s", s->log_path,
+                     strerror(errno));
+            return -1;
+        }
+        close(fd);
+        s->log_is_temp = 1;
+    }
     if (record_set_add(s->rec, &record_output_log, s->log_path, s->m, err, errlen) != 0)
         return -1;
     snprintf(model_session(s->m)->output_log, sizeof(model_session(s->m)->output_log), "%s",

@@ -651,7 +651,7 @@ started:
 out:
     if (s.tui)
         tui_close(s.tui);
-    if (!s.batch && !s.headless && s.rec && !s.hangup && s.target.pid > 0)
+    if (!s.batch && !s.headless && s.rec && !s.hangup && s.target.pid > 0 && !s.attached)
         fprintf(stderr, "rocsys-top: %s; the target's output is in %s\n",
                 model_session(s.m)->status_text, s.log_path);
     if (s.target.out_fd >= 0)
@@ -672,6 +672,9 @@ out:
     if (s.m) /* GPU slices still waiting for a kernel name: written with what is known */
         session_kernels_flush(s.m, s.rec, 1);
     record_set_close(s.rec, s.m, &end);
+    /* our own log in $TMPDIR is kept only when the TUI told the user where it is */
+    if (s.log_is_temp && (s.batch || s.hangup || s.target.pid <= 0))
+        unlink(s.log_path);
     if (s.headless && s.target.pid > 0)
         session_print_summary(&s);
     if (s.sig_fd >= 0)

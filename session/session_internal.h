@@ -40,6 +40,7 @@ struct session {
     char shm_path[256];
     struct inject_target target;
     char log_path[2048];
+    int log_is_temp; /* log_path is rocsys-top's own file in $TMPDIR (removed after -b) */
     int sig_fd;
     struct tui *tui;
     int batch;
