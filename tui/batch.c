@@ -79,12 +79,14 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
                 (double)(s->range_end_ns - s->start_ns) / 1e9, elapsed);
     else if (s->engine && strcmp(s->engine, "perf") == 0) /* no handler in the target */
         fprintf(out,
-                "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  unwind %.1f us/sample  "
-                "stacks %zu  front end %.1f%% cpu  timer %s  engine perf%s%s\n",
+                "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  unsampled threads %llu  "
+                "unwind %.1f us/sample  stacks %zu  front end %.1f%% cpu  timer %s  engine "
+                "perf%s%s\n",
                 s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
                 (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
-                s->unwind_us_mean, model_distinct_stacks(m), s->frontend_cpu_pct,
-                s->timer ? s->timer : "?", s->engine_why[0] ? ": " : "", s->engine_why);
+                (unsigned long long)s->threads_unsampled, s->unwind_us_mean,
+                model_distinct_stacks(m), s->frontend_cpu_pct, s->timer ? s->timer : "?",
+                s->engine_why[0] ? ": " : "", s->engine_why);
     else
         fprintf(
             out,
