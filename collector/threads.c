@@ -139,7 +139,7 @@ void collector_thread_begin(int first_in_process, uint32_t proc_flags)
         }
     }
     setup_altstack(ts);
-    if (!(proc_flags & ROCSYS_PROC_FORKED)) /* a fork child's thread is warm already */
+    if (!(proc_flags & ROCSYS_PROC_FORKED) && !collector_g.no_timer) /* a fork child is warm */
         collector_sampler_warm();
     send_thread_record(ROCSYS_REC_THREAD_START);
     if (exit_key_ok)
