@@ -77,28 +77,24 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
                 (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
                 model_distinct_stacks(m), (double)(s->range_start_ns - s->start_ns) / 1e9,
                 (double)(s->range_end_ns - s->start_ns) / 1e9, elapsed);
-    else if (s->engine && strcmp(s->engine, "perf") == 0) /* no handler in the target */
+    else {
+        /* the cost of a sample: the handler's in the target, or (perf engine, no handler) the
+         * front end's unwinding */
+        char cost[96];
+        if (s->engine && strcmp(s->engine, "perf") == 0)
+            snprintf(cost, sizeof(cost), "unwind %.1f us/sample", s->unwind_us_mean);
+        else
+            snprintf(cost, sizeof(cost), "sample cost %.0f ns  (p99 %.0f ns, mean %.0f ns)",
+                     s->sample_cost_median_ns, s->sample_cost_p99_ns, s->sample_cost_avg_ns);
         fprintf(out,
                 "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  unsampled threads %llu  "
-                "unwind %.1f us/sample  stacks %zu  front end %.1f%% cpu  timer %s  engine "
-                "perf%s%s\n",
+                "%s  stacks %zu  front end %.1f%% cpu  timer %s  engine %s%s%s\n",
                 s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
                 (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
-                (unsigned long long)s->threads_unsampled, s->unwind_us_mean,
-                model_distinct_stacks(m), s->frontend_cpu_pct, s->timer ? s->timer : "?",
+                (unsigned long long)s->threads_unsampled, cost, model_distinct_stacks(m),
+                s->frontend_cpu_pct, s->timer ? s->timer : "?", s->engine ? s->engine : "?",
                 s->engine_why[0] ? ": " : "", s->engine_why);
-    else
-        fprintf(
-            out,
-            "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  unsampled threads %llu  "
-            "sample cost %.0f ns  (p99 %.0f ns, mean %.0f ns)  stacks %zu  front end %.1f%% cpu  "
-            "timer %s  engine %s%s%s\n",
-            s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
-            (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
-            (unsigned long long)s->threads_unsampled, s->sample_cost_median_ns,
-            s->sample_cost_p99_ns, s->sample_cost_avg_ns, model_distinct_stacks(m),
-            s->frontend_cpu_pct, s->timer ? s->timer : "?", s->engine ? s->engine : "?",
-            s->engine_why[0] ? ": " : "", s->engine_why);
+    }
     for (int pass = 0; pass < 2; pass++) /* the root target first */
         for (int i = 0; i < nproc; i++) {
             const struct model_process *p = model_process_at(m, i);
