@@ -84,6 +84,36 @@ static void chain(int sig, siginfo_t *si, void *ucontext)
         previous.sa_handler(sig);
 }
 
+/* Take the sampling signals already pending for this thread (the handler blocks them): they
+ * would interrupt the very context this sample describes, so they count as its weight (the
+ * periods they stand for) instead of running the handler again on the same stack. Someone
+ * else's use of the signal is passed on now. Returns the periods taken. AS-safe. */
+static uint32_t absorb_pending(struct collector_thread *ts, void *ucontext)
+{
+    struct timespec zero = {0, 0};
+    sigset_t one;
+    siginfo_t si;
+    uint32_t periods = 0;
+
+    sigemptyset(&one);
+    sigaddset(&one, collector_g.signo);
+    /* the system call itself: glibc's sigtimedwait is a cancellation point */
+    while (periods < 65535 && syscall(SYS_rt_sigtimedwait, &one, &si, &zero, (size_t)(_NSIG / 8)) ==
+                                  collector_g.signo) {
+        if (ts->has_perf && si.si_fd == ts->perf_fd && si.si_code == POLL_IN) {
+            struct perf_event_mmap_page *mp = ts->perf_page;
+            uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+            __atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+            periods++;
+        } else if (si.si_code == SI_TIMER && si.si_value.sival_int == (int)TIMER_MAGIC) {
+            periods += si.si_overrun >= 65534 ? 65535 : 1 + (uint32_t)si.si_overrun;
+        } else {
+            chain(collector_g.signo, &si, ucontext);
+        }
+    }
+    return periods;
+}
+
 /* The sampling signal handler. */
 static void on_sample(int sig, siginfo_t *si, void *ucontext)
 {
@@ -157,6 +187,17 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         nregions = collector_regions_frames(rec->frames + nframes, nregions);
         nframes += nregions;
         flags |= nregions ? ROCSYS_SAMPLE_REGIONS : 0;
+    }
+    /* a handler that took a good part of the period (a deep stack, a slow or loaded machine):
+     * its own CPU time counts towards the period, so the next signal may be pending already.
+     * Delivered, it would run the handler again at once on the same stack; a handler that
+     * costs more than the period would so be re-entered for ever (the thread makes no
+     * progress, and a SIGTERM to the process waits behind its private signals). Those
+     * signals are this sample's weight instead. */
+    if (collector_now_ns() - t0 >= collector_g.period_ns / 4) {
+        weight += absorb_pending(ts, ucontext);
+        if (weight > 65535)
+            weight = 65535;
     }
     rec->nframes = (uint16_t)nframes;
     rec->weight = (uint16_t)weight;

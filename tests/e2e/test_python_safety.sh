@@ -64,6 +64,26 @@ for py in "${pys[@]}"; do
     check "$tag deep recursion: stacks keep the root and the leaf" \
         grep -Eq '^[^;]*;.*main \(deep\.py:[0-9]+\);rec .*;rec \(deep\.py:[0-9]+\) [0-9]+$' "$R/stacks.folded"
 
+    # a handler dearer than the period (3,000-deep stacks at 10 kHz, next to two busy loops)
+    # never re-enters itself for ever: the program ends, and the samples count its CPU time
+    # (about 1.5 s, so about 15,000 at 10 kHz), not the handler's own re-entries
+    R="$WORK/$tag.deep10k"
+    load=()
+    for _ in 1 2; do sh -c 'while :; do :; done' & load+=($!); done
+    set +e
+    timeout -s KILL 60 "$ROCSYS_TOP" -b -d 5 -n 60 -f 10000 --cpu-timer perf --record "$R" -- \
+        "$py" "$SRC/deep.py" > "$WORK/$tag.deep10k.frames" 2>&1
+    rc=$?
+    set -e
+    kill "${load[@]}" 2>/dev/null || true
+    wait "${load[@]}" 2>/dev/null || true
+    check "$tag deep recursion at 10 kHz under load: exit 0 (got $rc)" test "$rc" -eq 0
+    check "$tag deep recursion at 10 kHz under load: output complete" grep -q '^deep done' "$R/output.log"
+    samples=$(awk '{s += $NF} END {print s + 0}' "$R/stacks.folded")
+    echo "    $tag deep recursion at 10 kHz: $samples samples"
+    check "$tag deep recursion at 10 kHz: samples count the program's CPU ($samples, 10000..25000)" \
+        test "$samples" -ge 10000 -a "$samples" -le 25000
+
     # --python off: native frames only, nothing said about Python
     R="$WORK/$tag.off"
     "$ROCSYS_TOP" -b -d 5 -n 40 --python off --record "$R" -- "$py" "$SRC/churn.py" 0.5 \
