@@ -78,6 +78,12 @@ struct symbolizer_stack {
  * interrupted pc, the others return addresses), at most max. Returns how many (0: none). */
 uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *st, uint64_t *out,
                            uint32_t max);
+/* How samples were unwound: by cached rules, else by libdwfl; with ROCSYS_UNWIND_CHECK=1 every
+ * cached result is compared with libdwfl's (checked, of which differ). */
+struct symbolizer_unwind_stats {
+    uint64_t samples, cached, checked, differ;
+};
+void symbolizer_unwind_stats(struct symbolizer_unwind_stats *out);
 
 /* ---- the model ---- */
 struct model;

@@ -21,9 +21,11 @@ struct model_bucket {
 };
 
 /* symbolize.c: pid's Dwfl with every module the symbolizer knows reported (for unwinding);
- * NULL when it knows none. */
+ * NULL when it knows none. *rules: pid's cache of unwind rules (unwind.c), emptied whenever
+ * a module of pid goes away. */
 typedef struct Dwfl Dwfl;
-Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid);
+struct hashmap;
+Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **rules);
 
 /* states.c */
 int model_state_sym(struct model *m, uint64_t pc, struct sym_frame *out);

@@ -75,6 +75,7 @@ struct sym_proc {
     Dwfl *dwfl;     /* created lazily */
     struct sym_module *mods; /* sorted by start, non-overlapping */
     int nmods, capmods;
+    struct hashmap unwind_rules; /* pc -> unwind rule (unwind.c) */
 };
 
 struct symbolizer {
@@ -343,6 +344,7 @@ static void proc_clear(struct sym_proc *p)
     for (int i = 0; i < p->nmods; i++)
         module_release(&p->mods[i]);
     p->nmods = 0;
+    hashmap_free(&p->unwind_rules);
     if (p->dwfl)
         dwfl_end(p->dwfl);
     p->dwfl = NULL;
@@ -706,6 +708,7 @@ void symbolizer_add_module(struct symbolizer *s, uint32_t pid, const char *path,
         if (o->start < end && start < o->end) {
             if (o->dwmod)
                 p->dwfl_dirty = 1;
+            hashmap_free(&p->unwind_rules);
             cache_rebuild(s, s->cache_cap ? s->cache_cap : 4096, pid, o->start, o->end);
             module_release(o);
             continue;
@@ -783,7 +786,7 @@ void symbolizer_forget_process(struct symbolizer *s, uint32_t pid)
     p->forgotten = 1;
 }
 
-Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid)
+Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **rules)
 {
     struct sym_proc *p = s ? proc_find(s, pid) : NULL;
     if (!p)
@@ -793,6 +796,7 @@ Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid)
             module_dwfl(s, p, &p->mods[i]);
             p = proc_find(s, pid); /* (no reallocation happens here, but stay safe) */
         }
+    *rules = &p->unwind_rules;
     return p->dwfl;
 }
 

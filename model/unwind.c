@@ -2,7 +2,11 @@
  * unwinding (libdwfl) of a perf sample's registers and stack copy, with the Dwfl the
  * symbolizer keeps per process (its ELF files and parsed CFI live as long as the process). */
 #define _GNU_SOURCE
+#include "hashmap.h"
 #include "model_internal.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -209,15 +213,203 @@ static int on_frame(Dwfl_Frame *state, void *arg)
     return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* The full unwinder: libdwfl's, every register tracked, every kind of CFI rule, frame-pointer
+ * fallback where a module has no CFI. */
+static uint32_t unwind_dwfl(Dwfl *dwfl, const struct symbolizer_stack *st, uint64_t *out,
+                            uint32_t max)
+{
+    struct walk w = {.out = out, .n = 0, .max = max};
+
+    cur = st;
+    dwfl_getthread_frames(dwfl, (pid_t)st->tid, on_frame, &w); /* an error ends every chain */
+    cur = NULL;
+    return w.n;
+}
+
+/*
+ * The cached unwinder. Nearly every x86-64 frame follows one simple rule: CFA = rsp or rbp +
+ * offset, the return address at CFA - 8, the caller's rsp = CFA, rbp unchanged or saved at
+ * CFA + offset. libdw decodes the CFI of a pc once; the rule is kept per process, packed in 32
+ * bits, and a sample's frames then cost a hash lookup and two loads each. A pc whose rule is
+ * anything else (expressions, a signal frame, no CFI, other registers) sends the whole sample
+ * to libdwfl, so results are libdwfl's exactly (ROCSYS_UNWIND_CHECK=1 compares every sample).
+ */
+enum {
+    RULE_SIMPLE = 1,  /* the fields below hold the rule */
+    RULE_COMPLEX = 2, /* libdwfl unwinds the sample */
+    RULE_NOMOD = 3,   /* no module: libdwfl tries frame pointers */
+    RULE_CFA_RBP = 1u << 2,
+    RULE_BP_AT = 1u << 3,    /* rbp saved at CFA + bp_off (else same value) */
+    RULE_BP_UNDEF = 1u << 4, /* rbp unknown in the caller */
+    RULE_RA_UNDEF = 1u << 5, /* the outermost frame */
+    RULE_BP_SHIFT = 6,       /* bp_off / 8: 7 bits, signed */
+    RULE_CFA_SHIFT = 13,     /* cfa_off: 19 bits, signed */
+};
+
+/* Sign-extend the bits of v from shift up (width bits). */
+static int32_t rule_field(uint32_t v, int shift, int width)
+{
+    int32_t x = (int32_t)((v >> shift) & ((1u << width) - 1));
+    return x >= 1 << (width - 1) ? x - (1 << width) : x;
+}
+
+/* Whether ops say "CFA + k" as a location (value = 0) or as a value (value = 1). */
+static bool ops_cfa_plus(const Dwarf_Op *ops, size_t nops, int value, int64_t *k)
+{
+    size_t i = 0;
+    *k = 0;
+    if (nops < 1 || ops[i++].atom != DW_OP_call_frame_cfa)
+        return false;
+    if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+        *k = (int64_t)ops[i++].number;
+    if (value && (i >= nops || ops[i++].atom != DW_OP_stack_value))
+        return false;
+    return i == nops;
+}
+
+/* The rule of one CFI frame, RULE_COMPLEX if it is not a simple one. */
+static uint32_t rule_of(Dwarf_Frame *fr)
+{
+    Dwarf_Op mem[3], *ops;
+    size_t nops;
+    bool signal = false;
+    int64_t k, cfa_off;
+    uint32_t r = RULE_SIMPLE;
+
+    if (dwarf_frame_info(fr, NULL, NULL, &signal) != 16 || signal)
+        return RULE_COMPLEX;
+    if (dwarf_frame_cfa(fr, &ops, &nops) != 0 || nops != 1)
+        return RULE_COMPLEX;
+    if (ops[0].atom == DW_OP_bregx && (ops[0].number == 6 || ops[0].number == 7)) {
+        r |= ops[0].number == 6 ? RULE_CFA_RBP : 0;
+        cfa_off = (int64_t)ops[0].number2;
+    } else if (ops[0].atom == DW_OP_breg6 || ops[0].atom == DW_OP_breg7) {
+        r |= ops[0].atom == DW_OP_breg6 ? RULE_CFA_RBP : 0;
+        cfa_off = (int64_t)ops[0].number;
+    } else {
+        return RULE_COMPLEX;
+    }
+    if (cfa_off < -(1 << 18) || cfa_off >= 1 << 18)
+        return RULE_COMPLEX;
+    r |= ((uint32_t)cfa_off & ((1u << 19) - 1)) << RULE_CFA_SHIFT;
+    /* the caller's rsp is the CFA */
+    if (dwarf_frame_register(fr, 7, mem, &ops, &nops) != 0 || !ops_cfa_plus(ops, nops, 1, &k) ||
+        k != 0)
+        return RULE_COMPLEX;
+    /* the return address (register 16) */
+    if (dwarf_frame_register(fr, 16, mem, &ops, &nops) != 0)
+        return RULE_COMPLEX;
+    if (nops == 0 && ops == mem)
+        r |= RULE_RA_UNDEF;
+    else if (!ops_cfa_plus(ops, nops, 0, &k) || k != -8)
+        return RULE_COMPLEX;
+    /* rbp (register 6) */
+    if (dwarf_frame_register(fr, 6, mem, &ops, &nops) != 0)
+        return RULE_COMPLEX;
+    if (nops == 0 && ops == mem) {
+        r |= RULE_BP_UNDEF;
+    } else if (nops == 0 && ops == NULL) {
+        /* same value */
+    } else if (ops_cfa_plus(ops, nops, 0, &k) && k % 8 == 0 && k >= -512 && k < 512) {
+        r |= RULE_BP_AT | ((uint32_t)(k / 8) & 0x7f) << RULE_BP_SHIFT;
+    } else {
+        return RULE_COMPLEX;
+    }
+    return r;
+}
+
+/* The rule for pc (already the call site for callers), decoded as libdwfl would: the first of
+ * .eh_frame and .debug_frame that has an entry for it. */
+static uint32_t rule_lookup(Dwfl *dwfl, uint64_t pc)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+    Dwarf_CFI *cfis[2];
+    Dwarf_Addr bias[2];
+
+    if (!mod)
+        return RULE_NOMOD;
+    cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+    cfis[1] = NULL;
+    for (int i = 0; i < 2; i++) {
+        Dwarf_Frame *fr = NULL;
+        if (i == 1)
+            cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+        if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr) != 0)
+            continue;
+        uint32_t r = rule_of(fr);
+        free(fr);
+        return r;
+    }
+    return RULE_COMPLEX; /* no CFI: libdwfl's frame-pointer fallback */
+}
+
+/* A word of the stack copy at addr. */
+static bool stack_word(const struct symbolizer_stack *st, uint64_t addr, uint64_t *out)
+{
+    uint64_t sp = st->regs[R_SP];
+    if (addr < sp || addr - sp + 8 > st->stack_len)
+        return false;
+    memcpy(out, st->stack + (addr - sp), 8);
+    return true;
+}
+
+/* Unwind with cached rules. Returns the frames, or -1 when a frame needs libdwfl. */
+static int unwind_cached(Dwfl *dwfl, struct hashmap *rules, const struct symbolizer_stack *st,
+                         uint64_t *out, uint32_t max)
+{
+    uint64_t pc = st->regs[R_IP], sp = st->regs[R_SP], bp = st->regs[R_BP], last_sp = 0;
+    bool bp_ok = true;
+    uint32_t n = 0;
+
+    for (;;) {
+        if (pc == 0 || (n > 0 && sp <= last_sp))
+            break;
+        last_sp = sp;
+        out[n++] = pc;
+        if (n == max)
+            break;
+        uint64_t at = n == 1 ? pc : pc - 1; /* a return address: look up the call */
+        uint32_t *slot = hashmap_slot(rules, hashmap_mix(at), 1);
+        if (*slot == 0)
+            *slot = rule_lookup(dwfl, at);
+        uint32_t r = *slot;
+        if ((r & 3) == RULE_NOMOD)
+            *slot = 0; /* not kept: the module may be reported later */
+        if ((r & 3) != RULE_SIMPLE)
+            return -1;
+        if ((r & RULE_CFA_RBP) && !bp_ok)
+            break;
+        uint64_t cfa = (r & RULE_CFA_RBP ? bp : sp) + (int64_t)rule_field(r, RULE_CFA_SHIFT, 19);
+        if (r & RULE_RA_UNDEF || !stack_word(st, cfa - 8, &pc))
+            break;
+        if (r & RULE_BP_UNDEF)
+            bp_ok = false;
+        else if (r & RULE_BP_AT)
+            bp_ok = stack_word(st, cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, 7), &bp);
+        sp = cfa;
+    }
+    return (int)n;
+}
+
+/* Counters of the cached unwinder (the front end unwinds on one thread). */
+static struct symbolizer_unwind_stats stats;
+static int check_mode = -1; /* ROCSYS_UNWIND_CHECK=1: compare every sample with libdwfl */
+
+void symbolizer_unwind_stats(struct symbolizer_unwind_stats *out)
+{
+    *out = stats;
+}
+
 uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *st, uint64_t *out,
                            uint32_t max)
 {
-    struct walk w = {.out = out, .n = 0, .max = max};
+    struct hashmap *rules = NULL;
     Dwfl *dwfl;
+    int n;
 
     if (max == 0)
         return 0;
-    dwfl = symbolizer_dwfl_all(s, st->pid);
+    dwfl = symbolizer_dwfl_all(s, st->pid, &rules);
     if (!dwfl || !dwfl_addrmodule(dwfl, st->regs[R_IP])) {
         out[0] = st->regs[R_IP]; /* no CFI for the pc: the pc alone */
         return 1;
@@ -228,10 +420,32 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
         out[0] = st->regs[R_IP];
         return 1;
     }
-    cur = st;
-    dwfl_getthread_frames(dwfl, (pid_t)st->tid, on_frame, &w); /* an error ends every chain */
-    cur = NULL;
-    if (w.n == 0)
-        out[w.n++] = st->regs[R_IP];
-    return w.n;
+    if (check_mode < 0) {
+        const char *e = getenv("ROCSYS_UNWIND_CHECK");
+        check_mode = e && e[0] == '1';
+    }
+    stats.samples++;
+    n = unwind_cached(dwfl, rules, st, out, max);
+    if (n >= 0) {
+        stats.cached++;
+        if (check_mode) {
+            uint64_t ref[max];
+            uint32_t m = unwind_dwfl(dwfl, st, ref, max);
+            stats.checked++;
+            if (m == 0)
+                ref[m++] = st->regs[R_IP];
+            bool same = m == (uint32_t)n && memcmp(ref, out, m * sizeof(*out)) == 0;
+            if (!same && stats.differ++ < 3) { /* the first few, for a developer */
+                fprintf(stderr, "unwind check: tid %u differs:\n", st->tid);
+                for (uint32_t i = 0; i < m || i < (uint32_t)n; i++)
+                    fprintf(stderr, "  %2u libdwfl %#" PRIx64 "  cached %#" PRIx64 "\n", i,
+                            i < m ? ref[i] : 0, i < (uint32_t)n ? out[i] : 0);
+            }
+        }
+    } else {
+        n = (int)unwind_dwfl(dwfl, st, out, max);
+    }
+    if (n == 0)
+        out[n++] = st->regs[R_IP];
+    return (uint32_t)n;
 }

@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -677,6 +678,15 @@ out:
         unlink(s.log_path);
     if (s.headless && s.target.pid > 0)
         session_print_summary(&s);
+    const char *check = getenv("ROCSYS_UNWIND_CHECK");
+    if (check && check[0] == '1') { /* a developer's check of the cached unwinder */
+        struct symbolizer_unwind_stats us;
+        symbolizer_unwind_stats(&us);
+        fprintf(stderr,
+                "unwind check: %" PRIu64 " samples, %" PRIu64 " by cached rules, %" PRIu64
+                " compared with libdwfl, %" PRIu64 " differ\n",
+                us.samples, us.cached, us.checked, us.differ);
+    }
     if (s.sig_fd >= 0)
         close(s.sig_fd);
     session_spool_stop(&s.spool);

@@ -6,6 +6,8 @@
 #    "[blocked] nanosleep" under the function that sleeps, with about the share of wall time
 #    the program measured, and no sleep returns early;
 #  - a 32-level recursion unwound in full;
+#  - the cached unwinder gives libdwfl's stacks exactly (ROCSYS_UNWIND_CHECK=1 unwinds every
+#    sample both ways) and serves nearly every sample of plain C programs;
 #  - where perf events are not permitted, --engine perf exits 1 with one line saying why.
 source "$(dirname "$0")/lib.sh"
 if ! "$ROCSYS_TOP" -b -n 1 --engine perf -- true > "$WORK/probe.out" 2> "$WORK/probe.err"; then
@@ -40,6 +42,32 @@ R="$WORK/deep"
 "$ROCSYS_TOP" -b -d 10 -n 3 --rows 0 --engine perf --record "$R" -- "$TP/tp_deep" 1 32 2 > "$WORK/deep.txt" 2>&1 || true
 depth=$(sort -t' ' -k2 -n "$R/stacks.folded" | tail -n 1 | awk -F';' '{print NF - 1}')
 check "recursion: the heaviest stack has >= 34 frames (got ${depth:-none})" test "${depth:-0}" -ge 34
+
+# -- the cached unwinder: the same stacks as libdwfl's, sample for sample
+unwind_check() { # NAME MIN_CACHED_PERCENT ROCSYS_ARGS... -- PROGRAM...
+    local name=$1 min=$2 line samples cached checked differ
+    shift 2
+    ROCSYS_UNWIND_CHECK=1 "$ROCSYS_TOP" -b -d 5 -n 8 --rows 0 --engine perf "$@" \
+        > "$WORK/uc.out" 2> "$WORK/uc.err" || true
+    line=$(grep '^unwind check: [0-9]* samples' "$WORK/uc.err" || true)
+    read -r samples cached checked differ < <(echo "$line" | grep -o '[0-9][0-9]*' | tr '\n' ' ') || true
+    echo "    $name: ${line:-no unwind check line}"
+    check "$name: samples unwound (${samples:-none})" test "${samples:-0}" -gt 100
+    check "$name: every cached stack compared (${checked:-?} of ${cached:-?})" \
+        test "${checked:-x}" = "${cached:-y}"
+    check "$name: cached stacks equal libdwfl's (${differ:-?} differ)" test "${differ:-1}" -eq 0
+    check "$name: >= $min% of samples by cached rules (${cached:-0} of ${samples:-0})" \
+        test "$((100 * ${cached:-0}))" -ge "$((min * ${samples:-1}))"
+}
+unwind_check "unwind check demo" 95 -- "$ROCSYS_DEMO"
+unwind_check "unwind check 16 threads" 95 -- "$TP/tp_deep_work" 16 32 3000
+unwind_check "unwind check longjmp" 80 -- "$TP/tp_jmp"
+unwind_check "unwind check wall, system calls" 80 --sample wall -- "$TP/tp_syscall_units"
+py=$(command -v python3)
+unwind_check "unwind check python3 (native frames)" 50 -- "$py" -c '
+import json
+x = 0
+for i in range(150000): x += len(json.dumps({"a": [i, str(i)]}))'
 
 # -- wall mode: sleeping shows as [blocked] nanosleep below the sleeping function
 R="$WORK/wall"
