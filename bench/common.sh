@@ -66,10 +66,11 @@ field_after() {
     echo "${v:--}"
 }
 
-# The collector/front-end status lines of a batch-mode output file: the lines that carry the
-# "sample cost" figure (the second line of each frame). One per frame, oldest first.
+# The status lines of a batch-mode output file: the header line of each frame ("mode ...",
+# with the samples, the sampling cost: "sample cost" (signal engine) or "unwind" (perf engine)
+# and the front end's CPU). One per frame, oldest first.
 status_lines() {
-    grep -E 'sample cost' "$1" || true
+    grep -E '^mode ' "$1" || true
 }
 
 # A one-line description of the machine, for the results header.

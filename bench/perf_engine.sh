@@ -128,6 +128,7 @@ run_variant() {
         dropped=$(field_after "$last" 'dropped')
         fehdr=$(field_after "$last" 'front end')
         cost=$(field_after "$last" 'sample cost')
+        [[ $engine == perf ]] && rec "$v" "$r" unwind "$(field_after "$last" 'unwind')"
         ;;
     dwarf)
         samples=$(grep -oE '\(([0-9]+) samples\)' "$base.log" | grep -oE '[0-9]+' | tail -n 1)
@@ -299,6 +300,8 @@ echo "  $(fmt "$fe16" 2) % of a core with all $busy CPUs busy in the target" \
     "($(fmt "$fe16m" 2) % without start-up/shut-down);" \
     "rocsys-top's own figure: $(fmt "$(med c16-perf fehdr)" 1) %;" \
     "goal: $(verdict "$fe16") all-in, $(verdict "$fe16m") without start-up"
+echo "  unwinding: $(fmt "$(med c16-perf unwind)" 1) us/sample at 16 threads," \
+    "$(fmt "$(med c1-perf unwind)" 1) us/sample at 1 thread (rocsys-top's own figure)"
 echo
 
 echo "== 3. wall mode, tp_blocked_many ${blocked_args[*]}: medians over $runs rounds =="

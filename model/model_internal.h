@@ -26,6 +26,10 @@ struct model_bucket {
 typedef struct Dwfl Dwfl;
 struct hashmap;
 Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **rules);
+/* unnamed.c: where the function holding addr (absolute) starts, in dm's own addresses, by the
+ * unwind tables; 0 when they do not tell. */
+typedef struct Dwfl_Module Dwfl_Module;
+int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start);
 
 /* states.c */
 int model_state_sym(struct model *m, uint64_t pc, struct sym_frame *out);

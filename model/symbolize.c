@@ -210,6 +210,21 @@ static const char *intern_offset_name(struct symbolizer *s, const char *base, ui
     return intern(s, buf);
 }
 
+/* The name of code without a symbol in Dwfl module dm: "base@0xSTART", START where its
+ * function begins by the unwind tables (one name per function, which `objdump -d
+ * --start-address=0xSTART` shows); "base+0xOFFSET" (one name per instruction) without them. */
+static const char *unnamed_function(struct symbolizer *s, const struct sym_module *m,
+                                    Dwfl_Module *dm, uint64_t addr, const char *base)
+{
+    uint64_t start;
+    char buf[512];
+
+    if (!dm || !symbolizer_function_start(dm, addr, &start))
+        return intern_offset_name(s, base, addr - m->bias);
+    snprintf(buf, sizeof buf, "%s@0x%" PRIx64, base, start);
+    return intern(s, buf);
+}
+
 /* ---- the lookup cache ---- */
 
 /* Home slot of a (pid, pc, is_ret) key. */
@@ -565,7 +580,7 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
         memset(f, 0, sizeof *f);
         f->function = intern_demangled(s, sym_name);
         if (!f->function)
-            f->function = intern_offset_name(s, fallback_base, addr - m->bias);
+            f->function = unnamed_function(s, m, dm, addr, fallback_base);
         f->module = m->name;
         f->module_offset = addr - m->bias;
         return 1;
@@ -609,7 +624,7 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
     if (!f->function && subprogram)
         f->function = die_function_name(s, subprogram);
     if (!f->function)
-        f->function = intern_offset_name(s, fallback_base, addr - m->bias);
+        f->function = unnamed_function(s, m, dm, addr, fallback_base);
     f->file = intern(s, file);
     f->line = f->file ? line : 0;
     if (subprogram)

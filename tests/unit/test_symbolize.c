@@ -161,12 +161,13 @@ static void test_inline(struct symbolizer *s, const void *outer)
            inlined_pcs);
 }
 
-/* Stripped code is named module+0xoffset; a module's replacement invalidates its results. */
+/* Stripped code is named module@0xSTART, START where its function's unwind entry begins (one
+ * name for all its pcs); a module's replacement invalidates its results. */
 static void test_stripped(struct symbolizer *s, uint64_t hidden, const struct obj_range *r)
 {
     struct sym_frame fr[MAX_FRAMES];
     char want[256];
-    snprintf(want, sizeof want, "libsymtest-stripped.so+0x%" PRIx64, hidden - r->bias);
+    snprintf(want, sizeof want, "libsymtest-stripped.so@0x%" PRIx64, hidden - r->bias);
 
     int n = symbolizer_lookup(s, PID_MAIN, hidden, 0, fr, MAX_FRAMES);
     CHECK_MSG(n == 1 && str_eq(fr[0].function, "symtest_hidden"), "unstripped hidden -> %s",
@@ -180,6 +181,12 @@ static void test_stripped(struct symbolizer *s, uint64_t hidden, const struct ob
     CHECK_MSG(n == 1 && fr[0].file == NULL && fr[0].line == 0, "stripped has a file");
     CHECK_MSG(n == 1 && str_eq(fr[0].module, "libsymtest-stripped.so"), "module %s",
               n ? fr[0].module : "(none)");
+    /* a pc inside the function (a return address there): the same function, the same name */
+    n = symbolizer_lookup(s, PID_STRIPPED, hidden + 5, 1, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, want), "stripped, inside -> %s, want %s",
+              n ? fr[0].function : "(none)", want);
+    CHECK_MSG(n == 1 && fr[0].module_offset == hidden + 4 - r->bias, "inside: offset %#" PRIx64,
+              n ? fr[0].module_offset : 0);
 
     /* Same range: stripped, then unstripped (dlclose + dlopen), then stripped again. */
     symbolizer_add_module(s, PID_REPLACE, SYMTEST_STRIPPED_LIB, r->bias, r->start, r->end, NULL, 0);
@@ -338,7 +345,7 @@ int main(void)
     /* The pid comes back (reused): stale results are dropped, new modules work. */
     symbolizer_add_module(s, PID_MAIN, SYMTEST_STRIPPED_LIB, r.bias, r.start, r.end, NULL, 0);
     m = symbolizer_lookup(s, PID_MAIN, (uintptr_t)hidden_addr(), 0, again, MAX_FRAMES);
-    CHECK_MSG(m == 1 && strncmp(again[0].function, "libsymtest-stripped.so+0x", 25) == 0,
+    CHECK_MSG(m == 1 && strncmp(again[0].function, "libsymtest-stripped.so@0x", 25) == 0,
               "reused pid -> %s", m ? again[0].function : "-");
     symbolizer_forget_process(s, PID_MAIN);
     symbolizer_add_module(s, PID_MAIN, SYMTEST_LIB, r.bias, r.start, r.end, NULL, 0);

@@ -1,0 +1,84 @@
+/* Functions without a symbol (stripped libraries): where the function holding an address
+ * starts, from the binary search table of .eh_frame_hdr (PT_GNU_EH_FRAME), which lists the
+ * start of every function that has unwind information. libdw finds the unwind entry itself
+ * (dwarf_cfi_addrframe) but tells only the address range of one row of rules, not where the
+ * entry begins; the table does. */
+#include "model_internal.h"
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EH_PE_DATAREL_SDATA4 0x3b /* the table encoding every GNU and LLVM linker writes */
+#define EH_PE_UDATA4         0x03
+
+/* The .eh_frame_hdr of elf in memory (the file as libelf maps it), its address in the
+ * module's own addresses, and its size. 0 when there is none or it cannot be read. */
+static int eh_frame_hdr(Elf *elf, const uint8_t **hdr, uint64_t *vaddr, size_t *len)
+{
+    size_t nph, size = 0;
+    const char *raw = elf_rawfile(elf, &size);
+
+    if (!raw || elf_getphdrnum(elf, &nph) != 0)
+        return 0;
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
+            continue;
+        if (ph.p_offset >= size || ph.p_filesz > size - ph.p_offset || ph.p_filesz < 12)
+            return 0;
+        *hdr = (const uint8_t *)raw + ph.p_offset;
+        *vaddr = ph.p_vaddr;
+        *len = ph.p_filesz;
+        return 1;
+    }
+    return 0;
+}
+
+/* A little-endian 32-bit word (x86-64 files). */
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start)
+{
+    Dwarf_Addr bias = 0, cfi_bias = 0;
+    Elf *elf = dwfl_module_getelf(dm, &bias);
+    Dwarf_CFI *cfi = dwfl_module_eh_cfi(dm, &cfi_bias);
+    Dwarf_Frame *frame = NULL;
+    const uint8_t *hdr;
+    uint64_t hdr_vaddr;
+    size_t len;
+
+    /* only an address that an unwind entry covers is inside a known function */
+    if (!elf || !cfi || dwarf_cfi_addrframe(cfi, addr - cfi_bias, &frame) != 0)
+        return 0;
+    free(frame);
+    if (!eh_frame_hdr(elf, &hdr, &hdr_vaddr, &len))
+        return 0;
+    /* version 1; the table's encoding; the count (udata4) after eh_frame_ptr (sdata4) */
+    if (hdr[0] != 1 || hdr[2] != EH_PE_UDATA4 || hdr[3] != EH_PE_DATAREL_SDATA4 ||
+        ((hdr[1] & 0x0f) != 0x0b && (hdr[1] & 0x0f) != 0x03)) /* eh_frame_ptr: 4 bytes */
+        return 0;
+    uint64_t count = le32(hdr + 8);
+    if (count == 0 || count > (len - 12) / 8)
+        return 0;
+    /* entries (start, fde) sorted by start, each relative to the table's header */
+    uint64_t v = addr - bias;
+    size_t lo = 0, hi = count; /* the last entry with start <= v is in [lo, hi) */
+    const uint8_t *table = hdr + 12;
+    if (hdr_vaddr + (int64_t)(int32_t)le32(table) > v)
+        return 0;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hdr_vaddr + (int64_t)(int32_t)le32(table + 8 * mid) <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *start = hdr_vaddr + (int64_t)(int32_t)le32(table + 8 * lo);
+    return 1;
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Names for code without symbols, from every place they can come from:
+#  - a real stripped distribution library (xz's liblzma): one row per function, named
+#    "liblzma.so.5@0xSTART", each START where an unwind entry (readelf's FDE list) begins;
+#  - a program this test strips itself: every "@0xSTART" is the start of a function of the
+#    unstripped program (nm), and the hot path is the same as unstripped;
+#  - MiniDebugInfo (.gnu_debugdata, an xz-compressed symbol table, as Fedora ships): real names;
+#  - debuginfod (the real server, on loopback) serving the stripped program's debug file:
+#    names and source lines.
+source "$(dirname "$0")/lib.sh"
+for tool in objcopy readelf nm xz; do
+    command -v "$tool" > /dev/null || skip "$tool not installed"
+done
+
+# folded_names FILE MODULE: the distinct function names of MODULE in a stacks.folded file
+folded_names() {
+    awk '{ $NF = ""; print }' "$1" | tr ';' '\n' | sed 's/ *$//' | grep -F "$2" | sort -u || true
+}
+
+# -- 1. a stripped distribution library: xz -6 of 12 MB of text
+if command -v xz > /dev/null && [ -e /lib/x86_64-linux-gnu/liblzma.so.5 ]; then
+    head -c 9000000 /dev/urandom | base64 > "$WORK/input"
+    R="$WORK/xz"
+    "$ROCSYS_TOP" -b -d 10 -n 60 --rows 0 --record "$R" -- xz -6 -c "$WORK/input" \
+        > "$WORK/xz.txt" 2>&1 || true
+    lib=$(readlink -f /lib/x86_64-linux-gnu/liblzma.so.5)
+    names=$(folded_names "$R/stacks.folded" 'liblzma.so.5')
+    echo "    liblzma: $(echo "$names" | grep -c @0x) unnamed functions: $(echo "$names" | head -n 5 | tr '\n' ' ')"
+    check "liblzma: functions named by their start (@0x)" grep -q '^liblzma\.so\.5@0x' <<<"$names"
+    check "liblzma: no per-instruction names (+0x)" bash -c "! grep -q '^liblzma\.so\.5+0x' <<<'$names'"
+    readelf --debug-dump=frames "$lib" 2>/dev/null |
+        sed -n 's/.* FDE .*pc=0*\([0-9a-f]*\)\.\..*/\1/p' | sort -u > "$WORK/fde_starts"
+    bad=0
+    for n in $(grep -o '@0x[0-9a-f]*' <<<"$names" | sed 's/@0x//'); do
+        grep -qx "$n" "$WORK/fde_starts" || { echo "    not an FDE start: $n"; bad=$((bad + 1)); }
+    done
+    check "liblzma: every @0xSTART is where an unwind entry begins ($bad not)" test "$bad" -eq 0
+    check "liblzma: hot functions list them by function" \
+        grep -Eq '^ +[0-9.]+ +[0-9.]+ +[0-9]+  liblzma\.so\.5@0x[0-9a-f]+ ' "$WORK/xz.txt"
+else
+    echo "SKIP stripped distribution library: xz or liblzma.so.5 not here"
+fi
+
+# -- 2. a program stripped here: the same functions, named by address
+T="$TP/tp_deep_work"
+objcopy --strip-all "$T" "$WORK/tp_stripped"
+R="$WORK/stripped"
+"$ROCSYS_TOP" -b -d 10 -n 30 --rows 0 --engine signal --record "$R" -- "$WORK/tp_stripped" 1 32 2000 \
+    > "$WORK/stripped.txt" 2>&1 || true
+names=$(folded_names "$R/stacks.folded" 'tp_stripped@0x')
+nm "$T" | awk 'tolower($2) == "t" { sub(/^0+/, "", $1); print $1 }' | sort -u > "$WORK/starts"
+bad=0
+for n in $(grep -o '@0x[0-9a-f]*' <<<"$names" | sed 's/@0x//'); do
+    grep -qx "$n" "$WORK/starts" || { echo "    not a function start: $n"; bad=$((bad + 1)); }
+done
+check "stripped program: functions named by address ($(echo "$names" | wc -l))" test -n "$names"
+check "stripped program: every @0xSTART is a function's start by nm ($bad not)" test "$bad" -eq 0
+rec=$(nm "$T" | awk '$3 == "deepw_recurse_a" { sub(/^0+/, "", $1); print $1 }')
+check "stripped program: the recursion is one function (tp_stripped@0x$rec) repeated" \
+    grep -q "tp_stripped@0x$rec;tp_stripped@0x[0-9a-f]*;tp_stripped@0x$rec;" "$R/stacks.folded"
+
+# -- 3. MiniDebugInfo: the symbol table, xz-compressed in .gnu_debugdata
+objcopy --only-keep-debug "$T" "$WORK/mini.full"
+objcopy --strip-debug --remove-section=.comment --remove-section=.gnu_debuglink \
+    "$WORK/mini.full" "$WORK/mini.elf"
+xz -c "$WORK/mini.elf" > "$WORK/mini.xz"
+objcopy --strip-all --add-section .gnu_debugdata="$WORK/mini.xz" "$T" "$WORK/tp_mini"
+check "MiniDebugInfo program has no symbol table of its own" \
+    bash -c "! nm '$WORK/tp_mini' 2>/dev/null | grep -q deepw"
+R="$WORK/mini"
+"$ROCSYS_TOP" -b -d 10 -n 30 --rows 0 --record "$R" -- "$WORK/tp_mini" 1 32 2000 \
+    > "$WORK/mini.txt" 2>&1 || true
+check "MiniDebugInfo: static functions named (deepw_recurse_a, deepw_main)" \
+    grep -q 'deepw_main;deepw_recurse_a;deepw_recurse_b;' "$R/stacks.folded"
+
+# -- 4. debuginfod serves the stripped program's debug file
+if command -v debuginfod > /dev/null && command -v curl > /dev/null; then
+    mkdir -p "$WORK/srv"
+    objcopy --only-keep-debug "$T" "$WORK/srv/tp_deep_work.debug"
+    bid=$(readelf -n "$WORK/tp_stripped" | awk '/Build ID/ { print $3 }')
+    port=""
+    for _ in 1 2 3 4 5; do
+        p=$((20000 + RANDOM % 30000))
+        debuginfod -F "$WORK/srv" -p "$p" -d "$WORK/dbg.sqlite" > "$WORK/debuginfod.log" 2>&1 &
+        dpid=$!
+        for _ in $(seq 100); do # until it has indexed the file (or died)
+            kill -0 "$dpid" 2> /dev/null || break
+            curl -sf -o /dev/null "http://127.0.0.1:$p/buildid/$bid/debuginfo" && { port=$p; break; }
+            sleep 0.1
+        done
+        [ -n "$port" ] && break
+        kill "$dpid" 2> /dev/null || true
+        wait "$dpid" 2> /dev/null || true
+    done
+    if [ -n "$port" ]; then
+        R="$WORK/dbgd"
+        DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$WORK/dcache" \
+            "$ROCSYS_TOP" -b -d 10 -n 30 --rows 0 --record "$R" -- "$WORK/tp_stripped" 1 32 2000 \
+            > "$WORK/dbgd.txt" 2>&1 || true
+        kill "$dpid" 2> /dev/null || true
+        wait "$dpid" 2> /dev/null || true
+        check "debuginfod: the server was asked for the debug file" \
+            grep -q "GET /buildid/$bid/debuginfo 200" "$WORK/debuginfod.log"
+        check "debuginfod: names of the stripped program" \
+            grep -q 'deepw_main;deepw_recurse_a;deepw_recurse_b;' "$R/stacks.folded"
+        check "debuginfod: source lines" grep -Eq 'deepw_recurse_a +tp_stripped +tp_deep_work\.c:[0-9]+' "$WORK/dbgd.txt"
+    else
+        fail "debuginfod did not start or index $WORK/srv: $(tail -n 3 "$WORK/debuginfod.log")"
+    fi
+else
+    echo "SKIP debuginfod: the debuginfod server (Debian package debuginfod) or curl is not installed"
+fi
+finish
