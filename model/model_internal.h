@@ -30,6 +30,11 @@ Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **r
  * unwind tables; 0 when they do not tell. */
 typedef struct Dwfl_Module Dwfl_Module;
 int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start);
+/* perfmap.c: the name /tmp/perf-PID.map gives the JIT code at pc (the newest line covering
+ * it, the file re-read when it grew), or NULL; *jit is created on first use. */
+struct symbolizer_jit;
+const char *symbolizer_jit_lookup(struct symbolizer_jit **jit, uint32_t pid, uint64_t pc);
+void symbolizer_jit_free(struct symbolizer_jit *jit);
 
 /* states.c */
 int model_state_sym(struct model *m, uint64_t pc, struct sym_frame *out);

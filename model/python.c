@@ -330,6 +330,10 @@ static int role_of(struct model *m, uint32_t f)
     for (int i = 0; i < p->ninterp; i++)
         if (fn->module == p->interp[i] && fn->module)
             return p->roles[f] = ROLE_INTERP;
+    /* Python 3.12+'s perf trampolines (-X perf), named "py::FUNCTION:FILE" in perf-PID.map */
+    if (fn->name && strncmp(fn->name, "py::", 4) == 0 && fn->module &&
+        strcmp(fn->module, "[jit]") == 0)
+        return p->roles[f] = ROLE_INTERP;
     /* not (yet) known to be the interpreter's: looked at again once another module is */
     p->roles[f] = (uint8_t)(ROLE_SEEN_OTHER + p->ninterp +
                             (fn->name && strcmp(fn->name, "__tls_get_addr") == 0 ? ROLE_TLS : 0));

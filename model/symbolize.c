@@ -57,6 +57,12 @@ struct cache_entry {
     uint8_t is_ret;
 };
 
+/* A symbol libdwfl found, covering [lo, hi) (its name owned by the module's Dwfl). */
+struct sym_range {
+    uint64_t lo, hi;
+    const char *name;
+};
+
 struct sym_module {
     char *path;
     const char *name; /* interned basename */
@@ -66,6 +72,8 @@ struct sym_module {
     Dwfl_Module *dwmod; /* non-NULL once reported to the process's Dwfl */
     enum mod_state state;
     int light; /* symbols only, no DWARF (it holds the light symbol: see symbolizer_set_light) */
+    struct sym_range *ranges; /* symbols found so far, sorted by lo (see symbol_at) */
+    size_t nranges, capranges;
 };
 
 struct sym_proc {
@@ -76,6 +84,7 @@ struct sym_proc {
     struct sym_module *mods; /* sorted by start, non-overlapping */
     int nmods, capmods;
     struct hashmap unwind_rules; /* pc -> unwind rule (unwind.c) */
+    struct symbolizer_jit *jit;  /* names of JIT code (perfmap.c), read on first need */
 };
 
 struct symbolizer {
@@ -349,6 +358,9 @@ static struct sym_proc *proc_get(struct symbolizer *s, uint32_t pid)
 /* Free what a module entry owns. */
 static void module_release(struct sym_module *m)
 {
+    free(m->ranges);
+    m->ranges = NULL;
+    m->nranges = m->capranges = 0;
     free(m->path);
     free(m->build_id);
 }
@@ -360,6 +372,8 @@ static void proc_clear(struct sym_proc *p)
         module_release(&p->mods[i]);
     p->nmods = 0;
     hashmap_free(&p->unwind_rules);
+    symbolizer_jit_free(p->jit);
+    p->jit = NULL;
     if (p->dwfl)
         dwfl_end(p->dwfl);
     p->dwfl = NULL;
@@ -561,6 +575,39 @@ static void die_call_site(Dwarf_Die *die, const char **file, int *line)
         *file = dwarf_filesrc(files, word, NULL, NULL);
 }
 
+/* The ELF symbol covering addr, NULL if none. dwfl_module_addrinfo reads the whole symbol
+ * table for every address (its cost grows with the table: about 1 ms per address in node or a
+ * debug libpython); each sized symbol it finds is kept, so that the other addresses of the
+ * same function are found by a binary search. */
+static const char *symbol_at(struct sym_module *m, Dwfl_Module *dm, uint64_t addr)
+{
+    size_t lo = 0, hi = m->nranges; /* first range with lo > addr */
+    GElf_Off off = 0;
+    GElf_Sym sym;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->ranges[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && addr < m->ranges[lo - 1].hi)
+        return m->ranges[lo - 1].name;
+    const char *name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL);
+    if (!name || sym.st_size == 0 || off >= sym.st_size)
+        return name;
+    struct sym_range r = {.lo = addr - off, .hi = addr - off + sym.st_size, .name = name};
+    /* (a symbol found inside another one's range is not kept: ranges never overlap) */
+    if ((lo > 0 && r.lo < m->ranges[lo - 1].hi) || (lo < m->nranges && r.hi > m->ranges[lo].lo))
+        return name;
+    xgrow(&m->ranges, &m->capranges, m->nranges + 1, sizeof(*m->ranges));
+    memmove(m->ranges + lo + 1, m->ranges + lo, (m->nranges - lo) * sizeof(*m->ranges));
+    m->ranges[lo] = r;
+    m->nranges++;
+    return name;
+}
+
 /* Frames of addr in Dwfl module dm, innermost first; returns the count (>= 1). */
 static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module *dm, uint64_t addr,
                         const char *fallback_base, struct sym_frame *fr, int max)
@@ -569,9 +616,7 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
     int n = 0, nchain = 0, line = 0;
     const char *file = NULL;
 
-    GElf_Off sym_off;
-    GElf_Sym sym;
-    const char *sym_name = dwfl_module_addrinfo(dm, addr, &sym_off, &sym, NULL, NULL, NULL);
+    const char *sym_name = symbol_at(m, dm, addr);
     if (s->light_symbol && sym_name &&
         strncmp(sym_name, s->light_symbol, strlen(s->light_symbol)) == 0)
         m->light = 1;
@@ -649,8 +694,15 @@ static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
     /* A return address points after the call: pc - 1 is inside the calling instruction. */
     uint64_t addr = is_ret && pc > 0 ? pc - 1 : pc;
     struct sym_module *m = module_find(p, addr);
-    if (!m)
-        return 0;
+    if (!m) { /* JIT code, if the runtime says so in /tmp/perf-PID.map */
+        const char *name = symbolizer_jit_lookup(&p->jit, pid, addr);
+        if (!name)
+            return 0;
+        memset(fr, 0, sizeof *fr);
+        fr->function = intern(s, name);
+        fr->module = intern(s, "[jit]");
+        return 1;
+    }
     const char *fallback_base = is_vdso_path(m->path) ? "[vdso]" : m->name;
     Dwfl_Module *dm = module_dwfl(s, p, m);
     if (dm)

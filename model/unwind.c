@@ -237,7 +237,7 @@ static uint32_t unwind_dwfl(Dwfl *dwfl, const struct symbolizer_stack *st, uint6
 enum {
     RULE_SIMPLE = 1,  /* the fields below hold the rule */
     RULE_COMPLEX = 2, /* libdwfl unwinds the sample */
-    RULE_NOMOD = 3,   /* no module: libdwfl tries frame pointers */
+    RULE_NOMOD = 3,   /* no module (JIT code): frame pointers, as libdwfl's fallback */
     RULE_CFA_RBP = 1u << 2,
     RULE_BP_AT = 1u << 3,    /* rbp saved at CFA + bp_off (else same value) */
     RULE_BP_UNDEF = 1u << 4, /* rbp unknown in the caller */
@@ -245,6 +245,12 @@ enum {
     RULE_BP_SHIFT = 6,       /* bp_off / 8: 7 bits, signed */
     RULE_CFA_SHIFT = 13,     /* cfa_off: 19 bits, signed */
 };
+
+/* Code without CFI (JIT code, V8's builtins): libdwfl falls back to the frame pointer; as a
+ * rule: CFA = rbp + 16, the return address at CFA - 8, the caller's rbp at CFA - 16. */
+#define RULE_FRAME_POINTER                                                                         \
+    (RULE_SIMPLE | RULE_CFA_RBP | 16u << RULE_CFA_SHIFT | RULE_BP_AT |                             \
+     ((uint32_t)-2 & 0x7f) << RULE_BP_SHIFT)
 
 /* Sign-extend the bits of v from shift up (width bits). */
 static int32_t rule_field(uint32_t v, int shift, int width)
@@ -340,7 +346,7 @@ static uint32_t rule_lookup(Dwfl *dwfl, uint64_t pc)
         free(fr);
         return r;
     }
-    return RULE_COMPLEX; /* no CFI: libdwfl's frame-pointer fallback */
+    return RULE_FRAME_POINTER; /* no CFI: libdwfl's frame-pointer fallback */
 }
 
 /* A word of the stack copy at addr. */
@@ -373,8 +379,10 @@ static int unwind_cached(Dwfl *dwfl, struct hashmap *rules, const struct symboli
         if (*slot == 0)
             *slot = rule_lookup(dwfl, at);
         uint32_t r = *slot;
-        if ((r & 3) == RULE_NOMOD)
-            *slot = 0; /* not kept: the module may be reported later */
+        if ((r & 3) == RULE_NOMOD) { /* JIT code: its frame pointer, as libdwfl's fallback */
+            *slot = 0;               /* (not kept: the module may be reported later) */
+            r = RULE_FRAME_POINTER;
+        }
         if ((r & 3) != RULE_SIMPLE)
             return -1;
         if ((r & RULE_CFA_RBP) && !bp_ok)
@@ -410,10 +418,12 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
     if (max == 0)
         return 0;
     dwfl = symbolizer_dwfl_all(s, st->pid, &rules);
-    if (!dwfl || !dwfl_addrmodule(dwfl, st->regs[R_IP])) {
-        out[0] = st->regs[R_IP]; /* no CFI for the pc: the pc alone */
+    if (!dwfl) {
+        out[0] = st->regs[R_IP]; /* no module known yet: the pc alone */
         return 1;
     }
+    /* (a pc outside every module, JIT code, is unwound by its frame pointer: libdwfl's
+     * fallback where there is no CFI) */
     /* the architecture comes from the reported modules; once per Dwfl (a new one after exec) */
     if (dwfl_pid(dwfl) <= 0 &&
         !dwfl_attach_state(dwfl, NULL, (pid_t)st->pid, &thread_callbacks, NULL)) {

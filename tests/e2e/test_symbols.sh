@@ -6,7 +6,10 @@
 #    unstripped program (nm), and the hot path is the same as unstripped;
 #  - MiniDebugInfo (.gnu_debugdata, an xz-compressed symbol table, as Fedora ships): real names;
 #  - debuginfod (the real server, on loopback) serving the stripped program's debug file:
-#    names and source lines.
+#    names and source lines;
+#  - JIT code named by /tmp/perf-PID.map: node --perf-basic-prof (its hot JS function first in
+#    the hot list, with native callers below it: unwound by frame pointers through JIT code),
+#    Python 3.12+ -X perf (its trampolines in native stacks; hidden in Python stacks).
 source "$(dirname "$0")/lib.sh"
 for tool in objcopy readelf nm xz; do
     command -v "$tool" > /dev/null || skip "$tool not installed"
@@ -109,5 +112,61 @@ if command -v debuginfod > /dev/null && command -v curl > /dev/null; then
     fi
 else
     echo "SKIP debuginfod: the debuginfod server (Debian package debuginfod) or curl is not installed"
+fi
+
+# -- 5. JIT code: node --perf-basic-prof
+if command -v node > /dev/null; then
+    cat > "$WORK/hot.js" << 'EOF'
+function hotjs(n) { let s = 0; for (let i = 0; i < n; i++) { s += Math.sqrt(i) * i % 7; } return s; }
+let t = Date.now(), x = 0;
+while (Date.now() - t < 2000) x += hotjs(100000);
+console.log("node done", x > 0);
+EOF
+    R="$WORK/node"
+    "$ROCSYS_TOP" -b -d 10 -n 40 --rows 5 --record "$R" -- node --perf-basic-prof "$WORK/hot.js" \
+        > "$WORK/node.txt" 2>&1 || true
+    check "node: program finished" grep -q '^node done true' "$R/output.log"
+    first=$(awk '/== Hot functions/ { getline; getline; print; exit }' "$WORK/node.txt")
+    echo "    node: hottest: $first"
+    check "node: the JIT-compiled hotjs is the hottest function, module [jit]" \
+        grep -Eq 'JS:.hotjs .*\[jit\]' <<<"$first"
+    jit=$(grep -F 'hotjs' "$R/stacks.folded" | awk '{ s += $NF } END { print s + 0 }')
+    deep=$(grep -E 'node::Start.*;JS:.hotjs' "$R/stacks.folded" | awk '{ s += $NF } END { print s + 0 }')
+    check "node: most JIT samples unwound to node::Start ($deep of $jit)" test "$((2 * deep))" -gt "$jit"
+else
+    echo "SKIP node --perf-basic-prof: node not installed"
+fi
+
+# -- 6. JIT code: Python 3.12+ -X perf
+py=""
+for v in 3.13 3.12; do
+    for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/python3; do [ -x "$p" ] && py=$p; done
+    [ -n "$py" ] && break
+done
+if [ -n "$py" ]; then
+    cat > "$WORK/hot.py" << 'EOF'
+import time
+def hot_py(n):
+    s = 0
+    for i in range(n):
+        s += i * i % 7
+    return s
+t = time.time() + 1.5
+while time.time() < t:
+    hot_py(20000)
+print("py done")
+EOF
+    R="$WORK/pyperf"
+    "$ROCSYS_TOP" -b -d 10 -n 30 --rows 0 --python off --engine perf --record "$R" -- \
+        "$py" -X perf "$WORK/hot.py" > "$WORK/pyperf.txt" 2>&1 || true
+    check "$py -X perf: the trampoline of hot_py named in native stacks" \
+        grep -q "py::hot_py:$WORK/hot.py;_PyEval_EvalFrameDefault" "$R/stacks.folded"
+    R="$WORK/pyperf2"
+    "$ROCSYS_TOP" -b -d 10 -n 30 --rows 0 --record "$R" -- "$py" -X perf "$WORK/hot.py" \
+        > "$WORK/pyperf2.txt" 2>&1 || true
+    check "$py -X perf: Python stacks keep hot_py" grep -q ';hot_py (hot\.py:[0-9]*) ' "$R/stacks.folded"
+    check "$py -X perf: Python stacks hide its trampolines" bash -c "! grep -q 'py::' '$R/stacks.folded'"
+else
+    echo "SKIP python -X perf: no CPython 3.12 or 3.13 under ${PYENV_ROOT:-$HOME/.pyenv}"
 fi
 finish

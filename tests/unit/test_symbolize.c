@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -288,6 +289,50 @@ static void test_vdso(struct symbolizer *s)
            clock);
 }
 
+/* JIT code named by /tmp/perf-PID.map: hex with and without 0x, bad lines skipped, the newest of
+ * overlapping lines wins, lines added later found, a line still being written not read. */
+static void test_jit(struct symbolizer *s, const struct obj_range *r)
+{
+    struct sym_frame fr[MAX_FRAMES];
+    uint32_t pid = (uint32_t)getpid() | 0x40000000u; /* beyond any real pid: a file of our own */
+    char path[64];
+    FILE *f;
+    int n;
+
+    snprintf(path, sizeof path, "/tmp/perf-%u.map", pid);
+    f = fopen(path, "w");
+    CHECK_MSG(f != NULL, "cannot write %s", path);
+    if (!f)
+        return;
+    fputs("1000 100 first\n0x2000 0x10 hex name\nnot a line\n", f);
+    fflush(f);
+    symbolizer_add_module(s, pid, SYMTEST_LIB, r->bias, r->start, r->end, NULL, 0);
+    n = symbolizer_lookup(s, pid, 0x1050, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "first") && str_eq(fr[0].module, "[jit]"),
+              "jit 0x1050 -> %s %s", n ? fr[0].function : "-", n ? fr[0].module : "-");
+    n = symbolizer_lookup(s, pid, 0x2008, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "hex name"), "jit 0x2008 -> %s",
+              n ? fr[0].function : "-");
+    CHECK_MSG(symbolizer_lookup(s, pid, 0x3004, 0, fr, MAX_FRAMES) == 0, "0x3004 before its line");
+    fputs("1040 20 newer\n3000 10 late\n4000 10 part", f);
+    fflush(f);
+    n = symbolizer_lookup(s, pid, 0x1048, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "newer"), "overlap 0x1048 -> %s",
+              n ? fr[0].function : "-");
+    n = symbolizer_lookup(s, pid, 0x1070, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "first"), "0x1070 -> %s", n ? fr[0].function : "-");
+    n = symbolizer_lookup(s, pid, 0x3004, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "late"), "grown 0x3004 -> %s",
+              n ? fr[0].function : "-");
+    CHECK_MSG(symbolizer_lookup(s, pid, 0x4004, 0, fr, MAX_FRAMES) == 0, "half a line read");
+    fputs("ial\n", f);
+    fclose(f);
+    n = symbolizer_lookup(s, pid, 0x4008, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "partial"), "completed line 0x4008 -> %s",
+              n ? fr[0].function : "-");
+    unlink(path);
+}
+
 int main(void)
 {
     struct sym_frame fr[MAX_FRAMES], again[MAX_FRAMES];
@@ -326,6 +371,7 @@ int main(void)
     test_stripped(s, (uintptr_t)hidden_addr(), &r);
     test_bogus(s, &r);
     test_vdso(s);
+    test_jit(s, &r);
 
     /* Cached: the same frames, the same (interned) pointers. */
     n = symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf, 0, fr, MAX_FRAMES);
