@@ -21,6 +21,7 @@ struct inject_options {
     int use_stdin;          /* --stdin: the target reads our stdin */
     int color;              /* --no-color turns it off */
     int max_rows;           /* --rows: rows per view in batch frames, 0 = all */
+    double profile_min_pct; /* --profile-min: profile.txt's pruning threshold, % */
     const char *output_log; /* --output-log FILE */
     const char *record_dir; /* --record DIR */
     int force;              /* --force: overwrite a recording in DIR */

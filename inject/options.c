@@ -1,17 +1,18 @@
 /* Command-line options: one table drives parsing, range checks and --help. */
 #include "inject.h"
+#include "model/model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum opt_kind { OPT_FLAG, OPT_INT, OPT_STRING, OPT_CHOICE };
+enum opt_kind { OPT_FLAG, OPT_INT, OPT_STRING, OPT_CHOICE, OPT_PERCENT };
 
 struct opt_def {
     const char *long_name;
     char short_name;
     enum opt_kind kind;
     const char *arg;     /* argument name in --help */
-    long min, max;       /* OPT_INT range */
+    long min, max;       /* OPT_INT range (OPT_PERCENT: 0 to 100, a double) */
     const char *choices; /* OPT_CHOICE: space-separated; the index is stored */
     size_t offset;       /* field of struct inject_options */
     int flag_value;      /* OPT_FLAG: value stored */
@@ -65,6 +66,10 @@ static const struct opt_def opt_table[] = {
      "show the recording in DIR (the same views; w [ ] { } choose a time range), then exit"},
     {"range", 0, OPT_STRING, "START:END", 0, 0, NULL, OFF(range), 0,
      "with --replay: count only what happened from START to END seconds into the run"},
+    {"profile-min", 0, OPT_PERCENT, "PCT", 0, 100, NULL, OFF(profile_min_pct), 0,
+     "with --record: profile.txt folds call-tree nodes below PCT % of their thread's samples "
+     "into one line and stays under 1 MB (default 0.5; 0 = every node, no size limit); "
+     "stacks.folded always has every stack"},
     {"force", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(force), 1,
      "with --record: overwrite a recording already in DIR"},
     {"no-tui", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_tui), 1,
@@ -94,6 +99,7 @@ static void set_defaults(struct inject_options *o)
     o->color = 1;
     o->max_rows = 40;
     o->gpu_interval_ms = 1000;
+    o->profile_min_pct = MODEL_PROFILE_MIN_PCT;
 }
 
 /* The table row for "--name" or "-c". */
@@ -129,6 +135,16 @@ static int apply(const struct opt_def *d, const char *value, struct inject_optio
         }
         *(int *)field = (int)v;
         return 0;
+    case OPT_PERCENT: {
+        double pct = strtod(value, &end);
+        if (!*value || *end || !(pct >= (double)d->min && pct <= (double)d->max)) {
+            snprintf(err, errlen, "--%s: '%s' is not a percentage from %ld to %ld", d->long_name,
+                     value, d->min, d->max);
+            return -1;
+        }
+        *(double *)field = pct;
+        return 0;
+    }
     case OPT_STRING:
         if (!*value) {
             snprintf(err, errlen, "--%s: empty argument", d->long_name);

@@ -183,24 +183,28 @@ struct model_hot_list {
 };
 
 /* Session-level facts the views show in the header and status line. */
+#define MODEL_PROFILE_MIN_PCT 0.5 /* profile.txt's default pruning threshold (--profile-min) */
+
 struct model_session {
     char target[256];  /* command line of the target as launched */
     const char *mode;  /* "cpu" or "wall" */
     const char *timer; /* what raises the samples: "task-clock" (perf event), "tick" (POSIX
                           CPU-time timer, kernel-tick resolution), "hrtimer" (wall mode) */
     int freq_hz;
-    const char *engine;    /* "perf" (out of process) or "signal" (in-target handler) */
-    char engine_why[200];  /* why that engine (a fallback's reason), or "" */
-    double unwind_us_mean; /* perf engine: the front end's mean time to unwind a sample */
-    uint64_t start_ns;     /* CLOCK_MONOTONIC when the target was started */
-    uint64_t end_ns;       /* when the root target ended, 0 while it runs */
-    int target_done;       /* the root target ended */
-    int exit_status;       /* rocsys-top's exit status for the target (code or 128+signal) */
-    char status_text[128]; /* e.g. "running", "exited with 0", "killed by SIGSEGV (core dumped)" */
-    char output_log[2048]; /* path of the file that keeps the target's full output */
-    char notice[256];      /* one-line warning for the user (e.g. static binary), "" if none */
-    uint64_t samples;      /* sampling periods counted (a sample may stand for several) */
-    uint64_t dropped;      /* lost in transport (ring full, no ring): samples and events */
+    const char *engine;     /* "perf" (out of process) or "signal" (in-target handler) */
+    char engine_why[200];   /* why that engine (a fallback's reason), or "" */
+    double unwind_us_mean;  /* perf engine: the front end's mean time to unwind a sample */
+    double profile_min_pct; /* profile.txt: call-tree nodes below this share of their thread's
+                               samples are folded into one line (0: every node, no size cap) */
+    uint64_t start_ns;      /* CLOCK_MONOTONIC when the target was started */
+    uint64_t end_ns;        /* when the root target ended, 0 while it runs */
+    int target_done;        /* the root target ended */
+    int exit_status;        /* rocsys-top's exit status for the target (code or 128+signal) */
+    char status_text[128];  /* e.g. "running", "exited with 0", "killed by SIGSEGV (core dumped)" */
+    char output_log[2048];  /* path of the file that keeps the target's full output */
+    char notice[256];       /* one-line warning for the user (e.g. static binary), "" if none */
+    uint64_t samples;       /* sampling periods counted (a sample may stand for several) */
+    uint64_t dropped;       /* lost in transport (ring full, no ring): samples and events */
     uint64_t dropped_events;    /* of those, events (HIP calls, dispatches, copies, regions, names);
                                    the rest are CPU samples */
     uint64_t threads_unsampled; /* threads that ended without ever getting a ring */

@@ -5,19 +5,24 @@
  *   "folded"  -> stacks.folded: collapsed stacks, one line per distinct stack and thread,
  *                `THREADNAME-TID;outermost;...;leaf COUNT` (flamegraph.pl, speedscope, inferno).
  *
- * File format (profile.txt):
- *   # header lines (command, sampling, totals)
- *   one table per thread, rows in depth-first order, children by inclusive count:
- *   | |TT>>> |_label | SAMPLES | DEPTH | INCL % | SELF % | EST. TIME (s) |
- *   (TT = the thread's index; label indented two spaces per depth; shares are of the thread's
- *   samples; estimated time = samples x sampling period), then hot functions tables:
- *   | FUNCTION | SELF | SELF % | INCL % | EST. SELF TIME (s) | LOCATION |
- *   User regions are "[region] NAME" nodes of the trees; when the program has regions, a table
- *   of their times comes before the hot functions:
+ * File format (profile.txt), for people (cat); every stack is in stacks.folded, for tools:
+ *   # header lines (command, sampling, totals, what was left out)
+ *   the hot functions of all threads: | FUNCTION | SELF | SELF % | INCL % | EST. SELF TIME (s)
+ *   | LOCATION |
+ *   when the program has user regions, a table of their times:
  *   | REGION | TID | COUNT | TOTAL | MEAN | MIN | MAX | STDDEV | EXIT |  (ms; EXIT = instances
  *   still open when their thread or process ended)
- *   Counters of the recording (GPU metrics, ...) end the file, one row per track:
+ *   one call tree per thread (the busiest first), rows in depth-first order, children by
+ *   inclusive count: | |TT>>> |_label | SAMPLES | DEPTH | INCL % | SELF % | EST. TIME (s) |
+ *   (TT = the thread's index; label indented two spaces per depth; shares are of the thread's
+ *   samples; estimated time = samples x sampling period). User regions are "[region] NAME"
+ *   nodes. The children of a node below --profile-min % (default 0.5) of the thread's samples
+ *   are one row "... N more below P %" with their samples summed.
+ *   the hot functions of each thread (20 rows each)
+ *   counters of the recording (GPU metrics, ...), one row per track:
  *   | TRACK | UNIT | READINGS | MIN | MEAN | MAX |
+ *   The file stays under PROFILE_MAX_BYTES: threads' sections that would not fit are left out,
+ *   and a line says how many (with --profile-min 0 nothing is left out).
  * Nothing else is in the file; it is meant for people (cat), the folded file for tools. */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +31,10 @@
 
 #include "model/model.h"
 #include "record.h"
+
+#define PROFILE_MAX_BYTES   1000000L /* profile.txt's size limit with pruning on */
+#define PROFILE_TREES_BYTES 850000L  /* where the call trees stop, room left for the rest */
+#define PROFILE_HOT_ROWS    20       /* rows of each per-thread hot-functions table */
 
 struct record_writer {
     FILE *f;
@@ -70,23 +79,53 @@ static double period_s(struct model *m)
     return hz > 0 ? 1.0 / hz : 0;
 }
 
-/* One row per node below `node`, depth first. */
-static void profile_rows(FILE *f, struct model *m, const struct model_tree *t, int node,
-                         int thread_index, uint64_t total)
+/* What profile_rows needs besides the node. */
+struct tree_out {
+    FILE *f;
+    struct model *m;
+    const struct model_tree *t;
+    int thread_index;
+    uint64_t total; /* the thread's samples */
+    double min_pct; /* children below this share are summed into one row */
+    long max_bytes; /* 0: no limit; else the tree stops at this file offset */
+    int cut;        /* the limit was reached */
+};
+
+/* One table row of the call tree. */
+static void tree_row(const struct tree_out *o, const char *name, int depth, uint64_t incl,
+                     uint64_t self)
 {
-    int *kids, n = sorted_children(t, node, &kids);
-    for (int i = 0; i < n; i++) {
-        const struct model_node *x = &t->nodes[kids[i]];
-        const struct model_func *fn = model_func_at(m, x->func);
-        char label[512];
-        snprintf(label, sizeof(label), "|%02d>>> %*s|_%s", thread_index % 100, 2 * (x->depth - 1),
-                 "", fn ? fn->name : "?");
-        fprintf(f, "| %-70s | %9llu | %5d | %6.1f | %6.1f | %13.3f |\n", label,
-                (unsigned long long)x->inclusive, x->depth - 1,
-                total ? 100.0 * (double)x->inclusive / (double)total : 0,
-                total ? 100.0 * (double)x->self / (double)total : 0,
-                (double)x->inclusive * period_s(m));
-        profile_rows(f, m, t, kids[i], thread_index, total);
+    char label[512];
+    snprintf(label, sizeof(label), "|%02d>>> %*s|_%s", o->thread_index % 100, 2 * (depth - 1), "",
+             name);
+    fprintf(o->f, "| %-70s | %9llu | %5d | %6.1f | %6.1f | %13.3f |\n", label,
+            (unsigned long long)incl, depth - 1,
+            o->total ? 100.0 * (double)incl / (double)o->total : 0,
+            o->total ? 100.0 * (double)self / (double)o->total : 0, (double)incl * period_s(o->m));
+}
+
+/* One row per node below `node`, depth first; children below the threshold as one row. */
+static void profile_rows(struct tree_out *o, int node)
+{
+    int *kids, n = sorted_children(o->t, node, &kids);
+    for (int i = 0; i < n && !o->cut; i++) {
+        const struct model_node *x = &o->t->nodes[kids[i]];
+        if (o->min_pct > 0 && 100.0 * (double)x->inclusive < o->min_pct * (double)o->total) {
+            uint64_t rest = 0; /* sorted: this one and all after it are below */
+            for (int k = i; k < n; k++)
+                rest += o->t->nodes[kids[k]].inclusive;
+            char what[96];
+            snprintf(what, sizeof(what), "... %d more below %g %%", n - i, o->min_pct);
+            tree_row(o, what, x->depth, rest, 0);
+            break;
+        }
+        if (o->max_bytes && ftell(o->f) > o->max_bytes) {
+            o->cut = 1;
+            break;
+        }
+        const struct model_func *fn = model_func_at(o->m, x->func);
+        tree_row(o, fn ? fn->name : "?", x->depth, x->inclusive, x->self);
+        profile_rows(o, kids[i]);
     }
     free(kids);
 }
@@ -102,8 +141,10 @@ static int hot_cmp(const void *a, const void *b)
     return 0;
 }
 
-/* The flat hot-functions table for one filter. */
-static void profile_hot(FILE *f, struct model *m, const struct model_filter *flt, const char *title)
+/* The flat hot-functions table for one filter: functions with self samples, then the first
+ * of the others up to 20 rows; at most max_rows rows (0: no limit). */
+static void profile_hot(FILE *f, struct model *m, const struct model_filter *flt, const char *title,
+                        int max_rows)
 {
     struct model_hot_list *h = model_hot_build(m, flt);
     qsort(h->items, (size_t)h->count, sizeof(*h->items), hot_cmp);
@@ -113,8 +154,11 @@ static void profile_hot(FILE *f, struct model *m, const struct model_filter *flt
     for (int i = 0; i < h->count; i++) {
         const struct model_hot *e = &h->items[i];
         const struct model_func *fn = model_func_at(m, e->func);
-        if (e->self == 0 && i >= 20)
+        if ((e->self == 0 && i >= 20) || (max_rows > 0 && i >= max_rows)) {
+            if (i < h->count)
+                fprintf(f, "| ... %d more functions\n", h->count - i);
             break;
+        }
         char loc[512];
         if (fn->file)
             snprintf(loc, sizeof(loc), "%s %s:%d", fn->module, fn->file, fn->line);
@@ -156,45 +200,102 @@ static void profile_regions(FILE *f, struct model *m)
     }
 }
 
+/* Order thread indexes by samples, the busiest first. */
+static struct model *sort_model;
+static int by_samples(const void *a, const void *b)
+{
+    const struct model_thread *x = model_thread_at(sort_model, *(const int *)a);
+    const struct model_thread *y = model_thread_at(sort_model, *(const int *)b);
+    if (x->samples != y->samples)
+        return x->samples < y->samples ? 1 : -1;
+    return *(const int *)a - *(const int *)b;
+}
+
 /* profile.txt */
 static void write_profile(FILE *f, struct model *m, const struct record_end *end)
 {
     struct model_session *s = model_session(m);
-    int nthreads = model_thread_count(m);
+    int nthreads = model_thread_count(m), n = 0, left = 0;
+    int *order = xcalloc((size_t)nthreads + 1, sizeof(*order));
+    double min_pct = s->profile_min_pct;
+    long max_trees = min_pct > 0 ? PROFILE_TREES_BYTES : 0;
+    uint64_t left_samples = 0;
+
+    for (int i = 0; i < nthreads; i++) {
+        const struct model_thread *th = model_thread_at(m, i);
+        if (th && th->samples > 0)
+            order[n++] = i;
+    }
+    sort_model = m;
+    qsort(order, (size_t)n, sizeof(*order), by_samples);
 
     fprintf(f, "# rocsys-top profile: %s\n", s->target);
     fprintf(f, "# %s sampling at %d Hz (timer %s); %llu samples, %llu dropped; target %s\n",
             s->mode, s->freq_hz, s->timer ? s->timer : "?", (unsigned long long)s->samples,
             (unsigned long long)s->dropped, end && end->status_text ? end->status_text : "?");
+    if (min_pct > 0)
+        fprintf(f,
+                "# hot functions, then call trees per thread (busiest first; nodes below %g %% "
+                "of their thread's samples folded into one row; --profile-min 0 keeps all), "
+                "then hot functions per thread; every stack is in stacks.folded\n",
+                min_pct);
+    else
+        fprintf(f, "# hot functions, then call trees per thread (busiest first, every node), "
+                   "then hot functions per thread\n");
     fprintf(f,
-            "# call trees per thread: samples, depth, share of the thread's samples "
-            "(inclusive, self), estimated time = samples x %.6f s\n",
+            "# call trees: samples, depth, share of the thread's samples (inclusive, self), "
+            "estimated time = samples x %.6f s\n",
             period_s(m));
-    for (int i = 0; i < nthreads; i++) {
+    struct model_filter all = {.thread = -1, .window = 0};
+    profile_hot(f, m, &all, "all threads", min_pct > 0 ? 100 : 0);
+    profile_regions(f, m);
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
         const struct model_thread *th = model_thread_at(m, i);
-        if (!th || th->samples == 0)
-            continue;
+        if (max_trees && ftell(f) > max_trees) {
+            left = n - k;
+            for (; k < n; k++)
+                left_samples += model_thread_at(m, order[k])->samples;
+            break;
+        }
         struct model_filter flt = {.thread = i, .window = 0};
         struct model_tree *t = model_tree_build(m, &flt);
         fprintf(f, "\n== Thread %d: %s (tid %u, pid %u): %llu samples ==\n", i, th->name, th->tid,
                 th->pid, (unsigned long long)t->total);
         fprintf(f, "| %-70s | %9s | %5s | %6s | %6s | %13s |\n", "LABEL", "SAMPLES", "DEPTH",
                 "INCL %", "SELF %", "EST. TIME (s)");
-        profile_rows(f, m, t, 0, i, t->total);
+        struct tree_out o = {.f = f,
+                             .m = m,
+                             .t = t,
+                             .thread_index = i,
+                             .total = t->total,
+                             .min_pct = min_pct,
+                             .max_bytes = max_trees};
+        profile_rows(&o, 0);
+        if (o.cut)
+            fprintf(f, "| ... the rest of this tree is left out: profile.txt stays under 1 MB "
+                       "(stacks.folded has every stack)\n");
         model_tree_free(t);
     }
-    profile_regions(f, m);
-    struct model_filter all = {.thread = -1, .window = 0};
-    profile_hot(f, m, &all, "all threads");
-    for (int i = 0; i < nthreads; i++) {
+    if (left)
+        fprintf(f,
+                "\n== %d more threads (%llu samples) left out: profile.txt stays under 1 MB; "
+                "stacks.folded has every stack ==\n",
+                left, (unsigned long long)left_samples);
+    for (int k = 0; k < n - left; k++) {
+        int i = order[k];
         const struct model_thread *th = model_thread_at(m, i);
-        if (!th || th->samples == 0)
-            continue;
+        if (max_trees && ftell(f) > PROFILE_MAX_BYTES - 100000) {
+            fprintf(f, "\n== hot functions of %d more threads left out (size limit) ==\n",
+                    n - left - k);
+            break;
+        }
         char title[128];
         snprintf(title, sizeof(title), "thread %s (tid %u)", th->name, th->tid);
         struct model_filter flt = {.thread = i, .window = 0};
-        profile_hot(f, m, &flt, title);
+        profile_hot(f, m, &flt, title, min_pct > 0 ? PROFILE_HOT_ROWS : 0);
     }
+    free(order);
 }
 
 /* Emit one folded line per node with self samples below `node`; path holds the labels. */

@@ -564,6 +564,7 @@ int session_run(const struct inject_options *o)
     /* what is expected; the samples' flags correct it (cycles, or a fallback to tick) */
     ms->timer = o->wall ? "hrtimer" : timer == INJECT_TIMER_POSIX ? "tick" : "task-clock";
     ms->freq_hz = o->freq_hz;
+    ms->profile_min_pct = o->profile_min_pct;
     model_set_window(s.m, (uint32_t)o->window_s);
     size_t off = 0;
     if (s.attached)

@@ -44,6 +44,11 @@ int main(void)
     CHECK(parse(&o, err, a4) == 0 && o.cpu_timer == INJECT_TIMER_POSIX);
     CHECK(inject_resolve_cpu_timer(INJECT_TIMER_PERF) == INJECT_TIMER_PERF);
     CHECK(inject_resolve_cpu_timer(INJECT_TIMER_AUTO) != INJECT_TIMER_AUTO);
+    CHECK(parse(&o, err, a3) == 0 && o.profile_min_pct == 0.5);
+    const char *a5[] = {"rocsys-top", "--profile-min", "0", "--", "app", NULL};
+    CHECK(parse(&o, err, a5) == 0 && o.profile_min_pct == 0);
+    const char *a6[] = {"rocsys-top", "--profile-min=2.5", "--", "app", NULL};
+    CHECK(parse(&o, err, a6) == 0 && o.profile_min_pct == 2.5);
 
     const char *bad[][6] = {
         {"rocsys-top", "-f", "0", "--", "app", NULL},
@@ -56,6 +61,10 @@ int main(void)
         {"rocsys-top", "--batch=1", "--", "app", NULL, NULL},
         {"rocsys-top", "-d", "0", "--", "app", NULL},
         {"rocsys-top", "--cpu-timer", "fast", "--", "app", NULL},
+        {"rocsys-top", "--profile-min", "-1", "--", "app", NULL},
+        {"rocsys-top", "--profile-min", "100.5", "--", "app", NULL},
+        {"rocsys-top", "--profile-min", "1%", "--", "app", NULL},
+        {"rocsys-top", "--profile-min", "nan", "--", "app", NULL},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
