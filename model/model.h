@@ -46,7 +46,8 @@ void symbolizer_add_module(struct symbolizer *s, uint32_t pid, const char *path,
                            size_t build_id_len);
 /* Resolve pc of process pid into source frames, innermost first (inlined callees before the
  * function they were inlined into). is_return_address: pc is a return address (look up pc-1).
- * Returns the number of frames written (>= 1 when a module covers pc), 0 when no module does. */
+ * Returns the number of frames written (>= 1 when a module covers pc), 0 when no module does,
+ * -1 while the module's file is being loaded (symbolizer_set_async). */
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_return_address,
                       struct sym_frame *out, int max);
 /* Resolve the modules that define ELF symbol (a prefix of its name) by their symbol tables
@@ -54,6 +55,16 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_re
  * frames are hidden in Python stacks and whose evaluation loop is one enormous unit of debug
  * information that costs libdw tens of milliseconds per address. NULL: none. */
 void symbolizer_set_light(struct symbolizer *s, const char *symbol);
+/* async: files (their debug info, which may be downloaded, and their DWARF) are loaded on a
+ * thread of the symbolizer's; symbolizer_lookup returns -1 for an address of a file not loaded
+ * yet (ask again later). Off: loaded inline by the first lookup (the default). */
+void symbolizer_set_async(struct symbolizer *s, int async);
+/* How many files are not loaded yet; name gets the one being loaded (for a status line). */
+int symbolizer_loading(struct symbolizer *s, char *name, size_t cap);
+/* Wait at most timeout_ms for the files being loaded; 0, or -1 if some still are. */
+int symbolizer_wait(struct symbolizer *s, int timeout_ms);
+/* Stop waiting for the files being loaded: their addresses are named by offset from now on. */
+void symbolizer_give_up(struct symbolizer *s);
 /* Give to_pid the modules of from_pid (a fork child starts with its parent's address space). */
 void symbolizer_copy_process(struct symbolizer *s, uint32_t from_pid, uint32_t to_pid);
 /* Forget process pid's modules (the pid exited and its frames are already symbolized). */
@@ -203,8 +214,9 @@ struct model_session {
     char status_text[128];  /* e.g. "running", "exited with 0", "killed by SIGSEGV (core dumped)" */
     char output_log[2048];  /* path of the file that keeps the target's full output */
     char notice[256];       /* one-line warning for the user (e.g. static binary), "" if none */
-    uint64_t samples;       /* sampling periods counted (a sample may stand for several) */
-    uint64_t dropped;       /* lost in transport (ring full, no ring): samples and events */
+    char symbols_status[160];   /* "loading symbols: libfoo.so (2 files)" while files load, or "" */
+    uint64_t samples;           /* sampling periods counted (a sample may stand for several) */
+    uint64_t dropped;           /* lost in transport (ring full, no ring): samples and events */
     uint64_t dropped_events;    /* of those, events (HIP calls, dispatches, copies, regions, names);
                                    the rest are CPU samples */
     uint64_t threads_unsampled; /* threads that ended without ever getting a ring */

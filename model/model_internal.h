@@ -30,6 +30,35 @@ Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **r
  * unwind tables; 0 when they do not tell. */
 typedef struct Dwfl_Module Dwfl_Module;
 int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start);
+/* symfiles.c: the ELF files symbols come from, each with its own Dwfl at the file's own
+ * addresses, loaded inline or (async) on a loader thread. */
+enum { SYMFILE_LOADING, SYMFILE_READY, SYMFILE_FAILED };
+struct sym_file;
+struct symbolizer_files;
+struct symfile_range { /* a symbol found in a file, covering [lo, hi) */
+    uint64_t lo, hi;
+    const char *name;
+};
+struct symbolizer_files *symfiles_new(void);
+void symfiles_free(struct symbolizer_files *fs);
+void symfiles_set_async(struct symbolizer_files *fs, int async);
+void symfiles_set_light(struct symbolizer_files *fs, const char *symbol);
+/* The file (path, build-id), created and loaded (or queued) on first use; open_path is the
+ * file to read, NULL when there is none (the file is then FAILED). */
+struct sym_file *symfiles_get(struct symbolizer_files *fs, const char *path, const char *open_path,
+                              const uint8_t *build_id, size_t build_id_len);
+int symfile_state(const struct sym_file *f);
+/* READY: the file's module (its own addresses) and whether it is read light; else NULL. */
+Dwfl_Module *symfile_module(struct sym_file *f, int *light);
+void symfile_set_light(struct sym_file *f);
+struct symfile_range **symfile_ranges(struct sym_file *f, size_t **n, size_t **cap);
+/* Files not loaded yet; name gets the one being loaded. */
+int symfiles_loading(struct symbolizer_files *fs, char *name, size_t cap);
+/* Wait until nothing is being loaded, at most timeout_ms; 0, or -1 on timeout. */
+int symfiles_wait(struct symbolizer_files *fs, int timeout_ms);
+/* Files still loading count as FAILED from now on (a load that ends later is still used). */
+void symfiles_give_up(struct symbolizer_files *fs);
+
 /* perfmap.c: the name /tmp/perf-PID.map gives the JIT code at pc (the newest line covering
  * it, the file re-read when it grew), or NULL; *jit is created on first use. */
 struct symbolizer_jit;

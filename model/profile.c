@@ -320,7 +320,9 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
         return NULL;
     if (n == 0)
         n = symbolizer_lookup(m->sym, pid, pc, is_ret, fr, MAX_SYM_FRAMES);
-    if (n <= 0) {
+    if (n < 0) /* its file is being loaded: the sample waits, even on its final try */
+        return NULL;
+    if (n == 0) {
         if (!final_try)
             return NULL;
         memset(&fr[0], 0, sizeof(fr[0]));

@@ -57,23 +57,15 @@ struct cache_entry {
     uint8_t is_ret;
 };
 
-/* A symbol libdwfl found, covering [lo, hi) (its name owned by the module's Dwfl). */
-struct sym_range {
-    uint64_t lo, hi;
-    const char *name;
-};
-
 struct sym_module {
     char *path;
     const char *name; /* interned basename */
     uint64_t bias, start, end;
     uint8_t *build_id;
     size_t build_id_len;
-    Dwfl_Module *dwmod; /* non-NULL once reported to the process's Dwfl */
-    enum mod_state state;
-    int light; /* symbols only, no DWARF (it holds the light symbol: see symbolizer_set_light) */
-    struct sym_range *ranges; /* symbols found so far, sorted by lo (see symbol_at) */
-    size_t nranges, capranges;
+    Dwfl_Module *dwmod;    /* non-NULL once reported to the process's Dwfl */
+    enum mod_state state;  /* in the process's Dwfl (unwinding) */
+    struct sym_file *file; /* where its symbols come from (symfiles.c), on first need */
 };
 
 struct sym_proc {
@@ -99,13 +91,25 @@ struct symbolizer {
     int vdso_fd;
     char vdso_path[64];
     const char *light_symbol; /* a module holding this ELF symbol is resolved light */
+    struct symbolizer_files *files;
 };
 
 static char *debuginfo_path; /* NULL: libdwfl's default (".debug" and /usr/lib/debug) */
 
+/* The processes' Dwfls unwind with the files' own .eh_frame and .debug_frame: they never look
+ * for separate debug files (which may be downloaded: symfiles.c does that off this thread). */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                        const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                        char **debuginfo_file_name)
+{
+    (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
+    (void)debuglink_crc, (void)debuginfo_file_name;
+    return -1;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = no_debuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
 };
@@ -222,14 +226,14 @@ static const char *intern_offset_name(struct symbolizer *s, const char *base, ui
 /* The name of code without a symbol in Dwfl module dm: "base@0xSTART", START where its
  * function begins by the unwind tables (one name per function, which `objdump -d
  * --start-address=0xSTART` shows); "base+0xOFFSET" (one name per instruction) without them. */
-static const char *unnamed_function(struct symbolizer *s, const struct sym_module *m,
-                                    Dwfl_Module *dm, uint64_t addr, const char *base)
+static const char *unnamed_function(struct symbolizer *s, Dwfl_Module *dm, uint64_t addr,
+                                    const char *base)
 {
     uint64_t start;
     char buf[512];
 
     if (!dm || !symbolizer_function_start(dm, addr, &start))
-        return intern_offset_name(s, base, addr - m->bias);
+        return intern_offset_name(s, base, addr);
     snprintf(buf, sizeof buf, "%s@0x%" PRIx64, base, start);
     return intern(s, buf);
 }
@@ -358,9 +362,6 @@ static struct sym_proc *proc_get(struct symbolizer *s, uint32_t pid)
 /* Free what a module entry owns. */
 static void module_release(struct sym_module *m)
 {
-    free(m->ranges);
-    m->ranges = NULL;
-    m->nranges = m->capranges = 0;
     free(m->path);
     free(m->build_id);
 }
@@ -579,55 +580,60 @@ static void die_call_site(Dwarf_Die *die, const char **file, int *line)
  * table for every address (its cost grows with the table: about 1 ms per address in node or a
  * debug libpython); each sized symbol it finds is kept, so that the other addresses of the
  * same function are found by a binary search. */
-static const char *symbol_at(struct sym_module *m, Dwfl_Module *dm, uint64_t addr)
+static const char *symbol_at(struct sym_file *f, Dwfl_Module *dm, uint64_t addr)
 {
-    size_t lo = 0, hi = m->nranges; /* first range with lo > addr */
+    size_t *nranges, *cap;
+    struct symfile_range **ranges = symfile_ranges(f, &nranges, &cap);
+    size_t lo = 0, hi = *nranges; /* first range with lo > addr */
     GElf_Off off = 0;
     GElf_Sym sym;
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (m->ranges[mid].lo <= addr)
+        if ((*ranges)[mid].lo <= addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo > 0 && addr < m->ranges[lo - 1].hi)
-        return m->ranges[lo - 1].name;
+    if (lo > 0 && addr < (*ranges)[lo - 1].hi)
+        return (*ranges)[lo - 1].name;
     const char *name = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL);
     if (!name || sym.st_size == 0 || off >= sym.st_size)
         return name;
-    struct sym_range r = {.lo = addr - off, .hi = addr - off + sym.st_size, .name = name};
+    struct symfile_range r = {.lo = addr - off, .hi = addr - off + sym.st_size, .name = name};
     /* (a symbol found inside another one's range is not kept: ranges never overlap) */
-    if ((lo > 0 && r.lo < m->ranges[lo - 1].hi) || (lo < m->nranges && r.hi > m->ranges[lo].lo))
+    if ((lo > 0 && r.lo < (*ranges)[lo - 1].hi) || (lo < *nranges && r.hi > (*ranges)[lo].lo))
         return name;
-    xgrow(&m->ranges, &m->capranges, m->nranges + 1, sizeof(*m->ranges));
-    memmove(m->ranges + lo + 1, m->ranges + lo, (m->nranges - lo) * sizeof(*m->ranges));
-    m->ranges[lo] = r;
-    m->nranges++;
+    xgrow(ranges, cap, *nranges + 1, sizeof(**ranges));
+    memmove(*ranges + lo + 1, *ranges + lo, (*nranges - lo) * sizeof(**ranges));
+    (*ranges)[lo] = r;
+    (*nranges)++;
     return name;
 }
 
-/* Frames of addr in Dwfl module dm, innermost first; returns the count (>= 1). */
-static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module *dm, uint64_t addr,
-                        const char *fallback_base, struct sym_frame *fr, int max)
+/* Frames of addr (the file's own address) in m's file, module dm, innermost first; returns
+ * the count (>= 1). */
+static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module *dm, int light,
+                        uint64_t addr, const char *fallback_base, struct sym_frame *fr, int max)
 {
     Dwarf_Die *scopes = NULL, *chain = NULL, *subprogram = NULL;
     int n = 0, nchain = 0, line = 0;
     const char *file = NULL;
 
-    const char *sym_name = symbol_at(m, dm, addr);
+    const char *sym_name = symbol_at(m->file, dm, addr);
     if (s->light_symbol && sym_name &&
-        strncmp(sym_name, s->light_symbol, strlen(s->light_symbol)) == 0)
-        m->light = 1;
-    if (m->light) { /* the ELF symbol alone: the module's DWARF is not read */
+        strncmp(sym_name, s->light_symbol, strlen(s->light_symbol)) == 0 && !light) {
+        symfile_set_light(m->file);
+        light = 1;
+    }
+    if (light) { /* the ELF symbol alone: the module's DWARF is not read */
         struct sym_frame *f = &fr[0];
         memset(f, 0, sizeof *f);
         f->function = intern_demangled(s, sym_name);
         if (!f->function)
-            f->function = unnamed_function(s, m, dm, addr, fallback_base);
+            f->function = unnamed_function(s, dm, addr, fallback_base);
         f->module = m->name;
-        f->module_offset = addr - m->bias;
+        f->module_offset = addr;
         return 1;
     }
     Dwfl_Line *ln = dwfl_module_getsrc(dm, addr);
@@ -653,7 +659,7 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
                 memset(f, 0, sizeof *f);
                 f->function = die_function_name(s, &chain[i]);
                 if (!f->function)
-                    f->function = intern_offset_name(s, fallback_base, addr - m->bias);
+                    f->function = intern_offset_name(s, fallback_base, addr);
                 f->file = intern(s, file);
                 f->line = file ? line : 0;
                 die_decl(s, &chain[i], f);
@@ -669,7 +675,7 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
     if (!f->function && subprogram)
         f->function = die_function_name(s, subprogram);
     if (!f->function)
-        f->function = unnamed_function(s, m, dm, addr, fallback_base);
+        f->function = unnamed_function(s, dm, addr, fallback_base);
     f->file = intern(s, file);
     f->line = f->file ? line : 0;
     if (subprogram)
@@ -677,14 +683,15 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
 
     for (int i = 0; i < n; i++) {
         fr[i].module = m->name;
-        fr[i].module_offset = addr - m->bias;
+        fr[i].module_offset = addr;
     }
     free(chain);
     free(scopes);
     return n;
 }
 
-/* Resolve pc of pid without the cache; returns the frame count, 0 if no module covers it. */
+/* Resolve pc of pid without the cache; returns the frame count, 0 if no module covers it, -1
+ * while its file is being loaded. */
 static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
                    struct sym_frame *fr, int max)
 {
@@ -704,9 +711,20 @@ static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
         return 1;
     }
     const char *fallback_base = is_vdso_path(m->path) ? "[vdso]" : m->name;
-    Dwfl_Module *dm = module_dwfl(s, p, m);
+    if (!m->file) {
+        const char *open = m->path; /* "[unknown]", "[anon]": nothing to open */
+        if (is_vdso_path(m->path))
+            open = vdso_file(s);
+        else if (m->path[0] == '[' || m->path[0] == '\0')
+            open = NULL;
+        m->file = symfiles_get(s->files, m->path, open, m->build_id, m->build_id_len);
+    }
+    int light = 0;
+    Dwfl_Module *dm = symfile_module(m->file, &light);
     if (dm)
-        return resolve_dwfl(s, m, dm, addr, fallback_base, fr, max);
+        return resolve_dwfl(s, m, dm, light, addr - m->bias, fallback_base, fr, max);
+    if (symfile_state(m->file) == SYMFILE_LOADING)
+        return -1;
     memset(fr, 0, sizeof *fr);
     fr->function = intern_offset_name(s, fallback_base, addr - m->bias);
     fr->module = m->name;
@@ -719,6 +737,28 @@ static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
 void symbolizer_set_light(struct symbolizer *s, const char *symbol)
 {
     s->light_symbol = symbol;
+    symfiles_set_light(s->files, symbol);
+}
+
+void symbolizer_set_async(struct symbolizer *s, int async)
+{
+    symfiles_set_async(s->files, async);
+}
+
+int symbolizer_loading(struct symbolizer *s, char *name, size_t cap)
+{
+    return s ? symfiles_loading(s->files, name, cap) : 0;
+}
+
+int symbolizer_wait(struct symbolizer *s, int timeout_ms)
+{
+    return s ? symfiles_wait(s->files, timeout_ms) : 0;
+}
+
+void symbolizer_give_up(struct symbolizer *s)
+{
+    if (s)
+        symfiles_give_up(s->files);
 }
 
 struct symbolizer *symbolizer_new(void)
@@ -726,6 +766,7 @@ struct symbolizer *symbolizer_new(void)
     struct symbolizer *s = xcalloc(1, sizeof *s);
     s->vdso_fd = -1;
     s->vdso_state = MOD_NEW;
+    s->files = symfiles_new();
     return s;
 }
 
@@ -746,6 +787,7 @@ void symbolizer_free(struct symbolizer *s)
         next = c->next;
         free(c);
     }
+    symfiles_free(s->files);
     if (s->vdso_fd >= 0)
         close(s->vdso_fd);
     free(s);
@@ -836,7 +878,7 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_re
     if (!e) {
         int n = resolve(s, pid, pc, is_ret, tmp, SYM_MAX_FRAMES);
         if (n <= 0)
-            return 0; /* not cached: the module may still be reported */
+            return n; /* not cached: the module may still be reported, or its file loads */
         e = cache_insert(s, pid, pc, is_ret, tmp, n);
     }
     int n = e->count < max ? e->count : max;

@@ -88,6 +88,20 @@ void session_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
         record_sample(s, pid, tid, t, frames, n, weight);
 }
 
+void session_finish_symbols(struct session *s, int timeout_ms)
+{
+    struct symbolizer *sym = model_symbolizer(s->m);
+    char file[96];
+
+    if (symbolizer_loading(sym, file, sizeof(file)) == 0)
+        return;
+    if (s->batch || s->headless)
+        fprintf(stderr, "rocsys-top: waiting for the symbols of %s (at most %d s)\n", file,
+                timeout_ms / 1000);
+    if (symbolizer_wait(sym, timeout_ms) != 0)
+        symbolizer_give_up(sym); /* their frames are named by address */
+}
+
 /* The sources, in the order of each spool pass (session_internal.h: SESSION_SRC_*). */
 const struct session_source *const session_sources[] = {&session_source_rings,
                                                         &session_source_perf};
@@ -147,6 +161,17 @@ static void update_stats(struct session *s)
 {
     struct model_session *ms = model_session(s->m);
     uint64_t dropped, cost, cost_n, dropped_events;
+    char file[96];
+    int loading = symbolizer_loading(model_symbolizer(s->m), file, sizeof(file));
+
+    if (loading > 1)
+        snprintf(ms->symbols_status, sizeof(ms->symbols_status),
+                 "loading %s (and %d more files): their frames wait", file, loading - 1);
+    else if (loading)
+        snprintf(ms->symbols_status, sizeof(ms->symbols_status), "loading %s: its frames wait",
+                 file);
+    else
+        ms->symbols_status[0] = '\0';
 
     session_spool_lock(
         &s->spool); /* the spool's thread frees rings and adds them to the acc_ totals */
@@ -487,6 +512,7 @@ static void run_loop(struct session *s)
             if (!pipes_open || grace_over) {
                 model_output_flush(s->m);
                 if (s->batch || s->headless || s->kill_sent || s->o->iterations) {
+                    session_finish_symbols(s, SYMBOLS_FINAL_WAIT_MS);
                     refresh(s);
                     break; /* batch: the final frame; TUI: the user already quit */
                 }
@@ -545,6 +571,9 @@ int session_run(const struct inject_options *o)
         return 1;
     }
     s.m = model_new();
+    /* files' symbols (debuginfod downloads, big DWARF) load off this thread: the display and
+     * the rings never wait for them */
+    symbolizer_set_async(model_symbolizer(s.m), 1);
     model_regions_set_sink(s.m, session_region_span, &s);
     model_session(s.m)->rank = o->record_dir ? session_mpi_rank() : -1;
     if (session_setup_writers(&s, err, sizeof(err)) != 0 ||
@@ -648,6 +677,10 @@ started:
         }
     }
     rc = s.exit_status;
+    /* samples still waiting for their files: named now (after a short wait when the user quit
+     * the TUI, the full one when a recording or batch output must be complete) */
+    session_finish_symbols(&s, s.tui ? 3000 : SYMBOLS_FINAL_WAIT_MS);
+    session_drain(&s, 0);
     if (s.tr.hdr)
         transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
 out:

@@ -20,8 +20,10 @@
 /* ... and a sample with Python frames this long for its code objects' PY_CODE records, which a
  * collector whose ring is filling announces late */
 #define DEFER_PY_MAX_NS 3000000000ull
-#define COST_BIN_NS     25   /* sample-cost histogram: bins of 25 ns ... */
-#define COST_BINS       4000 /* ... up to 100 us; slower samples land in the last bin */
+/* at the end, a recording or batch output waits this long for files whose symbols load */
+#define SYMBOLS_FINAL_WAIT_MS 60000
+#define COST_BIN_NS           25   /* sample-cost histogram: bins of 25 ns ... */
+#define COST_BINS             4000 /* ... up to 100 us; slower samples land in the last bin */
 
 /* A sample whose frames were not covered by a known module yet: retried next cycle. */
 struct deferred {
@@ -115,6 +117,9 @@ void session_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
                     const uint64_t *frames, uint32_t n, uint32_t weight);
 /* Take what the spool holds and decode it (check_orphans: reclaim abandoned rings too). */
 void session_drain(struct session *s, int check_orphans);
+/* Wait at most timeout_ms for the files whose symbols are loading (a note on stderr in batch
+ * and headless modes); past that, their frames are named by address. */
+void session_finish_symbols(struct session *s, int timeout_ms);
 /* Ask the target to end (an attached process: detach). */
 void session_stop_target(struct session *s);
 

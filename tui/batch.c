@@ -110,6 +110,10 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
         tui_sanitize(notice, sizeof(notice), s->notice);
         fprintf(out, "notice: %s\n", notice);
     }
+    if (s->symbols_status[0]) {
+        tui_sanitize(notice, sizeof(notice), s->symbols_status);
+        fprintf(out, "symbols: %s\n", notice);
+    }
     for (int v = 0; v < tui_view_count; v++)
         if (!s->attach_gpu || v == tui_view_find("GPU")) /* --attach-gpu: no profile */
             tui_views[v].batch(out, m, max_rows);

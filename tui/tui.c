@@ -315,7 +315,8 @@ static int header_lines(struct tui *t, int gpu_line)
 {
     const struct model_session *s = model_session(t->m);
 
-    int n = 2 + gpu_line + (s->notice[0] != 0) + model_process_count(t->m);
+    int n = 2 + gpu_line + (s->notice[0] != 0) + (s->symbols_status[0] != 0) +
+            model_process_count(t->m);
 
     return n < 3 ? 3 : n; /* the sampling line needs 3 (see draw_header) */
 }
@@ -441,6 +442,13 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
         char buf[300];
         snprintf(buf, sizeof(buf), " ! %s", s->notice);
         tui_put(t, y, 0, w, tui_style(t, TUI_S_NOTICE), buf, 1);
+        y++;
+    }
+    /* files whose symbols are loading (their frames wait for them) */
+    if (s->symbols_status[0] && y < r->y + r->h) {
+        char buf[200];
+        snprintf(buf, sizeof(buf), " symbols: %s", s->symbols_status);
+        tui_put(t, y, 0, w, tui_style(t, TUI_S_DIM), buf, 1);
         y++;
     }
     /* processes: the root target first, then its children */

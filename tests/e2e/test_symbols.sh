@@ -9,7 +9,9 @@
 #    names and source lines;
 #  - JIT code named by /tmp/perf-PID.map: node --perf-basic-prof (its hot JS function first in
 #    the hot list, with native callers below it: unwound by frame pointers through JIT code),
-#    Python 3.12+ -X perf (its trampolines in native stacks; hidden in Python stacks).
+#    Python 3.12+ -X perf (its trampolines in native stacks; hidden in Python stacks);
+#  - a slow debuginfod (a stand-in that answers after 4 s): the batch frames keep their pace,
+#    the header says the file is loading, and the waiting frames end up named.
 source "$(dirname "$0")/lib.sh"
 for tool in objcopy readelf nm xz; do
     command -v "$tool" > /dev/null || skip "$tool not installed"
@@ -169,4 +171,53 @@ EOF
 else
     echo "SKIP python -X perf: no CPython 3.12 or 3.13 under ${PYENV_ROOT:-$HOME/.pyenv}"
 fi
+
+# -- 7. a slow debuginfod: the display keeps its pace while the debug file downloads, says so,
+#    and the frames that waited get their names
+cat > "$WORK/slow_server.py" << 'EOF'
+import http.server, sys, time
+debug, delay = sys.argv[2], float(sys.argv[3])
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if not self.path.endswith("/debuginfo"):
+            self.send_error(404); return
+        time.sleep(delay)
+        data = open(debug, "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def log_message(self, *a):
+        sys.stderr.write("GET %s\n" % self.path); sys.stderr.flush()
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+EOF
+objcopy --only-keep-debug "$T" "$WORK/slow.debug"
+python3 -u "$WORK/slow_server.py" x "$WORK/slow.debug" 4 > "$WORK/slow.port" 2> "$WORK/slow.log" &
+spid=$!
+for _ in $(seq 50); do [ -s "$WORK/slow.port" ] && break; sleep 0.1; done
+sport=$(head -n 1 "$WORK/slow.port")
+R="$WORK/slow"
+echo "$(date +%s.%N) rocsys-top frame 0 (start) [running]" > "$WORK/slow.start"
+DEBUGINFOD_URLS="http://127.0.0.1:$sport" DEBUGINFOD_CACHE_PATH="$WORK/scache" \
+    "$ROCSYS_TOP" -b -d 2 -n 60 --rows 3 --record "$R" -- "$WORK/tp_stripped" 1 32 11000 2> "$WORK/slow.err" |
+    while IFS= read -r line; do
+        case $line in "rocsys-top frame "*) echo "$(date +%s.%N) $line" ;; "symbols: "*) echo "$line" ;; esac
+    done | cat "$WORK/slow.start" - > "$WORK/slow.frames"
+kill "$spid" 2> /dev/null || true
+wait "$spid" 2> /dev/null || true
+check "slow debuginfod: the server was asked" grep -q "GET .*/debuginfo" "$WORK/slow.log"
+check "slow debuginfod: the header said the file was loading" \
+    grep -q '^symbols: loading tp_stripped' "$WORK/slow.frames"
+# (frames while the program runs: at the end, rocsys-top waits for the symbols on purpose)
+gap=$(awk '/rocsys-top frame.*\[running\]/ { if (t) { d = $1 - t; if (d > m) m = d } t = $1 } END { printf "%.2f", m }' "$WORK/slow.frames")
+frames=$(grep -c 'rocsys-top frame [1-9].*\[running\]' "$WORK/slow.frames")
+echo "    slow debuginfod: $frames frames while running, longest gap ${gap}s (0.2 s asked; download 4 s)"
+check "slow debuginfod: the program ran past the download ($frames frames)" test "$frames" -ge 20
+check "slow debuginfod: no frame waited for the download (longest gap ${gap}s)" \
+    awk -v g="$gap" 'BEGIN { exit !(g < 1.5) }'
+check "slow debuginfod: the frames that waited are named (debug info arrived)" \
+    grep -q 'deepw_main;deepw_recurse_a;deepw_recurse_b;' "$R/stacks.folded"
+check "slow debuginfod: no frame named by address" bash -c "! grep -q 'tp_stripped[@+]0x' '$R/stacks.folded'"
 finish

@@ -1,0 +1,296 @@
+/* The ELF files symbols come from: one libdwfl Dwfl per file (path and build-id), shared by
+ * every process that maps it, with the file's own addresses (the symbolizer subtracts each
+ * mapping's load bias). Loading a file can take seconds: debug info downloaded by debuginfod,
+ * or gigabytes of compressed DWARF inflated. In async mode a loader thread does it, one file
+ * at a time, and the front end's loop never waits: the file is LOADING until the thread
+ * publishes the finished Dwfl (READY), after which only the front end's thread touches it. */
+#include "model_internal.h"
+
+#include <elfutils/libdwfl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct sym_file {
+    char *path;      /* as the process maps it (names the module) */
+    char *open_path; /* the file to read (the vDSO's copy), NULL: nothing to read */
+    uint8_t *build_id;
+    size_t build_id_len;
+    int state;  /* SYMFILE_*, atomic: written by the loader, read by the front end */
+    int light;  /* symbols only: the file holds the light symbol (its DWARF is not read) */
+    Dwfl *dwfl; /* READY: the file's own Dwfl */
+    Dwfl_Module *dm;
+    struct symfile_range *ranges; /* symbols found so far, sorted (symbolize.c: symbol_at) */
+    size_t nranges, capranges;
+    struct sym_file *next; /* in the loader's queue */
+};
+
+struct symbolizer_files {
+    struct sym_file **files; /* every file seen (front end only) */
+    size_t n, cap;
+    int async;
+    const char *light_symbol;
+    pthread_mutex_t mu; /* the queue, current, stop */
+    pthread_cond_t cv;
+    pthread_t thread;
+    int started, stop;
+    struct sym_file *head, *tail; /* waiting to be loaded */
+    struct sym_file *current;     /* being loaded */
+};
+
+static char *no_path; /* libdwfl's default debuginfo path (".debug", /usr/lib/debug) */
+
+static const Dwfl_Callbacks file_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo, /* debug files, debuginfod */
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &no_path,
+};
+
+/* Whether dm's symbol table has a symbol whose name starts with prefix. */
+static int has_symbol(Dwfl_Module *dm, const char *prefix)
+{
+    int n = dwfl_module_getsymtab(dm);
+    size_t len = strlen(prefix);
+
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        const char *name = dwfl_module_getsym(dm, i, &sym, NULL);
+        if (name && strncmp(name, prefix, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Load f: its ELF, symbol table (MiniDebugInfo too), unwind tables and DWARF (which may be
+ * downloaded), then publish. Runs on the loader thread (or inline in sync mode). */
+static void load(struct sym_file *f, const char *light_symbol)
+{
+    Dwarf_Addr bias;
+    Dwfl *dwfl = f->open_path ? dwfl_begin(&file_callbacks) : NULL;
+    Dwfl_Module *dm = NULL;
+    int state = SYMFILE_FAILED;
+
+    if (!dwfl)
+        goto out;
+    dwfl_report_begin(dwfl);
+    dm = dwfl_report_elf(dwfl, f->path, f->open_path, -1, 0, true); /* its own addresses */
+    dwfl_report_end(dwfl, NULL, NULL);
+    if (!dm)
+        goto out;
+    if (f->build_id_len) { /* the file on disk must be the one that was mapped */
+        const unsigned char *bits = NULL;
+        GElf_Addr vaddr;
+        int len = dwfl_module_build_id(dm, &bits, &vaddr);
+        size_t n = len > 0 && (size_t)len < f->build_id_len ? (size_t)len : f->build_id_len;
+        if (len > 0 && memcmp(bits, f->build_id, n) != 0) /* (the collector may truncate) */
+            goto out;
+    }
+    f->light = light_symbol && has_symbol(dm, light_symbol);
+    if (!f->light)
+        dwfl_module_getdwarf(dm, &bias); /* finds (or downloads) and opens the debug info */
+    dwfl_module_eh_cfi(dm, &bias);
+    f->dwfl = dwfl;
+    f->dm = dm;
+    dwfl = NULL;
+    state = SYMFILE_READY;
+out:
+    if (dwfl)
+        dwfl_end(dwfl);
+    __atomic_store_n(&f->state, state, __ATOMIC_RELEASE);
+}
+
+/* The loader thread: files in the order they were asked for. */
+static void *loader_main(void *arg)
+{
+    struct symbolizer_files *fs = arg;
+
+    pthread_mutex_lock(&fs->mu);
+    for (;;) {
+        while (!fs->head && !fs->stop)
+            pthread_cond_wait(&fs->cv, &fs->mu);
+        if (fs->stop)
+            break;
+        struct sym_file *f = fs->head;
+        fs->head = f->next;
+        if (!fs->head)
+            fs->tail = NULL;
+        fs->current = f;
+        pthread_mutex_unlock(&fs->mu);
+        load(f, fs->light_symbol);
+        pthread_mutex_lock(&fs->mu);
+        fs->current = NULL;
+        pthread_cond_broadcast(&fs->cv); /* for symfiles_wait */
+    }
+    pthread_mutex_unlock(&fs->mu);
+    return NULL;
+}
+
+struct symbolizer_files *symfiles_new(void)
+{
+    struct symbolizer_files *fs = xcalloc(1, sizeof(*fs));
+    pthread_mutex_init(&fs->mu, NULL);
+    pthread_cond_init(&fs->cv, NULL);
+    return fs;
+}
+
+void symfiles_set_async(struct symbolizer_files *fs, int async)
+{
+    fs->async = async;
+}
+
+void symfiles_set_light(struct symbolizer_files *fs, const char *symbol)
+{
+    fs->light_symbol = symbol;
+}
+
+struct sym_file *symfiles_get(struct symbolizer_files *fs, const char *path, const char *open_path,
+                              const uint8_t *build_id, size_t build_id_len)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        struct sym_file *f = fs->files[i];
+        if (strcmp(f->path, path) == 0 && f->build_id_len == build_id_len &&
+            (!build_id_len || memcmp(f->build_id, build_id, build_id_len) == 0))
+            return f;
+    }
+    struct sym_file *f = xcalloc(1, sizeof(*f));
+    f->path = xstrdup(path);
+    f->open_path = open_path ? xstrdup(open_path) : NULL;
+    if (build_id_len) {
+        f->build_id = xmalloc(build_id_len);
+        memcpy(f->build_id, build_id, build_id_len);
+        f->build_id_len = build_id_len;
+    }
+    f->state = SYMFILE_LOADING;
+    xgrow(&fs->files, &fs->cap, fs->n + 1, sizeof(*fs->files));
+    fs->files[fs->n++] = f;
+    if (!fs->async || !f->open_path) {
+        load(f, fs->light_symbol);
+        return f;
+    }
+    pthread_mutex_lock(&fs->mu);
+    if (!fs->started) /* (no thread if it cannot start: the file is loaded here) */
+        fs->started = pthread_create(&fs->thread, NULL, loader_main, fs) == 0;
+    if (fs->started) {
+        if (fs->tail)
+            fs->tail->next = f;
+        else
+            fs->head = f;
+        fs->tail = f;
+        pthread_cond_signal(&fs->cv);
+    }
+    pthread_mutex_unlock(&fs->mu);
+    if (!fs->started)
+        load(f, fs->light_symbol);
+    return f;
+}
+
+int symfile_state(const struct sym_file *f)
+{
+    return __atomic_load_n(&f->state, __ATOMIC_ACQUIRE);
+}
+
+Dwfl_Module *symfile_module(struct sym_file *f, int *light)
+{
+    if (symfile_state(f) != SYMFILE_READY)
+        return NULL;
+    *light = f->light;
+    return f->dm;
+}
+
+void symfile_set_light(struct sym_file *f)
+{
+    f->light = 1;
+}
+
+struct symfile_range **symfile_ranges(struct sym_file *f, size_t **n, size_t **cap)
+{
+    *n = &f->nranges;
+    *cap = &f->capranges;
+    return &f->ranges;
+}
+
+int symfiles_loading(struct symbolizer_files *fs, char *name, size_t cap)
+{
+    int n = 0;
+    const char *cur = NULL;
+
+    for (size_t i = 0; i < fs->n; i++)
+        n += symfile_state(fs->files[i]) == SYMFILE_LOADING;
+    if (n && name && cap) {
+        pthread_mutex_lock(&fs->mu);
+        cur = fs->current ? fs->current->path : (fs->head ? fs->head->path : NULL);
+        const char *base = cur ? strrchr(cur, '/') : NULL;
+        snprintf(name, cap, "%s", base ? base + 1 : cur ? cur : "?");
+        pthread_mutex_unlock(&fs->mu);
+    }
+    return n;
+}
+
+int symfiles_wait(struct symbolizer_files *fs, int timeout_ms)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&fs->mu);
+    while ((fs->head || fs->current) && pthread_cond_timedwait(&fs->cv, &fs->mu, &until) == 0)
+        ;
+    int left = (fs->head || fs->current) != 0;
+    pthread_mutex_unlock(&fs->mu);
+    return left ? -1 : 0;
+}
+
+void symfiles_give_up(struct symbolizer_files *fs)
+{
+    for (size_t i = 0; i < fs->n; i++) {
+        int loading = SYMFILE_LOADING;
+        __atomic_compare_exchange_n(&fs->files[i]->state, &loading, SYMFILE_FAILED, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    }
+}
+
+/* Free one file entry (not being loaded). */
+static void file_free(struct sym_file *f)
+{
+    if (f->dwfl)
+        dwfl_end(f->dwfl);
+    free(f->ranges);
+    free(f->path);
+    free(f->open_path);
+    free(f->build_id);
+    free(f);
+}
+
+void symfiles_free(struct symbolizer_files *fs)
+{
+    struct sym_file *busy = NULL;
+
+    if (!fs)
+        return;
+    pthread_mutex_lock(&fs->mu);
+    fs->stop = 1;
+    busy = fs->current;
+    pthread_cond_broadcast(&fs->cv);
+    pthread_mutex_unlock(&fs->mu);
+    if (fs->started && !busy) {
+        pthread_join(fs->thread, NULL);
+    } else if (fs->started) {
+        /* a load that may wait for a download: the thread and what it touches are left to
+         * end with the process */
+        pthread_detach(fs->thread);
+        return;
+    }
+    for (size_t i = 0; i < fs->n; i++)
+        file_free(fs->files[i]);
+    free(fs->files);
+    pthread_mutex_destroy(&fs->mu);
+    pthread_cond_destroy(&fs->cv);
+    free(fs);
+}
