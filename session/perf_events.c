@@ -253,6 +253,37 @@ void session_perf_close(struct session_perf *p)
     free(p);
 }
 
+/* Cut a SAMPLE record's stack copy to the bytes the kernel filled (dyn_size, rounded up to 8):
+ * a thread whose stack is shallower than the 8 KiB asked for leaves the rest empty, and
+ * only what is kept costs memory and copying in the spool. Returns the record's new length. */
+static uint32_t trim_stack(uint8_t *rec, uint32_t len)
+{
+    struct perf_event_header h;
+    size_t at = sizeof(h) + 24 + 8 * PERF_NREGS; /* TID, TIME, REGS_USER abi + registers */
+    uint64_t abi, size, dyn;
+
+    memcpy(&h, rec, sizeof(h));
+    if (h.type != PERF_RECORD_SAMPLE || at + 8 > len)
+        return len;
+    memcpy(&abi, rec + sizeof(h) + 16, 8);
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+        return len;
+    memcpy(&size, rec + at, 8);
+    if (size == 0 || at + 8 + size + 8 > len)
+        return len;
+    memcpy(&dyn, rec + at + 8 + size, 8);
+    uint64_t keep = (dyn + 7) & ~(uint64_t)7;
+    if (keep >= size)
+        return len;
+    memcpy(rec + at, &keep, 8);
+    memmove(rec + at + 8 + keep, rec + at + 8 + size, 8); /* dyn_size after the kept bytes */
+    memmove(rec + at + 8 + keep + 8, rec + at + 8 + size + 8, len - (at + 8 + size + 8));
+    len -= (uint32_t)(size - keep);
+    h.size = (uint16_t)len;
+    memcpy(rec, &h, sizeof(h));
+    return len;
+}
+
 void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *ctx)
 {
     static uint8_t rec[MAX_RECORD];
@@ -272,7 +303,7 @@ void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *
             first = r->size - off < h.size ? r->size - off : h.size;
             memcpy(rec, r->data + off, first);
             memcpy(rec + first, r->data, h.size - first);
-            fn(ctx, r->kind, rec, h.size);
+            fn(ctx, r->kind, rec, trim_stack(rec, h.size));
             tail += h.size;
         }
         __atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
