@@ -113,7 +113,7 @@ out:
 /* The newest entry covering pc, or NULL. */
 static const struct jit_entry *jit_find(struct symbolizer_jit *j, uint64_t pc)
 {
-    if (!j->sorted) {
+    if (!j->sorted && j->n) {
         qsort(j->e, j->n, sizeof(*j->e), entry_cmp);
         j->sorted = 1;
     }

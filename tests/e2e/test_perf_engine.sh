@@ -69,9 +69,11 @@ import json
 x = 0
 for i in range(150000): x += len(json.dumps({"a": [i, str(i)]}))'
 if command -v node > /dev/null; then # JIT code: frame pointers, no CFI
+    cd "$WORK" # (node --perf-basic-prof leaves isolate-*-v8.log files in its directory)
     unwind_check "unwind check node JIT" 90 -- node --perf-basic-prof -e '
 function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * i % 7; return s; }
 let t = Date.now(), x = 0; while (Date.now() - t < 1500) x += hot(100000);'
+    cd - > /dev/null
 fi
 
 # -- wall mode: sleeping shows as [blocked] nanosleep below the sleeping function

@@ -125,8 +125,8 @@ while (Date.now() - t < 2000) x += hotjs(100000);
 console.log("node done", x > 0);
 EOF
     R="$WORK/node"
-    "$ROCSYS_TOP" -b -d 10 -n 40 --rows 5 --record "$R" -- node --perf-basic-prof "$WORK/hot.js" \
-        > "$WORK/node.txt" 2>&1 || true
+    (cd "$WORK" && "$ROCSYS_TOP" -b -d 10 -n 40 --rows 5 --record "$R" -- node --perf-basic-prof \
+        "$WORK/hot.js" > "$WORK/node.txt" 2>&1) || true
     check "node: program finished" grep -q '^node done true' "$R/output.log"
     first=$(awk '/== Hot functions/ { getline; getline; print; exit }' "$WORK/node.txt")
     echo "    node: hottest: $first"
