@@ -52,6 +52,10 @@ int symfile_state(const struct sym_file *f);
 Dwfl_Module *symfile_module(struct sym_file *f, int *light);
 void symfile_set_light(struct sym_file *f);
 struct symfile_range **symfile_ranges(struct sym_file *f, size_t **n, size_t **cap);
+/* The ELF symbol covering addr (the file's own address) by the file's sorted index, and where
+ * it starts; NULL if none. Only for an indexed file (symfile_indexed). */
+const char *symfile_symbol(const struct sym_file *f, uint64_t addr, uint64_t *start);
+int symfile_indexed(const struct sym_file *f);
 /* Files not loaded yet; name gets the one being loaded. */
 int symfiles_loading(struct symbolizer_files *fs, char *name, size_t cap);
 /* Wait until nothing is being loaded, at most timeout_ms; 0, or -1 on timeout. */

@@ -582,6 +582,10 @@ static void die_call_site(Dwarf_Die *die, const char **file, int *line)
  * same function are found by a binary search. */
 static const char *symbol_at(struct sym_file *f, Dwfl_Module *dm, uint64_t addr)
 {
+    uint64_t start;
+    if (symfile_indexed(f)) /* the file's sorted index (built by the loader) */
+        return symfile_symbol(f, addr, &start);
+
     size_t *nranges, *cap;
     struct symfile_range **ranges = symfile_ranges(f, &nranges, &cap);
     size_t lo = 0, hi = *nranges; /* first range with lo > addr */

@@ -12,6 +12,20 @@
 #include <string.h>
 #include <time.h>
 
+/* One ELF symbol of a file's index: [addr, addr + size), its binding's rank. */
+struct symfile_sym {
+    uint64_t addr, size;
+    const char *name; /* owned by the file's Dwfl */
+    uint32_t idx;     /* its place in the symbol table: the first of equals wins */
+    int32_t sec;      /* the allocated section holding addr (sizeless symbols), -1: none */
+    uint8_t rank;     /* 3 global, 2 unique, 1 weak, 0 local (libdwfl's preference) */
+};
+
+/* An allocated section's address range (the file's own addresses). */
+struct symfile_sec {
+    uint64_t lo, hi;
+};
+
 struct sym_file {
     char *path;      /* as the process maps it (names the module) */
     char *open_path; /* the file to read (the vDSO's copy), NULL: nothing to read */
@@ -23,6 +37,10 @@ struct sym_file {
     Dwfl_Module *dm;
     struct symfile_range *ranges; /* symbols found so far, sorted (symbolize.c: symbol_at) */
     size_t nranges, capranges;
+    struct symfile_sym *syms; /* every symbol, by address (READY), NULL when not built */
+    size_t nsyms;
+    struct symfile_sec *secs; /* allocated sections, by address */
+    size_t nsecs;
     struct sym_file *next; /* in the loader's queue */
 };
 
@@ -63,6 +81,91 @@ static int has_symbol(Dwfl_Module *dm, const char *prefix)
     return 0;
 }
 
+/* Order symbols by address, then by their place in the table. */
+static int sym_cmp(const void *a, const void *b)
+{
+    const struct symfile_sym *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Order sections by address. */
+static int sec_cmp(const void *a, const void *b)
+{
+    const struct symfile_sec *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The index of the allocated section holding addr, -1 if none. */
+static int32_t section_of(const struct sym_file *f, uint64_t addr)
+{
+    size_t lo = 0, hi = f->nsecs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->secs[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && addr < f->secs[lo - 1].hi ? (int32_t)(lo - 1) : -1;
+}
+
+/* The allocated sections of dm's main ELF file, for the sizeless symbols' rule. */
+static void build_sections(struct sym_file *f, Dwfl_Module *dm)
+{
+    Dwarf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(dm, &bias);
+    size_t n = 0;
+
+    if (!elf || elf_getshdrnum(elf, &n) != 0 || n == 0)
+        return;
+    f->secs = xmalloc(n * sizeof(*f->secs));
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_size)
+            f->secs[f->nsecs++] =
+                (struct symfile_sec){sh.sh_addr + bias, sh.sh_addr + bias + sh.sh_size};
+    }
+    qsort(f->secs, f->nsecs, sizeof(*f->secs), sec_cmp);
+}
+
+/* The index of dm's symbols (symbol table, MiniDebugInfo): what dwfl_module_addrinfo would
+ * search linearly for every address, sorted once. Symbols of no address (undefined, section,
+ * file, TLS) are left out, as libdwfl does. */
+static void build_index(struct sym_file *f, Dwfl_Module *dm)
+{
+    int n = dwfl_module_getsymtab(dm);
+    size_t k = 0;
+
+    if (n <= 1)
+        return;
+    build_sections(f, dm);
+    f->syms = xmalloc((size_t)n * sizeof(*f->syms));
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        GElf_Word shndx;
+        const char *name = dwfl_module_getsym_info(dm, i, &sym, &addr, &shndx, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+        if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+            type == STT_FILE || type == STT_TLS)
+            continue;
+        f->syms[k++] =
+            (struct symfile_sym){.addr = addr,
+                                 .size = sym.st_size,
+                                 .name = name,
+                                 .idx = (uint32_t)i,
+                                 .sec = sym.st_shndx == SHN_ABS ? -1 : section_of(f, addr),
+                                 .rank = (uint8_t)(bind == STB_GLOBAL       ? 3
+                                                   : bind == STB_GNU_UNIQUE ? 2
+                                                   : bind == STB_WEAK       ? 1
+                                                                            : 0)};
+    }
+    f->nsyms = k;
+    qsort(f->syms, k, sizeof(*f->syms), sym_cmp);
+}
+
 /* Load f: its ELF, symbol table (MiniDebugInfo too), unwind tables and DWARF (which may be
  * downloaded), then publish. Runs on the loader thread (or inline in sync mode). */
 static void load(struct sym_file *f, const char *light_symbol)
@@ -88,6 +191,7 @@ static void load(struct sym_file *f, const char *light_symbol)
             goto out;
     }
     f->light = light_symbol && has_symbol(dm, light_symbol);
+    build_index(f, dm);
     if (!f->light)
         dwfl_module_getdwarf(dm, &bias); /* finds (or downloads) and opens the debug info */
     dwfl_module_eh_cfi(dm, &bias);
@@ -204,6 +308,66 @@ void symfile_set_light(struct sym_file *f)
     f->light = 1;
 }
 
+/* Whether covering symbol e is a better answer than best, as libdwfl chooses: globals before
+ * locals, then the nearest, then the better binding, then the first in the table. */
+static int better(const struct symfile_sym *e, const struct symfile_sym *best)
+{
+    int eg = e->rank > 0, bg = best->rank > 0;
+    if (eg != bg)
+        return eg;
+    if (e->addr != best->addr)
+        return e->addr > best->addr;
+    if (e->rank != best->rank)
+        return e->rank > best->rank;
+    return e->idx < best->idx;
+}
+
+const char *symfile_symbol(const struct sym_file *f, uint64_t addr, uint64_t *start)
+{
+    size_t lo = 0, hi = f->nsyms; /* first symbol above addr */
+    const struct symfile_sym *best = NULL, *sizeless = NULL;
+    uint64_t min_label = 0; /* where the sized symbols at or below addr end, at most */
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (f->syms[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* the symbols at or below addr, nearest first (a window: nesting is shallow) */
+    for (size_t i = lo, seen = 0; i > 0 && seen < 64; i--, seen++) {
+        const struct symfile_sym *e = &f->syms[i - 1];
+        if (best && best->rank > 0 && e->addr < best->addr)
+            break; /* nothing further down beats a nearer global */
+        if (e->size && addr - e->addr < e->size && (!best || better(e, best)))
+            best = e;
+        if (e->size && e->addr + e->size > min_label)
+            min_label = e->addr + e->size;
+        /* a label without a size: the nearest in addr's own section (the first of equals) */
+        if (!e->size && e->sec >= 0 &&
+            (!sizeless ||
+             (e->addr == sizeless->addr &&
+              (e->rank > sizeless->rank || (e->rank == sizeless->rank && e->idx < sizeless->idx)))))
+            if (!sizeless || e->addr == sizeless->addr)
+                sizeless = e;
+    }
+    if (best) {
+        *start = best->addr;
+        return best->name;
+    }
+    if (sizeless && sizeless->addr >= min_label && sizeless->sec == section_of(f, addr)) {
+        *start = sizeless->addr; /* hand-written assembly without sizes */
+        return sizeless->name;
+    }
+    return NULL;
+}
+
+int symfile_indexed(const struct sym_file *f)
+{
+    return f->syms != NULL;
+}
+
 struct symfile_range **symfile_ranges(struct sym_file *f, size_t **n, size_t **cap)
 {
     *n = &f->nranges;
@@ -262,6 +426,8 @@ static void file_free(struct sym_file *f)
     if (f->dwfl)
         dwfl_end(f->dwfl);
     free(f->ranges);
+    free(f->syms);
+    free(f->secs);
     free(f->path);
     free(f->open_path);
     free(f->build_id);

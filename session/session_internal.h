@@ -115,6 +115,12 @@ extern const int session_nsources;
  * for a later retry when its modules are not known yet; then to the writers. */
 void session_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
                     const uint64_t *frames, uint32_t n, uint32_t weight);
+/* How a spool pass reclaims the rings of owners that went away (its check_orphans). */
+enum {
+    SESSION_REAP_NONE = 0,
+    SESSION_REAP_ALL = 1,  /* main loop: threads gone, and images replaced by exec */
+    SESSION_REAP_GONE = 2, /* spool thread: threads gone (no session state is read) */
+};
 /* Take what the spool holds and decode it (check_orphans: reclaim abandoned rings too). */
 void session_drain(struct session *s, int check_orphans);
 /* Wait at most timeout_ms for the files whose symbols are loading (a note on stderr in batch

@@ -279,12 +279,13 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
     }
 }
 
-/* Whether the owner of an OWNED ring is gone (thread dead, or its process image replaced). */
-static int ring_orphaned(const struct session *s, const struct rocsys_ring_ctl *c)
+/* Whether the owner of an OWNED ring is gone (thread dead, or, with how ==
+ * SESSION_REAP_ALL, on the main thread, its process image replaced). */
+static int ring_orphaned(const struct session *s, const struct rocsys_ring_ctl *c, int how)
 {
     if (syscall(SYS_tgkill, (pid_t)c->pid, (pid_t)c->tid, 0) != 0 && errno == ESRCH)
         return 1;
-    return latest_instance(s, c->pid) > c->instance;
+    return how == SESSION_REAP_ALL && latest_instance(s, c->pid) > c->instance;
 }
 
 /* Add a ring's counters to the totals before it is freed (spool locked). */
@@ -376,7 +377,7 @@ static void rings_pass(struct session *s, struct session_spool *sp, int check_or
             break; /* the main loop is far behind: the rings fill and count their drops */
         if (st == ROCSYS_RING_RELEASED) /* everything was written before the release */
             reap(s, sp, i);
-        else if (check_orphans && ring_orphaned(s, c))
+        else if (check_orphans && ring_orphaned(s, c, check_orphans))
             reap(s, sp, i); /* (it may have written after the last pass, before it went away) */
         else
             transport_drain_ring(&s->tr, i, rings_append, sp);

@@ -16,6 +16,7 @@
 #include "model/model.h"
 
 #define SPOOL_POLL_MS     10
+#define SPOOL_REAP_MS     100 /* the thread frees the rings of threads that are gone */
 #define SPOOL_MAX_POLL    256 /* perf rings polled at most (one per CPU and kind) */
 #define SPOOL_LIMIT_BYTES (256u * 1024u * 1024u) /* ~30 s of 16 threads at 1 kHz, waiting */
 
@@ -96,9 +97,10 @@ static void *session_spool_main(void *arg)
      * fast: a context switch each in wall mode); the collector's rings carry samples only when
      * there are no perf rings, and then ring their doorbell */
     int npfd = s->perf ? session_perf_pollfds(s->perf, pfd, SPOOL_MAX_POLL) : 0;
+    uint64_t next_reap = 0;
 
     while (!atomic_load(&sp->stop)) {
-        int bell = 0;
+        int bell = 0, reap = 0;
         if (npfd > 0) {
             if (poll(pfd, (nfds_t)npfd, SPOOL_POLL_MS) > 0)
                 for (int i = 0; i < npfd; i++)
@@ -109,8 +111,16 @@ static void *session_spool_main(void *arg)
         } else {
             nanosleep(&poll_ts, NULL);
         }
+        /* rings of threads that are gone are freed from here too, every 100 ms: when the main
+         * loop lags (a build's hundreds of short processes to symbolize), new processes must
+         * still find free rings for their module records */
+        uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
+        if (now >= next_reap) {
+            reap = SESSION_REAP_GONE;
+            next_reap = now + SPOOL_REAP_MS * 1000000ull;
+        }
         session_spool_lock(sp);
-        session_spool_pass(sp, 0);
+        session_spool_pass(sp, reap);
         session_spool_unlock(sp);
         if (bell && sp->wake_fd >= 0 && write(sp->wake_fd, &one, sizeof(one)) < 0 &&
             errno != EAGAIN)
