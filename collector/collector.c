@@ -107,7 +107,7 @@ void collector_announce_process(uint32_t flags)
     u.rec.h.type = ROCSYS_REC_PROC_START;
     u.rec.h.size = rocsys_rec_align((uint32_t)(sizeof(u.rec) + exe_len + cmd_len));
     u.rec.pid = collector_g.pid;
-    u.rec.ppid = (uint32_t)getppid();
+    u.rec.ppid = collector_g.ppid;
     u.rec.instance = collector_g.instance;
     u.rec.flags = flags;
     u.rec.time_ns = collector_now_ns();
@@ -165,6 +165,8 @@ static void after_fork_child(void)
         return;
     }
     atomic_store(&collector_g.loader_users, 0);
+    /* the forking process, not getppid(): a daemon's middle process may be gone already */
+    collector_g.ppid = collector_g.pid;
     collector_g.pid = (uint32_t)getpid();
     collector_g.instance = atomic_fetch_add(&collector_g.transport.hdr->next_instance, 1);
     atomic_fetch_add(&collector_g.transport.hdr->collectors_alive, 1);
@@ -222,6 +224,7 @@ __attribute__((constructor)) static void collector_start(void)
         goto dormant;
     }
     collector_g.pid = (uint32_t)getpid();
+    collector_g.ppid = (uint32_t)getppid();
     collector_g.follow =
         collector_session_get("follow", follow, sizeof(follow)) == 0 && strcmp(follow, "1") == 0;
     if (!collector_g.follow && collector_session_get("root", root, sizeof(root)) == 0 &&

@@ -40,6 +40,7 @@ struct collector_global {
     volatile sig_atomic_t enabled; /* 0: dormant (no session, disabled, or shutting down) */
     struct transport transport;
     uint32_t pid;
+    uint32_t ppid; /* the process that started this one (the forking one, even once gone) */
     uint32_t instance;
     int wall;               /* 1: wall-clock timers, 0: thread CPU-time timers */
     int no_timer;           /* timer=none: the front end samples from outside (perf events) */

@@ -77,6 +77,7 @@ struct sym_proc {
     int nmods, capmods;
     struct hashmap unwind_rules; /* pc -> unwind rule (unwind.c) */
     struct symbolizer_jit *jit;  /* names of JIT code (perfmap.c), read on first need */
+    uint32_t forked_from;        /* the parent it was forked from (its modules, if none yet) */
 };
 
 struct symbolizer {
@@ -399,6 +400,35 @@ static struct sym_module *module_find(struct sym_proc *p, uint64_t addr)
     return &p->mods[best];
 }
 
+/* Copy the modules of from_pid to to_pid. */
+static void copy_modules(struct symbolizer *s, uint32_t from_pid, uint32_t to_pid)
+{
+    struct sym_proc *from = proc_find(s, from_pid);
+    if (!from || from_pid == to_pid)
+        return;
+    /* copy the list first: adding modules to to_pid may reallocate the process table */
+    int n = from->nmods;
+    struct sym_module *mods = xcalloc((size_t)n + 1, sizeof(*mods));
+    memcpy(mods, from->mods, (size_t)n * sizeof(*mods));
+    for (int i = 0; i < n; i++)
+        symbolizer_add_module(s, to_pid, mods[i].path, mods[i].bias, mods[i].start, mods[i].end,
+                              mods[i].build_id, mods[i].build_id_len);
+    free(mods);
+}
+
+/* A forked process with no module of its own yet takes its parent's, now: the parent's own
+ * records can be decoded after the child's (they come through different rings), as with a
+ * daemon's double fork, whose middle process exits at once. */
+static struct sym_proc *proc_inherit(struct symbolizer *s, struct sym_proc *p, int depth)
+{
+    if (!p || p->nmods > 0 || !p->forked_from || depth > 8)
+        return p;
+    uint32_t pid = p->pid, parent = p->forked_from;
+    proc_inherit(s, proc_find(s, parent), depth + 1);
+    copy_modules(s, parent, pid);
+    return proc_find(s, pid);
+}
+
 /* Whether path names the vDSO as the collector reports it. */
 static int is_vdso_path(const char *path)
 {
@@ -699,7 +729,7 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
 static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
                    struct sym_frame *fr, int max)
 {
-    struct sym_proc *p = proc_find(s, pid);
+    struct sym_proc *p = proc_inherit(s, proc_find(s, pid), 0);
     if (!p)
         return 0;
     /* A return address points after the call: pc - 1 is inside the calling instruction. */
@@ -858,17 +888,10 @@ void symbolizer_add_module(struct symbolizer *s, uint32_t pid, const char *path,
 
 void symbolizer_copy_process(struct symbolizer *s, uint32_t from_pid, uint32_t to_pid)
 {
-    struct sym_proc *from = s ? proc_find(s, from_pid) : NULL;
-    if (!from || from_pid == to_pid)
+    if (!s || from_pid == to_pid)
         return;
-    /* copy the list first: adding modules to to_pid may reallocate the process table */
-    int n = from->nmods;
-    struct sym_module *mods = xcalloc((size_t)n + 1, sizeof(*mods));
-    memcpy(mods, from->mods, (size_t)n * sizeof(*mods));
-    for (int i = 0; i < n; i++)
-        symbolizer_add_module(s, to_pid, mods[i].path, mods[i].bias, mods[i].start, mods[i].end,
-                              mods[i].build_id, mods[i].build_id_len);
-    free(mods);
+    proc_get(s, to_pid)->forked_from = from_pid;
+    copy_modules(s, from_pid, to_pid);
 }
 
 int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_return_address,
@@ -901,7 +924,7 @@ void symbolizer_forget_process(struct symbolizer *s, uint32_t pid)
 
 Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **rules)
 {
-    struct sym_proc *p = s ? proc_find(s, pid) : NULL;
+    struct sym_proc *p = s ? proc_inherit(s, proc_find(s, pid), 0) : NULL;
     if (!p)
         return NULL;
     for (int i = 0; i < p->nmods; i++)
@@ -915,6 +938,6 @@ Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **r
 
 int symbolizer_has_module(struct symbolizer *s, uint32_t pid, uint64_t addr)
 {
-    struct sym_proc *p = s ? proc_find(s, pid) : NULL;
+    struct sym_proc *p = s ? proc_inherit(s, proc_find(s, pid), 0) : NULL;
     return p && module_find(p, addr) != NULL;
 }

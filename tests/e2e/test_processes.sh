@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Every process named, however many live and die at once:
+#  - 150 short children (20 ms of CPU each, 8 at a time) started by fork+exec, by fork alone,
+#    and as daemons (fork, setsid, fork: the middle process exits at once): every child's
+#    hot function named in its own process, [unknown] below 1 %;
+#  - a parallel build (make -j2) of a generated C project of 120 files: [unknown] below 1 %
+#    of the samples, every compiler process named.
+source "$(dirname "$0")/lib.sh"
+
+# unknown_pct FILE: the share of [unknown] samples in a stacks.folded file (%)
+unknown_pct() {
+    awk '{ t += $NF } /\[unknown\]/ { u += $NF } END { printf "%.2f", t ? 100 * u / t : 100 }' "$1"
+}
+
+for mode in exec fork daemon; do
+    R="$WORK/$mode"
+    "$ROCSYS_TOP" --record "$R" --no-tui -- "$TP/tp_spawn_many" 150 8 20 "$mode" \
+        > "$WORK/$mode.out" 2>&1 || true
+    check "$mode: the program ran every child" grep -q '^spawn_many: 150 children' "$R/output.log"
+    named=$(awk '/;spawn_child_work / { split($1, a, ";"); print a[1] }' "$R/stacks.folded" | sort -u | wc -l)
+    pct=$(unknown_pct "$R/stacks.folded")
+    echo "    $mode: $named children with spawn_child_work named, [unknown] $pct %"
+    check "$mode: every child's work named in its own process ($named of 150)" test "$named" -eq 150
+    check "$mode: [unknown] below 1 % ($pct %)" awk -v p="$pct" 'BEGIN { exit !(p < 1) }'
+done
+
+# a generated C project built in parallel (cc1, as, ld: hundreds of processes)
+P="$WORK/project"
+mkdir -p "$P"
+for i in $(seq 1 120); do
+    {
+        echo "#include <stdio.h>"
+        for k in 1 2 3 4 5 6; do
+            echo "static double f${i}_$k(int n) { double s = 0; for (int i = 0; i < n; i++) s += (double)i / (i + $k); return s; }"
+        done
+        echo "int fn$i(void) { printf(\"%f\\n\", f${i}_1(1) + f${i}_2(2) + f${i}_3(3) + f${i}_4(4) + f${i}_5(5) + f${i}_6(6)); return $i; }"
+    } > "$P/f$i.c"
+done
+printf 'all: $(patsubst %%.c,%%.o,$(wildcard *.c))\n%%.o: %%.c\n\tgcc -O2 -g -c $< -o $@\n' > "$P/Makefile"
+R="$WORK/build"
+"$ROCSYS_TOP" --record "$R" --no-tui -- make -C "$P" -j2 -s > "$WORK/build.out" 2>&1 || true
+check "build: every object built" test "$(ls "$P"/*.o 2> /dev/null | wc -l)" -eq 120
+pct=$(unknown_pct "$R/stacks.folded")
+cc1=$(awk '$0 ~ /^cc1-[0-9]+;/ { split($1, a, ";"); print a[1] }' "$R/stacks.folded" | sort -u | wc -l)
+anon=$(grep -c '^thread-[0-9]*;.*\[unknown\]' "$R/stacks.folded" || true)
+echo "    build: [unknown] $pct %, $cc1 cc1 processes named, $anon unknown stacks of unnamed threads"
+check "build: [unknown] below 1 % ($pct %)" awk -v p="$pct" 'BEGIN { exit !(p < 1) }'
+check "build: cc1 processes named ($cc1)" test "$cc1" -ge 100
+check "build: no thread left without its process's modules ($anon stacks)" test "$anon" -eq 0
+finish
