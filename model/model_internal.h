@@ -26,6 +26,14 @@ struct model_bucket {
 typedef struct Dwfl Dwfl;
 struct hashmap;
 Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **rules);
+typedef struct Dwfl_Module Dwfl_Module;
+/* symbolize.c, for unwind.c: the loaded file of pid's module at addr (dm at the file's own
+ * addresses, faddr, the file's id): 1; 0 when its file is not loaded (or pid unknown); -1 when
+ * no module covers addr (JIT code). */
+int symbolizer_file_of(struct symbolizer *s, uint32_t pid, uint64_t addr, Dwfl_Module **dm,
+                       uint64_t *faddr, uint32_t *fid);
+/* The unwind rules of files, shared by every process (unwind.c). */
+struct hashmap *symbolizer_file_rules(struct symbolizer *s);
 /* unnamed.c: where the function holding addr (absolute) starts, in dm's own addresses, by the
  * unwind tables; 0 when they do not tell. */
 typedef struct Dwfl_Module Dwfl_Module;
@@ -48,6 +56,7 @@ void symfiles_set_light(struct symbolizer_files *fs, const char *symbol);
 struct sym_file *symfiles_get(struct symbolizer_files *fs, const char *path, const char *open_path,
                               const uint8_t *build_id, size_t build_id_len);
 int symfile_state(const struct sym_file *f);
+uint32_t symfile_id(const struct sym_file *f); /* 1, 2, ... (small: a cache key) */
 /* READY: the file's module (its own addresses) and whether it is read light; else NULL. */
 Dwfl_Module *symfile_module(struct sym_file *f, int *light);
 void symfile_set_light(struct sym_file *f);

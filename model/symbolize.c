@@ -93,6 +93,7 @@ struct symbolizer {
     char vdso_path[64];
     const char *light_symbol; /* a module holding this ELF symbol is resolved light */
     struct symbolizer_files *files;
+    struct hashmap file_rules; /* (file, file address) -> unwind rule (unwind.c) */
 };
 
 static char *debuginfo_path; /* NULL: libdwfl's default (".debug" and /usr/lib/debug) */
@@ -241,6 +242,9 @@ static const char *unnamed_function(struct symbolizer *s, Dwfl_Module *dm, uint6
 
 /* ---- the lookup cache ---- */
 
+/* Cache keys of files (pid field): above every pid, the file's id below. */
+#define SYM_FILE_KEY 0x80000000u
+
 /* Home slot of a (pid, pc, is_ret) key. */
 static inline size_t cache_slot(uint32_t pid, uint64_t pc, int is_ret, size_t cap)
 {
@@ -289,6 +293,19 @@ static void cache_rebuild(struct symbolizer *s, size_t cap, uint32_t pid, uint64
     s->cache = tab;
     s->cache_cap = cap;
     s->cache_count = count;
+}
+
+/* Another key for frames already stored (first, n): the file's entry for a process's. */
+static const struct cache_entry *cache_alias(struct symbolizer *s, uint32_t pid, uint64_t pc,
+                                             int is_ret, uint32_t first, uint16_t n)
+{
+    if ((s->cache_count + 1) * 2 > s->cache_cap)
+        cache_rebuild(s, s->cache_cap ? s->cache_cap * 2 : 4096, 0, 1, 0);
+    struct cache_entry e = {
+        .pc = pc, .pid = pid, .first = first, .count = n, .is_ret = (uint8_t)is_ret};
+    cache_place(s->cache, s->cache_cap, &e);
+    s->cache_count++;
+    return cache_find(s, pid, pc, is_ret);
 }
 
 /* Remember n frames as the result of (pid, pc, is_ret); returns the stored copy. */
@@ -724,6 +741,20 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
     return n;
 }
 
+/* m's file (symfiles.c), asked for on first need. */
+static struct sym_file *module_file(struct symbolizer *s, struct sym_module *m)
+{
+    if (!m->file) {
+        const char *open = m->path; /* "[unknown]", "[anon]": nothing to open */
+        if (is_vdso_path(m->path))
+            open = vdso_file(s);
+        else if (m->path[0] == '[' || m->path[0] == '\0')
+            open = NULL;
+        m->file = symfiles_get(s->files, m->path, open, m->build_id, m->build_id_len);
+    }
+    return m->file;
+}
+
 /* Resolve pc of pid without the cache; returns the frame count, 0 if no module covers it, -1
  * while its file is being loaded. */
 static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
@@ -745,14 +776,7 @@ static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
         return 1;
     }
     const char *fallback_base = is_vdso_path(m->path) ? "[vdso]" : m->name;
-    if (!m->file) {
-        const char *open = m->path; /* "[unknown]", "[anon]": nothing to open */
-        if (is_vdso_path(m->path))
-            open = vdso_file(s);
-        else if (m->path[0] == '[' || m->path[0] == '\0')
-            open = NULL;
-        m->file = symfiles_get(s->files, m->path, open, m->build_id, m->build_id_len);
-    }
+    module_file(s, m);
     int light = 0;
     Dwfl_Module *dm = symfile_module(m->file, &light);
     if (dm)
@@ -822,6 +846,7 @@ void symbolizer_free(struct symbolizer *s)
         free(c);
     }
     symfiles_free(s->files);
+    hashmap_free(&s->file_rules);
     if (s->vdso_fd >= 0)
         close(s->vdso_fd);
     free(s);
@@ -903,10 +928,31 @@ int symbolizer_lookup(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_re
         return 0;
     const struct cache_entry *e = cache_find(s, pid, pc, is_ret);
     if (!e) {
-        int n = resolve(s, pid, pc, is_ret, tmp, SYM_MAX_FRAMES);
-        if (n <= 0)
-            return n; /* not cached: the module may still be reported, or its file loads */
-        e = cache_insert(s, pid, pc, is_ret, tmp, n);
+        /* the same file at the same offset in another process (a build's hundred cc1s, MPI
+         * ranks): the frames are the same, kept once under the file's key */
+        uint32_t fkey = 0;
+        uint64_t faddr = 0;
+        struct sym_proc *p = proc_inherit(s, proc_find(s, pid), 0);
+        struct sym_module *m = p ? module_find(p, is_ret && pc > 0 ? pc - 1 : pc) : NULL;
+        if (m && m->file && symfile_state(m->file) == SYMFILE_READY) {
+            fkey = SYM_FILE_KEY | symfile_id(m->file);
+            faddr = pc - m->bias;
+            const struct cache_entry *fe = cache_find(s, fkey, faddr, is_ret);
+            if (fe)
+                e = cache_alias(s, pid, pc, is_ret, fe->first, fe->count);
+        }
+        if (!e) {
+            int n = resolve(s, pid, pc, is_ret, tmp, SYM_MAX_FRAMES);
+            if (n <= 0)
+                return n; /* not cached: the module may still be reported, or its file loads */
+            e = cache_insert(s, pid, pc, is_ret, tmp, n);
+            if (fkey) {
+                uint32_t first = e->first;
+                uint16_t count = e->count;
+                cache_alias(s, fkey, faddr, is_ret, first, count);
+                e = cache_find(s, pid, pc, is_ret); /* (the table may have been rebuilt) */
+            }
+        }
     }
     int n = e->count < max ? e->count : max;
     memcpy(out, s->frames + e->first, (size_t)n * sizeof *out);
@@ -934,6 +980,30 @@ Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **r
         }
     *rules = &p->unwind_rules;
     return p->dwfl;
+}
+
+int symbolizer_file_of(struct symbolizer *s, uint32_t pid, uint64_t addr, Dwfl_Module **dm,
+                       uint64_t *faddr, uint32_t *fid)
+{
+    struct sym_proc *p = s ? proc_inherit(s, proc_find(s, pid), 0) : NULL;
+    struct sym_module *m = p ? module_find(p, addr) : NULL;
+    int light;
+
+    if (!p)
+        return 0;
+    if (!m)
+        return -1;
+    struct sym_file *f = module_file(s, m);
+    if (!(*dm = symfile_module(f, &light)))
+        return 0;
+    *faddr = addr - m->bias;
+    *fid = symfile_id(f);
+    return 1;
+}
+
+struct hashmap *symbolizer_file_rules(struct symbolizer *s)
+{
+    return &s->file_rules;
 }
 
 int symbolizer_has_module(struct symbolizer *s, uint32_t pid, uint64_t addr)

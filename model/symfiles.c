@@ -31,9 +31,10 @@ struct sym_file {
     char *open_path; /* the file to read (the vDSO's copy), NULL: nothing to read */
     uint8_t *build_id;
     size_t build_id_len;
-    int state;  /* SYMFILE_*, atomic: written by the loader, read by the front end */
-    int light;  /* symbols only: the file holds the light symbol (its DWARF is not read) */
-    Dwfl *dwfl; /* READY: the file's own Dwfl */
+    uint32_t id; /* 1, 2, ...: in the order files were first seen */
+    int state;   /* SYMFILE_*, atomic: written by the loader, read by the front end */
+    int light;   /* symbols only: the file holds the light symbol (its DWARF is not read) */
+    Dwfl *dwfl;  /* READY: the file's own Dwfl */
     Dwfl_Module *dm;
     struct symfile_range *ranges; /* symbols found so far, sorted (symbolize.c: symbol_at) */
     size_t nranges, capranges;
@@ -267,6 +268,7 @@ struct sym_file *symfiles_get(struct symbolizer_files *fs, const char *path, con
         f->build_id_len = build_id_len;
     }
     f->state = SYMFILE_LOADING;
+    f->id = (uint32_t)fs->n + 1;
     xgrow(&fs->files, &fs->cap, fs->n + 1, sizeof(*fs->files));
     fs->files[fs->n++] = f;
     if (!fs->async || !f->open_path) {
@@ -288,6 +290,11 @@ struct sym_file *symfiles_get(struct symbolizer_files *fs, const char *path, con
     if (!fs->started)
         load(f, fs->light_symbol);
     return f;
+}
+
+uint32_t symfile_id(const struct sym_file *f)
+{
+    return f->id;
 }
 
 int symfile_state(const struct sym_file *f)

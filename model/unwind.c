@@ -399,6 +399,72 @@ static int unwind_cached(Dwfl *dwfl, struct hashmap *rules, const struct symboli
     return (int)n;
 }
 
+/* The rule of pc in its file (eh_frame only, as the process's Dwfl sees it first), cached per
+ * (file, file address) for every process mapping the file; RULE_COMPLEX: ask libdwfl. */
+static uint32_t file_rule(struct symbolizer *s, Dwfl_Module *dm, uint64_t faddr, uint32_t fid)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_CFI *cfi;
+    Dwarf_Frame *fr = NULL;
+
+    if (fid >= 1u << 16 || faddr >= 1ull << 48)
+        return RULE_COMPLEX;
+    uint32_t *slot =
+        hashmap_slot(symbolizer_file_rules(s), hashmap_mix((uint64_t)fid << 48 | faddr), 1);
+    if (*slot)
+        return *slot;
+    cfi = dwfl_module_eh_cfi(dm, &bias);
+    if (cfi && dwarf_cfi_addrframe(cfi, faddr - bias, &fr) == 0) {
+        *slot = rule_of(fr);
+        free(fr);
+    } else {
+        *slot = RULE_COMPLEX; /* .debug_frame or no CFI: the process's Dwfl decides */
+    }
+    return *slot;
+}
+
+/* Unwind with the rules of files (no per-process state): -1 when a frame needs the process's
+ * Dwfl (its file not loaded yet, a rule that is not simple). */
+static int unwind_files(struct symbolizer *s, const struct symbolizer_stack *st, uint64_t *out,
+                        uint32_t max)
+{
+    uint64_t pc = st->regs[R_IP], sp = st->regs[R_SP], bp = st->regs[R_BP], last_sp = 0;
+    bool bp_ok = true;
+    uint32_t n = 0;
+
+    for (;;) {
+        if (pc == 0 || (n > 0 && sp <= last_sp))
+            break;
+        last_sp = sp;
+        out[n++] = pc;
+        if (n == max)
+            break;
+        uint64_t at = n == 1 ? pc : pc - 1, faddr = 0;
+        Dwfl_Module *dm = NULL;
+        uint32_t fid = 0, r;
+        int in = symbolizer_file_of(s, st->pid, at, &dm, &faddr, &fid);
+        if (in < 0)
+            r = RULE_FRAME_POINTER; /* JIT code: its frame pointer, as libdwfl's fallback */
+        else if (in == 0)
+            return -1;
+        else
+            r = file_rule(s, dm, faddr, fid);
+        if ((r & 3) != RULE_SIMPLE)
+            return -1;
+        if ((r & RULE_CFA_RBP) && !bp_ok)
+            break;
+        uint64_t cfa = (r & RULE_CFA_RBP ? bp : sp) + (int64_t)rule_field(r, RULE_CFA_SHIFT, 19);
+        if (r & RULE_RA_UNDEF || !stack_word(st, cfa - 8, &pc))
+            break;
+        if (r & RULE_BP_UNDEF)
+            bp_ok = false;
+        else if (r & RULE_BP_AT)
+            bp_ok = stack_word(st, cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, 7), &bp);
+        sp = cfa;
+    }
+    return (int)n;
+}
+
 /* Counters of the cached unwinder (the front end unwinds on one thread). */
 static struct symbolizer_unwind_stats stats;
 static int check_mode = -1; /* ROCSYS_UNWIND_CHECK=1: compare every sample with libdwfl */
@@ -417,6 +483,17 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
 
     if (max == 0)
         return 0;
+    if (check_mode < 0) {
+        const char *e = getenv("ROCSYS_UNWIND_CHECK");
+        check_mode = e && e[0] == '1';
+    }
+    /* the files' rules first: most samples need no per-process Dwfl at all (a build's
+     * hundreds of short processes would each build one) */
+    if (!check_mode && (n = unwind_files(s, st, out, max)) > 0) {
+        stats.samples++;
+        stats.cached++;
+        return (uint32_t)n;
+    }
     dwfl = symbolizer_dwfl_all(s, st->pid, &rules);
     if (!dwfl) {
         out[0] = st->regs[R_IP]; /* no module known yet: the pc alone */
@@ -430,12 +507,10 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
         out[0] = st->regs[R_IP];
         return 1;
     }
-    if (check_mode < 0) {
-        const char *e = getenv("ROCSYS_UNWIND_CHECK");
-        check_mode = e && e[0] == '1';
-    }
     stats.samples++;
-    n = unwind_cached(dwfl, rules, st, out, max);
+    n = check_mode ? unwind_files(s, st, out, max) : -1;
+    if (n < 0)
+        n = unwind_cached(dwfl, rules, st, out, max);
     if (n >= 0) {
         stats.cached++;
         if (check_mode) {
