@@ -359,9 +359,11 @@ static bool stack_word(const struct symbolizer_stack *st, uint64_t addr, uint64_
     return true;
 }
 
-/* Unwind with cached rules. Returns the frames, or -1 when a frame needs libdwfl. */
-static int unwind_cached(Dwfl *dwfl, struct hashmap *rules, const struct symbolizer_stack *st,
-                         uint64_t *out, uint32_t max)
+/* Walk st's frames by the rules rule(ctx, pc) gives (pc: the call site for callers). Returns
+ * the frames, or -1 when a rule is not a simple one (libdwfl must unwind the sample). */
+typedef uint32_t (*rule_fn)(void *ctx, uint64_t at);
+static int walk_rules(const struct symbolizer_stack *st, rule_fn rule, void *ctx, uint64_t *out,
+                      uint32_t max)
 {
     uint64_t pc = st->regs[R_IP], sp = st->regs[R_SP], bp = st->regs[R_BP], last_sp = 0;
     bool bp_ok = true;
@@ -374,15 +376,7 @@ static int unwind_cached(Dwfl *dwfl, struct hashmap *rules, const struct symboli
         out[n++] = pc;
         if (n == max)
             break;
-        uint64_t at = n == 1 ? pc : pc - 1; /* a return address: look up the call */
-        uint32_t *slot = hashmap_slot(rules, hashmap_mix(at), 1);
-        if (*slot == 0)
-            *slot = rule_lookup(dwfl, at);
-        uint32_t r = *slot;
-        if ((r & 3) == RULE_NOMOD) { /* JIT code: its frame pointer, as libdwfl's fallback */
-            *slot = 0;               /* (not kept: the module may be reported later) */
-            r = RULE_FRAME_POINTER;
-        }
+        uint32_t r = rule(ctx, n == 1 ? pc : pc - 1); /* a return address: look up the call */
         if ((r & 3) != RULE_SIMPLE)
             return -1;
         if ((r & RULE_CFA_RBP) && !bp_ok)
@@ -397,6 +391,26 @@ static int unwind_cached(Dwfl *dwfl, struct hashmap *rules, const struct symboli
         sp = cfa;
     }
     return (int)n;
+}
+
+/* The rules of one process's Dwfl, cached per pc. */
+struct proc_rules {
+    Dwfl *dwfl;
+    struct hashmap *rules;
+};
+
+/* walk_rules' rule_fn for a process's Dwfl. */
+static uint32_t proc_rule(void *ctx, uint64_t at)
+{
+    struct proc_rules *c = ctx;
+    uint32_t *slot = hashmap_slot(c->rules, hashmap_mix(at), 1);
+    if (*slot == 0)
+        *slot = rule_lookup(c->dwfl, at);
+    if ((*slot & 3) == RULE_NOMOD) { /* JIT code: its frame pointer, as libdwfl's fallback */
+        *slot = 0;                   /* (not kept: the module may be reported later) */
+        return RULE_FRAME_POINTER;
+    }
+    return *slot;
 }
 
 /* The rule of pc in its file (eh_frame only, as the process's Dwfl sees it first), cached per
@@ -423,46 +437,25 @@ static uint32_t file_rule(struct symbolizer *s, Dwfl_Module *dm, uint64_t faddr,
     return *slot;
 }
 
-/* Unwind with the rules of files (no per-process state): -1 when a frame needs the process's
- * Dwfl (its file not loaded yet, a rule that is not simple). */
-static int unwind_files(struct symbolizer *s, const struct symbolizer_stack *st, uint64_t *out,
-                        uint32_t max)
-{
-    uint64_t pc = st->regs[R_IP], sp = st->regs[R_SP], bp = st->regs[R_BP], last_sp = 0;
-    bool bp_ok = true;
-    uint32_t n = 0;
+/* What file_pc_rule needs. */
+struct file_rules {
+    struct symbolizer *s;
+    uint32_t pid;
+};
 
-    for (;;) {
-        if (pc == 0 || (n > 0 && sp <= last_sp))
-            break;
-        last_sp = sp;
-        out[n++] = pc;
-        if (n == max)
-            break;
-        uint64_t at = n == 1 ? pc : pc - 1, faddr = 0;
-        Dwfl_Module *dm = NULL;
-        uint32_t fid = 0, r;
-        int in = symbolizer_file_of(s, st->pid, at, &dm, &faddr, &fid);
-        if (in < 0)
-            r = RULE_FRAME_POINTER; /* JIT code: its frame pointer, as libdwfl's fallback */
-        else if (in == 0)
-            return -1;
-        else
-            r = file_rule(s, dm, faddr, fid);
-        if ((r & 3) != RULE_SIMPLE)
-            return -1;
-        if ((r & RULE_CFA_RBP) && !bp_ok)
-            break;
-        uint64_t cfa = (r & RULE_CFA_RBP ? bp : sp) + (int64_t)rule_field(r, RULE_CFA_SHIFT, 19);
-        if (r & RULE_RA_UNDEF || !stack_word(st, cfa - 8, &pc))
-            break;
-        if (r & RULE_BP_UNDEF)
-            bp_ok = false;
-        else if (r & RULE_BP_AT)
-            bp_ok = stack_word(st, cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, 7), &bp);
-        sp = cfa;
-    }
-    return (int)n;
+/* walk_rules' rule_fn for the rules of files (no per-process state): RULE_COMPLEX when the
+ * process's Dwfl must decide (the pc's file not loaded yet, a rule that is not simple). */
+static uint32_t file_pc_rule(void *ctx, uint64_t at)
+{
+    struct file_rules *c = ctx;
+    Dwfl_Module *dm = NULL;
+    uint64_t faddr = 0;
+    uint32_t fid = 0;
+    int in = symbolizer_file_of(c->s, c->pid, at, &dm, &faddr, &fid);
+
+    if (in < 0)
+        return RULE_FRAME_POINTER; /* JIT code: its frame pointer, as libdwfl's fallback */
+    return in ? file_rule(c->s, dm, faddr, fid) : RULE_COMPLEX;
 }
 
 /* Counters of the cached unwinder (the front end unwinds on one thread). */
@@ -489,7 +482,8 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
     }
     /* the files' rules first: most samples need no per-process Dwfl at all (a build's
      * hundreds of short processes would each build one) */
-    if (!check_mode && (n = unwind_files(s, st, out, max)) > 0) {
+    struct file_rules fr = {.s = s, .pid = st->pid};
+    if (!check_mode && (n = walk_rules(st, file_pc_rule, &fr, out, max)) > 0) {
         stats.samples++;
         stats.cached++;
         return (uint32_t)n;
@@ -508,9 +502,10 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
         return 1;
     }
     stats.samples++;
-    n = check_mode ? unwind_files(s, st, out, max) : -1;
+    struct proc_rules pr = {.dwfl = dwfl, .rules = rules};
+    n = check_mode ? walk_rules(st, file_pc_rule, &fr, out, max) : -1;
     if (n < 0)
-        n = unwind_cached(dwfl, rules, st, out, max);
+        n = walk_rules(st, proc_rule, &pr, out, max);
     if (n >= 0) {
         stats.cached++;
         if (check_mode) {
