@@ -220,8 +220,11 @@ struct model_session {
     uint64_t dropped_events;    /* of those, events (HIP calls, dispatches, copies, regions, names);
                                    the rest are CPU samples */
     uint64_t threads_unsampled; /* threads that ended without ever getting a ring */
-    double sample_cost_avg_ns;  /* collector's handler CPU time per sample, mean (measured on one
-                                   sample in 16, on the thread's CPU clock) */
+    /* processes sampled (perf engine) whose collector sent no record, every ring being in use:
+     * their samples have no modules ([unknown]), never another process's names */
+    uint64_t procs_unannounced, samples_unannounced;
+    double sample_cost_avg_ns;    /* collector's handler CPU time per sample, mean (measured on one
+                                     sample in 16, on the thread's CPU clock) */
     double sample_cost_median_ns; /* the same, median */
     double sample_cost_p99_ns;    /* the same, 99th percentile */
     double frontend_cpu_pct;      /* rocsys-top's own CPU use since the start, % of one core */
@@ -357,6 +360,9 @@ const char *model_output_line(const struct model *m, size_t i, int *stream);
 int model_process_count(const struct model *m);
 const struct model_process *model_process_at(const struct model *m, int i);
 const struct model_process *model_process_find(const struct model *m, uint32_t pid);
+/* Count the processes with samples that never announced themselves (no PROC_START) and their
+ * samples into the session's procs_unannounced / samples_unannounced. */
+void model_count_unannounced(struct model *m);
 int model_thread_count(const struct model *m);
 const struct model_thread *model_thread_at(const struct model *m, int i);
 int model_func_count(const struct model *m);

@@ -630,6 +630,25 @@ const struct model_process *model_process_find(const struct model *m, uint32_t p
     return i >= 0 ? &m->procs[i] : NULL;
 }
 
+void model_count_unannounced(struct model *m)
+{
+    struct hashmap seen = {0};
+    uint64_t procs = 0, samples = 0;
+
+    for (int i = 0; i < m->nthreads; i++) {
+        const struct model_thread *t = &m->threads[i];
+        if (!t->samples || !t->pid || model_process_find(m, t->pid))
+            continue;
+        samples += t->samples;
+        uint32_t *slot = hashmap_slot(&seen, hashmap_mix(t->pid), 1);
+        procs += *slot == 0;
+        *slot = 1;
+    }
+    hashmap_free(&seen);
+    m->session.procs_unannounced = procs;
+    m->session.samples_unannounced = samples;
+}
+
 int model_thread_count(const struct model *m)
 {
     return m->nthreads;

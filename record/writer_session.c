@@ -159,9 +159,11 @@ static void session_close(struct record_writer *w, struct model *m, const struct
     json_str(f, s->engine_why);
     fprintf(f,
             "},\n  \"samples\": %llu,\n  \"dropped\": %llu,\n  \"dropped_events\": %llu,"
-            "\n  \"unsampled_threads\": %llu,\n  \"threads\": %d,",
+            "\n  \"unsampled_threads\": %llu,\n  \"unannounced_processes\": %llu,"
+            "\n  \"unannounced_samples\": %llu,\n  \"threads\": %d,",
             (unsigned long long)s->samples, (unsigned long long)s->dropped,
             (unsigned long long)s->dropped_events, (unsigned long long)s->threads_unsampled,
+            (unsigned long long)s->procs_unannounced, (unsigned long long)s->samples_unannounced,
             model_thread_count(m));
     if (s->python_status >= 0)
         fprintf(f,

@@ -155,6 +155,11 @@ void session_print_summary(struct session *s)
            s->rank_dir[0] ? s->rank_dir : s->o->record_dir, ms->status_text,
            (unsigned long long)ms->samples, (unsigned long long)ms->dropped, ms->mode, ms->freq_hz,
            ms->timer ? ms->timer : "?");
+    if (ms->procs_unannounced)
+        printf("rocsys-top: %llu processes sent no records (every collector ring was in use): "
+               "their %llu samples are [unknown]\n",
+               (unsigned long long)ms->procs_unannounced,
+               (unsigned long long)ms->samples_unannounced);
     if (s->waits)
         printf("rocsys-top: the target waited %llu times (%.1f ms in all) for rings to drain\n",
                (unsigned long long)s->waits, (double)s->waited_ns / 1e6);

@@ -202,6 +202,8 @@ static void update_stats(struct session *s)
         dropped_events += atomic_load(&s->tr.hdr->records_no_ring);
         dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
         ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);
+        if (s->perf) /* (the signal engine samples only threads that have a ring) */
+            model_count_unannounced(s->m);
     }
     uint64_t perf_samples, perf_lost;
     session_perf_counts(s->perf, &perf_samples, &perf_lost, &ms->unwind_us_mean);

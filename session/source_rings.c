@@ -299,6 +299,14 @@ static void account_ring(struct session *s, const struct rocsys_ring_ctl *c)
     s->acc_waited_ns += atomic_load(&c->waited_ns);
 }
 
+/* The rings threads write to: RING_COUNT, or ROCSYS_RINGS (4-4096: a test makes them run out). */
+static uint32_t ring_count(void)
+{
+    const char *e = getenv("ROCSYS_RINGS");
+    long n = e ? strtol(e, NULL, 10) : 0;
+    return n >= 4 && n <= 4096 ? (uint32_t)n : RING_COUNT;
+}
+
 /* Remove session files of rocsys-top processes that died without cleaning up (SIGKILL). */
 static void sweep_stale(const char *dir)
 {
@@ -332,7 +340,7 @@ int session_rings_setup(struct session *s, char *err, size_t errlen)
         sweep_stale(dirs[i]);
         snprintf(s->shm_path, sizeof(s->shm_path), "%s/rocsys-top-%d-%lx", dirs[i], (int)getpid(),
                  (unsigned long)(model_clock_ns(CLOCK_MONOTONIC) & 0xffffff));
-        rc = transport_create(&s->tr, s->shm_path, RING_COUNT, RING_BYTES, GPU_RING_COUNT,
+        rc = transport_create(&s->tr, s->shm_path, ring_count(), RING_BYTES, GPU_RING_COUNT,
                               GPU_RING_BYTES);
         if (rc == 0)
             return 0;

@@ -110,6 +110,12 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
         tui_sanitize(notice, sizeof(notice), s->notice);
         fprintf(out, "notice: %s\n", notice);
     }
+    if (s->procs_unannounced)
+        fprintf(out,
+                "lost: %llu processes sent no records (every collector ring was in use): their "
+                "%llu samples are [unknown]\n",
+                (unsigned long long)s->procs_unannounced,
+                (unsigned long long)s->samples_unannounced);
     if (s->symbols_status[0]) {
         tui_sanitize(notice, sizeof(notice), s->symbols_status);
         fprintf(out, "symbols: %s\n", notice);

@@ -316,7 +316,7 @@ static int header_lines(struct tui *t, int gpu_line)
     const struct model_session *s = model_session(t->m);
 
     int n = 2 + gpu_line + (s->notice[0] != 0) + (s->symbols_status[0] != 0) +
-            model_process_count(t->m);
+            (s->procs_unannounced != 0) + model_process_count(t->m);
 
     return n < 3 ? 3 : n; /* the sampling line needs 3 (see draw_header) */
 }
@@ -441,6 +441,17 @@ static void draw_header(struct tui *t, const struct tui_rect *r)
     if (s->notice[0] && y < r->y + r->h) {
         char buf[300];
         snprintf(buf, sizeof(buf), " ! %s", s->notice);
+        tui_put(t, y, 0, w, tui_style(t, TUI_S_NOTICE), buf, 1);
+        y++;
+    }
+    /* processes whose collector found no free ring: their samples are [unknown] */
+    if (s->procs_unannounced && y < r->y + r->h) {
+        char buf[200];
+        snprintf(buf, sizeof(buf),
+                 " ! %llu processes sent no records (every collector ring was in use): %llu "
+                 "samples [unknown]",
+                 (unsigned long long)s->procs_unannounced,
+                 (unsigned long long)s->samples_unannounced);
         tui_put(t, y, 0, w, tui_style(t, TUI_S_NOTICE), buf, 1);
         y++;
     }

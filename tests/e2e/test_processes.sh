@@ -3,6 +3,8 @@
 #  - 150 short children (20 ms of CPU each, 8 at a time) started by fork+exec, by fork alone,
 #    and as daemons (fork, setsid, fork: the middle process exits at once): every child's
 #    hot function named in its own process, [unknown] below 1 %;
+#  - rings made to run out (ROCSYS_RINGS=4): the processes that sent no record are counted in
+#    session.json and the summary, and exactly their samples are [unknown];
 #  - a parallel build (make -j2) of a generated C project of 120 files: [unknown] below 1 %
 #    of the samples, every compiler process named.
 source "$(dirname "$0")/lib.sh"
@@ -23,6 +25,22 @@ for mode in exec fork daemon; do
     check "$mode: every child's work named in its own process ($named of 150)" test "$named" -eq 150
     check "$mode: [unknown] below 1 % ($pct %)" awk -v p="$pct" 'BEGIN { exit !(p < 1) }'
 done
+
+# rings made to run out (ROCSYS_RINGS=4 for 16 children at once): the processes that found
+# none are counted and said, and their samples are [unknown], never another process's names
+R="$WORK/rings4"
+ROCSYS_RINGS=4 "$ROCSYS_TOP" --record "$R" --no-tui -- "$TP/tp_spawn_many" 120 16 20 fork \
+    > "$WORK/rings4.out" 2>&1 || true
+procs=$(grep -o '"unannounced_processes": [0-9]*' "$R/session.json" | grep -o '[0-9]*$')
+samples=$(grep -o '"unannounced_samples": [0-9]*' "$R/session.json" | grep -o '[0-9]*$')
+unknown=$(awk '/\[unknown\]/ { u += $NF } END { print u + 0 }' "$R/stacks.folded")
+echo "    4 rings: ${procs:-?} processes without records, ${samples:-?} samples, $unknown [unknown]"
+check "4 rings: processes without records counted (${procs:-none})" test "${procs:-0}" -gt 0
+check "4 rings: the summary says so" grep -q "processes sent no records" "$WORK/rings4.out"
+check "4 rings: their samples are the [unknown] ones (${samples:-?} = $unknown)" \
+    test "${samples:--1}" -eq "$unknown"
+bad=$(awk '/\[unknown\]/ && !/^thread-[0-9]+;\[unknown\] [0-9]+$/' "$R/stacks.folded" | wc -l)
+check "4 rings: no [unknown] sample given a process's name or stack ($bad lines)" test "$bad" -eq 0
 
 # a generated C project built in parallel (cc1, as, ld: hundreds of processes)
 P="$WORK/project"
