@@ -1,4 +1,5 @@
 /* rocsys-top: entry point. */
+#include <malloc.h>
 #include <stdio.h>
 
 #include "collector/protocol.h"
@@ -10,6 +11,10 @@ int main(int argc, char **argv)
     struct inject_options o;
     char err[512];
 
+    /* big tables (call trees built per frame, grown arrays) are mapped and unmapped on their
+     * own, so memory a view freed goes back to the system instead of staying in the heap */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    mallopt(M_ARENA_MAX, 2);
     if (inject_options_parse(argc, argv, &o, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         return 2;

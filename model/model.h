@@ -161,6 +161,9 @@ struct model_func {
 struct model_filter {
     int thread; /* index into the thread table, or -1 for all threads merged */
     int window; /* 1: only the sliding window; 0: since start (or last reset) */
+    /* call trees: leave out paths with less than this share of the tree's samples, in parts
+     * per million (0: every path), with everything below them */
+    uint32_t min_ppm;
 };
 
 /* A call tree built from the interned stacks. Node 0 is the synthetic root (func -1). */
@@ -170,6 +173,7 @@ struct model_node {
     int first_child;    /* -1 if none; children are linked in no particular order */
     int next_sibling;   /* -1 if last */
     int depth;          /* root = 0 */
+    int hidden;         /* children left out (below the filter's min_ppm), with all below */
     uint64_t inclusive; /* samples in this node and below */
     uint64_t self;      /* samples whose leaf is this node */
     uint64_t path_hash; /* stable identity of the path from the root, for UI state */
@@ -179,6 +183,7 @@ struct model_tree {
     struct model_node *nodes;
     int count;
     uint64_t total; /* samples in the tree (the root's inclusive) */
+    int hidden;     /* subtrees left out (below the filter's min_ppm) */
 };
 
 struct model_hot {
@@ -373,6 +378,30 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
 void model_tree_free(struct model_tree *t);
 struct model_hot_list *model_hot_build(struct model *m, const struct model_filter *f);
 void model_hot_free(struct model_hot_list *h);
+
+/* Call paths: every function sequence the model counted is a path of a trie shared by all
+ * threads, numbered from 1 in the order first seen (0 is the root; a parent's id is always
+ * smaller than its children's). The path of a sample the model counted, 0 if its addresses do
+ * not all resolve (recording writers use it to intern a stack once). */
+uint32_t model_sample_path(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n);
+/* The path of the last sample counted (0 before any). */
+uint32_t model_last_path(const struct model *m);
+/* The path of seq (root first), made if new. */
+uint32_t model_path_intern(struct model *m, const uint32_t *seq, uint32_t len);
+/* Paths so far (ids are below this). */
+uint32_t model_path_count(const struct model *m);
+/* The innermost function of path (UINT32_MAX for the root) and the path it is called from. */
+uint32_t model_path_func(const struct model *m, uint32_t path);
+uint32_t model_path_parent(const struct model *m, uint32_t path);
+
+/* A stack record: the samples of one thread on one path. */
+struct model_stack_info {
+    uint32_t thread; /* index into the thread table */
+    uint32_t path;
+    uint64_t count; /* samples since start (or the last reset) */
+};
+/* Record i (below model_distinct_stacks), in the order first seen: 0, or -1 past the end. */
+int model_stack_at(const struct model *m, size_t i, struct model_stack_info *out);
 
 /* Number of distinct (thread, stack) entries: memory grows with this, not with run time. */
 size_t model_distinct_stacks(const struct model *m);

@@ -20,6 +20,33 @@ struct model_bucket {
     size_t n, cap;
 };
 
+/* A node of the trie of call paths: func called from the path parent (shared by threads). */
+struct model_path {
+    uint32_t func;
+    uint32_t parent;
+};
+
+/* A hash set of ids (4 bytes a slot: id + 1, 0 = empty) whose keys are recomputed from the
+ * entries they name, so a path or a stack costs its record and about 8 bytes of table. */
+struct model_idset {
+    uint32_t *slots;
+    size_t cap, count; /* cap: a power of two, at most 3/4 full */
+};
+
+/* The samples of one thread whose function sequence is a path of the trie. */
+struct model_stack {
+    uint32_t thread;
+    uint32_t path;
+    uint64_t count;
+    uint64_t window_count;
+};
+
+/* stacks.c: count weight samples of function sequence seq (root first) in thread; returns
+ * its path. */
+uint32_t model_stack_count(struct model *m, uint32_t thread, const uint32_t *seq, uint32_t len,
+                           uint32_t weight);
+void model_stacks_free(struct model *m);
+
 /* symbolize.c: pid's Dwfl with every module the symbolizer knows reported (for unwinding);
  * NULL when it knows none. *rules: pid's cache of unwind rules (unwind.c), emptied whenever
  * a module of pid goes away. */
@@ -116,11 +143,13 @@ struct model {
     size_t naddr_funcs, addr_funcs_cap;
     struct hashmap addr_map; /* (pid, pc, is_ret) -> index + 1 */
 
-    struct stack *stacks;
+    struct model_path *paths; /* the trie of call paths (stacks.c); 0 is its root */
+    size_t npaths, path_cap;
+    struct model_idset path_set; /* paths by (parent path, function) */
+    struct model_stack *stacks;
     size_t nstacks, stack_cap;
-    uint32_t *seq;
-    size_t nseq, seq_cap;
-    struct hashmap stack_map; /* hash -> first stack id + 1 (chained by stack.next) */
+    struct model_idset stack_set; /* stacks by (path, thread) */
+    uint32_t last_path;           /* the path of the last sample counted */
 
     struct model_bucket buckets[MODEL_WINDOW_BUCKETS];
     uint64_t bucket_now; /* second (CLOCK_MONOTONIC) new samples are counted in */

@@ -1,6 +1,6 @@
-/* The model's core: processes, threads, functions, interned stacks with counts (since start
- * and in a sliding window), and the call trees and hot lists built from them on demand.
- * Memory grows with distinct (thread, stack) pairs and distinct addresses, not with run time. */
+/* The model's core: processes, threads, functions, addresses symbolized into function ids, and
+ * samples turned into function sequences (stacks.c counts them and builds the views' data).
+ * Memory grows with distinct addresses and stacks, not with run time. */
 #define _GNU_SOURCE
 #include "model.h"
 
@@ -14,15 +14,6 @@
 
 #define MAX_SYM_FRAMES 16              /* inlined frames per address, at most */
 #define MAX_SEQ        MODEL_MAX_STACK /* functions per symbolized stack */
-
-/* One distinct (thread, function sequence) with its counts. */
-struct stack {
-    uint32_t thread;
-    uint32_t off, len; /* function ids, root first, in m->seq */
-    uint32_t next;     /* next stack with the same hash, or UINT32_MAX */
-    uint64_t count;
-    uint64_t window_count;
-};
 
 /* Symbolized address: its function ids, innermost first, in m->addr_funcs. */
 struct addr_entry {
@@ -54,19 +45,15 @@ void model_free(struct model *m)
     free(m->procs);
     free(m->threads);
     free(m->funcs);
-    free(m->stacks);
-    free(m->seq);
     free(m->addrs);
     free(m->addr_funcs);
-    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
-        free(m->buckets[i].ids);
+    model_stacks_free(m);
     hashmap_free(&m->thread_map);
     hashmap_free(&m->func_map);
     hashmap_free(&m->name_map);
     for (size_t i = 0; i < m->nnames; i++)
         free(m->names[i]);
     free(m->names);
-    hashmap_free(&m->stack_map);
     hashmap_free(&m->addr_map);
     model_output_free(m);
     model_procfs_free(m);
@@ -341,84 +328,6 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
     return a;
 }
 
-/* ---- stacks ---- */
-
-/* Hash of a function sequence for one thread. */
-static uint64_t seq_hash(uint32_t thread, const uint32_t *seq, uint32_t len)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ thread;
-    for (uint32_t i = 0; i < len; i++)
-        h = (h ^ seq[i]) * 0x100000001b3ull;
-    return hashmap_mix(h ^ len);
-}
-
-/* Id of the stack (thread, seq), interned on first sight. */
-static uint32_t stack_intern(struct model *m, uint32_t thread, const uint32_t *seq, uint32_t len)
-{
-    uint64_t key = seq_hash(thread, seq, len);
-    uint32_t *slot = hashmap_slot(&m->stack_map, key, 1);
-    uint32_t id;
-
-    for (id = *slot ? *slot - 1 : UINT32_MAX; id != UINT32_MAX; id = m->stacks[id].next) {
-        struct stack *s = &m->stacks[id];
-        if (s->thread == thread && s->len == len &&
-            memcmp(&m->seq[s->off], seq, len * sizeof(*seq)) == 0)
-            return id;
-    }
-    xgrow(&m->stacks, &m->stack_cap, m->nstacks + 1, sizeof(*m->stacks));
-    xgrow(&m->seq, &m->seq_cap, m->nseq + len, sizeof(*m->seq));
-    id = (uint32_t)m->nstacks++;
-    struct stack *s = &m->stacks[id];
-    s->thread = thread;
-    s->off = (uint32_t)m->nseq;
-    s->len = len;
-    s->count = s->window_count = 0;
-    s->next = *slot ? *slot - 1 : UINT32_MAX;
-    memcpy(&m->seq[m->nseq], seq, len * sizeof(*seq));
-    m->nseq += len;
-    *slot = id + 1;
-    return id;
-}
-
-/* Subtract one bucket's samples from the window counts and empty it. */
-static void expire_bucket(struct model *m, struct model_bucket *b)
-{
-    for (size_t i = 0; i < b->n; i++) {
-        struct stack *s = &m->stacks[b->ids[i].id];
-        uint64_t w = b->ids[i].weight;
-        if (w > s->window_count)
-            w = s->window_count; /* after a reset */
-        s->window_count -= w;
-        m->threads[s->thread].window_samples -= w;
-    }
-    b->n = 0;
-}
-
-/* Add one sample of stack id (standing for weight periods) to the counts and the window. */
-static void count_sample(struct model *m, uint32_t id, uint32_t weight)
-{
-    struct stack *s = &m->stacks[id];
-    struct model_bucket *b = &m->buckets[m->bucket_now % MODEL_WINDOW_BUCKETS];
-
-    if (b->sec != m->bucket_now) {
-        expire_bucket(m, b); /* it held a second that has left the window */
-        b->sec = m->bucket_now;
-    }
-    s->count += weight;
-    s->window_count += weight;
-    m->threads[s->thread].samples += weight;
-    m->threads[s->thread].window_samples += weight;
-    m->session.samples += weight;
-    if (b->n && b->ids[b->n - 1].id == id) {
-        b->ids[b->n - 1].weight += weight;
-        return;
-    }
-    xgrow(&b->ids, &b->cap, b->n + 1, sizeof(*b->ids));
-    b->ids[b->n].id = id;
-    b->ids[b->n].weight = weight;
-    b->n++;
-}
-
 /* The function ids of a sample whose addresses all resolve, root first, into seq (MAX_SEQ).
  * Python frames take the place of the interpreter's evaluation frames (model/python.c). */
 static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *frames,
@@ -508,6 +417,16 @@ uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frame
     return len;
 }
 
+uint32_t model_sample_path(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n)
+{
+    uint32_t seq[MAX_SEQ], len;
+
+    if (!all_resolve(m, pid, frames, n, 1))
+        return 0;
+    len = resolved_seq(m, pid, frames, n, seq);
+    return len ? model_path_intern(m, seq, len) : 0;
+}
+
 int model_sample(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,
                  const uint64_t *frames, uint32_t nframes, int final_try)
 {
@@ -527,7 +446,7 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
     if (len == 0)
         return 0;
     uint32_t thread = model_thread_discover(m, pid, tid, time_ns);
-    count_sample(m, stack_intern(m, thread, seq, len), weight ? weight : 1);
+    model_stack_count(m, thread, seq, len, weight ? weight : 1);
     return 0;
 }
 
@@ -565,45 +484,8 @@ int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_
     if (len == 0)
         return 0;
     uint32_t thread = model_thread_discover(m, pid, tid, time_ns);
-    count_sample(m, stack_intern(m, thread, seq, len), weight ? weight : 1);
+    model_stack_count(m, thread, seq, len, weight ? weight : 1);
     return 0;
-}
-
-/* ---- sliding window ---- */
-
-void model_set_window(struct model *m, uint32_t seconds)
-{
-    if (seconds < 1)
-        seconds = 1;
-    if (seconds > MODEL_WINDOW_BUCKETS - 1)
-        seconds = MODEL_WINDOW_BUCKETS - 1;
-    m->session.window_seconds = seconds;
-}
-
-void model_tick(struct model *m, uint64_t now_ns)
-{
-    uint64_t sec = now_ns / 1000000000ull;
-
-    m->bucket_now = sec;
-    /* the window is the current second and the window_seconds - 1 before it */
-    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++) {
-        struct model_bucket *b = &m->buckets[i];
-        if (b->n && b->sec + m->session.window_seconds <= sec)
-            expire_bucket(m, b);
-    }
-}
-
-void model_reset_counts(struct model *m)
-{
-    for (size_t i = 0; i < m->nstacks; i++)
-        m->stacks[i].count = m->stacks[i].window_count = 0;
-    for (int i = 0; i < m->nthreads; i++) {
-        m->threads[i].samples = m->threads[i].window_samples = 0;
-        m->threads[i].py_samples = m->threads[i].gil_samples = 0;
-    }
-    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
-        m->buckets[i].n = 0;
-    m->session.samples = 0;
 }
 
 /* ---- tables ---- */
@@ -667,119 +549,4 @@ int model_func_count(const struct model *m)
 const struct model_func *model_func_at(const struct model *m, int i)
 {
     return i >= 0 && i < m->nfuncs ? &m->funcs[i] : NULL;
-}
-
-size_t model_distinct_stacks(const struct model *m)
-{
-    return m->nstacks;
-}
-
-/* ---- trees and hot lists ---- */
-
-/* Count of stack s under filter f (0 when it does not match). */
-static uint64_t filtered_count(const struct stack *s, const struct model_filter *f)
-{
-    if (f->thread >= 0 && s->thread != (uint32_t)f->thread)
-        return 0;
-    return f->window ? s->window_count : s->count;
-}
-
-struct model_tree *model_tree_build(struct model *m, const struct model_filter *f)
-{
-    struct model_tree *t = xcalloc(1, sizeof(*t));
-    struct hashmap children = {0};
-    size_t cap = 0;
-
-    xgrow(&t->nodes, &cap, 1, sizeof(*t->nodes));
-    t->nodes[0] = (struct model_node){.func = -1,
-                                      .parent = -1,
-                                      .first_child = -1,
-                                      .next_sibling = -1,
-                                      .depth = 0,
-                                      .path_hash = 1};
-    t->count = 1;
-    for (size_t i = 0; i < m->nstacks; i++) {
-        const struct stack *s = &m->stacks[i];
-        uint64_t c = filtered_count(s, f);
-        int node = 0;
-        if (c == 0)
-            continue;
-        t->nodes[0].inclusive += c;
-        for (uint32_t k = 0; k < s->len; k++) {
-            uint32_t fn = m->seq[s->off + k];
-            uint64_t key = hashmap_mix(((uint64_t)(uint32_t)node << 32) ^ fn);
-            uint32_t *slot = hashmap_slot(&children, key, 1);
-            if (*slot == 0) {
-                xgrow(&t->nodes, &cap, (size_t)t->count + 1, sizeof(*t->nodes));
-                struct model_node *p = &t->nodes[node];
-                struct model_node *n = &t->nodes[t->count];
-                n->func = (int)fn;
-                n->parent = node;
-                n->first_child = -1;
-                n->next_sibling = p->first_child;
-                n->depth = p->depth + 1;
-                n->inclusive = n->self = 0;
-                n->path_hash = hashmap_mix(p->path_hash * 0x100000001b3ull ^ (fn + 1));
-                p->first_child = t->count;
-                *slot = (uint32_t)++t->count;
-            }
-            node = (int)*slot - 1;
-            t->nodes[node].inclusive += c;
-        }
-        t->nodes[node].self += c;
-    }
-    t->total = t->nodes[0].inclusive;
-    hashmap_free(&children);
-    return t;
-}
-
-void model_tree_free(struct model_tree *t)
-{
-    if (!t)
-        return;
-    free(t->nodes);
-    free(t);
-}
-
-struct model_hot_list *model_hot_build(struct model *m, const struct model_filter *f)
-{
-    struct model_hot_list *h = xcalloc(1, sizeof(*h));
-    uint64_t *self = xcalloc((size_t)m->nfuncs + 1, sizeof(*self));
-    uint64_t *incl = xcalloc((size_t)m->nfuncs + 1, sizeof(*incl));
-    size_t *stamp = xcalloc((size_t)m->nfuncs + 1, sizeof(*stamp));
-
-    for (size_t i = 0; i < m->nstacks; i++) {
-        const struct stack *s = &m->stacks[i];
-        uint64_t c = filtered_count(s, f);
-        if (c == 0 || s->len == 0)
-            continue;
-        h->total += c;
-        self[m->seq[s->off + s->len - 1]] += c;
-        for (uint32_t k = 0; k < s->len; k++) {
-            uint32_t fn = m->seq[s->off + k];
-            if (stamp[fn] != i + 1) { /* count recursion once */
-                stamp[fn] = i + 1;
-                incl[fn] += c;
-            }
-        }
-    }
-    h->items = xcalloc((size_t)m->nfuncs + 1, sizeof(*h->items));
-    for (int fn = 0; fn < m->nfuncs; fn++) {
-        if (incl[fn] == 0)
-            continue;
-        h->items[h->count++] =
-            (struct model_hot){.func = fn, .self = self[fn], .inclusive = incl[fn]};
-    }
-    free(self);
-    free(incl);
-    free(stamp);
-    return h;
-}
-
-void model_hot_free(struct model_hot_list *h)
-{
-    if (!h)
-        return;
-    free(h->items);
-    free(h);
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "model/model.h"
 
@@ -92,6 +93,7 @@ struct reader {
     size_t nframes, capframes;
     size_t capthreads, capprocs, capstacks, capsamples;
     size_t captracks, capcounters, capslices;
+    int nested; /* reading the packets of a compressed bundle */
 };
 
 /* A protobuf cursor. */
@@ -351,10 +353,13 @@ static int parse_interned(struct reader *r, struct rseq *sq, const uint8_t *p, s
 static int parse_flat(const uint8_t *p, size_t n, uint64_t *v, int *has, const uint8_t **s,
                       size_t *sn, uint32_t max)
 {
-    struct cur c = {p, p + n};
+    struct cur c;
     struct field f;
     int k;
 
+    if (!p) /* a sub-message's field number sent as a varint: no fields */
+        return 0;
+    c = (struct cur){p, p + n};
     while ((k = next_field(&c, &f)) > 0) {
         if (f.num >= max)
             continue;
@@ -833,10 +838,48 @@ static struct rseq *seq_of(struct reader *r, uint32_t id, int *is_new)
 }
 
 /* One TracePacket. Returns -1 if it is malformed protobuf. */
+static int parse_packets(struct reader *r, const uint8_t *data, size_t len, int nested);
+
+/* Inflate a compressed_packets field (zlib of a Trace: more packets) and read its packets. */
+static int parse_compressed(struct reader *r, const uint8_t *p, size_t n)
+{
+    enum { MAX_INFLATED = 256 << 20 }; /* a bundle never comes near this; a bomb stops here */
+    z_stream z = {0};
+    uint8_t *out = NULL;
+    size_t cap = 0, len = 0;
+    int rc = -1, zr = Z_OK;
+
+    if (inflateInit(&z) != Z_OK)
+        return -1;
+    z.next_in = (Bytef *)(uintptr_t)p;
+    z.avail_in = (uInt)n;
+    while (zr != Z_STREAM_END) {
+        if (len == cap) {
+            if (cap >= MAX_INFLATED)
+                goto cleanup;
+            cap = cap ? cap * 2 : 4 * n + 4096;
+            out = xrealloc(out, cap);
+        }
+        z.next_out = out + len;
+        z.avail_out = (uInt)(cap - len);
+        zr = inflate(&z, Z_NO_FLUSH);
+        len = cap - z.avail_out;
+        if (zr != Z_OK && zr != Z_STREAM_END)
+            goto cleanup;
+    }
+    r->nested = 1;
+    rc = parse_packets(r, out, len, 1);
+    r->nested = 0;
+cleanup:
+    inflateEnd(&z);
+    free(out);
+    return rc;
+}
+
 static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
 {
     struct cur c = {p, p + n};
-    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0}, df = {0};
+    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0}, df = {0}, zp = {0};
     uint64_t ts = 0, clock_id = 0, seq = 0, flags = 0, boot = 0, mono = 0;
     int has_ts = 0, k, is_new = 0;
     struct rseq *sq = NULL;
@@ -862,9 +905,18 @@ static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
             te = f;
         else if (f.wt == 2 && f.num == 59)
             df = f;
+        else if (f.wt == 2 && f.num == 50)
+            zp = f;
     }
     if (k < 0)
         return -1;
+    if (zp.p && r->nested) {
+        snprintf(r->err, r->errlen, "a compressed bundle inside a compressed bundle");
+        return -1;
+    }
+    if (zp.p) /* a bundle of packets, deflated: nothing else of this packet is read */
+        return parse_compressed(r, zp.p, zp.n);
+    r->out->packets++;
     if (seq == 0) {
         if (in.p || ps.p || te.p)
             violation(r, "interned data, perf_sample or track event without a sequence id");
@@ -924,38 +976,57 @@ static void reader_free(struct reader *r)
     free(r->map.e);
 }
 
-int perfetto_read_buffer(const uint8_t *data, size_t len, struct perfetto_summary *out, char *err,
-                         size_t errlen)
+/* Read the packets of a Trace in data: the file (a torn last packet ends it: truncated) or a
+ * compressed bundle (nested: every packet must be whole). Returns 0, or -1 (err set). */
+static int parse_packets(struct reader *r, const uint8_t *data, size_t len, int nested)
 {
-    struct reader r = {.out = out, .err = err, .errlen = errlen};
+    struct perfetto_summary *out = r->out;
     struct cur c = {data, data + len};
-    int rc = -1;
 
-    memset(out, 0, sizeof(*out));
-    if (errlen)
-        err[0] = '\0';
     while (c.p < c.end) {
         const uint8_t *start = c.p;
         uint64_t n;
         if (*c.p != 0x0A) {
-            snprintf(err, errlen, "byte 0x%02x at offset %zu is not a packet tag", *c.p,
-                     (size_t)(c.p - data));
-            goto cleanup;
+            snprintf(r->err, r->errlen, "byte 0x%02x at offset %zu%s is not a packet tag", *c.p,
+                     (size_t)(c.p - data), nested ? " of a compressed bundle" : "");
+            return -1;
         }
         c.p++;
         if (get_varint(&c, &n) < 0 || n > (uint64_t)(c.end - c.p)) {
+            if (nested) {
+                snprintf(r->err, r->errlen, "a packet of a compressed bundle is cut short");
+                return -1;
+            }
             out->truncated = 1;
-            c.p = start;
             break;
         }
-        if (parse_packet(&r, c.p, (size_t)n) < 0) {
-            snprintf(err, errlen, "malformed packet at offset %zu", (size_t)(start - data));
-            goto cleanup;
+        if (parse_packet(r, c.p, (size_t)n) < 0) {
+            snprintf(r->err, r->errlen, "malformed packet at offset %zu%s", (size_t)(start - data),
+                     nested ? " of a compressed bundle" : "");
+            return -1;
         }
         c.p += n;
-        out->packets++;
-        out->valid_bytes = (uint64_t)(c.p - data);
+        if (!nested)
+            out->valid_bytes = (uint64_t)(c.p - data);
     }
+    return 0;
+}
+
+int perfetto_read_buffer(const uint8_t *data, size_t len, struct perfetto_summary *out, char *err,
+                         size_t errlen)
+{
+    struct reader r = {.out = out, .err = err, .errlen = errlen};
+    char none[1];
+    int rc = -1;
+
+    memset(out, 0, sizeof(*out));
+    if (!errlen) { /* parse_packets writes its reason somewhere */
+        r.err = none;
+        r.errlen = sizeof(none);
+    }
+    r.err[0] = '\0';
+    if (parse_packets(&r, data, len, 0) < 0)
+        goto cleanup;
     if (!out->truncated)
         for (size_t i = 0; i < out->nslices; i++)
             if (!out->slices[i].instant && out->slices[i].end_ns == 0) {

@@ -30,6 +30,7 @@ struct record_event {
     const uint64_t *frames; /* SAMPLE */
     uint32_t nframes;       /* SAMPLE */
     uint32_t weight;        /* SAMPLE: periods it stands for */
+    uint32_t path;          /* SAMPLE: the model's call path (model_sample_path), or 0 */
     /* COUNTER: the counter's track name (unique per pid; pid 0 = machine-wide, e.g. "GPU0
      * busy"); SLICE/INSTANT: a named track of pid (e.g. "GPU0 queue 1"), or NULL for the
      * thread tid's own track */
@@ -80,7 +81,7 @@ extern const struct record_writer_class record_copies_csv;    /* copies.csv */
 extern const struct record_writer_class record_perfetto;      /* trace.pftrace (Perfetto) */
 extern const struct record_writer_class record_gpu_csv;       /* gpu.csv: GPU time series */
 /* Sizes of a Perfetto writer's interning tables (tests: memory bounded by distinct stacks). */
-void record_perfetto_stats(const struct record_writer *w, size_t *addresses, size_t *stacks,
+void record_perfetto_stats(const struct record_writer *w, size_t *frames, size_t *stacks,
                            size_t *heap_bytes);
 
 /* The files of a recording directory (--record DIR): one row per writer, in the order they are

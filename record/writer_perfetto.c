@@ -35,10 +35,11 @@
  *    new with a sample (function_names, mapping_paths, mappings {iid, path_string_ids},
  *    frames {iid, function_name_id, mapping_id, rel_pc}, callstacks {iid, frame_ids root
  *    first, leaf last}) goes into the next sample packet written, which is never after the
- *    sample that uses it. Each raw address is symbolized once (frames[0] as an exact pc, the
- *    others as return addresses); an inlined function is a frame of its own (same rel_pc).
- *    rel_pc is the ELF offset of the pc (module_offset); a mapping is per module basename
- *    (Perfetto shows it as "/<basename>"). An address no module covers gets function
+ *    sample that uses it. A callstack is the model's call path of the sample (its iid is the
+ *    path's number, a bit per path says it was written) and a frame is one model function
+ *    (rel_pc 0), so the writer keeps no per-stack or per-address table; an inlined function
+ *    is a frame of its own; a mapping is per module basename (Perfetto shows it as
+ *    "/<basename>"). An address no module covers gets function
  *    "[unknown]" in mapping "[unknown]" (every frame has one). cpu and cpu_mode are not
  *    written (trace_processor reads them as 0 / unknown; nothing in the UI needs them).
  *  - Sample weight (periods a sample stands for; Perfetto has no weight): a sample of weight
@@ -61,14 +62,17 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "model/model.h"
 #include "collector/protocol.h"
 #include "record.h"
 
 #define PF_CHUNK       65536 /* write the buffer out once it holds this much */
-#define PF_MAX_INLINE  16    /* source frames per address */
-#define PF_MAX_REPEAT  64    /* heaviest weight written as repeated samples */
+#define PF_ZLIB_LEVEL  1     /* deflate level of each chunk (fast; see docs/performance.md) */
+#define PF_FLUSH_NS    1000000000ull /* and at least once a second of trace time */
+#define PF_MAX_INLINE  16            /* source frames per address */
+#define PF_MAX_REPEAT  64            /* heaviest weight written as repeated samples */
 #define PF_SEQ_CLEARED 1
 #define PF_SEQ_NEEDS   2
 #define PF_CLOCK_MONO  3          /* BuiltinClock MONOTONIC */
@@ -108,22 +112,27 @@ struct record_writer {
     uint32_t seq;
     int64_t boot_offset; /* BOOTTIME - MONOTONIC at open */
     struct pb out;       /* packets waiting to be written */
+    z_stream z;          /* deflates each chunk of out into one compressed_packets packet */
+    int z_ok;            /* z is set up (else chunks are written as they are) */
+    struct pb zout;      /* a compressed chunk with its packet header in front */
+    uint64_t pkt_ns;     /* the latest packet time so far */
+    uint64_t flushed_ns; /* pkt_ns at the last flush */
     struct pb pkt, tmp, sub;
     struct pb in_fn, in_path, in_map, in_frame, in_stack; /* new interned entries */
-    struct itab addrs;   /* (pid, pc, is_ra) -> frame iids at pool[c .. c+d) */
     struct itab names;   /* function name -> iid a (string strs[k]) */
     struct itab modules; /* module basename -> mapping iid a == path iid (strs[k]) */
-    struct itab stacks;  /* frame iid sequence at pool[a .. a+b) -> callstack iid c */
     struct itab threads; /* (pid, tid) -> declared name strs[k] */
     struct itab procs;   /* pid a: its process track is declared */
     struct itab tracks;  /* (pid a, kind b, name strs[k]) -> a named or counter track */
     char **strs;
     size_t nstrs, capstrs;
-    uint32_t *pool;
-    size_t npool, cappool;
+    uint32_t *func_frames; /* model function f -> its frame iid, 0 until written */
+    size_t cap_func_frames;
+    uint64_t *stack_written; /* bit p: the callstack of model path p (iid p) is written */
+    size_t cap_stack_written, nstacks;
     uint32_t *stack; /* scratch: the current sample's frame iids */
     size_t capstack;
-    uint32_t next_name, next_module, next_frame, next_stack;
+    uint32_t next_name, next_module, next_frame;
     uint64_t delta_base_ns;  /* BOOTTIME of the last packet written on PF_CLOCK_DELTA */
     struct pf_pending *heap; /* the reorder window: a min-heap on (mono_ns, order) */
     size_t nheap, capheap;
@@ -250,45 +259,9 @@ static uint32_t str_add(struct record_writer *w, const char *s)
     return (uint32_t)w->nstrs++;
 }
 
-/* Append n iids to the pool; returns their offset. */
-static uint32_t pool_add(struct record_writer *w, const uint32_t *v, size_t n)
-{
-    if (w->npool + n > w->cappool) {
-        while (w->npool + n > w->cappool)
-            w->cappool = w->cappool ? w->cappool * 2 : 1024;
-        w->pool = xrealloc(w->pool, w->cappool * sizeof(*w->pool));
-    }
-    memcpy(w->pool + w->npool, v, n * sizeof(*v));
-    w->npool += n;
-    return (uint32_t)(w->npool - n);
-}
-
 static int eq_str(const struct record_writer *w, const struct ient *e, const void *key)
 {
     return strcmp(w->strs[e->k], key) == 0;
-}
-
-struct addr_key {
-    uint64_t pc;
-    uint32_t pid, is_ra;
-};
-
-static int eq_addr(const struct record_writer *w, const struct ient *e, const void *key)
-{
-    const struct addr_key *k = key;
-    (void)w;
-    return e->k == k->pc && e->a == k->pid && e->b == k->is_ra;
-}
-
-struct seq_key {
-    const uint32_t *v;
-    size_t n;
-};
-
-static int eq_seq(const struct record_writer *w, const struct ient *e, const void *key)
-{
-    const struct seq_key *k = key;
-    return e->b == k->n && memcmp(w->pool + e->a, k->v, k->n * sizeof(*k->v)) == 0;
 }
 
 static int eq_thread(const struct record_writer *w, const struct ient *e, const void *key)
@@ -300,11 +273,73 @@ static int eq_thread(const struct record_writer *w, const struct ient *e, const 
 /* ---- output ---- */
 
 /* Write the buffered packets out, retrying short writes; after an error the rest is dropped. */
+/* Bytes of v as a varint. */
+static size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* v as a varint at p; returns its length. */
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* The chunk of packets in out as one TracePacket {compressed_packets = zlib(out)}: Perfetto's
+ * own form (a compressed Trace, trace_processor inflates it); NULL when deflate fails. */
+static const uint8_t *compress_out(struct record_writer *w, size_t *len)
+{
+    enum { HEAD = 16 }; /* room for the packet's tag and two lengths */
+    uLong bound = deflateBound(&w->z, (uLong)w->out.n);
+    uint8_t head[HEAD];
+    size_t h = 0, zlen;
+    uint64_t inner;
+
+    w->zout.n = 0;
+    pb_reserve(&w->zout, HEAD + (size_t)bound);
+    if (deflateReset(&w->z) != Z_OK)
+        return NULL;
+    w->z.next_in = w->out.p;
+    w->z.avail_in = (uInt)w->out.n;
+    w->z.next_out = w->zout.p + HEAD;
+    w->z.avail_out = (uInt)bound;
+    if (deflate(&w->z, Z_FINISH) != Z_STREAM_END)
+        return NULL;
+    zlen = (size_t)bound - w->z.avail_out;
+    inner = 2 + varint_len(zlen) + zlen; /* field 50 (2-byte tag), length, bytes */
+    head[h++] = 0x0A;                    /* Trace.packet */
+    h += put_varint(head + h, inner);
+    head[h++] = 0x92; /* TracePacket.compressed_packets = 50, length-delimited */
+    head[h++] = 0x03;
+    h += put_varint(head + h, zlen);
+    memcpy(w->zout.p + HEAD - h, head, h);
+    *len = h + zlen;
+    return w->zout.p + HEAD - h;
+}
+
+/* Write the packets buffered in out (compressed when zlib is set up) with one write. */
 static void flush_out(struct record_writer *w)
 {
     const uint8_t *p = w->out.p;
     size_t n = w->out.n;
 
+    if (n == 0)
+        return;
+    if (w->z_ok && !(p = compress_out(w, &n))) {
+        p = w->out.p; /* deflate failed: the chunk as it is */
+        n = w->out.n;
+    }
     while (n > 0 && !w->failed) {
         ssize_t k = write(w->fd, p, n);
         if (k < 0 && errno == EINTR)
@@ -322,6 +357,8 @@ static void flush_out(struct record_writer *w)
 /* Start a packet at an absolute time: BOOTTIME with its clock id, sequence id and flags. */
 static void packet_begin(struct record_writer *w, uint64_t mono_ns, uint32_t flags)
 {
+    if (mono_ns > w->pkt_ns)
+        w->pkt_ns = mono_ns;
     w->pkt.n = 0;
     pb_uint(&w->pkt, 8, (uint64_t)((int64_t)mono_ns + w->boot_offset));
     pb_uint(&w->pkt, 58, PF_CLOCK_BOOT);
@@ -339,6 +376,8 @@ static void packet_begin_delta(struct record_writer *w, uint64_t mono_ns)
         packet_begin(w, mono_ns, PF_SEQ_NEEDS);
         return;
     }
+    if (mono_ns > w->pkt_ns)
+        w->pkt_ns = mono_ns;
     w->pkt.n = 0;
     pb_uint(&w->pkt, 8, boot - w->delta_base_ns);
     pb_uint(&w->pkt, 10, w->seq);
@@ -350,8 +389,12 @@ static void packet_begin_delta(struct record_writer *w, uint64_t mono_ns)
 static void packet_end(struct record_writer *w)
 {
     pb_bytes(&w->out, 1, w->pkt.p, w->pkt.n);
-    if (w->out.n >= PF_CHUNK)
+    if (!w->flushed_ns)
+        w->flushed_ns = w->pkt_ns;
+    if (w->out.n >= PF_CHUNK || w->pkt_ns >= w->flushed_ns + PF_FLUSH_NS) {
         flush_out(w);
+        w->flushed_ns = w->pkt_ns;
+    }
 }
 
 static uint64_t track_uuid(uint32_t pid, uint32_t tid)
@@ -492,65 +535,31 @@ static uint32_t new_frame(struct record_writer *w, const char *function, const c
     return iid;
 }
 
-/* The cached frame iids of one address, innermost first (symbolized on first sight). */
-static const struct ient *address_frames(struct record_writer *w, uint32_t pid, uint64_t pc,
-                                         int is_ra)
+/* xgrow, the new elements zeroed. */
+static void grow_zeroed(void *pp, size_t *cap, size_t need, size_t elem)
 {
-    struct addr_key key = {pc, pid, (uint32_t)is_ra};
-    uint64_t h = mix64(pc ^ mix64((uint64_t)pid << 1 | (uint64_t)is_ra));
-    struct ient *e = itab_slot(&w->addrs, h, eq_addr, w, &key);
-    struct sym_frame sf[PF_MAX_INLINE];
-    uint32_t iids[PF_MAX_INLINE];
-    int n;
+    size_t old = *cap;
 
-    if (e->used)
-        return e;
-    n = symbolizer_lookup(model_symbolizer(w->m), pid, pc, is_ra, sf, PF_MAX_INLINE);
-    for (int i = 0; i < n; i++)
-        iids[i] = new_frame(w, sf[i].function ? sf[i].function : "[unknown]",
-                            sf[i].module ? sf[i].module : "[unknown]", sf[i].module_offset);
-    if (n <= 0) {
-        n = 1;
-        iids[0] = new_frame(w, "[unknown]", "[unknown]", pc);
-    }
-    /* new_frame may not grow addrs, so e is still the slot */
-    *e = (struct ient){.h = h, .k = pc, .a = pid, .b = (uint32_t)is_ra, .used = 1};
-    e->c = pool_add(w, iids, (size_t)n);
-    e->d = (uint32_t)n;
-    w->addrs.count++;
-    return e;
+    xgrow(pp, cap, need, elem);
+    if (*cap > old)
+        memset((char *)*(void **)pp + old * elem, 0, (*cap - old) * elem);
 }
 
-/* The frame iid of model function f (for samples the model merged: Python frames, regions). */
+/* The frame iid of model function f: one frame per function (an inlined one is a function of
+ * its own), written on first use. */
 static uint32_t func_frame(struct record_writer *w, uint32_t f)
 {
-    struct addr_key key = {f, UINT32_MAX, 7};
-    uint64_t h = mix64(f ^ mix64(((uint64_t)UINT32_MAX << 1) | 7));
-    struct ient *e = itab_slot(&w->addrs, h, eq_addr, w, &key);
     const struct model_func *fn;
     char label[MODEL_LABEL_MAX];
-    uint32_t iid;
 
-    if (e->used)
-        return w->pool[e->c];
+    grow_zeroed(&w->func_frames, &w->cap_func_frames, (size_t)f + 1, sizeof(*w->func_frames));
+    if (w->func_frames[f])
+        return w->func_frames[f];
     fn = model_func_at(w->m, (int)f);
     model_python_label(fn, label, sizeof(label));
-    iid = new_frame(w, label, fn && fn->module ? fn->module : "[unknown]", 0);
-    *e = (struct ient){.h = h, .k = f, .a = UINT32_MAX, .b = 7, .used = 1};
-    e->c = pool_add(w, &iid, 1);
-    e->d = 1;
-    w->addrs.count++;
-    return iid;
-}
-
-/* Whether a sample carries pseudo-frames (Python frames, user regions) that only the model can
- * place. */
-static int has_pseudo_frames(const uint64_t *frames, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (ROCSYS_IS_PY_FRAME(frames[i]) || ROCSYS_IS_REGION_FRAME(frames[i]))
-            return 1;
-    return 0;
+    w->func_frames[f] =
+        new_frame(w, fn ? label : "[unknown]", fn && fn->module ? fn->module : "[unknown]", 0);
+    return w->func_frames[f];
 }
 
 /* ---- tracks of counters and slices ---- */
@@ -710,28 +719,7 @@ static void emit_slice(struct record_writer *w, const struct record_event *ev)
     emit_track_event(w, ev->end_ns > ev->time_ns ? ev->end_ns : ev->time_ns);
 }
 
-/* Callstack iid of the sample's frames (root first), interning it if new. */
-static uint32_t intern_stack(struct record_writer *w, const uint32_t *v, size_t n)
-{
-    struct seq_key key = {v, n};
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-    for (size_t i = 0; i < n; i++)
-        h = mix64(h ^ v[i]);
-    struct ient *e = itab_slot(&w->stacks, h, eq_seq, w, &key);
-
-    if (e->used)
-        return e->c;
-    *e = (struct ient){.h = h, .b = (uint32_t)n, .c = ++w->next_stack, .used = 1};
-    e->a = pool_add(w, v, n);
-    w->stacks.count++;
-    w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, e->c);
-    for (size_t i = 0; i < n; i++)
-        pb_uint(&w->tmp, 2, v[i]); /* repeated, not packed */
-    pb_bytes(&w->in_stack, 7, w->tmp.p, w->tmp.n);
-    return e->c;
-}
-
+/* Append a frame iid to the scratch stack. */
 static void stack_push(struct record_writer *w, size_t *n, uint32_t iid)
 {
     if (*n == w->capstack) {
@@ -739,6 +727,39 @@ static void stack_push(struct record_writer *w, size_t *n, uint32_t iid)
         w->stack = xrealloc(w->stack, w->capstack * sizeof(*w->stack));
     }
     w->stack[(*n)++] = iid;
+}
+
+/* The callstack iid of model path p (iid p; UINT32_MAX for a sample without frames), its
+ * frames and callstack written to the interned data on first use. */
+static uint32_t intern_path(struct record_writer *w, uint32_t p)
+{
+    size_t n = 0;
+
+    if (p == 0)
+        p = UINT32_MAX;
+    size_t bit = p == UINT32_MAX ? 0 : p;
+    grow_zeroed(&w->stack_written, &w->cap_stack_written, bit / 64 + 1, sizeof(*w->stack_written));
+    if (w->stack_written[bit / 64] >> (bit % 64) & 1)
+        return p;
+    w->stack_written[bit / 64] |= 1ull << (bit % 64);
+    w->nstacks++;
+    if (p == UINT32_MAX) {
+        stack_push(w, &n, new_frame(w, "[unknown]", "[unknown]", 0));
+    } else {
+        for (uint32_t q = p; q; q = model_path_parent(w->m, q)) /* leaf first */
+            stack_push(w, &n, func_frame(w, model_path_func(w->m, q)));
+        for (size_t i = 0; i < n / 2; i++) { /* root first */
+            uint32_t x = w->stack[i];
+            w->stack[i] = w->stack[n - 1 - i];
+            w->stack[n - 1 - i] = x;
+        }
+    }
+    w->tmp.n = 0;
+    pb_uint(&w->tmp, 1, p);
+    for (size_t i = 0; i < n; i++)
+        pb_uint(&w->tmp, 2, w->stack[i]); /* repeated, not packed */
+    pb_bytes(&w->in_stack, 7, w->tmp.p, w->tmp.n);
+    return p;
 }
 
 /* Whether pending sample a goes before b. */
@@ -817,7 +838,6 @@ static void reorder_flush(struct record_writer *w, int all)
 /* One sample: symbolize what is new, intern the stack, queue it in the reorder window. */
 static void emit_sample(struct record_writer *w, const struct record_event *ev)
 {
-    size_t n = 0;
     struct pb *in[] = {&w->in_fn, &w->in_path, &w->in_map, &w->in_frame, &w->in_stack};
     struct pf_pending e = {
         .mono_ns = ev->time_ns, .order = w->arrivals++, .pid = ev->pid, .tid = ev->tid};
@@ -826,24 +846,10 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
         declare_thread(w, ev->time_ns, ev->pid, ev->tid, model_thread_name(w->m, ev->pid, ev->tid));
     for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
         in[i]->n = 0;
-    int merged = has_pseudo_frames(ev->frames, ev->nframes);
-    if (merged) {
-        /* merged by the model: Python frames in place of the interpreter's, regions on top */
-        uint32_t funcs[MODEL_MAX_STACK];
-        uint32_t nf =
-            model_sample_funcs(w->m, ev->pid, ev->frames, ev->nframes, funcs, MODEL_MAX_STACK);
-        for (uint32_t i = 0; i < nf; i++)
-            stack_push(w, &n, func_frame(w, funcs[i]));
-    }
-    /* root first: walk the addresses outermost first, each one's frames outermost first; a
-     * sample without addresses gets the [unknown] frame of address 0 */
-    for (uint32_t i = ev->nframes ? ev->nframes : 1; !merged && i-- > 0;) {
-        const struct ient *a = address_frames(w, ev->pid, ev->nframes ? ev->frames[i] : 0, i > 0);
-        uint32_t off = a->c, cnt = a->d;
-        for (uint32_t j = cnt; j-- > 0;)
-            stack_push(w, &n, w->pool[off + j]);
-    }
-    e.stack = intern_stack(w, w->stack, n);
+    uint32_t path = ev->path;
+    if (!path && ev->nframes) /* a sample the session did not count first (tests) */
+        path = model_sample_path(w->m, ev->pid, ev->frames, ev->nframes);
+    e.stack = intern_path(w, path);
     for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
         pb_append(&w->pend_in, in[i]);
     e.repeat = ev->weight <= 1 ? 1 : ev->weight <= PF_MAX_REPEAT ? ev->weight : PF_MAX_REPEAT;
@@ -867,6 +873,7 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     }
     w->m = m;
     pb_reserve(&w->out, 2 * PF_CHUNK); /* the buffer never grows past this */
+    w->z_ok = deflateInit(&w->z, PF_ZLIB_LEVEL) == Z_OK;
     mono = model_clock_ns(CLOCK_MONOTONIC);
     boot = model_clock_ns(CLOCK_BOOTTIME);
     w->boot_offset = (int64_t)(boot - mono);
@@ -936,33 +943,36 @@ static void perfetto_close(struct record_writer *w, struct model *m, const struc
     close(w->fd);
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]->p);
-    itab_free(&w->addrs);
+    free(w->zout.p);
+    if (w->z_ok)
+        deflateEnd(&w->z);
     itab_free(&w->names);
     itab_free(&w->modules);
-    itab_free(&w->stacks);
     itab_free(&w->threads);
     itab_free(&w->procs);
     itab_free(&w->tracks);
     for (size_t i = 0; i < w->nstrs; i++)
         free(w->strs[i]);
     free(w->strs);
-    free(w->pool);
+    free(w->func_frames);
+    free(w->stack_written);
     free(w->stack);
     free(w->heap);
     free(w);
 }
 
-/* Sizes of the interning tables (addresses, stacks) and heap buffers, for tests. */
-void record_perfetto_stats(const struct record_writer *w, size_t *addresses, size_t *stacks,
+/* Sizes of the interning tables (frames, callstacks written) and heap buffers, for tests. */
+void record_perfetto_stats(const struct record_writer *w, size_t *frames, size_t *stacks,
                            size_t *heap_bytes)
 {
-    *addresses = w->addrs.count;
-    *stacks = w->stacks.count;
-    *heap_bytes = (w->addrs.cap + w->names.cap + w->modules.cap + w->stacks.cap + w->threads.cap) *
+    *frames = w->next_frame;
+    *stacks = w->nstacks;
+    *heap_bytes = (w->names.cap + w->modules.cap + w->threads.cap + w->procs.cap + w->tracks.cap) *
                       sizeof(struct ient) +
-                  w->cappool * sizeof(uint32_t) + w->capstrs * sizeof(char *) + w->out.cap +
-                  w->pkt.cap + w->capstack * sizeof(uint32_t) +
-                  w->capheap * sizeof(struct pf_pending) + w->pend_in.cap;
+                  w->cap_func_frames * sizeof(uint32_t) + w->cap_stack_written * sizeof(uint64_t) +
+                  w->capstrs * sizeof(char *) + w->out.cap + w->pkt.cap +
+                  w->capstack * sizeof(uint32_t) + w->capheap * sizeof(struct pf_pending) +
+                  w->pend_in.cap;
 }
 
 const struct record_writer_class record_perfetto = {

@@ -1,11 +1,8 @@
-/* Text writers built from the model when the session ends:
- *   "profile" -> profile.txt: per-thread call trees as aligned text tables in the manner of
- *                ROCm Systems Profiler's wall_clock.txt, then flat hot-function tables per
- *                thread and overall.
- *   "folded"  -> stacks.folded: collapsed stacks, one line per distinct stack and thread,
- *                `THREADNAME-TID;outermost;...;leaf COUNT` (flamegraph.pl, speedscope, inferno).
+/* profile.txt, built from the model when the session ends: per-thread call trees as aligned
+ * text tables in the manner of ROCm Systems Profiler's wall_clock.txt, then flat hot-function
+ * tables per thread and overall (writer_folded.c writes every stack, for tools).
  *
- * File format (profile.txt), for people (cat); every stack is in stacks.folded, for tools:
+ * File format, for people (cat):
  *   # header lines (command, sampling, totals, what was left out)
  *   the hot functions of all threads: | FUNCTION | SELF | SELF % | INCL % | EST. SELF TIME (s)
  *   | LOCATION |
@@ -39,7 +36,6 @@
 struct record_writer {
     FILE *f;
     struct model *m;
-    int folded;               /* 1: stacks.folded, 0: profile.txt */
     struct text_counter *ctr; /* counter tracks seen, in order of appearance */
     int nctr, capctr;
 };
@@ -104,28 +100,33 @@ static void tree_row(const struct tree_out *o, const char *name, int depth, uint
             o->total ? 100.0 * (double)self / (double)o->total : 0, (double)incl * period_s(o->m));
 }
 
-/* One row per node below `node`, depth first; children below the threshold as one row. */
+/* One row per node below `node`, depth first; children below the threshold (those the model
+ * left out of the tree, and any kept one still below it) as one row. */
 static void profile_rows(struct tree_out *o, int node)
 {
-    int *kids, n = sorted_children(o->t, node, &kids);
-    for (int i = 0; i < n && !o->cut; i++) {
+    const struct model_node *nd = &o->t->nodes[node];
+    int *kids, n = sorted_children(o->t, node, &kids), more = nd->hidden;
+    uint64_t rest = nd->inclusive - nd->self; /* what the rows of the children leave */
+    int i;
+
+    for (i = 0; i < n && !o->cut; i++) {
         const struct model_node *x = &o->t->nodes[kids[i]];
-        if (o->min_pct > 0 && 100.0 * (double)x->inclusive < o->min_pct * (double)o->total) {
-            uint64_t rest = 0; /* sorted: this one and all after it are below */
-            for (int k = i; k < n; k++)
-                rest += o->t->nodes[kids[k]].inclusive;
-            char what[96];
-            snprintf(what, sizeof(what), "... %d more below %g %%", n - i, o->min_pct);
-            tree_row(o, what, x->depth, rest, 0);
-            break;
-        }
+        if (o->min_pct > 0 && 100.0 * (double)x->inclusive < o->min_pct * (double)o->total)
+            break; /* sorted: this one and all after it are below */
         if (o->max_bytes && ftell(o->f) > o->max_bytes) {
             o->cut = 1;
             break;
         }
         const struct model_func *fn = model_func_at(o->m, x->func);
         tree_row(o, fn ? fn->name : "?", x->depth, x->inclusive, x->self);
+        rest -= x->inclusive;
         profile_rows(o, kids[i]);
+    }
+    more += n - i;
+    if (!o->cut && more > 0 && rest > 0) {
+        char what[96];
+        snprintf(what, sizeof(what), "... %d more below %g %%", more, o->min_pct);
+        tree_row(o, what, nd->depth + 1, rest, 0);
     }
     free(kids);
 }
@@ -258,7 +259,9 @@ static void write_profile(FILE *f, struct model *m, const struct record_end *end
                 left_samples += model_thread_at(m, order[k])->samples;
             break;
         }
-        struct model_filter flt = {.thread = i, .window = 0};
+        /* the model leaves out what would be folded anyway: the tree stays small */
+        struct model_filter flt = {
+            .thread = i, .window = 0, .min_ppm = min_pct > 0 ? (uint32_t)(min_pct * 10000) : 0};
         struct model_tree *t = model_tree_build(m, &flt);
         fprintf(f, "\n== Thread %d: %s (tid %u, pid %u): %llu samples ==\n", i, th->name, th->tid,
                 th->pid, (unsigned long long)t->total);
@@ -298,55 +301,9 @@ static void write_profile(FILE *f, struct model *m, const struct record_end *end
     free(order);
 }
 
-/* Emit one folded line per node with self samples below `node`; path holds the labels. */
-static void folded_rows(FILE *f, struct model *m, const struct model_tree *t, int node, char *path,
-                        size_t len, size_t cap)
-{
-    for (int c = t->nodes[node].first_child; c >= 0; c = t->nodes[c].next_sibling) {
-        /* one buffer for every level: the label is copied into path before the recursion
-         * (a frame's worth on each of 1,024 levels would overflow the stack) */
-        static char label[MODEL_LABEL_MAX];
-        size_t n = len;
-        model_python_label(model_func_at(m, t->nodes[c].func), label, sizeof(label));
-        int w = snprintf(path + n, cap - n, ";%s", label);
-        if (w < 0 || (size_t)w >= cap - n)
-            continue; /* deeper than the buffer: cut (never happens with 1024 frames x 64) */
-        /* ';' and ' ' separate fields in this format: keep names parseable */
-        for (size_t k = n + 1; k < n + (size_t)w; k++)
-            if (path[k] == ';' || path[k] == '\n')
-                path[k] = ':';
-        n += (size_t)w;
-        if (t->nodes[c].self)
-            fprintf(f, "%.*s %llu\n", (int)n, path, (unsigned long long)t->nodes[c].self);
-        folded_rows(f, m, t, c, path, n, cap);
-    }
-}
-
-/* stacks.folded */
-static void write_folded(FILE *f, struct model *m)
-{
-    size_t cap = 1 << 20;
-    char *path = xmalloc(cap);
-
-    for (int i = 0; i < model_thread_count(m); i++) {
-        const struct model_thread *th = model_thread_at(m, i);
-        if (!th || th->samples == 0)
-            continue;
-        struct model_filter flt = {.thread = i, .window = 0};
-        struct model_tree *t = model_tree_build(m, &flt);
-        int n = snprintf(path, cap, "%s-%u", th->name[0] ? th->name : "thread", th->tid);
-        for (int k = 0; k < n; k++)
-            if (path[k] == ';' || path[k] == ' ')
-                path[k] = '_';
-        folded_rows(f, m, t, 0, path, (size_t)n, cap);
-        model_tree_free(t);
-    }
-    free(path);
-}
-
 /* Open path for a text writer. */
-static struct record_writer *text_open(const char *path, struct model *m, char *err, size_t errlen,
-                                       int folded)
+static struct record_writer *profile_open(const char *path, struct model *m, char *err,
+                                          size_t errlen)
 {
     struct record_writer *w = xcalloc(1, sizeof(*w));
     w->f = fopen(path, "we");
@@ -356,20 +313,7 @@ static struct record_writer *text_open(const char *path, struct model *m, char *
         return NULL;
     }
     w->m = m;
-    w->folded = folded;
     return w;
-}
-
-static struct record_writer *profile_open(const char *path, struct model *m, char *err,
-                                          size_t errlen)
-{
-    return text_open(path, m, err, errlen, 0);
-}
-
-static struct record_writer *folded_open(const char *path, struct model *m, char *err,
-                                         size_t errlen)
-{
-    return text_open(path, m, err, errlen, 1);
 }
 
 /* The text files are written from the aggregated model at the end: no per-event work. */
@@ -377,7 +321,7 @@ static void text_event(struct record_writer *w, const struct record_event *ev)
 {
     struct text_counter *c = NULL;
 
-    if (w->folded || ev->type != RECORD_EV_COUNTER || !ev->track)
+    if (ev->type != RECORD_EV_COUNTER || !ev->track)
         return; /* counters are summed up as they come: they are not in the model */
     for (int i = w->nctr - 1; i >= 0 && !c; i--)
         if (w->ctr[i].pid == ev->pid && strcmp(w->ctr[i].track, ev->track) == 0)
@@ -424,10 +368,7 @@ static void profile_counters(struct record_writer *w)
 
 static void text_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
-    if (w->folded)
-        write_folded(w->f, m ? m : w->m);
-    else
-        write_profile(w->f, m ? m : w->m, end);
+    write_profile(w->f, m ? m : w->m, end);
     profile_counters(w);
     fclose(w->f);
     free(w);
@@ -436,13 +377,6 @@ static void text_close(struct record_writer *w, struct model *m, const struct re
 const struct record_writer_class record_profile_txt = {
     .name = "profile",
     .open = profile_open,
-    .event = text_event,
-    .close = text_close,
-};
-
-const struct record_writer_class record_stacks_folded = {
-    .name = "folded",
-    .open = folded_open,
     .event = text_event,
     .close = text_close,
 };

@@ -75,7 +75,8 @@ static void record_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_
                               .tid = tid,
                               .frames = frames,
                               .nframes = n,
-                              .weight = weight};
+                              .weight = weight,
+                              .path = model_last_path(s->m)};
     record_set_event(s->rec, &ev);
 }
 

@@ -8,6 +8,10 @@
 #include <string.h>
 
 #define COLUMNS "  INCL%  SELF%  SAMPLES  FUNCTION"
+/* Paths below this share of the tree (parts per million: 0.001 %) are left out of the view,
+ * with what is under them: a program of a million distinct stacks would otherwise cost a
+ * tree node each on every refresh, for rows nobody can tell from zero. */
+#define CALLTREE_MIN_PPM 10
 
 struct calltree {
     struct model_tree *tree;
@@ -69,8 +73,11 @@ void tui_calltree_rebuild(struct tui *t, void *st)
 {
     struct calltree *c = st;
 
+    struct model_filter f = t->filter;
+
+    f.min_ppm = CALLTREE_MIN_PPM;
     model_tree_free(c->tree);
-    c->tree = model_tree_build(t->m, &t->filter);
+    c->tree = model_tree_build(t->m, &f);
     reflatten(t, c);
 }
 
@@ -112,12 +119,15 @@ static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_
 void tui_calltree_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct calltree *c = st;
-    char title[256], desc[160];
+    char title[256], desc[160], hidden[64] = "";
     int page;
 
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
-    snprintf(title, sizeof(title), "Call tree: %s  (%llu samples, sort: %s)", desc,
-             (unsigned long long)(c->tree ? c->tree->total : 0), tui_sort_name(c->sort));
+    if (c->tree && c->tree->hidden)
+        snprintf(hidden, sizeof(hidden), ", %d paths below %g %% not shown", c->tree->hidden,
+                 CALLTREE_MIN_PPM / 10000.0);
+    snprintf(title, sizeof(title), "Call tree: %s  (%llu samples, sort: %s%s)", desc,
+             (unsigned long long)(c->tree ? c->tree->total : 0), tui_sort_name(c->sort), hidden);
     page = tui_draw_frame(t, r, title, COLUMNS);
     tui_list_fit(&c->list, c->rows.count, page);
     for (int i = 0; i < page && c->list.top + i < c->rows.count; i++)
@@ -220,7 +230,7 @@ void tui_calltree_status(struct tui *t, void *st, char *buf, size_t n)
 
 void tui_calltree_batch(FILE *out, struct model *m, int max_rows)
 {
-    struct model_filter f = {.thread = -1, .window = 0};
+    struct model_filter f = {.thread = -1, .window = 0, .min_ppm = 5000}; /* 0.5 %, as shown */
     struct model_tree *tree = model_tree_build(m, &f);
     struct tui_tree_order o = {tree, TUI_SORT_INCL, tui_model_func_name, m};
     int *stack = NULL, *kids = NULL, nstack = 0, cap = 0, rows = 0;

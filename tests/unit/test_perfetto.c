@@ -259,11 +259,13 @@ static void check_many_samples(struct model *m, const char *dir)
     feed(&record_perfetto, w, RECORD_EV_THREAD, t, FIXTURE_PID, "main", NULL, 0, 0);
     feed(&record_perfetto, w, RECORD_EV_THREAD, t, FIXTURE_PID + 1, "worker", NULL, 0, 0);
     for (uint32_t i = 0; i < total; i++) {
-        uint32_t k = i % 10;
-        uint64_t fr[3] = {(uint64_t)(uintptr_t)fn_leaf + 1 + k, fixture_at(fn_middle),
-                          fixture_at(fn_outer)};
+        uint32_t k = i % 10; /* stack k: fn_middle k + 1 times between the others */
+        uint64_t fr[12] = {(uint64_t)(uintptr_t)fn_leaf + 1 + k};
+        for (uint32_t j = 0; j <= k; j++)
+            fr[1 + j] = fixture_at(fn_middle);
+        fr[k + 2] = fixture_at(fn_outer);
         feed(&record_perfetto, w, RECORD_EV_SAMPLE, t + i * 1000000ull, FIXTURE_PID + (i & 1), NULL,
-             fr, 3, 1);
+             fr, k + 3, 1);
         if (i == 100000) {
             record_perfetto_stats(w, &addrs, &stacks, &heap_early);
             stat(path, &st);
@@ -271,13 +273,14 @@ static void check_many_samples(struct model *m, const char *dir)
         }
     }
     record_perfetto_stats(w, &addrs, &stacks, &heap);
-    CHECK_MSG(addrs == 12 && stacks == 10, "addresses %zu stacks %zu", addrs, stacks);
+    /* one frame per function (fn_leaf at ten addresses is one), one callstack per path */
+    CHECK_MSG(addrs == 3 && stacks == 10, "frames %zu stacks %zu", addrs, stacks);
     CHECK_MSG(heap == heap_early && heap < 512 * 1024, "writer heap %zu (%zu at 100000 samples)",
               heap, heap_early);
     /* written incrementally: what is on disk before close is a valid prefix */
     stat(path, &st);
     len_mid = (size_t)st.st_size;
-    CHECK(len_early > 0 && len_mid > 20 * (size_t)total);
+    CHECK(len_early > 0 && len_mid > len_early);
     CHECK(perfetto_read_file(path, &s, err, sizeof(err)) == 0);
     CHECK(!s.truncated && s.nsamples > 0 && s.nsamples < total);
     perfetto_read_free(&s);
@@ -288,9 +291,10 @@ static void check_many_samples(struct model *m, const char *dir)
     printf("perfetto: %u samples of 10 stacks: %lld bytes, %.2f bytes per sample, writer heap "
            "%zu bytes\n",
            total, (long long)st.st_size, per, heap);
-    /* 2 framing + 4 timestamp (a 1 ms delta on the incremental clock) + 3 sequence id + 2
-     * flags + 11 perf_sample (pid, tid 4242 and 4243) = 22 */
-    CHECK_MSG(per <= 22.5, "%.2f bytes per sample", per);
+    /* before deflate: 2 framing + 4 timestamp (a 1 ms delta on the incremental clock) + 3
+     * sequence id + 2 flags + 11 perf_sample (pid, tid 4242 and 4243) = 22; the chunks of
+     * such alike packets deflate to almost nothing */
+    CHECK_MSG(per <= 2.0, "%.2f bytes per sample", per);
     int rc = perfetto_read_file(path, &s, err, sizeof(err));
     CHECK_MSG(rc == 0, "%s", err);
     CHECK(s.nsamples == total && s.nstacks == 10 && s.nthreads == 2);
@@ -787,8 +791,9 @@ int main(void)
     }
     CHECK(prefix_bad == 0 && truncated_seen > 0);
     if (data) {
+        /* a torn last write loses its chunk (one compressed bundle), nothing before it */
         rc = perfetto_read_buffer(data, len - 3, &s, err, sizeof(err));
-        CHECK(rc == 0 && s.truncated && s.packets == full_packets - 1 && s.nsamples == 74);
+        CHECK(rc == 0 && s.truncated && s.packets < full_packets && s.nsamples < 75);
         perfetto_read_free(&s);
     }
     free(data);

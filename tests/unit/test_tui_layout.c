@@ -267,14 +267,14 @@ static const char *name_of(const void *ctx, int func)
  *   io_wait 10 (self 10)
  */
 static struct model_node tree_nodes[] = {
-    /* func, parent, first_child, next_sibling, depth, inclusive, self, path_hash */
-    {-1, -1, 6, -1, 0, 100, 0, 1},   /* 0 [all] */
-    {0, 0, 5, -1, 1, 90, 5, 11},     /* 1 main */
-    {1, 1, 4, -1, 2, 60, 10, 111},   /* 2 solve */
-    {2, 2, -1, -1, 3, 30, 30, 1111}, /* 3 alpha */
-    {3, 2, -1, 3, 3, 20, 20, 1112},  /* 4 beta (siblings in no particular order) */
-    {4, 1, -1, 2, 2, 25, 25, 112},   /* 5 zeta */
-    {5, 0, -1, 1, 1, 10, 10, 12},    /* 6 io_wait */
+    /* func, parent, first_child, next_sibling, depth, hidden, inclusive, self, path_hash */
+    {-1, -1, 6, -1, 0, 0, 100, 0, 1},   /* 0 [all] */
+    {0, 0, 5, -1, 1, 0, 90, 5, 11},     /* 1 main */
+    {1, 1, 4, -1, 2, 0, 60, 10, 111},   /* 2 solve */
+    {2, 2, -1, -1, 3, 0, 30, 30, 1111}, /* 3 alpha */
+    {3, 2, -1, 3, 3, 0, 20, 20, 1112},  /* 4 beta (siblings in no particular order) */
+    {4, 1, -1, 2, 2, 0, 25, 25, 112},   /* 5 zeta */
+    {5, 0, -1, 1, 1, 0, 10, 10, 12},    /* 6 io_wait */
 };
 static const struct model_tree tree = {tree_nodes, 7, 100};
 

@@ -1,0 +1,375 @@
+/* Interned stacks and their counts: a trie of call paths shared by every thread (one node per
+ * function called from a distinct path), one count record per (thread, path) with the samples
+ * since start and in the sliding window, and the call trees and hot lists built from them.
+ * Memory grows with distinct paths and (thread, path) pairs, not with run time or depth. */
+#include <string.h>
+
+#include "hashmap.h"
+#include "model_internal.h"
+
+#define PATH_ROOT 0u /* the synthetic root of the trie */
+
+/* Hash of the pair (a, b). */
+static uint64_t pair_hash(uint32_t a, uint32_t b)
+{
+    return hashmap_mix((uint64_t)(a + 1ull) << 32 ^ b);
+}
+
+static uint64_t path_hash_of(const struct model *m, uint32_t id)
+{
+    return pair_hash(m->paths[id].parent, m->paths[id].func);
+}
+
+static uint64_t stack_hash_of(const struct model *m, uint32_t id)
+{
+    return pair_hash(m->stacks[id].path, m->stacks[id].thread);
+}
+
+/* Double an id set (or make it 1024 slots) and place every id again by its hash. */
+static void idset_grow(const struct model *m, struct model_idset *set,
+                       uint64_t (*hash_of)(const struct model *, uint32_t))
+{
+    size_t cap = set->cap ? set->cap * 2 : 1024;
+    uint32_t *slots = xcalloc(cap, sizeof(*slots));
+
+    for (size_t i = 0; i < set->cap; i++) {
+        if (!set->slots[i])
+            continue;
+        size_t j = hash_of(m, set->slots[i] - 1) & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = set->slots[i];
+    }
+    free(set->slots);
+    set->slots = slots;
+    set->cap = cap;
+}
+
+/* The slot where the id with hash h that eq accepts is, or the empty slot where it would go
+ * (the set has room for one more). */
+static uint32_t *idset_slot(const struct model *m, struct model_idset *set, uint64_t h,
+                            uint64_t (*hash_of)(const struct model *, uint32_t),
+                            int (*eq)(const struct model *, uint32_t, uint32_t, uint32_t),
+                            uint32_t a, uint32_t b)
+{
+    if ((set->count + 1) * 4 >= set->cap * 3)
+        idset_grow(m, set, hash_of);
+    for (size_t j = h & (set->cap - 1);; j = (j + 1) & (set->cap - 1))
+        if (!set->slots[j] || eq(m, set->slots[j] - 1, a, b))
+            return &set->slots[j];
+}
+
+static int path_eq(const struct model *m, uint32_t id, uint32_t parent, uint32_t func)
+{
+    return m->paths[id].parent == parent && m->paths[id].func == func;
+}
+
+static int stack_eq(const struct model *m, uint32_t id, uint32_t path, uint32_t thread)
+{
+    return m->stacks[id].path == path && m->stacks[id].thread == thread;
+}
+
+/* The trie's root, made on first use. */
+static void paths_init(struct model *m)
+{
+    if (m->npaths)
+        return;
+    xgrow(&m->paths, &m->path_cap, 1, sizeof(*m->paths));
+    m->paths[PATH_ROOT] = (struct model_path){.func = UINT32_MAX, .parent = PATH_ROOT};
+    m->npaths = 1;
+}
+
+/* The child of path parent that calls func, made if new. */
+static uint32_t path_child(struct model *m, uint32_t parent, uint32_t func)
+{
+    uint32_t *slot =
+        idset_slot(m, &m->path_set, pair_hash(parent, func), path_hash_of, path_eq, parent, func);
+
+    if (*slot)
+        return *slot - 1;
+    xgrow(&m->paths, &m->path_cap, m->npaths + 1, sizeof(*m->paths));
+    m->paths[m->npaths] = (struct model_path){.func = func, .parent = parent};
+    m->path_set.count++;
+    *slot = (uint32_t)++m->npaths;
+    return *slot - 1;
+}
+
+uint32_t model_path_intern(struct model *m, const uint32_t *seq, uint32_t len)
+{
+    uint32_t p = PATH_ROOT;
+
+    paths_init(m);
+    for (uint32_t i = 0; i < len; i++)
+        p = path_child(m, p, seq[i]);
+    return p;
+}
+
+uint32_t model_last_path(const struct model *m)
+{
+    return m->last_path;
+}
+
+uint32_t model_path_count(const struct model *m)
+{
+    return (uint32_t)m->npaths;
+}
+
+uint32_t model_path_func(const struct model *m, uint32_t path)
+{
+    return path && path < m->npaths ? m->paths[path].func : UINT32_MAX;
+}
+
+uint32_t model_path_parent(const struct model *m, uint32_t path)
+{
+    return path < m->npaths ? m->paths[path].parent : PATH_ROOT;
+}
+
+/* Id of the count record of (thread, path), made on first sight. */
+static uint32_t stack_intern(struct model *m, uint32_t thread, uint32_t path)
+{
+    uint32_t *slot = idset_slot(m, &m->stack_set, pair_hash(path, thread), stack_hash_of, stack_eq,
+                                path, thread);
+
+    if (*slot)
+        return *slot - 1;
+    xgrow(&m->stacks, &m->stack_cap, m->nstacks + 1, sizeof(*m->stacks));
+    m->stacks[m->nstacks] = (struct model_stack){.thread = thread, .path = path};
+    m->stack_set.count++;
+    *slot = (uint32_t)++m->nstacks;
+    return *slot - 1;
+}
+
+/* Subtract one bucket's samples from the window counts and empty it. */
+static void expire_bucket(struct model *m, struct model_bucket *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        struct model_stack *s = &m->stacks[b->ids[i].id];
+        uint64_t w = b->ids[i].weight;
+        if (w > s->window_count)
+            w = s->window_count; /* after a reset */
+        s->window_count -= w;
+        m->threads[s->thread].window_samples -= w;
+    }
+    b->n = 0;
+}
+
+uint32_t model_stack_count(struct model *m, uint32_t thread, const uint32_t *seq, uint32_t len,
+                           uint32_t weight)
+{
+    uint32_t path = model_path_intern(m, seq, len);
+    uint32_t id = stack_intern(m, thread, path);
+    struct model_stack *s = &m->stacks[id];
+    struct model_bucket *b = &m->buckets[m->bucket_now % MODEL_WINDOW_BUCKETS];
+
+    if (b->sec != m->bucket_now) {
+        expire_bucket(m, b); /* it held a second that has left the window */
+        b->sec = m->bucket_now;
+    }
+    m->last_path = path;
+    s->count += weight;
+    s->window_count += weight;
+    m->threads[thread].samples += weight;
+    m->threads[thread].window_samples += weight;
+    m->session.samples += weight;
+    if (b->n && b->ids[b->n - 1].id == id) {
+        b->ids[b->n - 1].weight += weight;
+        return path;
+    }
+    xgrow(&b->ids, &b->cap, b->n + 1, sizeof(*b->ids));
+    b->ids[b->n].id = id;
+    b->ids[b->n].weight = weight;
+    b->n++;
+    return path;
+}
+
+void model_stacks_free(struct model *m)
+{
+    free(m->paths);
+    free(m->stacks);
+    free(m->path_set.slots);
+    free(m->stack_set.slots);
+    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
+        free(m->buckets[i].ids);
+}
+
+int model_stack_at(const struct model *m, size_t i, struct model_stack_info *out)
+{
+    if (i >= m->nstacks)
+        return -1;
+    out->thread = m->stacks[i].thread;
+    out->path = m->stacks[i].path;
+    out->count = m->stacks[i].count;
+    return 0;
+}
+
+size_t model_distinct_stacks(const struct model *m)
+{
+    return m->nstacks;
+}
+
+/* ---- sliding window ---- */
+
+void model_set_window(struct model *m, uint32_t seconds)
+{
+    if (seconds < 1)
+        seconds = 1;
+    if (seconds > MODEL_WINDOW_BUCKETS - 1)
+        seconds = MODEL_WINDOW_BUCKETS - 1;
+    m->session.window_seconds = seconds;
+}
+
+void model_tick(struct model *m, uint64_t now_ns)
+{
+    uint64_t sec = now_ns / 1000000000ull;
+
+    m->bucket_now = sec;
+    /* the window is the current second and the window_seconds - 1 before it */
+    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++) {
+        struct model_bucket *b = &m->buckets[i];
+        if (b->n && b->sec + m->session.window_seconds <= sec)
+            expire_bucket(m, b);
+    }
+}
+
+void model_reset_counts(struct model *m)
+{
+    for (size_t i = 0; i < m->nstacks; i++)
+        m->stacks[i].count = m->stacks[i].window_count = 0;
+    for (int i = 0; i < m->nthreads; i++) {
+        m->threads[i].samples = m->threads[i].window_samples = 0;
+        m->threads[i].py_samples = m->threads[i].gil_samples = 0;
+    }
+    for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
+        m->buckets[i].n = 0;
+    m->session.samples = 0;
+}
+
+/* ---- trees and hot lists ---- */
+
+/* Count of stack s under filter f (0 when it does not match). */
+static uint64_t filtered_count(const struct model_stack *s, const struct model_filter *f)
+{
+    if (f->thread >= 0 && s->thread != (uint32_t)f->thread)
+        return 0;
+    return f->window ? s->window_count : s->count;
+}
+
+/* The trie's paths with samples under f as a tree: a path's parent always has a smaller id, so
+ * one backward pass sums the inclusive counts and one forward pass links the nodes; a path
+ * below f->min_ppm of the total is left out with everything under it (counted in its
+ * parent's hidden). Besides the tree, 12 bytes per path while it is built. */
+struct model_tree *model_tree_build(struct model *m, const struct model_filter *f)
+{
+    struct model_tree *t = xcalloc(1, sizeof(*t));
+    size_t n = m->npaths ? m->npaths : 1;
+    uint64_t *incl = xcalloc(n, sizeof(*incl));
+    int *node_of = NULL;
+    uint64_t min_count = 1;
+    int count = 1;
+
+    for (size_t i = 0; i < m->nstacks; i++)
+        incl[m->stacks[i].path] += filtered_count(&m->stacks[i], f);
+    for (size_t p = m->npaths; p-- > 1;)
+        incl[m->paths[p].parent] += incl[p];
+    if (f->min_ppm) { /* at least 1 sample, and at least min_ppm of the total */
+        uint64_t c = (incl[PATH_ROOT] * f->min_ppm + 999999) / 1000000;
+        min_count = c > 1 ? c : 1;
+    }
+    node_of = xmalloc(n * sizeof(*node_of));
+    node_of[PATH_ROOT] = 0;
+    for (size_t p = 1; p < m->npaths; p++) { /* which paths become nodes */
+        int parent = node_of[m->paths[p].parent];
+        node_of[p] = parent >= 0 && incl[p] >= min_count ? count++ : -1;
+    }
+    t->nodes = xcalloc((size_t)count, sizeof(*t->nodes));
+    t->nodes[0] = (struct model_node){.func = -1,
+                                      .parent = -1,
+                                      .first_child = -1,
+                                      .next_sibling = -1,
+                                      .depth = 0,
+                                      .inclusive = incl[PATH_ROOT],
+                                      .path_hash = 1};
+    t->count = 1;
+    for (size_t p = 1; p < m->npaths; p++) {
+        const struct model_path *mp = &m->paths[p];
+        int pn = node_of[mp->parent];
+        if (node_of[p] < 0) {
+            if (pn >= 0 && incl[p]) { /* the top of a subtree left out */
+                t->nodes[pn].hidden++;
+                t->hidden++;
+            }
+            continue;
+        }
+        struct model_node *parent = &t->nodes[pn];
+        struct model_node *c = &t->nodes[node_of[p]];
+        c->func = (int)mp->func;
+        c->parent = pn;
+        c->first_child = -1;
+        c->next_sibling = parent->first_child;
+        c->depth = parent->depth + 1;
+        c->inclusive = incl[p];
+        c->path_hash = hashmap_mix(parent->path_hash * 0x100000001b3ull ^ (mp->func + 1));
+        parent->first_child = node_of[p];
+        t->count++;
+    }
+    for (size_t i = 0; i < m->nstacks; i++) {
+        int nd = node_of[m->stacks[i].path];
+        if (nd > 0)
+            t->nodes[nd].self += filtered_count(&m->stacks[i], f);
+    }
+    t->total = t->nodes[0].inclusive;
+    free(node_of);
+    free(incl);
+    return t;
+}
+
+void model_tree_free(struct model_tree *t)
+{
+    if (!t)
+        return;
+    free(t->nodes);
+    free(t);
+}
+
+struct model_hot_list *model_hot_build(struct model *m, const struct model_filter *f)
+{
+    struct model_hot_list *h = xcalloc(1, sizeof(*h));
+    uint64_t *self = xcalloc((size_t)m->nfuncs + 1, sizeof(*self));
+    uint64_t *incl = xcalloc((size_t)m->nfuncs + 1, sizeof(*incl));
+    size_t *stamp = xcalloc((size_t)m->nfuncs + 1, sizeof(*stamp));
+
+    for (size_t i = 0; i < m->nstacks; i++) {
+        const struct model_stack *s = &m->stacks[i];
+        uint64_t c = filtered_count(s, f);
+        if (c == 0 || s->path == PATH_ROOT)
+            continue;
+        h->total += c;
+        self[m->paths[s->path].func] += c;
+        for (uint32_t p = s->path; p != PATH_ROOT; p = m->paths[p].parent) {
+            uint32_t fn = m->paths[p].func;
+            if (stamp[fn] != i + 1) { /* count recursion once */
+                stamp[fn] = i + 1;
+                incl[fn] += c;
+            }
+        }
+    }
+    h->items = xcalloc((size_t)m->nfuncs + 1, sizeof(*h->items));
+    for (int fn = 0; fn < m->nfuncs; fn++) {
+        if (incl[fn] == 0)
+            continue;
+        h->items[h->count++] =
+            (struct model_hot){.func = fn, .self = self[fn], .inclusive = incl[fn]};
+    }
+    free(self);
+    free(incl);
+    free(stamp);
+    return h;
+}
+
+void model_hot_free(struct model_hot_list *h)
+{
+    if (!h)
+        return;
+    free(h->items);
+    free(h);
+}
