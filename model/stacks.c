@@ -151,6 +151,11 @@ static void expire_bucket(struct model *m, struct model_bucket *b)
         m->threads[s->thread].window_samples -= w;
     }
     b->n = 0;
+    if (b->cap > 4096) { /* a busy second's list is not kept for a quiet one */
+        free(b->ids);
+        b->ids = NULL;
+        b->cap = 0;
+    }
 }
 
 uint32_t model_stack_count(struct model *m, uint32_t thread, const uint32_t *seq, uint32_t len,

@@ -105,6 +105,41 @@ int main(void)
     model_tree_free(t2);
     model_tree_free(t);
 
+    /* paths below a share are left out with all under them, counted as hidden; the counts
+     * of what stays are unchanged. 9 samples: 200000 ppm = 1.8 -> at least 2 samples */
+    struct model_filter big = {.thread = -1, .window = 0, .min_ppm = 200000};
+    t = model_tree_build(m, &big);
+    CHECK(t->total == 9 && node_at(m, t, p_rec, 4) < 0 && node_at(m, t, p_mid, 2) > 0);
+    CHECK((n = node_at(m, t, p_mid, 2)) > 0 && t->nodes[n].inclusive == 5 &&
+          t->nodes[n].self == 1 && t->nodes[n].hidden == 1); /* fn_middle;fn_middle: 1 sample */
+    CHECK((n = node_at(m, t, p_leaf, 3)) > 0 && t->nodes[n].self == 3 && t->hidden == 1);
+    model_tree_free(t);
+
+    /* the trie: the stack of thread 0 and of thread 1 that share a prefix share its paths;
+     * a stack record per (thread, path), in the order first seen */
+    uint32_t paths = model_path_count(m); /* root, outer, middle, leaf, middle(2), leaf(2),
+                                             other */
+    CHECK_MSG(paths == 7, "%u paths", paths);
+    CHECK(model_distinct_stacks(m) == 4);
+    struct model_stack_info si;
+    CHECK(model_stack_at(m, 0, &si) == 0 && si.thread == 0 && si.count == 3);
+    CHECK(model_path_func(m, si.path) == (uint32_t)func_named(m, "fn_leaf") &&
+          model_path_func(m, model_path_parent(m, si.path)) ==
+              (uint32_t)func_named(m, "fn_middle"));
+    CHECK(model_stack_at(m, 2, &si) == 0 && si.thread == 1 && si.count == 4);
+    CHECK(model_stack_at(m, 4, &si) == -1);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID + 1, FIXTURE_SEC, s_leaf, 3, 0) == 0);
+    CHECK(model_path_count(m) == paths && model_distinct_stacks(m) == 5);
+    CHECK(model_stack_at(m, 4, &si) == 0 && si.thread == 1 && model_path_count(m) == paths);
+    model_reset_counts(m);
+    CHECK(model_stack_at(m, 0, &si) == 0 && si.count == 0);
+    for (int i = 0; i < 3; i++)
+        CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, FIXTURE_SEC, s_leaf, 3, 0) == 0);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID, FIXTURE_SEC, s_mid, 2, 0) == 0);
+    CHECK(model_sample_weighted(m, FIXTURE_PID, FIXTURE_PID + 1, FIXTURE_SEC, s_other, 2, 4, 0) ==
+          0);
+    CHECK(model_sample(m, FIXTURE_PID, FIXTURE_PID + 1, FIXTURE_SEC, s_rec, 4, 0) == 0);
+
     /* per-thread tree */
     struct model_filter th1 = {.thread = 1, .window = 0};
     t = model_tree_build(m, &th1);
