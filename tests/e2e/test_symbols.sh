@@ -205,6 +205,31 @@ DEBUGINFOD_URLS="http://127.0.0.1:$sport" DEBUGINFOD_CACHE_PATH="$WORK/scache" \
     while IFS= read -r line; do
         case $line in "rocsys-top frame "*) echo "$(date +%s.%N) $line" ;; "symbols: "*) echo "$line" ;; esac
     done | cat "$WORK/slow.start" - > "$WORK/slow.frames"
+# the same in the TUI (tmux): the header says so while the clock keeps moving, and the hot
+# functions get their names once the file is in
+DEBUGINFOD_URLS="http://127.0.0.1:$sport" DEBUGINFOD_CACHE_PATH="$WORK/scache-tui" \
+    tmux_start slowtui 120 40 "$ROCSYS_TOP" -d 1 -- "$WORK/tp_stripped" 1 32 11000
+if wait_screen slowtui 'symbols: loading tp_stripped' 10; then
+    check "TUI: the header says the file is loading" true
+    t1=$(tmux_screen slowtui | grep -o 'elapsed [^ ]*' | head -n 1)
+    sleep 1.5
+    t2=$(tmux_screen slowtui | grep -o 'elapsed [^ ]*' | head -n 1)
+    check "TUI: the screen kept updating during the download (${t1:-?} -> ${t2:-?})" \
+        test -n "$t1" -a "$t1" != "$t2"
+else
+    check "TUI: the header says the file is loading" false
+fi
+check "TUI: names once the debug file is in" wait_screen slowtui 'deepw_recurse_[ab]' 15
+gone=0
+for _ in $(seq 50); do
+    tmux_screen slowtui | grep -q 'symbols: loading' || { gone=1; break; }
+    sleep 0.1
+done
+[ "$gone" = 1 ] || tmux_screen slowtui | grep 'symbols' >&2
+check "TUI: the loading note is gone" test "$gone" = 1
+tmux_keys slowtui q
+wait_file "$WORK/slowtui.rc" 10 || true
+tmux_kill slowtui
 kill "$spid" 2> /dev/null || true
 wait "$spid" 2> /dev/null || true
 check "slow debuginfod: the server was asked" grep -q "GET .*/debuginfo" "$WORK/slow.log"
