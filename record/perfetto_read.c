@@ -1039,6 +1039,54 @@ cleanup:
     return rc;
 }
 
+struct perfetto_stream {
+    struct reader r;
+    struct perfetto_summary out;
+    uint64_t offset;
+};
+
+struct perfetto_stream *perfetto_stream_new(void)
+{
+    struct perfetto_stream *st = xcalloc(1, sizeof(*st));
+    st->r.out = &st->out;
+    return st;
+}
+
+long perfetto_stream_feed(struct perfetto_stream *st, const uint8_t *data, size_t len, char *err,
+                          size_t errlen)
+{
+    char none[1];
+
+    st->r.err = errlen ? err : none;
+    st->r.errlen = errlen ? errlen : sizeof(none);
+    st->r.err[0] = '\0';
+    st->out.valid_bytes = 0;
+    st->out.truncated = 0;
+    if (parse_packets(&st->r, data, len, 0) < 0)
+        return -1;
+    st->offset += st->out.valid_bytes;
+    return (long)st->out.valid_bytes;
+}
+
+const struct perfetto_summary *perfetto_stream_summary(const struct perfetto_stream *st)
+{
+    return &st->out;
+}
+
+uint64_t perfetto_stream_offset(const struct perfetto_stream *st)
+{
+    return st->offset;
+}
+
+void perfetto_stream_free(struct perfetto_stream *st)
+{
+    if (!st)
+        return;
+    reader_free(&st->r);
+    perfetto_read_free(&st->out);
+    free(st);
+}
+
 int perfetto_read_file(const char *path, struct perfetto_summary *out, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");

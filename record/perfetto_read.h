@@ -91,6 +91,22 @@ int perfetto_read_buffer(const uint8_t *data, size_t len, struct perfetto_summar
                          size_t errlen);
 void perfetto_read_free(struct perfetto_summary *s);
 
+/* A trace read as it grows (a recording still being written): the reader's state (interned
+ * data, clocks, open slices) is kept between feeds and the summary accumulates. */
+struct perfetto_stream;
+struct perfetto_stream *perfetto_stream_new(void);
+/* Read the complete packets at the start of data (the bytes after what was consumed so far).
+ * Returns the bytes consumed (a packet cut short, e.g. still being written, is left for the
+ * next call), or -1 with a one-line message in err when the bytes are not a trace. Checks of
+ * meaning do not fail the read here (see the summary's violations). */
+long perfetto_stream_feed(struct perfetto_stream *st, const uint8_t *data, size_t len, char *err,
+                          size_t errlen);
+/* What was read so far (valid until the next feed). */
+const struct perfetto_summary *perfetto_stream_summary(const struct perfetto_stream *st);
+/* Bytes consumed so far: where the next feed's data starts in the file. */
+uint64_t perfetto_stream_offset(const struct perfetto_stream *st);
+void perfetto_stream_free(struct perfetto_stream *st);
+
 /* Self samples of one function name: a sample counts for its leaf. */
 struct perfetto_read_count {
     const char *function; /* owned by the summary */

@@ -302,6 +302,29 @@ static void check_many_samples(struct model *m, const char *dir)
           s.threads[1].samples == total / 2);
     CHECK(s.nsamples == total && s.samples[5].mono_ns == t + 5 * 1000000ull);
     perfetto_read_free(&s);
+
+    /* read as it grows (--replay --live): the file seen 7919 bytes more at a time, each feed
+     * given the bytes after what was consumed; a packet cut short waits for the next feed */
+    size_t flen = 0, seen = 0;
+    uint8_t *data = slurp(path, &flen);
+    struct perfetto_stream *ps = perfetto_stream_new();
+    int feeds_bad = 0, waited = 0;
+    while (data && seen < flen) {
+        seen = seen + 7919 < flen ? seen + 7919 : flen;
+        uint64_t off = perfetto_stream_offset(ps);
+        long k = perfetto_stream_feed(ps, data + off, seen - off, err, sizeof(err));
+        feeds_bad += k < 0;
+        waited += k >= 0 && off + (uint64_t)k < seen;
+    }
+    const struct perfetto_summary *ss = perfetto_stream_summary(ps);
+    CHECK_MSG(feeds_bad == 0 && waited > 0 && perfetto_stream_offset(ps) == flen,
+              "bad feeds %d, offset %llu of %zu", feeds_bad,
+              (unsigned long long)perfetto_stream_offset(ps), flen);
+    CHECK_MSG(ss->nsamples == total && ss->nstacks == 10 && ss->nthreads == 2,
+              "streamed: %zu samples %zu stacks", ss->nsamples, ss->nstacks);
+    CHECK(ss->nsamples == total && ss->samples[total - 1].mono_ns == t + (total - 1) * 1000000ull);
+    perfetto_stream_free(ps);
+    free(data);
     unlink(path);
 }
 
