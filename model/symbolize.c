@@ -662,6 +662,70 @@ static const char *symbol_at(struct sym_file *f, Dwfl_Module *dm, uint64_t addr)
     return name;
 }
 
+/* The subprogram among parent's children (and in namespaces, modules) whose code holds pc;
+ * types are stepped over whole, not walked (their members are most of a large CU). */
+static int find_subprogram(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+    Dwarf_Die die;
+
+    if (depth > 16 || dwarf_child(parent, &die) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&die);
+        if (tag == DW_TAG_subprogram && dwarf_haspc(&die, pc) == 1) {
+            *out = die;
+            return 1;
+        }
+        if ((tag == DW_TAG_namespace || tag == DW_TAG_module) &&
+            find_subprogram(&die, pc, out, depth + 1))
+            return 1;
+    } while (dwarf_siblingof(&die, &die) == 0);
+    return 0;
+}
+
+/* Whether a DIE of this tag can be a scope holding code (libdw's dwarf_getscopes' set). */
+static int code_scope_tag(int tag)
+{
+    return tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine ||
+           tag == DW_TAG_subprogram || tag == DW_TAG_with_stmt || tag == DW_TAG_catch_block ||
+           tag == DW_TAG_try_block || tag == DW_TAG_entry_point;
+}
+
+/* The concrete nesting of pc, innermost first, up to the subprogram holding it (what
+ * dwarf_getscopes_die(dwarf_getscopes(...)[0]) gives up to there): the CU's top-level DIEs,
+ * then only the scopes holding pc. dwarf_getscopes and dwarf_getscopes_die each walk every DIE
+ * of the CU before pc's, type members too (~25 ms an address in a 13 MB CU: a first frame of
+ * new addresses stalled ~1 s). *chain is malloc'ed; 0 if no subprogram holds pc. */
+static int pc_chain(Dwarf_Die *cudie, Dwarf_Addr pc, Dwarf_Die **chain)
+{
+    Dwarf_Die *out = NULL, die;
+    size_t n = 0, cap = 0;
+
+    if (!find_subprogram(cudie, pc, &die, 0))
+        return 0;
+    for (int more = 1; more && n < 4096;) {
+        xgrow(&out, &cap, n + 1, sizeof(*out));
+        out[n++] = die; /* outermost first, reversed below */
+        Dwarf_Die child;
+        more = 0;
+        if (dwarf_child(&out[n - 1], &child) == 0)
+            do {
+                if (code_scope_tag(dwarf_tag(&child)) && dwarf_haspc(&child, pc) == 1) {
+                    die = child;
+                    more = 1;
+                    break;
+                }
+            } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    for (size_t i = 0; i < n / 2; i++) {
+        Dwarf_Die t = out[i];
+        out[i] = out[n - 1 - i];
+        out[n - 1 - i] = t;
+    }
+    *chain = out;
+    return (int)n;
+}
+
 /* Frames of addr (the file's own address) in m's file, module dm, innermost first; returns
  * the count (>= 1). */
 static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module *dm, int light,
@@ -695,7 +759,9 @@ static int resolve_dwfl(struct symbolizer *s, struct sym_module *m, Dwfl_Module 
 
     Dwarf_Addr dwbias = 0;
     Dwarf_Die *cudie = dwfl_module_addrdie(dm, addr, &dwbias);
-    if (cudie && dwarf_getscopes(cudie, addr - dwbias, &scopes) > 0)
+    if (cudie)
+        nchain = pc_chain(cudie, addr - dwbias, &chain);
+    if (cudie && nchain <= 0 && dwarf_getscopes(cudie, addr - dwbias, &scopes) > 0)
         nchain = dwarf_getscopes_die(&scopes[0], &chain); /* the concrete nesting */
 
     /* Each inlined instance is a frame at the current location; its call site becomes the

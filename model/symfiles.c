@@ -6,11 +6,21 @@
  * publishes the finished Dwfl (READY), after which only the front end's thread touches it. */
 #include "model_internal.h"
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+/* Compressed debug info that would inflate to more than this is not read: libdw inflates every
+ * compressed .debug_* section into the heap when it opens the DWARF (elfutils 0.188), so a
+ * file's lines and inlined frames would cost its whole debug info in memory (a 1 GB module:
+ * 1 GB more RSS, bench/bigdebug.sh). Such a file gets its symbol table only, as a light file.
+ * Uncompressed debug info is mapped from the file and read in place, whatever its size. */
+#define SYMFILE_MAX_INFLATED ((uint64_t)256 << 20)
 
 /* One ELF symbol of a file's index: [addr, addr + size), its binding's rank. */
 struct symfile_sym {
@@ -33,7 +43,8 @@ struct sym_file {
     size_t build_id_len;
     uint32_t id; /* 1, 2, ...: in the order files were first seen */
     int state;   /* SYMFILE_*, atomic: written by the loader, read by the front end */
-    int light;   /* symbols only: the file holds the light symbol (its DWARF is not read) */
+    int light;   /* symbols only (its DWARF is not read): the file holds the light symbol, or
+                  * its compressed debug info is too large (SYMFILE_MAX_INFLATED) */
     Dwfl *dwfl;  /* READY: the file's own Dwfl */
     Dwfl_Module *dm;
     struct symfile_range *ranges; /* symbols found so far, sorted (symbolize.c: symbol_at) */
@@ -167,6 +178,73 @@ static void build_index(struct sym_file *f, Dwfl_Module *dm)
     qsort(f->syms, k, sizeof(*f->syms), sym_cmp);
 }
 
+/* The size that elf's compressed .debug_* sections inflate to (their headers say it: nothing
+ * is inflated here); *has_info: whether elf has DWARF (.debug_info) at all. */
+static uint64_t inflated_debug_size(Elf *elf, int *has_info)
+{
+    size_t shstrndx;
+    uint64_t total = 0;
+
+    *has_info = 0;
+    if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return 0;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
+        GElf_Shdr sh;
+        GElf_Chdr ch;
+        const char *name;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+            !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+            continue;
+        if (strncmp(name, ".debug_", 7) != 0 && strncmp(name, ".zdebug_", 8) != 0)
+            continue;
+        if (strcmp(name, ".debug_info") == 0 || strcmp(name, ".zdebug_info") == 0)
+            *has_info = 1;
+        if ((sh.sh_flags & SHF_COMPRESSED) && gelf_getchdr(scn, &ch)) {
+            total += ch.ch_size;
+        } else if (name[1] == 'z') { /* the GNU style: "ZLIB", then the size, big-endian */
+            Elf_Data *d = elf_rawdata(scn, NULL);
+            const unsigned char *b = d ? d->d_buf : NULL;
+            if (b && d->d_size >= 12 && memcmp(b, "ZLIB", 4) == 0)
+                for (int i = 4; i < 12; i++)
+                    total = total + ((uint64_t)b[i] << (8 * (11 - i)));
+        }
+    }
+    return total;
+}
+
+/* The inflated size of the compressed debug info dm's DWARF would come from: its own file's,
+ * else its separate debug file's (found as libdwfl will find it, which it then finds again in
+ * the same place or debuginfod's cache). 0 when there is none or nothing is compressed. */
+static uint64_t module_inflated_debug(Dwfl_Module *dm)
+{
+    Dwarf_Addr bias, start = 0;
+    const char *name, *main_file = NULL, *debug_file = NULL;
+    void **userdata;
+    int has_info = 0, fd = -1;
+    char *found = NULL;
+    uint64_t size = inflated_debug_size(dwfl_module_getelf(dm, &bias), &has_info);
+
+    if (has_info)
+        return size;
+    name = dwfl_module_info(dm, &userdata, &start, NULL, NULL, NULL, &main_file, &debug_file);
+    if (debug_file) { /* found already, for its symbol table */
+        fd = open(debug_file, O_RDONLY | O_CLOEXEC);
+    } else {
+        GElf_Word crc = 0;
+        const char *link = dwelf_elf_gnu_debuglink(dwfl_module_getelf(dm, &bias), &crc);
+        fd = dwfl_standard_find_debuginfo(dm, userdata, name, start, main_file, link, crc, &found);
+    }
+    size = 0;
+    if (fd >= 0) {
+        Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+        size = inflated_debug_size(elf, &has_info);
+        elf_end(elf);
+        close(fd);
+    }
+    free(found);
+    return size;
+}
+
 /* Load f: its ELF, symbol table (MiniDebugInfo too), unwind tables and DWARF (which may be
  * downloaded), then publish. Runs on the loader thread (or inline in sync mode). */
 static void load(struct sym_file *f, const char *light_symbol)
@@ -193,6 +271,8 @@ static void load(struct sym_file *f, const char *light_symbol)
     }
     f->light = light_symbol && has_symbol(dm, light_symbol);
     build_index(f, dm);
+    if (!f->light && module_inflated_debug(dm) > SYMFILE_MAX_INFLATED)
+        f->light = 1; /* its symbol table only: the debug info would fill the heap */
     if (!f->light)
         dwfl_module_getdwarf(dm, &bias); /* finds (or downloads) and opens the debug info */
     dwfl_module_eh_cfi(dm, &bias);
