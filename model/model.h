@@ -130,6 +130,9 @@ struct model_process {
     int term_signal; /* MODEL_PROC_KILLED */
     int is_root;     /* the launched target itself */
     struct model_proc_metrics metrics;
+    int rank;          /* MPI rank of a multi-rank recording, -1: none */
+    uint32_t real_pid; /* its pid on its host (pid may be renumbered to keep ranks apart) */
+    char host[64];     /* host of a multi-rank recording's rank, "" if not known */
 };
 
 struct model_thread {
@@ -164,6 +167,7 @@ struct model_filter {
     /* call trees: leave out paths with less than this share of the tree's samples, in parts
      * per million (0: every path), with everything below them */
     uint32_t min_ppm;
+    int only_rank; /* 1 + the MPI rank whose processes alone count; 0: every process */
 };
 
 /* A call tree built from the interned stacks. Node 0 is the synthetic root (func -1). */
@@ -274,6 +278,10 @@ struct rusage;
 void model_proc_set_recorded(struct model *m, uint32_t pid, double cpu_pct, uint64_t rss_bytes,
                              uint64_t peak_rss_bytes);
 void model_proc_final_usage(struct model *m, uint32_t pid, const struct rusage *ru);
+/* Process pid belongs to MPI rank rank on host (multi-rank recordings); real_pid: its pid
+ * there, when the model knows it by another number. */
+void model_proc_set_rank(struct model *m, uint32_t pid, int rank, const char *host,
+                         uint32_t real_pid);
 /* A thread started (a new entry even if an ended thread had the same tid). */
 void model_thread_start(struct model *m, uint32_t pid, uint32_t tid, const char *name,
                         uint64_t time_ns);

@@ -105,7 +105,8 @@ void model_proc_start(struct model *m, uint32_t pid, uint32_t ppid, const char *
         xgrow(&m->procs, &m->proc_cap, (size_t)m->nproc + 1, sizeof(*m->procs));
         p = &m->procs[m->nproc++];
         memset(p, 0, sizeof(*p));
-        p->pid = pid;
+        p->pid = p->real_pid = pid;
+        p->rank = -1;
         p->start_ns = time_ns;
         p->is_root = (pid == m->root_pid);
     }
@@ -114,6 +115,18 @@ void model_proc_start(struct model *m, uint32_t pid, uint32_t ppid, const char *
     p->cmdline = xstrdup(cmdline ? cmdline : "");
     p->state = MODEL_PROC_RUNNING;
     p->end_ns = 0;
+}
+
+void model_proc_set_rank(struct model *m, uint32_t pid, int rank, const char *host,
+                         uint32_t real_pid)
+{
+    struct model_process *p = model_process_mut(m, pid);
+
+    if (!p)
+        return;
+    p->rank = rank;
+    p->real_pid = real_pid;
+    snprintf(p->host, sizeof(p->host), "%s", host ? host : "");
 }
 
 void model_proc_end(struct model *m, uint32_t pid, enum model_proc_state how, int code,

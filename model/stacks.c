@@ -251,10 +251,28 @@ void model_reset_counts(struct model *m)
 
 /* ---- trees and hot lists ---- */
 
-/* Count of stack s under filter f (0 when it does not match). */
-static uint64_t filtered_count(const struct model_stack *s, const struct model_filter *f)
+/* Which threads f keeps by their process's rank (NULL: all of them); free it. */
+static uint8_t *rank_mask(const struct model *m, const struct model_filter *f)
+{
+    uint8_t *keep;
+
+    if (!f->only_rank)
+        return NULL;
+    keep = xcalloc((size_t)m->nthreads + 1, 1);
+    for (int i = 0; i < m->nthreads; i++) {
+        const struct model_process *p = model_process_find(m, m->threads[i].pid);
+        keep[i] = p && p->rank == f->only_rank - 1;
+    }
+    return keep;
+}
+
+/* Count of stack s under filter f and rank mask keep (0 when it does not match). */
+static uint64_t filtered_count(const struct model_stack *s, const struct model_filter *f,
+                               const uint8_t *keep)
 {
     if (f->thread >= 0 && s->thread != (uint32_t)f->thread)
+        return 0;
+    if (keep && !keep[s->thread])
         return 0;
     return f->window ? s->window_count : s->count;
 }
@@ -270,10 +288,11 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
     uint64_t *incl = xcalloc(n, sizeof(*incl));
     int *node_of = NULL;
     uint64_t min_count = 1;
+    uint8_t *keep = rank_mask(m, f);
     int count = 1;
 
     for (size_t i = 0; i < m->nstacks; i++)
-        incl[m->stacks[i].path] += filtered_count(&m->stacks[i], f);
+        incl[m->stacks[i].path] += filtered_count(&m->stacks[i], f, keep);
     for (size_t p = m->npaths; p-- > 1;)
         incl[m->paths[p].parent] += incl[p];
     if (f->min_ppm) { /* at least 1 sample, and at least min_ppm of the total */
@@ -320,9 +339,10 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
     for (size_t i = 0; i < m->nstacks; i++) {
         int nd = node_of[m->stacks[i].path];
         if (nd > 0)
-            t->nodes[nd].self += filtered_count(&m->stacks[i], f);
+            t->nodes[nd].self += filtered_count(&m->stacks[i], f, keep);
     }
     t->total = t->nodes[0].inclusive;
+    free(keep);
     free(node_of);
     free(incl);
     return t;
@@ -342,10 +362,11 @@ struct model_hot_list *model_hot_build(struct model *m, const struct model_filte
     uint64_t *self = xcalloc((size_t)m->nfuncs + 1, sizeof(*self));
     uint64_t *incl = xcalloc((size_t)m->nfuncs + 1, sizeof(*incl));
     size_t *stamp = xcalloc((size_t)m->nfuncs + 1, sizeof(*stamp));
+    uint8_t *keep = rank_mask(m, f);
 
     for (size_t i = 0; i < m->nstacks; i++) {
         const struct model_stack *s = &m->stacks[i];
-        uint64_t c = filtered_count(s, f);
+        uint64_t c = filtered_count(s, f, keep);
         if (c == 0 || s->path == PATH_ROOT)
             continue;
         h->total += c;
@@ -365,6 +386,7 @@ struct model_hot_list *model_hot_build(struct model *m, const struct model_filte
         h->items[h->count++] =
             (struct model_hot){.func = fn, .self = self[fn], .inclusive = incl[fn]};
     }
+    free(keep);
     free(self);
     free(incl);
     free(stamp);

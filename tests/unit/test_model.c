@@ -148,6 +148,22 @@ int main(void)
     CHECK((n = node_at(m, t, p_other, 2)) > 0 && t->nodes[n].self == 4);
     model_tree_free(t);
 
+    /* ranks: the process is rank 3; a filter on rank 3 keeps its samples, on rank 2 none */
+    model_proc_set_rank(m, FIXTURE_PID, 3, "node7", 4242);
+    CHECK(model_process_find(m, FIXTURE_PID)->rank == 3 &&
+          strcmp(model_process_find(m, FIXTURE_PID)->host, "node7") == 0 &&
+          model_process_find(m, FIXTURE_PID)->real_pid == 4242);
+    struct model_filter r3 = {.thread = -1, .only_rank = 4}, r2 = {.thread = -1, .only_rank = 3};
+    t = model_tree_build(m, &r3);
+    CHECK(t->total == 9);
+    model_tree_free(t);
+    t = model_tree_build(m, &r2);
+    CHECK(t->total == 0 && t->count == 1);
+    model_tree_free(t);
+    struct model_hot_list *hr = model_hot_build(m, &r2);
+    CHECK(hr->total == 0 && hr->count == 0);
+    model_hot_free(hr);
+
     /* hot list: self at the leaf, inclusive once per stack even with recursion */
     struct model_hot_list *h = model_hot_build(m, &all);
     const struct model_hot *x;
