@@ -321,6 +321,10 @@ void model_gpu_clear(struct model *m)
     k->napis = 0;
     memset(k->copies, 0, sizeof(k->copies));
     k->seen = 0;
+    for (int i = 0; i < model_process_count(m); i++) {
+        struct model_process *p = model_process_mut(m, model_process_at(m, i)->pid);
+        p->gpu_kernel_ns = p->gpu_dispatches = 0;
+    }
 }
 
 /* A launch of one kernel (the kernel's HIP launches count these; a graph launch is not one
@@ -467,10 +471,15 @@ void model_gpu_dispatch(struct model *m, uint32_t pid, uint32_t agent, uint64_t 
         s->grid[i] = grid[i];
         s->block[i] = block[i];
     }
+    struct model_process *p = model_process_mut(m, pid);
+    if (p)
+        p->gpu_dispatches++;
     if (bad_time || end_ns < start_ns)
         return;
     model_duration_add(&s->gpu, end_ns - start_ns);
     queue_add(queue_get(k, pid, agent, queue_id), start_ns, end_ns);
+    if (p)
+        p->gpu_kernel_ns += end_ns - start_ns;
 }
 
 void model_gpu_copy(struct model *m, uint32_t pid, uint64_t bytes, uint64_t start_ns,

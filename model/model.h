@@ -133,6 +133,9 @@ struct model_process {
     int rank;          /* MPI rank of a multi-rank recording, -1: none */
     uint32_t real_pid; /* its pid on its host (pid may be renumbered to keep ranks apart) */
     char host[64];     /* host of a multi-rank recording's rank, "" if not known */
+    uint64_t gpu_kernel_ns;  /* GPU time of its timed kernel dispatches (since the counts were
+                                last cleared: the replayed range) */
+    uint64_t gpu_dispatches; /* its kernel dispatches, timed or not */
 };
 
 struct model_thread {
