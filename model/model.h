@@ -61,6 +61,10 @@ void symbolizer_set_light(struct symbolizer *s, const char *symbol);
 void symbolizer_set_async(struct symbolizer *s, int async);
 /* How many files are not loaded yet; name gets the one being loaded (for a status line). */
 int symbolizer_loading(struct symbolizer *s, char *name, size_t cap);
+/* Files whose compressed debug info is too large to read (it would inflate into memory):
+ * they get function names from their symbol table only. Returns how many; name and bytes (the
+ * inflated size) of the first. */
+int symbolizer_names_only(struct symbolizer *s, char *name, size_t cap, uint64_t *bytes);
 /* Wait at most timeout_ms for the files being loaded; 0, or -1 if some still are. */
 int symbolizer_wait(struct symbolizer *s, int timeout_ms);
 /* Stop waiting for the files being loaded: their addresses are named by offset from now on. */
@@ -130,9 +134,9 @@ struct model_process {
     int term_signal; /* MODEL_PROC_KILLED */
     int is_root;     /* the launched target itself */
     struct model_proc_metrics metrics;
-    int rank;          /* MPI rank of a multi-rank recording, -1: none */
-    uint32_t real_pid; /* its pid on its host (pid may be renumbered to keep ranks apart) */
-    char host[64];     /* host of a multi-rank recording's rank, "" if not known */
+    int rank;                /* MPI rank of a multi-rank recording, -1: none */
+    uint32_t real_pid;       /* its pid on its host (pid may be renumbered to keep ranks apart) */
+    char host[64];           /* host of a multi-rank recording's rank, "" if not known */
     uint64_t gpu_kernel_ns;  /* GPU time of its timed kernel dispatches (since the counts were
                                 last cleared: the replayed range) */
     uint64_t gpu_dispatches; /* its kernel dispatches, timed or not */

@@ -94,6 +94,9 @@ const char *symfile_symbol(const struct sym_file *f, uint64_t addr, uint64_t *st
 int symfile_indexed(const struct sym_file *f);
 /* Files not loaded yet; name gets the one being loaded. */
 int symfiles_loading(struct symbolizer_files *fs, char *name, size_t cap);
+/* Files read for their symbols alone because their compressed debug info inflates past the
+ * limit: how many, the first one's name and inflated size. */
+int symfiles_names_only(struct symbolizer_files *fs, char *name, size_t cap, uint64_t *bytes);
 /* Wait until nothing is being loaded, at most timeout_ms; 0, or -1 on timeout. */
 int symfiles_wait(struct symbolizer_files *fs, int timeout_ms);
 /* Files still loading count as FAILED from now on (a load that ends later is still used). */

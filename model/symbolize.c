@@ -874,6 +874,11 @@ int symbolizer_loading(struct symbolizer *s, char *name, size_t cap)
     return s ? symfiles_loading(s->files, name, cap) : 0;
 }
 
+int symbolizer_names_only(struct symbolizer *s, char *name, size_t cap, uint64_t *bytes)
+{
+    return s ? symfiles_names_only(s->files, name, cap, bytes) : 0;
+}
+
 int symbolizer_wait(struct symbolizer *s, int timeout_ms)
 {
     return s ? symfiles_wait(s->files, timeout_ms) : 0;

@@ -41,11 +41,12 @@ struct sym_file {
     char *open_path; /* the file to read (the vDSO's copy), NULL: nothing to read */
     uint8_t *build_id;
     size_t build_id_len;
-    uint32_t id; /* 1, 2, ...: in the order files were first seen */
-    int state;   /* SYMFILE_*, atomic: written by the loader, read by the front end */
-    int light;   /* symbols only (its DWARF is not read): the file holds the light symbol, or
-                  * its compressed debug info is too large (SYMFILE_MAX_INFLATED) */
-    Dwfl *dwfl;  /* READY: the file's own Dwfl */
+    uint32_t id;      /* 1, 2, ...: in the order files were first seen */
+    int state;        /* SYMFILE_*, atomic: written by the loader, read by the front end */
+    int light;        /* symbols only (its DWARF is not read): the file holds the light symbol, or
+                       * its compressed debug info is too large (SYMFILE_MAX_INFLATED) */
+    uint64_t too_big; /* the inflated size of debug info too large to read, else 0 */
+    Dwfl *dwfl;       /* READY: the file's own Dwfl */
     Dwfl_Module *dm;
     struct symfile_range *ranges; /* symbols found so far, sorted (symbolize.c: symbol_at) */
     size_t nranges, capranges;
@@ -271,8 +272,10 @@ static void load(struct sym_file *f, const char *light_symbol)
     }
     f->light = light_symbol && has_symbol(dm, light_symbol);
     build_index(f, dm);
-    if (!f->light && module_inflated_debug(dm) > SYMFILE_MAX_INFLATED)
+    if (!f->light && (f->too_big = module_inflated_debug(dm)) > SYMFILE_MAX_INFLATED)
         f->light = 1; /* its symbol table only: the debug info would fill the heap */
+    else
+        f->too_big = 0;
     if (!f->light)
         dwfl_module_getdwarf(dm, &bias); /* finds (or downloads) and opens the debug info */
     dwfl_module_eh_cfi(dm, &bias);
@@ -475,6 +478,23 @@ int symfiles_loading(struct symbolizer_files *fs, char *name, size_t cap)
         const char *base = cur ? strrchr(cur, '/') : NULL;
         snprintf(name, cap, "%s", base ? base + 1 : cur ? cur : "?");
         pthread_mutex_unlock(&fs->mu);
+    }
+    return n;
+}
+
+int symfiles_names_only(struct symbolizer_files *fs, char *name, size_t cap, uint64_t *bytes)
+{
+    int n = 0;
+
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct sym_file *f = fs->files[i];
+        if (symfile_state(f) != SYMFILE_READY || !f->too_big) /* (read after the release) */
+            continue;
+        if (n++ == 0) {
+            const char *base = strrchr(f->path, '/');
+            snprintf(name, cap, "%s", base ? base + 1 : f->path);
+            *bytes = f->too_big;
+        }
     }
     return n;
 }

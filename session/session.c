@@ -163,6 +163,7 @@ static void update_stats(struct session *s)
     struct model_session *ms = model_session(s->m);
     uint64_t dropped, cost, cost_n, dropped_events;
     char file[96];
+    uint64_t big = 0;
     int loading = symbolizer_loading(model_symbolizer(s->m), file, sizeof(file));
 
     if (loading > 1)
@@ -171,6 +172,10 @@ static void update_stats(struct session *s)
     else if (loading)
         snprintf(ms->symbols_status, sizeof(ms->symbols_status), "loading %s: its frames wait",
                  file);
+    else if (symbolizer_names_only(model_symbolizer(s->m), file, sizeof(file), &big) > 0)
+        snprintf(ms->symbols_status, sizeof(ms->symbols_status),
+                 "%.60s: debug info of %llu MiB inflated: names only (no lines, inlines)", file,
+                 (unsigned long long)(big >> 20));
     else
         ms->symbols_status[0] = '\0';
 
