@@ -81,7 +81,8 @@ static void write_table(FILE *f, const char *title, struct fcount *t, size_t n)
     unsigned long long total = 0;
     for (size_t i = 0; i < n; i++)
         total += t[i].self;
-    qsort(t, n, sizeof(*t), by_self);
+    if (n > 1) /* (a rank without samples has no table: t is NULL) */
+        qsort(t, n, sizeof(*t), by_self);
     fprintf(f, "\n== Hot functions: %s (%llu samples) ==\n| %-50s | %9s | %6s |\n", title, total,
             "FUNCTION", "SELF", "SELF %");
     for (size_t i = 0; i < n && i < 30; i++)
