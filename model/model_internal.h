@@ -65,6 +65,9 @@ struct hashmap *symbolizer_file_rules(struct symbolizer *s);
  * unwind tables; 0 when they do not tell. */
 typedef struct Dwfl_Module Dwfl_Module;
 int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start);
+/* The same by a .eh_frame_hdr's bytes (len of them, at hdr_vaddr) for file address v. */
+int symbolizer_eh_table_start(const uint8_t *hdr, size_t len, uint64_t hdr_vaddr, uint64_t v,
+                              uint64_t *start);
 /* symfiles.c: the ELF files symbols come from, each with its own Dwfl at the file's own
  * addresses, loaded inline or (async) on a loader thread. */
 enum { SYMFILE_LOADING, SYMFILE_READY, SYMFILE_FAILED };

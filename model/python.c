@@ -2,6 +2,7 @@
  * names and line tables, and how a sample's Python frames take the place of the interpreter's
  * evaluation frames in its native stack. */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <string.h>
 
 #include "collector/protocol.h"
@@ -150,7 +151,9 @@ void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_lin
 void model_thread_python(struct model *m, uint32_t pid, uint32_t tid, int holds_gil,
                          uint32_t weight)
 {
-    struct model_thread *t = &m->threads[model_thread_discover(m, pid, tid, 0)];
+    uint32_t i = model_thread_discover(m, pid, tid, 0); /* may move m->threads: first */
+    struct model_thread *t = &m->threads[i];
+
     t->py_samples += weight;
     t->gil_samples += holds_gil ? weight : 0;
 }
@@ -172,9 +175,15 @@ static unsigned varint(const uint8_t *t, size_t n, size_t *i)
     return v;
 }
 
+/* A line summed from a table's deltas as an int (a damaged table's sum may not be one). */
+static int line_of(int64_t line)
+{
+    return line < INT_MIN ? INT_MIN : line > INT_MAX ? INT_MAX : (int)line;
+}
+
 int model_py_line(int kind, const uint8_t *t, size_t n, int first, uint32_t lasti)
 {
-    int line = first;
+    int64_t line = first;
     uint64_t addr = (uint64_t)lasti * 2, end = 0;
     size_t i = 0;
 
@@ -188,7 +197,7 @@ int model_py_line(int kind, const uint8_t *t, size_t n, int first, uint32_t last
                 break;
             line += (int8_t)t[i + 1];
         }
-        return line;
+        return line_of(line);
     case ROCSYS_PY_TABLE_LINETABLE: /* (byte length, signed line delta or -128: none) pairs */
         for (; i + 1 < n; i += 2) {
             uint64_t start = end;
@@ -196,9 +205,9 @@ int model_py_line(int kind, const uint8_t *t, size_t n, int first, uint32_t last
             if ((int8_t)t[i + 1] != -128)
                 line += (int8_t)t[i + 1];
             if (start < end && addr < end)
-                return line;
+                return line_of(line);
         }
-        return line;
+        return line_of(line);
     case ROCSYS_PY_TABLE_LOCATIONS: /* entries: a start byte (bit 7), then their data */
         while (i < n) {
             uint8_t b = t[i++];
@@ -213,11 +222,11 @@ int model_py_line(int kind, const uint8_t *t, size_t n, int first, uint32_t last
             }
             line += delta;
             if (addr < end)
-                return line;
+                return line_of(line);
             while (i < n && !(t[i] & 0x80))
                 i++;
         }
-        return line;
+        return line_of(line);
     default:
         return first;
     }

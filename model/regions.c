@@ -142,7 +142,9 @@ void model_region_name(struct model *m, uint32_t pid, uint32_t id, const char *n
 const char *model_region_name_of(struct model *m, uint32_t pid, uint32_t id)
 {
     struct model_regions *r = regions(m);
-    return r->strs[str_of_or_placeholder(r, pid, id)].name;
+    uint32_t s = str_of_or_placeholder(r, pid, id); /* may move r->strs: first */
+
+    return r->strs[s].name;
 }
 
 void model_regions_set_sink(struct model *m, model_region_span_fn fn, void *ctx)
@@ -273,7 +275,8 @@ void model_region_range(struct model *m, uint32_t pid, uint32_t start_tid, uint3
     struct model_regions *r = regions(m);
     uint32_t thread = model_thread_discover(m, pid, start_tid, begin_ns);
     uint32_t str = str_of_or_placeholder(r, pid, id);
-    struct model_region_stats *s = &r->stats[stats_of(r, thread, str)];
+    uint32_t k = stats_of(r, thread, str); /* may move r->stats: first */
+    struct model_region_stats *s = &r->stats[k];
     uint64_t d = end_ns > begin_ns ? end_ns - begin_ns : 0;
 
     stats_add(s, d);

@@ -421,7 +421,7 @@ static struct sym_module *module_find(struct sym_proc *p, uint64_t addr)
 static void copy_modules(struct symbolizer *s, uint32_t from_pid, uint32_t to_pid)
 {
     struct sym_proc *from = proc_find(s, from_pid);
-    if (!from || from_pid == to_pid)
+    if (!from || from_pid == to_pid || from->nmods == 0)
         return;
     /* copy the list first: adding modules to to_pid may reallocate the process table */
     int n = from->nmods;

@@ -43,6 +43,32 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+int symbolizer_eh_table_start(const uint8_t *hdr, size_t len, uint64_t hdr_vaddr, uint64_t v,
+                              uint64_t *start)
+{
+    /* version 1; the table's encoding; the count (udata4) after eh_frame_ptr (sdata4) */
+    if (len < 12 || hdr[0] != 1 || hdr[2] != EH_PE_UDATA4 || hdr[3] != EH_PE_DATAREL_SDATA4 ||
+        ((hdr[1] & 0x0f) != 0x0b && (hdr[1] & 0x0f) != 0x03)) /* eh_frame_ptr: 4 bytes */
+        return 0;
+    uint64_t count = le32(hdr + 8);
+    if (count == 0 || count > (len - 12) / 8)
+        return 0;
+    /* entries (start, fde) sorted by start, each relative to the table's header */
+    size_t lo = 0, hi = count; /* the last entry with start <= v is in [lo, hi) */
+    const uint8_t *table = hdr + 12;
+    if (hdr_vaddr + (int64_t)(int32_t)le32(table) > v)
+        return 0;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (hdr_vaddr + (int64_t)(int32_t)le32(table + 8 * mid) <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *start = hdr_vaddr + (int64_t)(int32_t)le32(table + 8 * lo);
+    return 1;
+}
+
 int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start)
 {
     Dwarf_Addr bias = 0, cfi_bias = 0;
@@ -59,26 +85,5 @@ int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start)
     free(frame);
     if (!eh_frame_hdr(elf, &hdr, &hdr_vaddr, &len))
         return 0;
-    /* version 1; the table's encoding; the count (udata4) after eh_frame_ptr (sdata4) */
-    if (hdr[0] != 1 || hdr[2] != EH_PE_UDATA4 || hdr[3] != EH_PE_DATAREL_SDATA4 ||
-        ((hdr[1] & 0x0f) != 0x0b && (hdr[1] & 0x0f) != 0x03)) /* eh_frame_ptr: 4 bytes */
-        return 0;
-    uint64_t count = le32(hdr + 8);
-    if (count == 0 || count > (len - 12) / 8)
-        return 0;
-    /* entries (start, fde) sorted by start, each relative to the table's header */
-    uint64_t v = addr - bias;
-    size_t lo = 0, hi = count; /* the last entry with start <= v is in [lo, hi) */
-    const uint8_t *table = hdr + 12;
-    if (hdr_vaddr + (int64_t)(int32_t)le32(table) > v)
-        return 0;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (hdr_vaddr + (int64_t)(int32_t)le32(table + 8 * mid) <= v)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    *start = hdr_vaddr + (int64_t)(int32_t)le32(table + 8 * lo);
-    return 1;
+    return symbolizer_eh_table_start(hdr, len, hdr_vaddr, addr - bias, start);
 }
