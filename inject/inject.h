@@ -29,6 +29,7 @@ struct inject_options {
     const char *merge_dir;  /* --merge DIR: merge the ranks' recordings in DIR */
     const char *replay_dir; /* --replay DIR: show a recording */
     const char *range;      /* --range START:END: the part of a replayed run (seconds) */
+    int live;               /* --live: follow the replayed recording(s) as they are written */
     int attach_gpu;         /* --attach-gpu: no target, the GPU dashboard */
     const char *pids;       /* -p PID[,PID...]: attach to running processes */
     int gpu_interval_ms;    /* --gpu-interval: GPU sampling interval, 0 = no GPU monitoring */

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     if (o.merge_dir)
         return session_merge(o.merge_dir);
     if (o.replay_dir)
-        return session_replay(&o);
+        return o.live ? session_replay_live(&o) : session_replay(&o);
     if (o.attach_gpu)
         return session_attach_gpu(&o);
     return session_run(&o);

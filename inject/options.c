@@ -64,6 +64,8 @@ static const struct opt_def opt_table[] = {
      "merged-profile.txt, then exit"},
     {"replay", 0, OPT_STRING, "DIR", 0, 0, NULL, OFF(replay_dir), 0,
      "show the recording in DIR (the same views; w [ ] { } choose a time range), then exit"},
+    {"live", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(live), 1,
+     "with --replay: follow the recording (or DIR/rank-N, an MPI job's) while it is written"},
     {"range", 0, OPT_STRING, "START:END", 0, 0, NULL, OFF(range), 0,
      "with --replay: count only what happened from START to END seconds into the run"},
     {"profile-min", 0, OPT_PERCENT, "PCT", 0, 100, NULL, OFF(profile_min_pct), 0,
@@ -228,6 +230,14 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
     }
     if (o->range && !o->replay_dir) {
         snprintf(err, errlen, "--range needs --replay DIR");
+        return -1;
+    }
+    if (o->live && !o->replay_dir) {
+        snprintf(err, errlen, "--live needs --replay DIR");
+        return -1;
+    }
+    if (o->live && o->range) {
+        snprintf(err, errlen, "--live follows the whole run: choose a range with w [ ] instead");
         return -1;
     }
     if (o->gpu_interval_ms > 0 && o->gpu_interval_ms < 10) {

@@ -253,6 +253,7 @@ struct model_session {
     uint64_t range_start_ns; /* the part of the run whose samples are counted */
     uint64_t range_end_ns;
     int range_changed; /* the user moved the range: the replay recounts */
+    int range_live;    /* --replay --live: the range ends where the recordings end, growing */
     /* GPU monitor (gpu/gpu.h) the views read, NULL when none runs; attach_gpu: no target,
      * the GPU dashboard of the whole machine (--attach-gpu) */
     struct gpu_monitor *gpu;

@@ -433,13 +433,32 @@ static int parse_named_track(struct reader *r, uint64_t uuid, uint64_t parent, c
 }
 
 /* A TrackDescriptor: declares a process or thread track. */
+/* The writer's process label, "host=NAME rank=N" (each part optional), into proc. */
+static void parse_process_label(struct perfetto_read_process *proc, const uint8_t *p, size_t n)
+{
+    char text[160];
+    const char *h, *rk;
+
+    if (n >= sizeof(text))
+        return;
+    memcpy(text, p, n);
+    text[n] = '\0';
+    if ((h = strstr(text, "host=")) != NULL && (h == text || h[-1] == ' '))
+        sscanf(h + 5, "%63[^ ]", proc->host);
+    if ((rk = strstr(text, "rank=")) != NULL && (rk == text || rk[-1] == ' ')) {
+        int v;
+        if (sscanf(rk + 5, "%d", &v) == 1 && v >= 0)
+            proc->rank = v;
+    }
+}
+
 static int parse_track(struct reader *r, const uint8_t *p, size_t n)
 {
     struct perfetto_summary *o = r->out;
-    uint64_t v[16] = {0}, tv[8] = {0}, key, idx;
-    int has[16] = {0}, th[8] = {0};
-    const uint8_t *s[16] = {0}, *ts[8] = {0};
-    size_t sn[16] = {0}, tsn[8] = {0};
+    uint64_t v[16] = {0}, tv[9] = {0}, key, idx;
+    int has[16] = {0}, th[9] = {0};
+    const uint8_t *s[16] = {0}, *ts[9] = {0};
+    size_t sn[16] = {0}, tsn[9] = {0};
 
     if (parse_flat(p, n, v, has, s, sn, 16) < 0)
         return -1;
@@ -466,7 +485,7 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
             set_name(&o->threads[idx].name, ts[5], tsn[5]);
         rmap_put(&r->map, K_UUID, v[1], 0, UUID_THREAD << 32 | idx);
     } else if (has[3]) { /* process */
-        if (parse_flat(s[3], sn[3], tv, th, ts, tsn, 8) < 0)
+        if (parse_flat(s[3], sn[3], tv, th, ts, tsn, 9) < 0)
             return -1;
         if (!th[1]) {
             violation(r, "process descriptor without pid");
@@ -476,12 +495,14 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
         if (rmap_get(&r->map, K_PROC, tv[1], 0, &idx) < 0) {
             xgrow(&o->processes, &r->capprocs, o->nprocesses + 1, sizeof(*o->processes));
             idx = o->nprocesses++;
-            o->processes[idx] = (struct perfetto_read_process){(uint32_t)tv[1]};
+            o->processes[idx] = (struct perfetto_read_process){.pid = (uint32_t)tv[1], .rank = -1};
             set_name(&o->processes[idx].name, NULL, 0);
             rmap_put(&r->map, K_PROC, tv[1], 0, idx);
         }
         if (th[6])
             set_name(&o->processes[idx].name, ts[6], tsn[6]);
+        if (th[8])
+            parse_process_label(&o->processes[idx], ts[8], tsn[8]);
         rmap_put(&r->map, K_UUID, v[1], 0, UUID_PROCESS << 32 | (uint32_t)tv[1]);
     } else {
         key = UINT64_MAX; /* a named or counter track */

@@ -16,7 +16,9 @@ struct perfetto_read_thread {
 
 struct perfetto_read_process {
     uint32_t pid;
-    char *name; /* latest process_name, "" if none */
+    char *name;    /* latest process_name, "" if none */
+    char host[64]; /* its label's host=NAME, "" if none */
+    int rank;      /* its label's rank=N (MPI), -1 if none */
 };
 
 /* A distinct call stack as function names, root first, leaf last. */

@@ -115,6 +115,7 @@ struct record_writer {
     z_stream z;          /* deflates each chunk of out into one compressed_packets packet */
     int z_ok;            /* z is set up (else chunks are written as they are) */
     struct pb zout;      /* a compressed chunk with its packet header in front */
+    char label[128];     /* every process's label: "host=NAME" and " rank=N" under MPI */
     uint64_t pkt_ns;     /* the latest packet time so far */
     uint64_t flushed_ns; /* pkt_ns at the last flush */
     struct pb pkt, tmp, sub;
@@ -426,6 +427,7 @@ static void emit_process(struct record_writer *w, uint64_t t, uint32_t pid, cons
     pb_uint(&w->sub, 1, pid);
     if (exe && *exe)
         pb_bytes(&w->sub, 6, base_name(exe), strlen(base_name(exe)));
+    pb_bytes(&w->sub, 8, w->label, strlen(w->label)); /* process_labels: host (and MPI rank) */
     w->tmp.n = 0;
     pb_uint(&w->tmp, 1, track_uuid(pid, 0));
     pb_bytes(&w->tmp, 3, w->sub.p, w->sub.n);
@@ -874,6 +876,16 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     w->m = m;
     pb_reserve(&w->out, 2 * PF_CHUNK); /* the buffer never grows past this */
     w->z_ok = deflateInit(&w->z, PF_ZLIB_LEVEL) == Z_OK;
+    char host[64] = "";
+    gethostname(host, sizeof(host) - 1);
+    for (char *c = host; *c; c++)
+        if (*c == ' ' || *c == '=')
+            *c = '_';
+    int rank = model_session(m)->rank;
+    if (rank >= 0)
+        snprintf(w->label, sizeof(w->label), "host=%s rank=%d", host, rank);
+    else
+        snprintf(w->label, sizeof(w->label), "host=%s", host);
     mono = model_clock_ns(CLOCK_MONOTONIC);
     boot = model_clock_ns(CLOCK_BOOTTIME);
     w->boot_offset = (int64_t)(boot - mono);

@@ -28,6 +28,9 @@ int session_signalfd(int with_sigchld);
 /* --replay DIR: show the recording in DIR in the TUI (or as a text frame with -b). Returns the
  * exit status (0, or 1 with a one-line message on stderr). */
 int session_replay(const struct inject_options *o);
+/* --replay DIR --live: follow DIR's recording, or DIR/rank-N's, while they are written
+ * (session/replay_live.c). Returns the exit status. */
+int session_replay_live(const struct inject_options *o);
 /* What --replay -b prints for a recording given as its files' contents (json and output may be
  * NULL: missing; json NUL-terminated), one frame with every row, to out. Returns 0, or 1 when
  * the trace holds no packet. For the fuzzer (tests/fuzz), which feeds it any bytes. */

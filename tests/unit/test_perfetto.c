@@ -754,6 +754,11 @@ int main(void)
     CHECK_MSG(rc == 0, "%s", err);
     CHECK(s.violations == 0 && !s.truncated && s.sequences == 1);
     CHECK(s.nprocesses == 1 && strcmp(s.processes[0].name, "testprog") == 0);
+    /* the process label: this host, no MPI rank */
+    char host[64] = "";
+    gethostname(host, sizeof(host) - 1);
+    CHECK_MSG(strcmp(s.processes[0].host, host) == 0 && s.processes[0].rank == -1,
+              "host '%s' rank %d", s.processes[0].host, s.processes[0].rank);
     CHECK(s.nthreads == 3);
     const struct perfetto_read_thread *th;
     CHECK((th = perfetto_read_thread_find(&s, FIXTURE_PID, FIXTURE_PID)) &&
