@@ -11,6 +11,7 @@
 
 #include "session/session.h"
 #include "model/model.h"
+#include "record/perfetto_read.h"
 
 int session_mpi_rank(void)
 {
@@ -28,23 +29,40 @@ int session_mpi_rank(void)
     return -1;
 }
 
-/* Append the whole file at path to fd. Returns 0 or -errno. */
+/* Append the trace at path to fd up to its last whole packet (a killed rank's trace may end
+ * inside one, which would swallow the next rank's first packets); nothing when it is not a
+ * trace. Returns 0 or -errno. */
 static int append_file(int fd, const char *path)
 {
-    char buf[1 << 16];
     int in = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+    struct perfetto_stream *st = perfetto_stream_new();
+    uint8_t *data = NULL;
+    size_t len = 0, cap = 0;
     ssize_t n;
+    char err[256];
 
-    if (in < 0)
-        return -errno;
-    while ((n = read(in, buf, sizeof(buf))) > 0)
-        if (write(fd, buf, (size_t)n) != n) {
-            rc = -EIO;
-            break;
-        }
-    if (n < 0)
+    if (in < 0) {
         rc = -errno;
-    close(in);
+        goto out;
+    }
+    for (;;) { /* the whole file, then only its whole packets */
+        xgrow(&data, &cap, len + 65536, 1);
+        if ((n = read(in, data + len, cap - len)) <= 0)
+            break;
+        len += (size_t)n;
+    }
+    if (n < 0) {
+        rc = -errno;
+        goto out;
+    }
+    long whole = perfetto_stream_feed(st, data, len, err, sizeof(err));
+    if (whole > 0 && write(fd, data, (size_t)whole) != whole)
+        rc = -EIO;
+out:
+    if (in >= 0)
+        close(in);
+    perfetto_stream_free(st);
+    free(data);
     return rc;
 }
 
@@ -171,6 +189,9 @@ int session_merge(const char *dir)
         free(mine);
     }
     write_table(prof, "all ranks", all, nall);
+    fprintf(prof, "\n== Ranks: load per rank and its distance from the mean (IMBAL) ==\n");
+    if (session_ranks_table(dir, prof) != 0)
+        fprintf(prof, "(no rank's trace could be read)\n");
     printf("rocsys-top: merged %d ranks into %s/merged.pftrace, merged.folded, "
            "merged-profile.txt\n",
            nranks, dir);

@@ -328,6 +328,20 @@ static void live_free(struct live *l)
     model_free(l->m);
 }
 
+int session_ranks_table(const char *dir, FILE *out)
+{
+    struct live l = {.dir = dir, .multi = 1};
+
+    l.m = model_new();
+    model_session(l.m)->replay = 1;
+    model_session(l.m)->range_live = 1;
+    live_poll(&l); /* everything written so far */
+    if (l.nrecs)
+        tui_ranks_table(out, l.m);
+    live_free(&l);
+    return l.nrecs ? 0 : -1;
+}
+
 int session_replay_live(const struct inject_options *o)
 {
     struct live l = {.dir = o->replay_dir};

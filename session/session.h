@@ -31,6 +31,9 @@ int session_replay(const struct inject_options *o);
 /* --replay DIR --live: follow DIR's recording, or DIR/rank-N's, while they are written
  * (session/replay_live.c). Returns the exit status. */
 int session_replay_live(const struct inject_options *o);
+/* The Ranks table of the MPI recordings in DIR/rank-N (as the Ranks view shows it) to out;
+ * -1 when there are none. */
+int session_ranks_table(const char *dir, FILE *out);
 /* What --replay -b prints for a recording given as its files' contents (json and output may be
  * NULL: missing; json NUL-terminated), one frame with every row, to out. Returns 0, or 1 when
  * the trace holds no packet. For the fuzzer (tests/fuzz), which feeds it any bytes. */

@@ -607,10 +607,12 @@ static void draw_help(struct tui *t)
     lines[n++] = " Tab S-Tab      next / previous view";
     lines[n++] = views;
     lines[n++] = " Up Down PgUp PgDn Home End   move the selection";
-    lines[n++] = " Enter Space    call tree: expand/collapse; threads: show that thread";
+    lines[n++] = " Enter Space    call tree: expand/collapse; threads, ranks: show that one";
     lines[n++] = " Right Left     expand / collapse or go to the parent";
     lines[n++] = " F6 s           cycle the sort order";
     lines[n++] = " t              thread: all threads, then each thread in turn";
+    lines[n++] = " R              rank (multi-rank): all ranks, then each rank in turn";
+    lines[n++] = " a u            ranks view: all ranks again; cycle the region compared";
     if (model_session(t->m)->replay) {
         lines[n++] = " w              replay: whole run <-> a time window of the run";
         lines[n++] = " [ ]            replay: move the window back / forward (half its width)";
@@ -811,6 +813,13 @@ static int handle_key(struct tui *t, int ch)
         n = model_thread_count(t->m);
         t->filter.thread = t->filter.thread + 1 >= n ? -1 : t->filter.thread + 1;
         tui_filter_changed(t);
+        return 0;
+    case 'R':
+        n = tui_ranks_next(t->m, t->filter.only_rank);
+        if (n < 0)
+            tui_message(t, "no ranks: not a multi-rank recording");
+        else
+            tui_ranks_show(t, n - 1);
         return 0;
     case KEY_ESC:
         return 0;

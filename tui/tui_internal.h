@@ -210,6 +210,14 @@ TUI_VIEW_DECLARE(regions);
 TUI_VIEW_DECLARE(gpu);
 TUI_VIEW_DECLARE(kernels);
 TUI_VIEW_DECLARE(hipapi);
+TUI_VIEW_DECLARE(ranks);
+
+/* The rank filter after only_rank (struct model_filter: 1 + rank, 0 = all ranks): the next
+ * rank in order, then 0 after the last; -1 when no process has a rank (view_ranks.c). */
+int tui_ranks_next(struct model *m, int only_rank);
+/* Show rank (-1: all ranks) in the call tree and hot views (the filter's only_rank); a thread
+ * filter on another rank's thread is dropped. */
+void tui_ranks_show(struct tui *t, int rank);
 
 /* ---- GPU view layout and graphs (gpu_layout.c; pure) ---- */
 #define TUI_GPU_MAX_PANELS 16

@@ -20,6 +20,7 @@ const struct tui_view tui_views[] = {
     TUI_VIEW_ROW("Regions", '6', regions),
     TUI_VIEW_ROW("Kernels", '7', kernels), /* GPU kernels, queues idle (HSA dispatches) */
     TUI_VIEW_ROW("HIP API", '8', hipapi),  /* HIP calls, errors, copies */
+    TUI_VIEW_ROW("Ranks", '9', ranks),     /* MPI ranks of a multi-rank recording */
 };
 const int tui_view_count = (int)(sizeof(tui_views) / sizeof(tui_views[0]));
 
@@ -78,9 +79,8 @@ int tui_replay_no_data(struct model *m, const char *what, char *buf, size_t n)
 void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, size_t n)
 {
     const struct model_thread *th = NULL;
-    char win[48];
-
     const struct model_session *s = model_session(m);
+    char win[48], rank[96] = "";
 
     if (s->replay)
         snprintf(win, sizeof(win), "%.1f-%.1f s of the run",
@@ -92,9 +92,17 @@ void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, s
         snprintf(win, sizeof(win), "since start");
     if (f->thread >= 0 && f->thread < model_thread_count(m))
         th = model_thread_at(m, f->thread);
+    if (f->only_rank > 0) { /* "rank 3 (node2), " */
+        const char *host = "";
+        for (int i = 0; i < model_process_count(m) && !*host; i++)
+            if (model_process_at(m, i)->rank == f->only_rank - 1)
+                host = model_process_at(m, i)->host;
+        snprintf(rank, sizeof(rank), "rank %d%s%s%s, ", f->only_rank - 1, *host ? " (" : "", host,
+                 *host ? ")" : "");
+    }
     if (th)
-        snprintf(buf, n, "thread %s (tid %u), %s", th->name[0] ? th->name : "?", (unsigned)th->tid,
-                 win);
+        snprintf(buf, n, "%sthread %s (tid %u), %s", rank, th->name[0] ? th->name : "?",
+                 (unsigned)th->tid, win);
     else
-        snprintf(buf, n, "all threads, %s", win);
+        snprintf(buf, n, "%sall threads, %s", rank, win);
 }

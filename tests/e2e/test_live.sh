@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# End-to-end: rocsys-top --replay DIR --live follows recordings while they are written: a single
+# recording (frames while it grows, then ended, and the same counts as --replay afterwards), and
+# an Open MPI job's DIR/rank-N (4 ranks: one starts late, one's rocsys-top is killed), with the
+# header saying which ranks are being written, ended or stalled, and the Ranks table.
+source "$(dirname "$0")/lib.sh"
+
+samples_of() { sed -n 's/^mode .* samples \([0-9]*\) .*/\1/p'; }
+
+# -- 1. one recording, followed from its first second to its end
+D=$WORK/one
+"$ROCSYS_TOP" --record "$D" --no-tui -- "$ROCSYS_DEMO" --seconds 5 > "$WORK/one.out" 2>&1 &
+rpid=$!
+wait_file "$D/trace.pftrace" 10 || true
+sleep 1
+rc=0
+timeout 60 "$ROCSYS_TOP" --replay "$D" --live -b -d 10 --rows 3 > "$WORK/live1.txt" || rc=$?
+wait "$rpid" || true
+check "live: exits 0 by itself once the recording ended (got $rc)" test "$rc" -eq 0
+growing=$(grep -c '^notice: live: 1 recording: 1 being written' "$WORK/live1.txt" || true)
+check "live: frames while the recording was written ($growing)" test "$growing" -ge 2
+counts=$(awk '/^rocsys-top frame /{f=1} f && /^mode /{print $0}' "$WORK/live1.txt" | samples_of | tr '\n' ' ')
+echo "    live samples per frame: $counts"
+check "live: the counts grow frame by frame ($counts)" \
+    awk -v c="$counts" 'BEGIN { n = split(c, a, " "); for (i = 2; i <= n; i++) if (a[i] + 0 < a[i - 1] + 0) exit 1; exit !(n >= 3 && a[n] > a[1]) }'
+check "live: the last frame says it ended" bash -c "last_frame() { awk '/^rocsys-top frame /{buf=\"\"} {buf=buf \$0 \"\\n\"} END{printf \"%s\", buf}' \"\$1\"; }; last_frame '$WORK/live1.txt' | grep -q '0 being written.*1 ended'"
+final=$(last_frame "$WORK/live1.txt" | samples_of)
+whole=$("$ROCSYS_TOP" --replay "$D" -b --rows 3 | samples_of)
+check "live: the last frame counts what --replay counts (${final:-?} = ${whole:-?})" \
+    test -n "$final" -a "$final" = "$whole"
+check "live: the demo's split is there (demo_solve ~50 %)" \
+    within "$(last_frame "$WORK/live1.txt" | hot_self demo_solve)" 50 8
+
+# bad input: one line, exit 1
+rc=0
+"$ROCSYS_TOP" --replay "$WORK/none" --live -b 2> "$WORK/e1.txt" || rc=$?
+check "live: a missing directory: exit 1, one line" test "$rc" -eq 1 -a "$(wc -l < "$WORK/e1.txt")" -eq 1
+rc=0
+"$ROCSYS_TOP" --live -b 2> "$WORK/e2.txt" || rc=$?
+check "--live without --replay: exit 2, one line" test "$rc" -eq 2 -a "$(wc -l < "$WORK/e2.txt")" -eq 1
+
+# -- 2. an MPI job followed live: rank 3 starts 3 s late, rank 2's rocsys-top is killed
+if ! command -v mpirun > /dev/null; then
+    echo "SKIP the MPI part: Open MPI (mpirun) is not installed"
+    finish
+    exit $?
+fi
+M=$WORK/mpi
+cat > "$WORK/rank.sh" << EOF
+#!/usr/bin/env bash
+case \$OMPI_COMM_WORLD_RANK in
+3) sleep 3; exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 3 ;;
+2) "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 9 &
+   # rocsys-top first (killed with its target first, it would still write session.json)
+   p=\$!; sleep 2.5; kill -9 \$p; wait \$p; pkill -9 -f -- "$ROCSYS_DEMO --seconds 9"; exit 0 ;;
+*) exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 5 ;;
+esac
+EOF
+chmod +x "$WORK/rank.sh"
+timeout 120 mpirun --oversubscribe --allow-run-as-root -np 4 "$WORK/rank.sh" > "$WORK/mpi.out" 2>&1 &
+mpid=$!
+sleep 1.5
+rc=0
+timeout 90 "$ROCSYS_TOP" --replay "$M" --live -b -d 10 -n 14 --rows 8 > "$WORK/live4.txt" || rc=$?
+wait "$mpid" || true
+check "live MPI: exit 0 (got $rc)" test "$rc" -eq 0
+ranks_seen=$(sed -n 's/^notice: live: \([0-9]*\) ranks.*/\1/p' "$WORK/live4.txt" | tr '\n' ' ')
+echo "    ranks seen per frame: $ranks_seen"
+check "live MPI: the late rank was found (ranks per frame: $ranks_seen)" \
+    awk -v c="$ranks_seen" 'BEGIN { n = split(c, a, " "); exit !(a[1] + 0 == 3 && a[n] + 0 == 4) }'
+last_frame "$WORK/live4.txt" > "$WORK/last4.txt"
+check "live MPI: 3 ranks ended, the killed one stalled" \
+    grep -q '^notice: live: 4 ranks: 0 being written.* 3 ended, 1 stalled' "$WORK/last4.txt"
+check "live MPI: some frame had ranks being written" grep -q 'ranks: [1-4] being written' "$WORK/live4.txt"
+for r in 0 1 2 3; do
+    row=$(awk -v r="$r" '/^== Ranks/{f=1; next} /^== /{f=0} f && $1 == r' "$WORK/last4.txt")
+    n=$(echo "$row" | awk '{print $5}')
+    check "live MPI: rank $r in the Ranks table (${n:-no} samples)" test -n "$n" -a "${n:-0}" -gt 0
+    check "live MPI: rank $r's host from its trace" test "$(echo "$row" | awk '{print $2}')" = "$(hostname)"
+    if [ "$r" != 2 ] && [ -s "$M/rank-$r/stacks.folded" ]; then
+        want=$(awk '{s += $NF} END {print s + 0}' "$M/rank-$r/stacks.folded")
+        check "live MPI: rank $r counts what its recording holds ($n = $want)" test "${n:-0}" = "$want"
+    fi
+done
+check "live MPI: the killed rank has no session.json" test ! -e "$M/rank-2/session.json"
+
+# --merge of that job: the killed rank's torn trace does not spoil the merged one, and the
+# merged profile has the Ranks table
+rc=0
+"$ROCSYS_TOP" --merge "$M" > "$WORK/merge.out" 2>&1 || rc=$?
+check "--merge with a killed rank: exit 0 (got $rc)" test "$rc" -eq 0
+"$ROCSYS_PROGRAMS/rocsys-trace-check" "$M/merged.pftrace" > "$WORK/mcheck.txt" 2>&1 || true
+check "--merge: the merged trace passes every check" grep -q 'violations 0' "$WORK/mcheck.txt"
+check "--merge: 4 sequences in it" grep -q 'sequences 4 ' "$WORK/mcheck.txt"
+rows=$(awk '/^== Ranks/{f=1; next} /^== /{f=0} f && $1 ~ /^[0-9]+$/ && $2 != "ranks"' "$M/merged-profile.txt" | wc -l)
+check "--merge: the Ranks table has the 4 ranks ($rows rows)" test "$rows" -eq 4
+finish
