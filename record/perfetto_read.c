@@ -1089,7 +1089,7 @@ long perfetto_stream_feed(struct perfetto_stream *st, const uint8_t *data, size_
     return (long)st->out.valid_bytes;
 }
 
-const struct perfetto_summary *perfetto_stream_summary(const struct perfetto_stream *st)
+struct perfetto_summary *perfetto_stream_summary(struct perfetto_stream *st)
 {
     return &st->out;
 }

@@ -103,8 +103,9 @@ struct perfetto_stream *perfetto_stream_new(void);
  * meaning do not fail the read here (see the summary's violations). */
 long perfetto_stream_feed(struct perfetto_stream *st, const uint8_t *data, size_t len, char *err,
                           size_t errlen);
-/* What was read so far (valid until the next feed). */
-const struct perfetto_summary *perfetto_stream_summary(const struct perfetto_stream *st);
+/* What was read so far (valid until the next feed). The reader only appends to it: the
+ * caller may renumber the pids of what it has seen (ranks of different hosts that share pids). */
+struct perfetto_summary *perfetto_stream_summary(struct perfetto_stream *st);
 /* Bytes consumed so far: where the next feed's data starts in the file. */
 uint64_t perfetto_stream_offset(const struct perfetto_stream *st);
 void perfetto_stream_free(struct perfetto_stream *st);

@@ -43,6 +43,10 @@ struct replay {
     size_t nnames;
     struct replay_reading *readings; /* per device in time order */
     size_t nreadings;
+    /* the pid the model knows a pid of session.json by (--live renumbers pids that two ranks
+     * share), or NULL: the same */
+    uint32_t (*pid_of)(void *ctx, uint32_t pid);
+    void *pid_ctx;
 };
 
 /* The whole file at path, NUL-terminated (NULL if it cannot be read); *len its size. */

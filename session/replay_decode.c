@@ -158,13 +158,13 @@ void replay_end_processes(struct replay *r, uint64_t t)
             break;
         if (st && st < close) {
             replay_json_string(st + 11, status, sizeof(status));
-            end_process(r->m, pid, status, t);
+            end_process(r->m, r->pid_of ? r->pid_of(r->pid_ctx, pid) : pid, status, t);
         }
         p = close;
     }
-    for (int i = 0; i < model_process_count(r->m); i++) {
-        const struct model_process *pr = model_process_at(r->m, i);
-        if (pr->state == MODEL_PROC_RUNNING)
+    for (size_t i = 0; i < r->trace.nprocesses; i++) { /* this recording's, no others' */
+        const struct model_process *pr = model_process_find(r->m, r->trace.processes[i].pid);
+        if (pr && pr->state == MODEL_PROC_RUNNING)
             model_proc_end(r->m, pr->pid, MODEL_PROC_EXITED, -1, t);
     }
 }

@@ -25,10 +25,16 @@
 #include "session/replay.h"
 #include "tui/tui.h"
 
-#define LIVE_POLL_MS    500   /* how often the files are looked at */
-#define LIVE_STALL_S    5     /* no growth this long, no session.json: stalled */
-#define LIVE_MAX_RANKS  4096  /* rank-N directories followed, at most */
-#define LIVE_READ_CHUNK 65536 /* the read buffer grows by this */
+#define LIVE_POLL_MS    500        /* how often the files are looked at */
+#define LIVE_STALL_S    5          /* no growth this long, no session.json: stalled */
+#define LIVE_MAX_RANKS  4096       /* rank-N directories followed, at most */
+#define LIVE_READ_CHUNK 65536      /* the read buffer grows by this */
+#define LIVE_PID_BASE   (1u << 30) /* renumbered pids start here (above any pid_max) */
+
+/* A pid of one recording and the pid the model knows it by. */
+struct live_pid {
+    uint32_t from, to;
+};
 
 /* One recording being followed. */
 struct live_rec {
@@ -43,7 +49,10 @@ struct live_rec {
     time_t mtime;                                     /* the trace's last modification */
     int ended;                                        /* session.json is there */
     off_t out_off;                                    /* output.log bytes fed */
-    char err[256];                                    /* the reader's complaint, "" if none */
+    struct live_pid *pids; /* its pids that the model knows by another number, and its own */
+    size_t npids;
+    size_t rp_thread, rp_sample, rp_slice, rp_track; /* renumbered so far */
+    char err[256];                                   /* the reader's complaint, "" if none */
 };
 
 struct live {
@@ -54,7 +63,60 @@ struct live {
     size_t nrecs;
     uint8_t *buf;
     size_t cap;
+    struct live_pid *owners; /* pid -> 1 + index of the recording that has it */
+    size_t nowners;
+    uint32_t next_pid; /* renumbered pids so far */
 };
+
+/* The pid the model knows pid of recording lr by: its own, unless another recording (a rank on
+ * another host) already has it; then a number of its own above LIVE_PID_BASE. */
+static uint32_t map_pid(struct live *l, struct live_rec *lr, uint32_t pid)
+{
+    uint32_t rec = 0, to = pid;
+
+    if (pid == 0)
+        return 0;
+    for (size_t i = 0; i < lr->npids; i++)
+        if (lr->pids[i].from == pid)
+            return lr->pids[i].to;
+    for (size_t i = 0; i < l->nrecs; i++)
+        if (l->recs[i] == lr)
+            rec = (uint32_t)i + 1;
+    for (size_t i = 0; i < l->nowners && to == pid; i++)
+        if (l->owners[i].from == pid && l->owners[i].to != rec)
+            to = LIVE_PID_BASE + l->next_pid++;
+    if (to == pid) {
+        l->owners = xrealloc(l->owners, (l->nowners + 1) * sizeof(*l->owners));
+        l->owners[l->nowners++] = (struct live_pid){pid, rec};
+    }
+    lr->pids = xrealloc(lr->pids, (lr->npids + 1) * sizeof(*lr->pids));
+    lr->pids[lr->npids++] = (struct live_pid){pid, to};
+    return to;
+}
+
+/* The model's pid for pid of recording ctx (a live_rec), as session.json names it. */
+static uint32_t rec_pid(void *ctx, uint32_t pid)
+{
+    const struct live_rec *lr = ctx;
+
+    for (size_t i = 0; i < lr->npids; i++)
+        if (lr->pids[i].from == pid)
+            return lr->pids[i].to;
+    return pid;
+}
+
+/* Renumber the pids of what lr's summary gained (processes are done as they are fed). */
+static void renumber(struct live *l, struct live_rec *lr, struct perfetto_summary *sum)
+{
+    for (; lr->rp_thread < sum->nthreads; lr->rp_thread++)
+        sum->threads[lr->rp_thread].pid = map_pid(l, lr, sum->threads[lr->rp_thread].pid);
+    for (; lr->rp_sample < sum->nsamples; lr->rp_sample++)
+        sum->samples[lr->rp_sample].pid = map_pid(l, lr, sum->samples[lr->rp_sample].pid);
+    for (; lr->rp_slice < sum->nslices; lr->rp_slice++)
+        sum->slices[lr->rp_slice].pid = map_pid(l, lr, sum->slices[lr->rp_slice].pid);
+    for (; lr->rp_track < sum->ntracks; lr->rp_track++)
+        sum->tracks[lr->rp_track].pid = map_pid(l, lr, sum->tracks[lr->rp_track].pid);
+}
 
 /* Start following the recording in dir (rank, or -1). */
 static void add_rec(struct live *l, const char *dir, int rank)
@@ -66,6 +128,8 @@ static void add_rec(struct live *l, const char *dir, int rank)
     lr->st = perfetto_stream_new();
     lr->r.m = l->m;
     lr->r.json = xstrdup("");
+    lr->r.pid_of = rec_pid;
+    lr->r.pid_ctx = lr;
     lr->grew_ns = model_clock_ns(CLOCK_MONOTONIC);
     l->recs = xrealloc(l->recs, (l->nrecs + 1) * sizeof(*l->recs));
     l->recs[l->nrecs++] = lr;
@@ -158,20 +222,23 @@ static int in_range(const struct model_session *s, uint64_t t)
 /* Feed what rec's summary gained since the last step into the model. */
 static void step(struct live *l, struct live_rec *lr, int recount)
 {
-    const struct perfetto_summary *sum = perfetto_stream_summary(lr->st);
+    struct perfetto_summary *sum = perfetto_stream_summary(lr->st);
     struct model_session *s = model_session(l->m);
     const char *names[1024];
     size_t from;
 
-    lr->r.trace = *sum; /* shallow: the stream owns the arrays */
     for (; lr->nproc < sum->nprocesses; lr->nproc++) {
-        const struct perfetto_read_process *p = &sum->processes[lr->nproc];
+        struct perfetto_read_process *p = &sum->processes[lr->nproc];
+        uint32_t real = p->pid;
+        p->pid = map_pid(l, lr, real);
         model_proc_start(l->m, p->pid, 0, p->name, p->name, s->start_ns);
         if (p->host[0] && !lr->host[0])
             snprintf(lr->host, sizeof(lr->host), "%s", p->host);
         if (lr->rank >= 0)
-            model_proc_set_rank(l->m, p->pid, p->rank >= 0 ? p->rank : lr->rank, lr->host, p->pid);
+            model_proc_set_rank(l->m, p->pid, p->rank >= 0 ? p->rank : lr->rank, lr->host, real);
     }
+    renumber(l, lr, sum);
+    lr->r.trace = *sum; /* shallow: the stream owns the arrays */
     for (; lr->nthread < sum->nthreads; lr->nthread++) {
         const struct perfetto_read_thread *t = &sum->threads[lr->nthread];
         model_thread_start(l->m, t->pid, t->tid, t->name, s->start_ns);
@@ -321,9 +388,11 @@ static void live_free(struct live *l)
         free(lr->r.names);
         free(lr->r.readings);
         perfetto_stream_free(lr->st);
+        free(lr->pids);
         free(lr);
     }
     free(l->recs);
+    free(l->owners);
     free(l->buf);
     model_free(l->m);
 }

@@ -31,6 +31,19 @@ check "live: the last frame counts what --replay counts (${final:-?} = ${whole:-
 check "live: the demo's split is there (demo_solve ~50 %)" \
     within "$(last_frame "$WORK/live1.txt" | hot_self demo_solve)" 50 8
 
+# two ranks with the same pids (ranks on two hosts may have them): kept apart
+mkdir -p "$WORK/dup"
+cp -r "$D" "$WORK/dup/rank-0"
+cp -r "$D" "$WORK/dup/rank-1"
+"$ROCSYS_TOP" --replay "$WORK/dup" --live -b -n 1 --rows 4 > "$WORK/dup.txt"
+both=$(samples_of < "$WORK/dup.txt")
+check "live: two ranks with the same pids count twice one (${both:-?} = 2 x $whole)" \
+    test "${both:-0}" = "$((2 * whole))"
+check "live: each of them ended with its own status" \
+    test "$(grep -c '^process .*\[exited with 0\]' "$WORK/dup.txt")" -eq 2
+rows=$(awk '/^== Ranks/{f=1; next} /^== /{f=0} f && $1 ~ /^[01]$/ {print $5}' "$WORK/dup.txt" | sort -u)
+check "live: both rows have the same samples ($rows)" test "$rows" = "$whole"
+
 # bad input: one line, exit 1
 rc=0
 "$ROCSYS_TOP" --replay "$WORK/none" --live -b 2> "$WORK/e1.txt" || rc=$?
