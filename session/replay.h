@@ -74,4 +74,16 @@ void replay_load_events(struct replay *r);
 /* The GPU readings of the trace's counter tracks, and a GPU monitor to show them. */
 void replay_load_gpu(struct replay *r);
 
+/* --replay --live's GPU gauges (replay_live_gpu.c): every host's GPUs, from the first rank
+ * seen on each, as devices "HOST GPU<i>" of a replay monitor in the model. */
+struct live_gpus;
+struct live_gpus *live_gpus_new(void);
+/* The GPU readings among recording rec's counters from *cursor on (rec: its index, host: its
+ * host); skipped when another recording of that host provides them. */
+void live_gpus_feed(struct live_gpus *g, struct model *m, int rec, const char *host,
+                    const struct perfetto_summary *sum, size_t *cursor);
+/* The range changed: the monitor shows the readings inside it again. */
+void live_gpus_recount(struct live_gpus *g, struct model *m);
+void live_gpus_free(struct live_gpus *g);
+
 #endif

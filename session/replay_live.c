@@ -52,6 +52,7 @@ struct live_rec {
     struct live_pid *pids; /* its pids that the model knows by another number, and its own */
     size_t npids;
     size_t rp_thread, rp_sample, rp_slice, rp_track; /* renumbered so far */
+    size_t ngpu;                                     /* counters looked at for GPU readings */
     char err[256];                                   /* the reader's complaint, "" if none */
 };
 
@@ -63,6 +64,7 @@ struct live {
     size_t nrecs;
     uint8_t *buf;
     size_t cap;
+    struct live_gpus *gpus;
     struct live_pid *owners; /* pid -> 1 + index of the recording that has it */
     size_t nowners;
     uint32_t next_pid; /* renumbered pids so far */
@@ -293,6 +295,8 @@ static void check_end(struct live *l, struct live_rec *lr, uint64_t now)
     free(lr->r.json);
     lr->r.json = json;
     lr->ended = 1;
+    if (!lr->host[0]) /* a recording without processes (--attach-gpu) */
+        replay_json_get_string(json, "host", lr->host, sizeof(lr->host));
     replay_end_processes(&lr->r, s->end_ns);
     replay_json_get_string(json, "mode", text, sizeof(text));
     s->mode = strcmp(text, "wall") == 0 ? "wall" : "cpu";
@@ -355,6 +359,7 @@ static void live_poll(struct live *l)
         step(l, lr, recount);
         read_output(l, lr);
         check_end(l, lr, now);
+        live_gpus_feed(l->gpus, l->m, (int)i, lr->host, perfetto_stream_summary(lr->st), &lr->ngpu);
     }
     if (recount) /* the user's range: it follows the end again when it reaches it */
         s->range_live = s->range_end_ns >= s->end_ns;
@@ -364,6 +369,8 @@ static void live_poll(struct live *l)
         s->range_live = 1;
     }
     s->range_changed = 0;
+    if (recount)
+        live_gpus_recount(l->gpus, l->m);
     for (size_t i = 0; i < l->nrecs; i++) { /* CPU % and RSS over the range, as it grew */
         struct live_rec *lr = l->recs[i];
         size_t n = perfetto_stream_summary(lr->st)->ncounters;
@@ -393,13 +400,15 @@ static void live_free(struct live *l)
     }
     free(l->recs);
     free(l->owners);
+    live_gpus_free(l->gpus);
+    gpu_monitor_stop(model_session(l->m)->gpu);
     free(l->buf);
     model_free(l->m);
 }
 
 int session_ranks_table(const char *dir, FILE *out)
 {
-    struct live l = {.dir = dir, .multi = 1};
+    struct live l = {.dir = dir, .multi = 1, .gpus = live_gpus_new()};
 
     l.m = model_new();
     model_session(l.m)->replay = 1;
@@ -413,7 +422,7 @@ int session_ranks_table(const char *dir, FILE *out)
 
 int session_replay_live(const struct inject_options *o)
 {
-    struct live l = {.dir = o->replay_dir};
+    struct live l = {.dir = o->replay_dir, .gpus = live_gpus_new()};
     char path[4096 + 32];
     struct stat sb;
     int rc = 0, frames = 0;

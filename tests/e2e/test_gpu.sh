@@ -254,6 +254,19 @@ check "replay, a range after the run: no GPU data, said so" \
     grep -q '^gpu: no GPU data in this recording between 1000.000 s and 1001.000 s' "$WORK/replay-none.txt"
 check "replay, a range after the run: no gauges" bash -c "! grep -q '^GPU0 pci=' '$WORK/replay-none.txt'"
 
+# the recording as two ranks of one host, followed live: the host's GPUs once, named by host
+mkdir -p "$WORK/ranks"
+cp -r "$D" "$WORK/ranks/rank-0"
+cp -r "$D" "$WORK/ranks/rank-1"
+rc=0
+"$ROCSYS_TOP" --replay "$WORK/ranks" --live -b -n 1 --rows 0 > "$WORK/live.txt" 2>&1 || rc=$?
+check "live, 2 ranks of one host: exit 0 (got $rc)" test "$rc" -eq 0
+check "live, 2 ranks of one host: its 2 GPUs, not 4" \
+    grep -q '^gpu: 2 devices (recording), showing 2' "$WORK/live.txt"
+check "live: the GPUs are named by host" grep -q "^GPU0 .*name=\"$(hostname) GPU0\"" "$WORK/live.txt"
+check "live: the gauges as replayed ($(gpu_line "$WORK/replay.txt" 0 | grep -o 'busy=[^ ]*'))" \
+    test "$(gpu_line "$WORK/live.txt" 0 | grep -o 'busy=[^ ]*')" = "$(gpu_line "$WORK/replay.txt" 0 | grep -o 'busy=[^ ]*')"
+
 # headless: the summary says min/mean/max
 rc=0
 timeout 120 "$ROCSYS_TOP" --attach-gpu --no-tui -n 3 -d 2 --gpu-interval 100 --record "$WORK/rec2" > "$WORK/sum.txt" 2>&1 || rc=$?
