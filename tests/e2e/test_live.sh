@@ -97,6 +97,21 @@ for r in 0 1 2 3; do
 done
 check "live MPI: the killed rank has no session.json" test ! -e "$M/rank-2/session.json"
 
+# the same job in the TUI (tmux): the Ranks view, Enter shows one rank, a shows all again
+tmux_start ranks 140 40 "$ROCSYS_TOP" --replay "$M" --live
+if wait_screen ranks 'live: 4 ranks' 15; then
+    tmux_keys ranks 9
+    check "TUI: the Ranks view lists the 4 ranks" wait_screen ranks '4 ranks on 1 host' 10
+    tmux_keys ranks Down Enter
+    check "TUI: Enter on rank 1 shows that rank's call tree" wait_screen ranks 'Call tree: rank 1 ' 10
+    tmux_keys ranks 9 a 1
+    check "TUI: a in the Ranks view shows every rank again" wait_screen ranks 'Call tree: all threads' 10
+else
+    check "TUI: the live view came up" false
+fi
+tmux_keys ranks q
+tmux_kill ranks
+
 # --merge of that job: the killed rank's torn trace does not spoil the merged one, and the
 # merged profile has the Ranks table
 rc=0
