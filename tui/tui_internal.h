@@ -202,6 +202,13 @@ extern const int tui_view_count;
     void tui_##v##_status(struct tui *t, void *st, char *buf, size_t n);                           \
     void tui_##v##_batch(FILE *out, struct model *m, int max_rows)
 
+/* printf into a segment at (y, *x), at most up to column xmax; advances *x. */
+void tui_seg(struct tui *t, int y, int *x, int xmax, unsigned int attr, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* header.c: read this frame's GPU status and return the header's lines; then draw it in r. */
+int tui_header_prepare(struct tui *t);
+void tui_header_draw(struct tui *t, const struct tui_rect *r);
+
 TUI_VIEW_DECLARE(calltree);
 TUI_VIEW_DECLARE(hot);
 TUI_VIEW_DECLARE(threads);
