@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct model;
 
@@ -55,6 +56,9 @@ struct record_end {
     int argc;
     int root_pid;
     const char *const *files; /* the recording's files (basenames), NULL-terminated */
+    /* the files left incomplete, as "FILE: reason", NULL-terminated (NULL: none); filled by
+     * record_set_close for the writers it closes after a failure (session.json, last) */
+    const char *const *incomplete;
 };
 
 struct record_writer;
@@ -66,9 +70,17 @@ struct record_writer_class {
      * model is the session's (for symbolization: model_symbolizer; tables), valid until close. */
     struct record_writer *(*open)(const char *path, struct model *m, char *err, size_t errlen);
     void (*event)(struct record_writer *w, const struct record_event *ev);
-    /* Write what is pending and close; the model holds the aggregated profile. */
-    void (*close)(struct record_writer *w, struct model *m, const struct record_end *end);
+    /* Write what is pending and close; the model holds the aggregated profile. Returns 0, or
+     * the errno of a write that failed (the file is incomplete). */
+    int (*close)(struct record_writer *w, struct model *m, const struct record_end *end);
+    /* 0, or the errno of the first write that failed so far (NULL: it writes only at close). */
+    int (*error)(struct record_writer *w);
 };
+
+/* Flush and close f: 0, or the errno of a write that failed (for the FILE-based writers). */
+int record_fclose(FILE *f);
+/* Flush f: 0, or the errno of a write that failed. */
+int record_fflush(FILE *f);
 
 /* Writers, one file each. */
 extern const struct record_writer_class record_output_log;    /* the target's full output */
@@ -100,7 +112,13 @@ struct record_set *record_set_new(void);
 int record_set_add(struct record_set *s, const struct record_writer_class *c, const char *path,
                    struct model *m, char *err, size_t errlen);
 void record_set_event(struct record_set *s, const struct record_event *ev);
-/* Close every writer (flushing what is pending) and free the set. */
-void record_set_close(struct record_set *s, struct model *m, const struct record_end *end);
+/* Whether a writer failed (a full disk, a vanished or read-only directory): 1 with "FILE:
+ * reason" in msg, once and afterwards; 0 while all is well. From the first failure on, events
+ * go to no writer: the files keep what was written (the trace stays readable up to there). */
+int record_set_check(struct record_set *s, char *msg, size_t n);
+/* Close every writer (session.json last, told which files are incomplete) and free s. Returns
+ * the number of incomplete files, the first as "FILE: reason" in msg. */
+int record_set_close(struct record_set *s, struct model *m, const struct record_end *end, char *msg,
+                     size_t n);
 
 #endif

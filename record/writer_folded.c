@@ -114,17 +114,20 @@ static void write_folded(struct record_writer *w)
     free(start);
 }
 
-static void folded_close(struct record_writer *w, struct model *m, const struct record_end *end)
+static int folded_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
+    int err;
+
     (void)end;
     if (m)
         w->m = m;
     write_folded(w);
-    fclose(w->f);
+    err = record_fclose(w->f);
     for (int i = 0; i < w->nlabels; i++)
         free(w->labels[i]);
     free(w->labels);
     free(w);
+    return err;
 }
 
 const struct record_writer_class record_stacks_folded = {

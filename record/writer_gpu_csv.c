@@ -92,13 +92,22 @@ static void csv_event(struct record_writer *w, const struct record_event *ev)
     w->row.valid |= 1u << metric;
 }
 
-static void csv_close(struct record_writer *w, struct model *m, const struct record_end *end)
+static int csv_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
+    int err;
+
     (void)m;
     (void)end;
     flush_row(w);
-    fclose(w->f);
+    err = record_fclose(w->f);
     free(w);
+    return err;
+}
+
+/* Rows so far written out (each check: a follower of the recording sees them): 0 or errno. */
+static int csv_error(struct record_writer *w)
+{
+    return record_fflush(w->f);
 }
 
 const struct record_writer_class record_gpu_csv = {
@@ -106,4 +115,5 @@ const struct record_writer_class record_gpu_csv = {
     .open = csv_open,
     .event = csv_event,
     .close = csv_close,
+    .error = csv_error,
 };

@@ -163,8 +163,10 @@ static void write_copies(FILE *f, struct model *m)
     }
 }
 
-static void csv_close(struct record_writer *w, struct model *m, const struct record_end *end)
+static int csv_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
+    int err;
+
     (void)end;
     if (w->kind == CSV_KERNELS)
         write_kernels(w->f, m);
@@ -172,13 +174,14 @@ static void csv_close(struct record_writer *w, struct model *m, const struct rec
         write_hip_api(w->f, m);
     else
         write_copies(w->f, m);
-    fclose(w->f);
+    err = record_fclose(w->f);
     free(w);
+    return err;
 }
 
-const struct record_writer_class record_kernels_csv = {"kernels-csv", kernels_open, csv_event,
-                                                       csv_close};
-const struct record_writer_class record_hip_api_csv = {"hip-api-csv", hip_api_open, csv_event,
-                                                       csv_close};
-const struct record_writer_class record_copies_csv = {"copies-csv", copies_open, csv_event,
-                                                      csv_close};
+const struct record_writer_class record_kernels_csv = {
+    .name = "kernels-csv", .open = kernels_open, .event = csv_event, .close = csv_close};
+const struct record_writer_class record_hip_api_csv = {
+    .name = "hip-api-csv", .open = hip_api_open, .event = csv_event, .close = csv_close};
+const struct record_writer_class record_copies_csv = {
+    .name = "copies-csv", .open = copies_open, .event = csv_event, .close = csv_close};

@@ -18,22 +18,25 @@
 
 struct record_writer {
     int fd;
+    int err; /* errno of the first write that failed: nothing more is written */
     struct {
         char data[WRITER_LINE_MAX];
         size_t len;
     } pending[2]; /* stdout, stderr */
 };
 
-/* Append bytes to the file, retrying short writes; a full disk loses the rest silently (the
- * Output view still shows the tail). */
+/* Append bytes to the file, retrying short writes; after a failed write (a full disk) nothing
+ * more is written and the session is told (output_error); the Output view still shows the tail. */
 static void put(struct record_writer *w, const char *p, size_t n)
 {
-    while (n > 0) {
+    while (n > 0 && !w->err) {
         ssize_t k = write(w->fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
-        if (k <= 0)
+        if (k <= 0) {
+            w->err = k < 0 ? errno : EIO;
             return;
+        }
         p += k;
         n -= (size_t)k;
     }
@@ -82,14 +85,24 @@ static void output_event(struct record_writer *w, const struct record_event *ev)
     memcpy(lb->data, buf + whole, lb->len);
 }
 
-static void output_close(struct record_writer *w, struct model *m, const struct record_end *end)
+static int output_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
+    int err;
+
     (void)m;
     (void)end;
     for (int k = 0; k < 2; k++)
         put(w, w->pending[k].data, w->pending[k].len);
-    close(w->fd);
+    if (close(w->fd) != 0 && !w->err)
+        w->err = errno;
+    err = w->err;
     free(w);
+    return err;
+}
+
+static int output_error(struct record_writer *w)
+{
+    return w->err;
 }
 
 const struct record_writer_class record_output_log = {
@@ -97,4 +110,5 @@ const struct record_writer_class record_output_log = {
     .open = output_open,
     .event = output_event,
     .close = output_close,
+    .error = output_error,
 };

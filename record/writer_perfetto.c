@@ -108,6 +108,7 @@ struct pf_pending {
 struct record_writer {
     int fd;
     int failed; /* a write failed: the rest is dropped */
+    int err;    /* its errno */
     struct model *m;
     uint32_t seq;
     int64_t boot_offset; /* BOOTTIME - MONOTONIC at open */
@@ -347,6 +348,7 @@ static void flush_out(struct record_writer *w)
             continue;
         if (k <= 0) {
             w->failed = 1;
+            w->err = k < 0 ? errno : EIO;
             break;
         }
         p += k;
@@ -943,7 +945,12 @@ static void perfetto_event(struct record_writer *w, const struct record_event *e
     }
 }
 
-static void perfetto_close(struct record_writer *w, struct model *m, const struct record_end *end)
+static int perfetto_error(struct record_writer *w)
+{
+    return w->err;
+}
+
+static int perfetto_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
     struct pb *bufs[] = {&w->out,     &w->pkt,    &w->tmp,      &w->sub,      &w->in_fn,
                          &w->in_path, &w->in_map, &w->in_frame, &w->in_stack, &w->pend_in};
@@ -952,7 +959,9 @@ static void perfetto_close(struct record_writer *w, struct model *m, const struc
     (void)end;
     reorder_flush(w, 1);
     flush_out(w);
-    close(w->fd);
+    if (close(w->fd) != 0 && !w->err)
+        w->err = errno;
+    int err = w->err;
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]->p);
     free(w->zout.p);
@@ -971,6 +980,7 @@ static void perfetto_close(struct record_writer *w, struct model *m, const struc
     free(w->stack);
     free(w->heap);
     free(w);
+    return err;
 }
 
 /* Sizes of the interning tables (frames, callstacks written) and heap buffers, for tests. */
@@ -992,4 +1002,5 @@ const struct record_writer_class record_perfetto = {
     .open = perfetto_open,
     .event = perfetto_event,
     .close = perfetto_close,
+    .error = perfetto_error,
 };

@@ -102,16 +102,19 @@ static void session_event(struct record_writer *w, const struct record_event *ev
     (void)ev;
 }
 
-static void session_close(struct record_writer *w, struct model *m, const struct record_end *end)
+static int session_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
     struct model_session *s = model_session(m);
     char host[256] = "";
     char tmp[4096 + 8];
+    int err = 0;
 
     snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
     w->f = fopen(tmp, "we");
-    if (!w->f)
+    if (!w->f) {
+        err = errno;
         goto out;
+    }
     gethostname(host, sizeof(host) - 1);
     FILE *f = w->f;
     fprintf(f, "{\n  \"tool\": \"rocsys-top\",\n  \"version\": ");
@@ -179,14 +182,22 @@ static void session_close(struct record_writer *w, struct model *m, const struct
         fprintf(f, "%s", i ? ", " : "");
         json_str(f, end->files[i]);
     }
+    fprintf(f, "],\n  \"complete\": %s,\n  \"incomplete_files\": [",
+            end && end->incomplete && end->incomplete[0] ? "false" : "true");
+    for (int i = 0; end && end->incomplete && end->incomplete[i]; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        json_str(f, end->incomplete[i]);
+    }
     fprintf(f, "]\n}\n");
-    if (fclose(w->f) == 0)
-        rename(tmp, w->path); /* complete or absent, never half written */
-    else
+    err = record_fclose(w->f);
+    if (!err && rename(tmp, w->path) != 0) /* complete or absent, never half written */
+        err = errno;
+    if (err)
         unlink(tmp);
 out:
     free(w->path);
     free(w);
+    return err;
 }
 
 const struct record_writer_class record_session_json = {

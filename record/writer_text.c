@@ -366,12 +366,15 @@ static void profile_counters(struct record_writer *w)
     free(w->ctr);
 }
 
-static void text_close(struct record_writer *w, struct model *m, const struct record_end *end)
+static int text_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
+    int err;
+
     write_profile(w->f, m ? m : w->m, end);
     profile_counters(w);
-    fclose(w->f);
+    err = record_fclose(w->f);
     free(w);
+    return err;
 }
 
 const struct record_writer_class record_profile_txt = {

@@ -284,7 +284,12 @@ out:
                              .status_text = "GPU monitoring ended",
                              .ended_by = a.ended_by ? a.ended_by : "?",
                              .files = a.files};
-    record_set_close(a.rec, a.m, &end);
+    char lost[192];
+    if (record_set_close(a.rec, a.m, &end, lost, sizeof(lost)) > 0) {
+        fprintf(stderr, "rocsys-top: the recording is incomplete: %s\n", lost);
+        if (rc == 0)
+            rc = 74; /* EX_IOERR */
+    }
     if (a.headless && rc == 0)
         print_gpu_summary(&a);
     gpu_monitor_stop(a.gpu);

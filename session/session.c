@@ -226,8 +226,12 @@ static void update_stats(struct session *s)
         ms->frontend_cpu_pct =
             100.0 * (double)(model_self_cpu_ns() - s->start_cpu_ns) / (double)wall;
     /* the notice says what keeps samples from being taken, derived from the facts of now */
-    if (s->tr.hdr && s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 &&
-        ms->samples == 0)
+    if (s->rec_failed[0] || record_set_check(s->rec, s->rec_failed, sizeof(s->rec_failed)))
+        snprintf(ms->notice, sizeof(ms->notice),
+                 "RECORDING STOPPED: %.180s: what was written so far is kept; exit status 74",
+                 s->rec_failed);
+    else if (s->tr.hdr && s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 &&
+             ms->samples == 0)
         snprintf(ms->notice, sizeof(ms->notice),
                  "the collector never started in the target: LD_PRELOAD was ignored or "
                  "removed (no samples)");
@@ -714,7 +718,14 @@ out:
         session_gpu_record(model_session(s.m)->gpu, s.rec);
     if (s.m) /* GPU slices still waiting for a kernel name: written with what is known */
         session_kernels_flush(s.m, s.rec, 1);
-    record_set_close(s.rec, s.m, &end);
+    char lost[192];
+    if (record_set_close(s.rec, s.m, &end, lost, sizeof(lost)) > 0) {
+        fprintf(stderr, "rocsys-top: the %s is incomplete: %s\n",
+                o->record_dir ? "recording" : "output log", lost);
+        if (rc == 0) /* a run that lost data never looks like one that succeeded */
+            rc = 74; /* EX_IOERR */
+    }
+    s.rec = NULL;
     /* our own log in $TMPDIR is kept only when the TUI told the user where it is */
     if (s.log_is_temp && (s.batch || s.hangup || s.target.pid <= 0))
         unlink(s.log_path);

@@ -42,7 +42,8 @@ struct session {
     char shm_path[256];
     struct inject_target target;
     char log_path[2048];
-    int log_is_temp; /* log_path is rocsys-top's own file in $TMPDIR (removed after -b) */
+    char rec_failed[192]; /* "FILE: reason" of the first writer that failed, "" while none */
+    int log_is_temp;      /* log_path is rocsys-top's own file in $TMPDIR (removed after -b) */
     int sig_fd;
     struct tui *tui;
     int batch;

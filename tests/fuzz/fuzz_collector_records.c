@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(s.def);
     free(s.inst);
     session_context_free(s.ctx);
-    record_set_close(s.rec, s.m, NULL);
+    record_set_close(s.rec, s.m, NULL, NULL, 0);
     model_free(s.m);
     return 0;
 }

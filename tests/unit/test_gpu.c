@@ -268,7 +268,7 @@ static void test_csv(void)
     counter(rs, 1500000000ull, "GPU1 busy", "%", 11);
     counter(rs, 2500000000ull, "GPU0 busy", "%", 77);
     counter(rs, 2500000000ull, "cpu of pid", "%", 5); /* not a GPU track: ignored */
-    record_set_close(rs, m, NULL);
+    CHECK(record_set_close(rs, m, NULL, NULL, 0) == 0);
     f = fopen(path, "r");
     CHECK(f != NULL);
     if (f) {
