@@ -259,6 +259,9 @@ void tui_func_location(struct model *m, int func, char *buf, size_t n);
 int tui_replay_no_data(struct model *m, const char *what, char *buf, size_t n);
 /* "all threads, since start" / "thread worker (tid 12), last 10s". */
 void tui_filter_desc(struct model *m, const struct model_filter *f, char *buf, size_t n);
+/* Whether thread (an index of the thread table) belongs to the rank f keeps (f->only_rank;
+ * every thread when 0). */
+int tui_thread_in_rank(struct model *m, const struct model_filter *f, int thread);
 
 /* ---- drawing helpers (tui.c) ---- */
 

@@ -295,3 +295,11 @@ void tui_list_fit(struct tui_list *l, int count, int page)
     if (l->sel >= l->top + page)
         l->top = l->sel - page + 1;
 }
+
+int tui_thread_in_rank(struct model *m, const struct model_filter *f, int thread)
+{
+    const struct model_thread *th = model_thread_at(m, thread);
+    const struct model_process *p = th ? model_process_find(m, th->pid) : NULL;
+
+    return !f->only_rank || (p && p->rank == f->only_rank - 1);
+}

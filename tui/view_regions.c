@@ -60,15 +60,16 @@ static int row_cmp(const void *a, const void *b, void *arg)
     return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
-/* A snapshot of the statistics, filtered by thread (-1: all) and sorted; *count rows. */
-static struct model_region_stats *snapshot(struct model *m, int thread, int sort, int *count)
+/* A snapshot of the statistics, filtered by f's thread (or rank) and sorted; *count rows. */
+static struct model_region_stats *snapshot(struct model *m, const struct model_filter *f, int sort,
+                                           int *count)
 {
     int n, k = 0;
     const struct model_region_stats *s = model_regions_stats(m, &n);
     struct model_region_stats *rows = xcalloc((size_t)n + 1, sizeof(*rows));
 
     for (int i = 0; i < n; i++)
-        if (thread < 0 || s[i].thread == thread)
+        if ((f->thread < 0 || s[i].thread == f->thread) && tui_thread_in_rank(m, f, s[i].thread))
             rows[k++] = s[i];
     qsort_r(rows, (size_t)k, sizeof(*rows), row_cmp, &sort);
     *count = k;
@@ -80,7 +81,7 @@ void tui_regions_rebuild(struct tui *t, void *st)
     struct regions_view *v = st;
 
     free(v->rows);
-    v->rows = snapshot(t->m, t->filter.thread, v->sort, &v->count);
+    v->rows = snapshot(t->m, &t->filter, v->sort, &v->count);
     model_regions_summary(t->m, &v->sum);
     tui_list_fit(&v->list, v->count, tui_page_rows(t));
 }
@@ -202,7 +203,8 @@ void tui_regions_batch(FILE *out, struct model *m, int max_rows)
     struct model_regions_summary sum;
     char text[256], name[1024];
     int n;
-    struct model_region_stats *rows = snapshot(m, -1, SORT_NAME, &n);
+    const struct model_filter all = {.thread = -1};
+    struct model_region_stats *rows = snapshot(m, &all, SORT_NAME, &n);
 
     model_regions_summary(m, &sum);
     summary_text(&sum, text, sizeof(text));

@@ -92,10 +92,12 @@ void tui_threads_rebuild(struct tui *t, void *st)
         v->cap = n;
         v->rows = xrealloc(v->rows, (size_t)n * sizeof(*v->rows));
     }
-    v->count = n;
-    for (int i = 0; i < n; i++) {
-        v->rows[i].th = *model_thread_at(t->m, i);
-        v->rows[i].index = i;
+    v->count = 0;
+    for (int i = 0; i < n; i++) { /* the threads of the rank shown (Ranks view), or all */
+        if (!tui_thread_in_rank(t->m, &t->filter, i))
+            continue;
+        v->rows[v->count].th = *model_thread_at(t->m, i);
+        v->rows[v->count++].index = i;
     }
     v->window = t->filter.window;
     resort(t, v);

@@ -104,6 +104,8 @@ if wait_screen ranks 'live: 4 ranks' 15; then
     check "TUI: the Ranks view lists the 4 ranks" wait_screen ranks '4 ranks on 1 host' 10
     tmux_keys ranks Down Enter
     check "TUI: Enter on rank 1 shows that rank's call tree" wait_screen ranks 'Call tree: rank 1 ' 10
+    tmux_keys ranks 3
+    check "TUI: ... and only its 4 threads in the Threads view" wait_screen ranks 'Threads: 4 \(' 10
     tmux_keys ranks 9 a 1
     check "TUI: a in the Ranks view shows every rank again" wait_screen ranks 'Call tree: all threads' 10
 else
