@@ -2,9 +2,11 @@
 #include "record.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/model.h"
 
@@ -31,6 +33,21 @@ struct record_set {
     int n;
     int stopped; /* a writer failed: no more events */
 };
+
+int record_open(const char *path, int nofollow)
+{
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0600);
+}
+
+FILE *record_fopen(const char *path)
+{
+    int fd = record_open(path, 1);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+    if (fd >= 0 && !f)
+        close(fd);
+    return f;
+}
 
 int record_fflush(FILE *f)
 {

@@ -77,6 +77,11 @@ struct record_writer_class {
     int (*error)(struct record_writer *w);
 };
 
+/* Create (or empty) a recording file: mode 0600 (less if the umask says so), not through a
+ * symbolic link when nofollow (every file of a recording directory). Returns the fd or -1. */
+int record_open(const char *path, int nofollow);
+/* The same as a stdio stream (nofollow), or NULL with errno set. */
+FILE *record_fopen(const char *path);
 /* Flush and close f: 0, or the errno of a write that failed (for the FILE-based writers). */
 int record_fclose(FILE *f);
 /* Flush f: 0, or the errno of a write that failed. */

@@ -31,7 +31,7 @@ static struct record_writer *csv_open(const char *path, struct model *m, char *e
 {
     struct record_writer *w = xcalloc(1, sizeof(*w));
 
-    w->f = fopen(path, "we");
+    w->f = record_fopen(path);
     if (!w->f) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);

@@ -36,7 +36,7 @@ static struct record_writer *csv_open(const char *path, enum csv_kind kind, char
                                       size_t errlen)
 {
     struct record_writer *w;
-    FILE *f = fopen(path, "w");
+    FILE *f = record_fopen(path);
 
     if (!f) {
         snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));

@@ -48,7 +48,7 @@ static struct record_writer *output_open(const char *path, struct model *m, char
     (void)m;
     struct record_writer *w = xcalloc(1, sizeof(*w));
 
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    w->fd = record_open(path, 0); /* (--output-log may name a link on purpose) */
     if (w->fd < 0) {
         snprintf(err, errlen, "cannot write the output log %s: %s", path, strerror(errno));
         free(w);

@@ -869,7 +869,7 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     struct record_writer *w = xcalloc(1, sizeof(*w));
     uint64_t mono, boot;
 
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    w->fd = record_open(path, 1);
     if (w->fd < 0) {
         snprintf(err, errlen, "cannot write the Perfetto trace %s: %s", path, strerror(errno));
         free(w);

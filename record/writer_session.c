@@ -82,7 +82,7 @@ static struct record_writer *session_open(const char *path, struct model *m, cha
     struct record_writer *w = xcalloc(1, sizeof(*w));
     (void)m;
     /* the file is created at the end; check now that it can be */
-    FILE *probe = fopen(path, "we");
+    FILE *probe = record_fopen(path);
     if (!probe) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);
@@ -110,7 +110,7 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
     int err = 0;
 
     snprintf(tmp, sizeof(tmp), "%s.tmp", w->path);
-    w->f = fopen(tmp, "we");
+    w->f = record_fopen(tmp);
     if (!w->f) {
         err = errno;
         goto out;

@@ -306,7 +306,7 @@ static struct record_writer *profile_open(const char *path, struct model *m, cha
                                           size_t errlen)
 {
     struct record_writer *w = xcalloc(1, sizeof(*w));
-    w->f = fopen(path, "we");
+    w->f = record_fopen(path);
     if (!w->f) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);

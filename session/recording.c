@@ -13,12 +13,25 @@
 #include "model/model.h"
 #include "record/record.h"
 
-/* Create directory dir unless it exists. */
+/* Create directory dir (0700: the recording is the user's) unless it exists; an existing one
+ * must be a directory of this user (another user's could hold links planted for us). */
 static int make_dir(const char *dir, char *err, size_t errlen)
 {
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    struct stat st;
+
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create the recording directory %.400s: %s", dir,
                  strerror(errno));
+        return -1;
+    }
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "the recording directory %.400s is not a directory", dir);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(err, errlen,
+                 "the recording directory %.400s belongs to user %u, not to you (%u): refused", dir,
+                 (unsigned)st.st_uid, (unsigned)geteuid());
         return -1;
     }
     return 0;

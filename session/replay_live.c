@@ -422,7 +422,7 @@ int session_ranks_table(const char *dir, FILE *out)
 
 int session_replay_live(const struct inject_options *o)
 {
-    struct live l = {.dir = o->replay_dir, .gpus = live_gpus_new()};
+    struct live l = {.dir = o->replay_dir};
     char path[4096 + 32];
     struct stat sb;
     int rc = 0, frames = 0;
@@ -435,6 +435,7 @@ int session_replay_live(const struct inject_options *o)
     snprintf(path, sizeof(path), "%s/trace.pftrace", o->replay_dir);
     l.multi = access(path, F_OK) != 0; /* a parent of rank-N directories (maybe none yet) */
     l.m = model_new();
+    l.gpus = live_gpus_new();
     model_session(l.m)->replay = 1;
     model_session(l.m)->range_live = 1; /* the whole run, as it grows */
     snprintf(model_session(l.m)->target, sizeof(model_session(l.m)->target), "%s", o->replay_dir);

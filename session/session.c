@@ -698,7 +698,10 @@ started:
 out:
     if (s.tui)
         tui_close(s.tui);
-    if (!s.batch && !s.headless && s.rec && !s.hangup && s.target.pid > 0 && !s.attached)
+    /* our own log in $TMPDIR is removed when the target ended well, kept (and said) if not */
+    int keep_log = s.log_is_temp && s.target.pid > 0 && s.exit_status != 0;
+    if (s.rec && !s.hangup && s.target.pid > 0 && !s.attached &&
+        (keep_log || (!s.log_is_temp && !s.batch && !s.headless)))
         fprintf(stderr, "rocsys-top: %s; the target's output is in %s\n",
                 model_session(s.m)->status_text, s.log_path);
     if (s.target.out_fd >= 0)
@@ -726,8 +729,7 @@ out:
             rc = 74; /* EX_IOERR */
     }
     s.rec = NULL;
-    /* our own log in $TMPDIR is kept only when the TUI told the user where it is */
-    if (s.log_is_temp && (s.batch || s.hangup || s.target.pid <= 0))
+    if (s.log_is_temp && !keep_log)
         unlink(s.log_path);
     if (s.headless && s.target.pid > 0)
         session_print_summary(&s);
