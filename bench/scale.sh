@@ -7,8 +7,9 @@
 #
 # Cases (DISTINCT:SECONDS:RATE), settable with BENCH_SCALE_CASES:
 #   10000:6:10000 100000:12:10000 1000000:40:10000   distinct stacks 10k, 100k, 1M
-#   1000:60:10000                                     a long run: 60 s at 10 kHz, the samples
-#                                                     of 10 minutes at 1 kHz, few stacks
+#   1000:60:1000                                      a minute at the default rate
+#   1000:360:10000                                    an hour of 1 kHz samples (2 threads, 7
+#                                                     million) compressed into 6 minutes
 #   100000:60:1000                                    100k paths at the default rate
 # BENCH_ENGINE (default: rocsys-top's choice) is passed as --engine.
 # Per case: stacks seen (lines of stacks.folded, one per thread and stack), samples, peak RSS
@@ -23,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 
 bench_args "BUILD_DIR" 1 1 "$@"
-read -r -a cases <<<"${BENCH_SCALE_CASES:-10000:6:10000 100000:12:10000 1000000:40:10000 1000:60:10000 100000:60:1000}"
+read -r -a cases <<<"${BENCH_SCALE_CASES:-10000:6:10000 100000:12:10000 1000000:40:10000 1000:60:1000 1000:360:10000 100000:60:1000}"
 engine=()
 [[ -n ${BENCH_ENGINE:-} ]] && engine=(--engine "$BENCH_ENGINE")
 many=$(find_program "$build" tp_many_stacks)

@@ -90,6 +90,10 @@ int collector_thread_claim_late(struct collector_thread *ts);
 
 /* sampler.c */
 int collector_sampler_install(void);
+/* The program's sigaction of the sampling signal once ours holds it: its handler is kept
+ * aside, called for every use of the signal that is not ours, and read back as set; returns 1
+ * (done), or 0 for any other signal. AS-safe. */
+int collector_sampler_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* Create and arm the calling thread's timer (ts->tid must be set). Returns 0 or -errno. */
 int collector_sampler_start_thread(struct collector_thread *ts);
 /* Run libunwind once in normal context, so that its per-thread set-up (pthread keys, mmap)

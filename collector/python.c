@@ -729,14 +729,18 @@ static int guard_install(void)
 }
 
 /* sigaction, interposed: while the guard is installed, the program's SIGSEGV and SIGBUS
- * handlers are kept here (and called for its faults) instead of replacing the guard; what it
- * reads back is what it set. Every other call goes to libc unchanged. */
+ * handlers are kept here (and called for its faults) instead of replacing the guard, and the
+ * program's handler of the sampling signal is kept by the sampler (a program that took the
+ * signal over would stop the sampling without a word); what it reads back is what it set.
+ * Every other call goes to libc unchanged. */
 COLLECTOR_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     struct sigaction *app;
 
     if (!real_sigaction)
         *(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
+    if (collector_sampler_sigaction(sig, act, old))
+        return 0; /* the sampling signal: kept aside by the sampler */
     if (!py.guard || (sig != SIGSEGV && sig != SIGBUS))
         return real_sigaction ? real_sigaction(sig, act, old) : (errno = ENOSYS, -1);
     app = sig == SIGSEGV ? &py.app_segv : &py.app_bus;

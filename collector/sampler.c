@@ -18,8 +18,11 @@
 #define UNW_LOCAL_ONLY
 #include "collector.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <libunwind.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
@@ -71,7 +74,40 @@ static uint32_t unwind(void *ucontext, uint64_t *frames, uint32_t max, int *trun
     return out;
 }
 
-static struct sigaction previous; /* the signal's handler before ours */
+static struct sigaction previous; /* the signal's handler before ours, or the program's since */
+static int sampling_installed;    /* our handler holds the sampling signal */
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction;
+
+/* libc's sigaction (python.c's interposed one stands in front of it). */
+static int libc_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (!real_sigaction)
+        real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    if (!real_sigaction) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return real_sigaction(sig, act, old);
+}
+
+int collector_sampler_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    sigset_t one, saved;
+
+    if (!sampling_installed || sig != collector_g.signo)
+        return 0;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_BLOCK, &one, &saved);      /* the handler reads previous */
+    struct sigaction next = act ? *act : previous; /* act and old may be the same */
+    if (old)
+        *old = previous;
+    previous = next;
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    return 1;
+}
 
 /* Pass a signal that is not ours to the handler that was installed before ours. */
 static void chain(int sig, siginfo_t *si, void *ucontext)
@@ -262,8 +298,9 @@ int collector_sampler_install(void)
     sigdelset(&sa.sa_mask, SIGILL);
     sigdelset(&sa.sa_mask, SIGFPE);
     sigdelset(&sa.sa_mask, SIGTRAP);
-    if (sigaction(collector_g.signo, &sa, &previous) != 0)
+    if (libc_sigaction(collector_g.signo, &sa, &previous) != 0)
         return -errno;
+    sampling_installed = 1;
     return 0;
 }
 

@@ -152,6 +152,8 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
     json_str(f, end && end->status_text ? end->status_text : "");
     fprintf(f, ",\n  \"ended_by\": ");
     json_str(f, end && end->ended_by ? end->ended_by : "");
+    fprintf(f, ",\n  \"notice\": "); /* what the header said last: why something is missing */
+    json_str(f, s->notice);
     fprintf(f, ",\n  \"sampling\": {\"mode\": ");
     json_str(f, s->mode);
     fprintf(f, ", \"freq_hz\": %d, \"timer\": ", s->freq_hz);
