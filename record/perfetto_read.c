@@ -439,7 +439,7 @@ static void parse_process_label(struct perfetto_read_process *proc, const uint8_
     char text[160];
     const char *h, *rk;
 
-    if (n >= sizeof(text))
+    if (!p || n >= sizeof(text)) /* (a label sent as a varint has no bytes) */
         return;
     memcpy(text, p, n);
     text[n] = '\0';
