@@ -53,6 +53,7 @@ struct live_rec {
     size_t npids;
     size_t rp_thread, rp_sample, rp_slice, rp_track; /* renumbered so far */
     size_t ngpu;                                     /* counters looked at for GPU readings */
+    size_t events_cap;                               /* of r.events */
     char err[256];                                   /* the reader's complaint, "" if none */
 };
 
@@ -265,7 +266,7 @@ static void step(struct live *l, struct live_rec *lr, int recount)
         struct replay_event e;
         if (!replay_decode_slice(&lr->r, &sum->slices[lr->nslice], &e))
             continue;
-        lr->r.events = xrealloc(lr->r.events, (lr->r.nevents + 1) * sizeof(*lr->r.events));
+        xgrow(&lr->r.events, &lr->events_cap, lr->r.nevents + 1, sizeof(*lr->r.events));
         lr->r.events[lr->r.nevents++] = e;
         if (!recount && (s->range_live || in_range(s, e.start_ns)))
             replay_feed_event(l->m, &e);
