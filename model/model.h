@@ -323,10 +323,6 @@ uint64_t model_blocked_frame(struct model *m, uint32_t pid, uint64_t leaf_pc, in
 
 /* Functions a stack keeps at most (deeper ones lose their middle: root and leaf side stay). */
 #define MODEL_MAX_STACK 1024
-/* The function ids of a sample the model already counted (every address resolved), root first,
- * Python frames merged as in the call trees; returns how many (at most max). */
-uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
-                            uint32_t *out, uint32_t max);
 
 /* ---- Python (model/python.c) ----
  * Python frames are functions of module model_python_module ("[python]"): name = qualified

@@ -416,20 +416,6 @@ static int all_resolve(struct model *m, uint32_t pid, const uint64_t *frames, ui
     return 1;
 }
 
-uint32_t model_sample_funcs(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
-                            uint32_t *out, uint32_t max)
-{
-    uint32_t seq[MAX_SEQ], len;
-
-    if (!all_resolve(m, pid, frames, n, 1))
-        return 0;
-    len = resolved_seq(m, pid, frames, n, seq);
-    if (len > max)
-        len = max;
-    memcpy(out, seq, len * sizeof(*seq));
-    return len;
-}
-
 uint32_t model_sample_path(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n)
 {
     uint32_t seq[MAX_SEQ], len;

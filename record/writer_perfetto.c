@@ -71,7 +71,6 @@
 #define PF_CHUNK       65536 /* write the buffer out once it holds this much */
 #define PF_ZLIB_LEVEL  1     /* deflate level of each chunk (fast; see docs/performance.md) */
 #define PF_FLUSH_NS    1000000000ull /* and at least once a second of trace time */
-#define PF_MAX_INLINE  16            /* source frames per address */
 #define PF_MAX_REPEAT  64            /* heaviest weight written as repeated samples */
 #define PF_SEQ_CLEARED 1
 #define PF_SEQ_NEEDS   2

@@ -41,8 +41,11 @@ static inline uint64_t fixture_at(void (*f)(void))
     return (uint64_t)(uintptr_t)f + 4;
 }
 
-/* dl_iterate_phdr callback: report this executable to the model (data) as FIXTURE_PID's main
- * module. */
+/* The process fixture_add_self reports the executable to (tests with several processes set it). */
+static uint32_t fixture_module_pid = FIXTURE_PID;
+
+/* dl_iterate_phdr callback: report this executable to the model (data) as the main module of
+ * fixture_module_pid (FIXTURE_PID unless a test set another). */
 static inline int fixture_add_self(struct dl_phdr_info *info, size_t size, void *data)
 {
     struct model *m = data;
@@ -60,7 +63,7 @@ static inline int fixture_add_self(struct dl_phdr_info *info, size_t size, void 
             if (a + info->dlpi_phdr[i].p_memsz > hi)
                 hi = a + info->dlpi_phdr[i].p_memsz;
         }
-    model_module(m, FIXTURE_PID, exe, info->dlpi_addr, lo, hi, NULL, 0);
+    model_module(m, fixture_module_pid, exe, info->dlpi_addr, lo, hi, NULL, 0);
     return 1; /* the first object is the executable */
 }
 

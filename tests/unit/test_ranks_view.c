@@ -17,38 +17,14 @@
 
 #define MS 1000000ull
 
-static uint32_t module_pid; /* the process add_self reports the executable to */
-
-/* dl_iterate_phdr callback: this executable as module_pid's main module. */
-static int add_self(struct dl_phdr_info *info, size_t size, void *data)
-{
-    struct model *m = data;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    uint64_t lo = UINT64_MAX, hi = 0;
-
-    (void)size;
-    exe[n > 0 ? n : 0] = '\0';
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
-            uint64_t a = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-            if (a < lo)
-                lo = a;
-            if (a + info->dlpi_phdr[i].p_memsz > hi)
-                hi = a + info->dlpi_phdr[i].p_memsz;
-        }
-    model_module(m, module_pid, exe, info->dlpi_addr, lo, hi, NULL, 0);
-    return 1;
-}
-
 /* A process of rank on host with one thread (tid = pid) named "main". */
 static void add_rank_proc(struct model *m, uint32_t pid, int rank, const char *host,
                           uint32_t real_pid)
 {
     model_proc_start(m, pid, 1, "/bin/solver", "solver --n 64", FIXTURE_SEC);
     model_proc_set_rank(m, pid, rank, host, real_pid);
-    module_pid = pid;
-    dl_iterate_phdr(add_self, m);
+    fixture_module_pid = pid;
+    dl_iterate_phdr(fixture_add_self, m);
     model_thread_start(m, pid, pid, "main", FIXTURE_SEC);
 }
 
