@@ -37,7 +37,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 4
+#define ROCSYS_PROTOCOL_VERSION 5
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -121,6 +121,7 @@ enum rocsys_rec_type {
     ROCSYS_REC_PAD = 0x0000,          /* filler up to the end of the data area */
     ROCSYS_REC_PROC_START = 0x0001,   /* struct rocsys_rec_proc_start */
     ROCSYS_REC_PROC_EXIT = 0x0002,    /* struct rocsys_rec_proc_exit */
+    ROCSYS_REC_PROC_EXEC = 0x0003,    /* struct rocsys_rec_proc_exec */
     ROCSYS_REC_THREAD_START = 0x0010, /* struct rocsys_rec_thread */
     ROCSYS_REC_THREAD_NAME = 0x0011,  /* struct rocsys_rec_thread */
     ROCSYS_REC_THREAD_EXIT = 0x0012,  /* struct rocsys_rec_thread */
@@ -162,6 +163,21 @@ struct rocsys_rec_proc_exit {
     uint32_t pid;
     uint32_t instance;
     uint64_t time_ns;
+};
+
+/* PROC_EXEC: a process is about to run a program that the collector will not be in (exec of
+ * the calling process, or a child started by posix_spawn or in a vfork child), and why; or,
+ * with reason 0, that such an exec failed and the process goes on with the collector. */
+struct rocsys_rec_proc_exec {
+    struct rocsys_rec_header h;
+    uint32_t pid;      /* the process that runs the program */
+    uint32_t ppid;     /* its parent */
+    uint32_t reason;   /* enum rocsys_progcheck (collector/progcheck.h); 0: exec failed */
+    uint32_t path_len; /* bytes of the program's path following, no NUL */
+    uint64_t time_ns;  /* CLOCK_MONOTONIC */
+    uint32_t argv_len; /* bytes of NUL-separated argv following the path */
+    uint32_t pad;
+    /* char path[path_len]; char argv[argv_len]; padding to 8 */
 };
 
 /* THREAD_START / THREAD_NAME / THREAD_EXIT. */

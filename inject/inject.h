@@ -20,6 +20,7 @@ struct inject_options {
     int python;             /* --python: INJECT_PYTHON_ON, _NATIVE or _OFF */
     int use_stdin;          /* --stdin: the target reads our stdin */
     int color;              /* --no-color turns it off */
+    int no_mouse;           /* --no-mouse: clicks and the wheel stay the terminal's */
     int max_rows;           /* --rows: rows per view in batch frames, 0 = all */
     double profile_min_pct; /* --profile-min: profile.txt's pruning threshold, % */
     const char *output_log; /* --output-log FILE */
@@ -30,6 +31,7 @@ struct inject_options {
     const char *replay_dir; /* --replay DIR: show a recording */
     const char *range;      /* --range START:END: the part of a replayed run (seconds) */
     int live;               /* --live: follow the replayed recording(s) as they are written */
+    const char *diff_dir;   /* --diff OLD: compare the replayed recording with OLD */
     int attach_gpu;         /* --attach-gpu: no target, the GPU dashboard */
     const char *pids;       /* -p PID[,PID...]: attach to running processes */
     int gpu_interval_ms;    /* --gpu-interval: GPU sampling interval, 0 = no GPU monitoring */
@@ -56,8 +58,6 @@ struct inject_program {
 };
 /* Resolve name like execvp and check that the collector can be injected into it. */
 void inject_check_program(const char *name, struct inject_program *out);
-/* Inspect an ELF file: 1 = dynamically linked, 0 = static, -1 = not ELF. */
-int inject_elf_is_dynamic(const char *path);
 
 /* Find librocsys-collector.so next to the executable (build tree or install prefix). */
 int inject_find_collector(char *buf, size_t cap);

@@ -4,9 +4,9 @@
  * captured. */
 #define _GNU_SOURCE
 #include "inject.h"
+#include "collector/progcheck.h"
 #include "collector/protocol.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,92 +21,14 @@
 #define COLLECTOR_NAME "librocsys-collector.so"
 #define PYTHON_MODULE  "rocsys/__init__.py" /* under the python directory */
 
-int inject_elf_is_dynamic(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int rc = -1;
-    Elf64_Ehdr eh;
-
-    if (fd < 0)
-        return -1;
-    if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-        memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh.e_phentsize != sizeof(Elf64_Phdr))
-        goto out;
-    rc = 0;
-    for (int i = 0; i < eh.e_phnum; i++) {
-        Elf64_Phdr ph;
-        if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph))) !=
-            (ssize_t)sizeof(ph))
-            break;
-        if (ph.p_type == PT_INTERP) {
-            rc = 1;
-            break;
-        }
-    }
-out:
-    close(fd);
-    return rc;
-}
-
-/* Resolve name through PATH (when it has no '/'); returns 0 or errno of the best failure. */
-static int resolve(const char *name, char *out, size_t cap)
-{
-    const char *path = getenv("PATH");
-    int best = ENOENT;
-
-    if (strchr(name, '/')) {
-        snprintf(out, cap, "%s", name);
-        return access(out, F_OK) == 0 ? 0 : errno;
-    }
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        size_t len = strcspn(path, ":");
-        struct stat st;
-        snprintf(out, cap, "%.*s/%s", (int)len, len ? path : ".", name);
-        if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (access(out, X_OK) == 0)
-                return 0;
-            best = EACCES;
-        }
-        path += len;
-        if (*path == ':')
-            path++;
-    }
-    return best;
-}
-
-/* The interpreter of a "#!" script, or "" if path is not a script. */
-static void script_interpreter(const char *path, char *out, size_t cap)
-{
-    char buf[512];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n;
-
-    out[0] = '\0';
-    if (fd < 0)
-        return;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n < 3 || buf[0] != '#' || buf[1] != '!')
-        return;
-    buf[n] = '\0';
-    char *p = buf + 2;
-    while (*p == ' ' || *p == '\t')
-        p++;
-    size_t len = strcspn(p, " \t\r\n");
-    snprintf(out, cap, "%.*s", (int)len, p);
-}
-
 void inject_check_program(const char *name, struct inject_program *out)
 {
     struct stat st;
     int e;
-    char interp[512];
+    char checked[4096];
 
     memset(out, 0, sizeof(*out));
-    e = resolve(name, out->path, sizeof(out->path));
+    e = rocsys_progcheck_resolve(name, getenv("PATH"), out->path, sizeof(out->path));
     if (e == ENOENT || e == ENOTDIR) {
         out->exit_code = 127;
         snprintf(out->error, sizeof(out->error), "%s: command not found", name);
@@ -127,24 +49,24 @@ void inject_check_program(const char *name, struct inject_program *out)
         snprintf(out->error, sizeof(out->error), "%s: permission denied (not executable)", name);
         return;
     }
-    if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-        ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+    switch (rocsys_progcheck_inspect(out->path, checked, sizeof(checked))) {
+    case ROCSYS_PROG_SECURE:
         out->exit_code = 1;
         snprintf(out->error, sizeof(out->error),
                  "%.200s is setuid/setgid: the dynamic loader ignores LD_PRELOAD for it, so it "
                  "cannot be profiled (run a non-setuid copy)",
                  name);
-        return;
-    }
-    script_interpreter(out->path, interp, sizeof(interp));
-    const char *elf = interp[0] ? interp : out->path;
-    if (inject_elf_is_dynamic(elf) == 0) {
+        break;
+    case ROCSYS_PROG_STATIC:
         out->exit_code = 1;
         out->is_static = 1;
         snprintf(out->error, sizeof(out->error),
                  "%.200s is statically linked: there is no dynamic loader to inject the collector "
                  "into it; relink it dynamically to profile it",
-                 elf);
+                 checked);
+        break;
+    default:
+        break;
     }
 }
 

@@ -140,6 +140,7 @@ struct model_process {
     uint64_t gpu_kernel_ns;  /* GPU time of its timed kernel dispatches (since the counts were
                                 last cleared: the replayed range) */
     uint64_t gpu_dispatches; /* its kernel dispatches, timed or not */
+    char no_collector[96];   /* why its program runs without the collector ("": it has it) */
 };
 
 struct model_thread {
@@ -280,6 +281,11 @@ void model_proc_start(struct model *m, uint32_t pid, uint32_t ppid, const char *
  * (ignored once a precise status is known). */
 void model_proc_end(struct model *m, uint32_t pid, enum model_proc_state how, int code,
                     uint64_t time_ns);
+/* Process pid runs a program without the collector, for reason why ("" clears it: an exec
+ * announced so failed). */
+void model_proc_set_no_collector(struct model *m, uint32_t pid, const char *why);
+/* Processes whose program runs without the collector; *first (may be NULL) gets the first. */
+int model_proc_no_collector_count(const struct model *m, const struct model_process **first);
 struct rusage;
 /* The root target's final resource usage from wait4() (CPU time, peak RSS, faults, switches). */
 /* Replay: a process's metrics from a recording (recorded set, the rest zero). */

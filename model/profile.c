@@ -115,6 +115,27 @@ void model_proc_start(struct model *m, uint32_t pid, uint32_t ppid, const char *
     p->cmdline = xstrdup(cmdline ? cmdline : "");
     p->state = MODEL_PROC_RUNNING;
     p->end_ns = 0;
+    p->no_collector[0] = '\0'; /* its new program announced itself */
+}
+
+void model_proc_set_no_collector(struct model *m, uint32_t pid, const char *why)
+{
+    struct model_process *p = model_process_mut(m, pid);
+
+    if (p)
+        snprintf(p->no_collector, sizeof(p->no_collector), "%s", why ? why : "");
+}
+
+int model_proc_no_collector_count(const struct model *m, const struct model_process **first)
+{
+    int n = 0;
+
+    if (first)
+        *first = NULL;
+    for (int i = 0; i < m->nproc; i++)
+        if (m->procs[i].no_collector[0] && n++ == 0 && first)
+            *first = &m->procs[i];
+    return n;
 }
 
 void model_proc_set_rank(struct model *m, uint32_t pid, int rank, const char *host,

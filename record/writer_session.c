@@ -140,6 +140,10 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
             fprintf(f, "\"exited with %d\"", p->exit_code);
         else
             json_str(f, "exited");
+        if (p->no_collector[0]) { /* its program ran without the collector: why */
+            fprintf(f, ", \"no_collector\": ");
+            json_str(f, p->no_collector);
+        }
         fprintf(f, "}");
     }
     fprintf(f, "\n  ],\n  \"start_time\": ");

@@ -164,6 +164,8 @@ static void update_stats(struct session *s)
     uint64_t dropped, cost, cost_n, dropped_events;
     char file[96];
     uint64_t big = 0;
+    const struct model_process *bare; /* the first process without the collector */
+    int nbare = model_proc_no_collector_count(s->m, &bare);
     int loading = symbolizer_loading(model_symbolizer(s->m), file, sizeof(file));
 
     if (loading > 1)
@@ -240,7 +242,13 @@ static void update_stats(struct session *s)
                  "%u thread%s block%s the sampling signal (%d): not sampled", ms->threads_blocking,
                  ms->threads_blocking == 1 ? "" : "s", ms->threads_blocking == 1 ? "s" : "",
                  ms->sample_signal);
-    else if (s->attached)
+    else if (nbare > 0) {
+        const char *slash = bare->exe ? strrchr(bare->exe, '/') : NULL;
+        snprintf(ms->notice, sizeof(ms->notice),
+                 "%d process%s without the collector: pid %u %.40s: %.110s", nbare,
+                 nbare == 1 ? "" : "es", (unsigned)bare->pid, slash ? slash + 1 : bare->exe,
+                 bare->no_collector);
+    } else if (s->attached)
         snprintf(ms->notice, sizeof(ms->notice),
                  "attached: HIP API, GPU kernels, user regions and output need the injected "
                  "collector (start the program under rocsys-top): not shown");

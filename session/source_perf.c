@@ -54,6 +54,14 @@ static void attached_thread(struct session *s, uint32_t pid, uint32_t tid)
     record_set_event(s->rec, &ev);
 }
 
+/* 1 if process pid runs a program without the collector (so nobody announces its modules). */
+static int without_collector(struct session *s, uint32_t pid)
+{
+    const struct model_process *p = model_process_find(s->m, pid);
+
+    return p && p->no_collector[0];
+}
+
 /* A sample of the out-of-process sampler: to the model (or deferred until its modules are
  * known) and the writers, as the collector's samples. */
 static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
@@ -63,15 +71,15 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
     uint64_t all[ROCSYS_MAX_FRAMES + 1 + ROCSYS_REGION_DEPTH_MAX];
     int nreg;
 
-    if (s->attached) {
-        /* no collector: threads named from /proc, code loaded since read from the maps */
+    if (s->attached) /* no collector: threads named from /proc */
         attached_thread(s, pid, tid);
-        if (n && !MODEL_IS_STATE_FRAME(frames[0]) &&
-            !symbolizer_has_module(model_symbolizer(s->m), pid, frames[0]) &&
-            model_clock_ns(CLOCK_MONOTONIC) - s->maps_read_ns > 200000000ull) {
-            symbolizer_load_maps(model_symbolizer(s->m), pid);
-            s->maps_read_ns = model_clock_ns(CLOCK_MONOTONIC);
-        }
+    /* no collector (attached, or a program run without it): code read from the maps */
+    if (n && !MODEL_IS_STATE_FRAME(frames[0]) &&
+        !symbolizer_has_module(model_symbolizer(s->m), pid, frames[0]) &&
+        (s->attached || without_collector(s, pid)) &&
+        model_clock_ns(CLOCK_MONOTONIC) - s->maps_read_ns > 200000000ull) {
+        symbolizer_load_maps(model_symbolizer(s->m), pid);
+        s->maps_read_ns = model_clock_ns(CLOCK_MONOTONIC);
     }
     n = n < ROCSYS_MAX_FRAMES + 1 ? n : ROCSYS_MAX_FRAMES + 1;
     memcpy(all, frames, n * sizeof(*all));

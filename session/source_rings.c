@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/progcheck.h"
 #include "collector/protocol.h"
 #include "model/model.h"
 #include "record/record.h"
@@ -160,6 +161,45 @@ static void on_py_code(struct session *s, const struct rocsys_ring_ctl *ctl,
                       p + r->name_len + r->file_len, r->table_len);
 }
 
+/* PROC_EXEC: a process runs a program without the collector (or such an exec failed). Its
+ * old image's modules are forgotten, so that the perf engine, which still samples it, reads
+ * the new program's from /proc. */
+static void on_proc_exec(struct session *s, const struct rocsys_rec_proc_exec *r, const uint8_t *p)
+{
+    const struct model_process *known = model_process_find(s->m, r->pid);
+    char *path, *argv;
+
+    if (r->reason == 0) { /* the exec failed: the old program goes on, collector and all */
+        model_proc_set_no_collector(s->m, r->pid, "");
+        return;
+    }
+    if (known && known->no_collector[0] && known->state == MODEL_PROC_RUNNING)
+        return; /* said already (a spawned child that exec'd before our note) */
+    path = rec_string(p, r->path_len);
+    argv = rec_string(p + r->path_len, r->argv_len);
+    for (uint32_t i = 0; i + 1 < r->argv_len; i++)
+        if (argv[i] == '\0')
+            argv[i] = ' ';
+    model_proc_start(s->m, r->pid, r->ppid, path, argv, r->time_ns);
+    /* the perf engine still samples it, unless its exec was a secure one: the kernel ends the
+     * perf events a set-user-ID exec inherits */
+    const char *engine = model_session(s->m)->engine;
+    int outside = engine && strcmp(engine, "perf") == 0 && r->reason != ROCSYS_PROG_SECURE;
+    char why[sizeof(known->no_collector)];
+    snprintf(why, sizeof(why), "%s, %s", rocsys_progcheck_reason((int)r->reason),
+             outside ? "sampled from outside only" : "not sampled");
+    model_proc_set_no_collector(s->m, r->pid, why);
+    symbolizer_forget_process(model_symbolizer(s->m), r->pid);
+    struct record_event ev = {.type = RECORD_EV_PROCESS,
+                              .time_ns = r->time_ns,
+                              .pid = r->pid,
+                              .tid = r->pid,
+                              .data = path};
+    record_set_event(s->rec, &ev);
+    free(path);
+    free(argv);
+}
+
 /* Transport callback: turn one record into model input. Every record is validated. */
 static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
                       const struct rocsys_rec_header *h)
@@ -188,6 +228,13 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
         record_set_event(s->rec, &ev);
         free(exe);
         free(cmd);
+        break;
+    }
+    case ROCSYS_REC_PROC_EXEC: {
+        const struct rocsys_rec_proc_exec *r = (const void *)h;
+        if (h->size < sizeof(*r) || (uint64_t)sizeof(*r) + r->path_len + r->argv_len > h->size)
+            break;
+        on_proc_exec(s, r, base + sizeof(*r));
         break;
     }
     case ROCSYS_REC_PROC_EXIT: {

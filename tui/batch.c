@@ -54,6 +54,8 @@ status:
         fprintf(out, "  [exited with %d]", p->exit_code);
     else if (p->state == MODEL_PROC_KILLED)
         fprintf(out, "  [killed by signal %d]", p->term_signal);
+    if (p->no_collector[0])
+        fprintf(out, "  [no collector: %s]", p->no_collector);
     fputc('\n', out);
 }
 

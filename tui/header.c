@@ -54,6 +54,8 @@ static void draw_process(struct tui *t, int y, int w, const struct model_process
                 p->exit_code);
     else if (p->state == MODEL_PROC_KILLED)
         tui_seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "  [killed by signal %d]", p->term_signal);
+    if (p->no_collector[0])
+        tui_seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "  [no collector: %s]", p->no_collector);
     if (!mt->valid) {
         /* a recording keeps CPU % and RSS as counter tracks of the trace, not these */
         tui_seg(t, y, &x, w, tui_style(t, TUI_S_DIM), "%s",
