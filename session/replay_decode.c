@@ -144,7 +144,8 @@ static void end_process(struct model *m, uint32_t pid, const char *status, uint6
     model_proc_end(m, pid, MODEL_PROC_EXITED, -1, t);
 }
 
-/* The per-process status texts of session.json's "processes" list, applied to the model. */
+/* The per-process status texts (and reasons for no collector) of session.json's "processes"
+ * list, applied to the model. */
 void replay_end_processes(struct replay *r, uint64_t t)
 {
     const char *p = replay_json_find(r->json, "processes");
@@ -156,9 +157,15 @@ void replay_end_processes(struct replay *r, uint64_t t)
         const char *close = strchr(p, '}');
         if (!close)
             break;
+        const char *bare = strstr(p, "\"no_collector\": \"");
+        pid = r->pid_of ? r->pid_of(r->pid_ctx, pid) : pid;
         if (st && st < close) {
             replay_json_string(st + 11, status, sizeof(status));
-            end_process(r->m, r->pid_of ? r->pid_of(r->pid_ctx, pid) : pid, status, t);
+            end_process(r->m, pid, status, t);
+        }
+        if (bare && bare < close) { /* its program ran without the collector: why */
+            replay_json_string(bare + 17, status, sizeof(status));
+            model_proc_set_no_collector(r->m, pid, status);
         }
         p = close;
     }

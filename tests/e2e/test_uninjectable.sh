@@ -3,7 +3,8 @@
 # (tests/programs/tp_exec_bare.c): its environment cleared before exec, or before posix_spawn,
 # a setuid program of another owner, a static program. Under rocsys-top (default engine, which
 # is perf where permitted, and --engine signal) the program must end as bare (status, output);
-# the child must be named with its reason on screen (batch frames) and in session.json; and
+# the child must be named with its reason on screen (batch frames), in session.json and in
+# --replay; and
 # with the perf engine its work is still sampled from outside (names resolved), except the
 # setuid one, whose perf events the kernel ends at exec.
 source "$(dirname "$0")/lib.sh"
@@ -71,6 +72,8 @@ EOF
         read -r used n json_why <<< "$json"
         check "$c ($engine): session.json has one process without the collector ($n: $json_why)" \
             test "$n" = 1 -a -n "$(grep -F "$why" <<< "$json_why")"
+        check "$c ($engine): --replay shows it with its reason" \
+            grep -q "^process [0-9]* .*\[no collector: $why" <("$ROCSYS_TOP" --replay "$R" -b 2>&1)
         burn=$(awk -v f="$(burn_of "$c")" '$0 ~ ";" f " " { s += $NF } END { print s + 0 }' \
             "$R/stacks.folded" 2> /dev/null || echo 0)
         if [ "$used" = perf ] && [ "$c" != setuid ]; then
