@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # End-to-end: programs that do what real programs do to their own process (tests/programs/
 # tp_hostile.c): close every fd above 2, replace stdout and stderr, vfork + exec, a raw clone()
-# thread, 300 threads started at once, their own handlers for every real-time signal. Each runs
+# thread, 300 threads started at once, their own handlers for every real-time signal, every
+# signal ignored. Each runs
 # bare and under rocsys-top --record with the default engine and with --engine signal; under
 # rocsys-top it must end as bare (status, output) and its burn be profiled (hostile_burn named
 # in its own stacks), or the session must say why not.
 source "$(dirname "$0")/lib.sh"
 
 H=$TP/tp_hostile
-for mode in closefds stdio vfork clone threads300 handler; do
+for mode in closefds stdio vfork clone threads300 handler ignore; do
     args=("$mode")
     [ "$mode" = stdio ] && args+=("$WORK/$mode.bare.log")
     rc=0

@@ -7,7 +7,8 @@
  *   vfork      vfork + exec /bin/true, then burn
  *   clone      a raw clone() thread (no pthread, no TLS of its own) that burns, joined by futex
  *   threads300 start 300 threads at once (a barrier), each burns 2 ms
- *   handler    install its own handler for every real-time signal (SIGRTMIN..SIGRTMAX) */
+ *   handler    install its own handler for every real-time signal (SIGRTMIN..SIGRTMAX)
+ *   ignore     ignore every signal that can be ignored, with signal(SIG_IGN), as daemons do */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -103,8 +104,13 @@ int main(int argc, char **argv)
         sigemptyset(&sa.sa_mask);
         for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
             sigaction(s, &sa, NULL);
+    } else if (strcmp(mode, "ignore") == 0) {
+        for (int s = 1; s < NSIG; s++)
+            if (s != SIGKILL && s != SIGSTOP)
+                signal(s, SIG_IGN);
     } else {
-        fprintf(stderr, "usage: tp_hostile closefds|stdio FILE|vfork|clone|threads300|handler\n");
+        fprintf(stderr,
+                "usage: tp_hostile closefds|stdio FILE|vfork|clone|threads300|handler|ignore\n");
         return 2;
     }
     hostile_burn(600);
