@@ -237,7 +237,7 @@ static void update_stats(struct session *s)
         snprintf(ms->notice, sizeof(ms->notice),
                  "the collector never started in the target: LD_PRELOAD was ignored or "
                  "removed (no samples)");
-    else if (ms->threads_blocking)
+    else if (ms->threads_blocking && !(ms->engine && strcmp(ms->engine, "perf") == 0))
         snprintf(ms->notice, sizeof(ms->notice),
                  "%u thread%s block%s the sampling signal (%d): not sampled", ms->threads_blocking,
                  ms->threads_blocking == 1 ? "" : "s", ms->threads_blocking == 1 ? "s" : "",

@@ -57,8 +57,19 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
     run_rt 1 "setuid" -- "$WORK/tp_setuid" 0
 fi
 # threads that block the sampling signal cannot be sampled: said, not silently empty
-"$ROCSYS_TOP" -b -d 5 -- "$TP/tp_blockall" > "$WORK/blocked.txt"
-check "blocked sampling signal reported" grep -q '^notice: .*block the sampling signal' "$WORK/blocked.txt"
+"$ROCSYS_TOP" -b -d 5 --engine signal -- "$TP/tp_blockall" > "$WORK/blocked.txt"
+check "blocked sampling signal reported (signal engine)" \
+    grep -q '^notice: .*block the sampling signal' "$WORK/blocked.txt"
+# the perf engine samples from outside: no signal to block
+if "$ROCSYS_TOP" -b -d 5 --engine perf -- "$TP/tp_blockall" > "$WORK/blocked-perf.txt" 2>&1; then
+    n=$(awk '$4 == "blocked_work" { n = $3 } END { print n }' "$WORK/blocked-perf.txt")
+    check "blocked threads sampled by the perf engine (${n:-0} samples of blocked_work)" \
+        test "${n:-0}" -ge 100
+    check "no 'not sampled' notice with the perf engine" \
+        bash -c "! grep -q 'block the sampling signal' '$WORK/blocked-perf.txt'"
+else
+    echo "note: perf engine not permitted here: $(head -1 "$WORK/blocked-perf.txt")"
+fi
 
 "$ROCSYS_TOP" --help > "$WORK/help.txt"
 check "--help lists --freq" grep -q -- '--freq' "$WORK/help.txt"
