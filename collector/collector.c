@@ -213,6 +213,7 @@ __attribute__((constructor)) static void collector_start(void)
     int rc;
 
     collector_exec_init(); /* the wrappers work in dormant collectors too */
+    collector_launch_init();
     if (log && *log)
         collector_g.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (collector_session_get("shm", shm, sizeof(shm)) != 0 || !*shm)

@@ -33,6 +33,8 @@ struct collector_thread {
     volatile sig_atomic_t in_handler; /* unwinding: dl_iterate_phdr answers from the snapshot */
     void *altstack;                   /* our alternate signal stack, if we installed one */
     volatile sig_atomic_t lost_no_ring; /* a sample or record was lost: no ring was free */
+    volatile sig_atomic_t capturing;    /* a launch stack is being captured (busy is set) */
+    volatile uint32_t missed_weight;    /* periods of the samples that came meanwhile */
 };
 
 /* Process-wide state, set once at start (and after fork). */
@@ -144,6 +146,8 @@ void collector_python_check(void);
 /* Stop reading Python frames if the fault guard is no longer installed for SIGSEGV or SIGBUS
  * (a handler set by a raw system call, bypassing our sigaction). Normal context. */
 void collector_python_watch(void);
+/* 1 once CPython was found and its frames can be read. AS-safe. */
+int collector_python_active(void);
 /* The calling thread's Python frames as ROCSYS_PY_FRAME pseudo-frames, innermost first, at
  * most room; or'es ROCSYS_SAMPLE_PYTSTATE / GIL / PY_DROPPED / TRUNCATED into *flags; code
  * objects seen for the first time are listed in ann (PY_ANNOUNCE_MAX). AS-safe. */
@@ -152,6 +156,14 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
 /* Write PY_CODE records for the listed code objects into ring r (after the sample). AS-safe. */
 void collector_python_announce(struct transport_ring *r, const struct py_announce *ann,
                                uint32_t nann);
+
+/* launch_stack.c (the call stacks kernel launches come from) */
+/* Find the collector's own code (normal context, at start). */
+void collector_launch_init(void);
+/* Capture the calling thread's call stack above the collector's frames (native, Python, user
+ * regions) for a kernel launch, send it (LAUNCH_STACK) unless this thread sent it before, and
+ * return its key; 0 when not captured. Normal context. */
+uint64_t collector_launch_stack(void);
 
 /* hip.c (HIP API interposition) */
 /* Write a record that must not be lost from normal context on any thread: a thread the

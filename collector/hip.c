@@ -251,6 +251,7 @@ static void fill_launch(struct rocsys_rec_hip_api *r, const void *f, struct hip_
     r->block[2] = b.z;
     r->stream = (uint64_t)(uintptr_t)stream;
     r->correlation = corr;
+    r->stack = corr ? collector_launch_stack() : 0; /* a launch (not a pushed configuration) */
 }
 
 /* Begin a launch: a correlation id for the dispatch it makes on this thread. */
@@ -553,6 +554,7 @@ COLLECTOR_EXPORT int hipLaunchByPtr(const void *f)
     HIP_BODY(hipLaunchByPtr, "hip_4.2", int (*)(const void *), (f), LAUNCH, {
         r_.name_id = fn_lookup(f);
         r_.correlation = corr_;
+        r_.stack = collector_launch_stack();
     });
 }
 

@@ -129,6 +129,7 @@ enum rocsys_rec_type {
     ROCSYS_REC_SAMPLE = 0x0030,       /* struct rocsys_rec_sample */
     ROCSYS_REC_HIP_NAME = 0x0040,     /* struct rocsys_rec_name: HIP kernel name id -> name */
     ROCSYS_REC_HIP_API = 0x0041,      /* struct rocsys_rec_hip_api */
+    ROCSYS_REC_LAUNCH_STACK = 0x0042, /* struct rocsys_rec_launch_stack */
     ROCSYS_REC_HSA_SYMBOL = 0x0060,   /* struct rocsys_rec_name: kernel object -> name */
     ROCSYS_REC_HSA_DISPATCH = 0x0061, /* struct rocsys_rec_hsa_dispatch */
     ROCSYS_REC_HSA_COPY = 0x0062,     /* struct rocsys_rec_hsa_copy */
@@ -441,7 +442,25 @@ struct rocsys_rec_hip_api {
     uint32_t grid[3];     /* launches: grid size in work-groups (blocks) */
     uint32_t block[3];    /* launches: work-group size in work-items (grid and block all 0:
                            * not known, hipLaunchByPtr's configuration is in the runtime) */
+    uint32_t pad2;
+    uint64_t stack; /* launches: key of the launching call stack (a LAUNCH_STACK record of this
+                       thread's ring, sent before, carries it), 0 = not captured */
 };
+
+/* LAUNCH_STACK: the call stack a kernel launch was made from, sent once per thread the first
+ * time the stack is seen (a thread's launches from the same place repeat only its key). Frames
+ * as a sample's (innermost first, Python frames and user regions after the native ones, flags
+ * ROCSYS_SAMPLE_PYTHON / _REGIONS / _TRUNCATED); frame 0 is the launch call's return address
+ * minus one (inside the call instruction): every frame is a caller. */
+struct rocsys_rec_launch_stack {
+    struct rocsys_rec_header h; /* flags: ROCSYS_SAMPLE_* */
+    uint32_t pid;
+    uint32_t nframes;
+    uint64_t key; /* never 0; unique within the process */
+    uint64_t frames[];
+};
+#define ROCSYS_LAUNCH_NATIVE_MAX 64  /* native frames of a launch stack, at most */
+#define ROCSYS_LAUNCH_PY_MAX     128 /* words of Python frames of a launch stack, at most */
 
 /* HSA_DISPATCH: one kernel dispatch timed by the GPU (from the ring of the thread that saw it
  * complete: ROCr's async-events thread). */

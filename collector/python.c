@@ -465,6 +465,11 @@ static int code_facts(uint64_t code, struct code_memo *memo, struct py_announce 
     return 0;
 }
 
+int collector_python_active(void)
+{
+    return py.state == 1;
+}
+
 uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
                                  struct py_announce *ann, uint32_t *nann)
 {

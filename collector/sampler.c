@@ -178,6 +178,11 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         chain(sig, si, ucontext); /* not our timer: somebody else's use of the signal */
         goto out;
     }
+    if (ts->busy && ts->capturing && collector_g.enabled && ts->active &&
+        !collector_regions_paused()) { /* a launch stack is being captured: written after it */
+        ts->missed_weight += weight;
+        goto out;
+    }
     if (!collector_g.enabled || !ts->active || ts->busy || collector_regions_paused())
         goto out;
     if (atomic_load_explicit(&collector_g.unmapping, memory_order_acquire)) {

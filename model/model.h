@@ -402,6 +402,8 @@ void model_hot_free(struct model_hot_list *h);
  * smaller than its children's). The path of a sample the model counted, 0 if its addresses do
  * not all resolve (recording writers use it to intern a stack once). */
 uint32_t model_sample_path(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n);
+/* The trie path of a stack of function names, root first (a recording's; 0 if n is 0). */
+uint32_t model_names_path(struct model *m, const char *const *functions, uint32_t n);
 /* The path of the last sample counted (0 before any). */
 uint32_t model_last_path(const struct model *m);
 /* The path of seq (root first), made if new. */
@@ -582,8 +584,11 @@ struct model_hip_call {
     uint32_t name_id;
     uint32_t grid[3], block[3];
     uint64_t bytes;
-    int copy_kind; /* -1: not a copy */
+    int copy_kind;        /* -1: not a copy */
+    uint64_t stack_key;   /* launches: the launch stack (model_launch_stack_*), 0: none */
+    uint64_t correlation; /* launches: the id its dispatch carries (model_launch_dispatch) */
 };
+/* A HIP call; a launch of one kernel also counts for its launch stack (model_launch_path). */
 void model_hip_call(struct model *m, const struct model_hip_call *c);
 /* A dispatch (timed unless bad_time). */
 void model_gpu_dispatch(struct model *m, uint32_t pid, uint32_t agent, uint64_t queue_id,
@@ -591,6 +596,41 @@ void model_gpu_dispatch(struct model *m, uint32_t pid, uint32_t agent, uint64_t 
                         const uint32_t grid[3], const uint16_t block[3]);
 void model_gpu_copy(struct model *m, uint32_t pid, uint64_t bytes, uint64_t start_ns,
                     uint64_t end_ns, int bad_time);
+
+/* The collector's launch stack key of process pid stands for the call stack frames (as a
+ * sample's), or (a replay) for a known trie path. model_launch_stack_path gives its path (0:
+ * not defined, or not resolved yet: model_launch_stack_pending says which). */
+void model_launch_stack_define(struct model *m, uint32_t pid, uint64_t key, const uint64_t *frames,
+                               uint32_t n);
+void model_launch_stack_set_path(struct model *m, uint32_t pid, uint64_t key, uint32_t path);
+uint32_t model_launch_stack_path(struct model *m, uint32_t pid, uint64_t key);
+int model_launch_stack_pending(struct model *m, uint32_t pid, uint64_t key);
+/* The functions of a trie path, root first, joined by sep ("" for path 0). */
+void model_path_names(struct model *m, uint32_t path, const char *sep, char *buf, size_t n);
+/* A kernel launch (HIP) of process pid from the launch stack stack_key (0: not captured),
+ * with correlation id correlation (0: none). */
+void model_launch_path(struct model *m, uint32_t pid, uint32_t name_id, uint64_t stack_key,
+                       uint64_t correlation);
+/* The dispatch made by launch correlation of pid took gpu_ns on the GPU (UINT64_MAX: not
+ * timed): charged to the launch's call path (the dispatch may come before the launch). */
+void model_launch_dispatch(struct model *m, uint32_t pid, uint64_t correlation, uint64_t gpu_ns);
+/* The call paths a kernel was launched from. */
+struct model_launch_path {
+    uint32_t path;       /* trie path (model_path_func / model_path_parent walk it) */
+    const char *name;    /* the kernel's name (NULL: not known) */
+    uint64_t launches;   /* launches from the path */
+    uint64_t dispatches; /* dispatches those launches made */
+    uint64_t gpu_ns;     /* GPU time of the timed ones */
+};
+struct model_launch_path_list {
+    struct model_launch_path *items; /* by GPU time, then launches */
+    int count;
+    uint64_t launches, gpu_ns; /* totals of the items */
+};
+/* The launch paths of the kernel named kernel (NULL: of every kernel, one row per kernel and
+ * path); processes merged. Free with model_launch_paths_free. */
+struct model_launch_path_list *model_launch_paths(struct model *m, const char *kernel);
+void model_launch_paths_free(struct model_launch_path_list *l);
 
 /* Names for events: NULL while unknown. Stable until model_free. */
 const char *model_kernel_object_name(struct model *m, uint32_t pid, uint64_t kernel_object);

@@ -111,6 +111,17 @@ struct symbolizer_jit;
 const char *symbolizer_jit_lookup(struct symbolizer_jit **jit, uint32_t pid, uint64_t pc);
 void symbolizer_jit_free(struct symbolizer_jit *jit);
 
+/* lines.c: the line record of (func, file, line), made if new (1, 2, ...; 0: no file or line;
+ * UINT32_MAX: the table is full); count a sample's weight on its leaf's record; zero the
+ * counts (not those of a recording); free. */
+struct model_lines;
+uint32_t model_lines_intern(struct model *m, uint32_t func, const char *file, int line);
+void model_lines_count(struct model *m, uint32_t rec, uint32_t leaf_func, uint64_t weight);
+void model_lines_reset(struct model *m);
+void model_lines_free(struct model *m);
+/* profile.c: the function id of a replayed function name (made if new). */
+uint32_t model_func_named(struct model *m, const char *name);
+
 /* states.c */
 int model_state_sym(struct model *m, uint64_t pc, struct sym_frame *out);
 void model_states_free(struct model *m);
@@ -162,10 +173,12 @@ struct model {
 
     struct model_output *output;
     struct model_procfs *procfs;
-    struct model_regions *regions; /* regions.c, created on first use */
-    struct model_kernels *kernels; /* kernels.c, created on first use */
-    struct model_python *python;   /* python.c, created on first use */
-    char **states;                 /* states.c: labels of the state pseudo-frames */
+    struct model_regions *regions;   /* regions.c, created on first use */
+    struct model_kernels *kernels;   /* kernels.c, created on first use */
+    struct model_launches *launches; /* launch_paths.c, created on first use */
+    struct model_python *python;     /* python.c, created on first use */
+    struct model_lines *lines;       /* lines.c, created on first use */
+    char **states;                   /* states.c: labels of the state pseudo-frames */
     size_t nstates, states_cap;
 };
 
@@ -185,6 +198,11 @@ void model_regions_free(struct model *m);
 
 /* kernels.c */
 void model_kernels_free(struct model *m);
+
+/* launch_paths.c */
+void model_launches_free(struct model *m);
+/* Forget the launch paths (with the GPU counts: model_gpu_clear). */
+void model_launches_clear(struct model *m);
 
 /* profile.c: the model's own copy of a string (one pointer per distinct string). */
 const char *model_intern(struct model *m, const char *s);

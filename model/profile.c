@@ -59,6 +59,7 @@ void model_free(struct model *m)
     model_procfs_free(m);
     model_regions_free(m);
     model_kernels_free(m);
+    model_launches_free(m);
     model_python_free(m);
     model_states_free(m);
     symbolizer_free(m->sym);
@@ -489,6 +490,25 @@ const char *model_intern(struct model *m, const char *name)
     m->names[m->nnames] = xstrdup(name);
     *slot = (uint32_t)++m->nnames;
     return m->names[m->nnames - 1];
+}
+
+uint32_t model_func_named(struct model *m, const char *name)
+{
+    struct sym_frame f = {.function = model_intern(m, name)};
+
+    return func_id(m, &f);
+}
+
+uint32_t model_names_path(struct model *m, const char *const *functions, uint32_t n)
+{
+    uint32_t seq[MAX_SEQ];
+    uint32_t len = 0;
+
+    for (uint32_t i = 0; i < n && len < MAX_SEQ; i++) {
+        struct sym_frame f = {.function = model_intern(m, functions[i])};
+        seq[len++] = func_id(m, &f);
+    }
+    return len ? model_path_intern(m, seq, len) : 0;
 }
 
 int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns,

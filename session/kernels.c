@@ -35,12 +35,14 @@ static uint64_t flow_id(uint32_t pid, uint64_t correlation)
     return correlation ? ((uint64_t)pid << 40) ^ correlation : 0;
 }
 
-/* Emit a HIP call as a slice on its thread (kernel: its name, or NULL if unknown). */
-static void emit_hip(struct record_set *rec, uint32_t pid, uint32_t tid,
+/* Emit a HIP call as a slice on its thread (kernel: its name, or NULL if unknown); a launch
+ * carries the call path it was made from (launch_path=, functions root first). */
+static void emit_hip(struct model *m, struct record_set *rec, uint32_t pid, uint32_t tid,
                      const struct rocsys_rec_hip_api *r, const char *kernel)
 {
-    char args[600];
+    char args[600 + 4096];
     int n = snprintf(args, sizeof(args), "result=%d", r->result);
+    uint32_t path = model_launch_stack_path(m, pid, r->stack);
 
     if (rocsys_hip_api_launch(r->api))
         n += snprintf(args + n, sizeof(args) - (size_t)n, "\nkernel=%.300s", kernel ? kernel : "?");
@@ -51,7 +53,11 @@ static void emit_hip(struct record_set *rec, uint32_t pid, uint32_t tid,
         n += snprintf(args + n, sizeof(args) - (size_t)n, "\nbytes=%llu",
                       (unsigned long long)r->bytes);
     if (strncmp(model_hip_api_name(r->api), "hipMemcpy", 9) == 0 && n < (int)sizeof(args))
-        snprintf(args + n, sizeof(args) - (size_t)n, "\ncopy_kind=%d", (int)r->copy_kind);
+        n += snprintf(args + n, sizeof(args) - (size_t)n, "\ncopy_kind=%d", (int)r->copy_kind);
+    if (path && n + 16 < (int)sizeof(args)) {
+        n += snprintf(args + n, sizeof(args) - (size_t)n, "\nlaunch_path=");
+        model_path_names(m, path, ";", args + n, sizeof(args) - (size_t)n);
+    }
     struct record_event ev = {.type = RECORD_EV_SLICE,
                               .time_ns = r->start_ns,
                               .end_ns = r->end_ns >= r->start_ns ? r->end_ns : r->start_ns,
@@ -116,9 +122,10 @@ static int try_emit(struct model *m, struct record_set *rec, const struct pendin
 
     if (p->u.h.type == ROCSYS_REC_HIP_API) {
         name = model_hip_kernel_name(m, p->pid, p->u.hip.name_id);
-        if (!name && !force && p->u.hip.name_id)
-            return 0;
-        emit_hip(rec, p->pid, p->tid, &p->u.hip, name);
+        if (!force &&
+            ((!name && p->u.hip.name_id) || model_launch_stack_pending(m, p->pid, p->u.hip.stack)))
+            return 0; /* its kernel's name, or its launch path, is not known yet */
+        emit_hip(m, rec, p->pid, p->tid, &p->u.hip, name);
         return 1;
     }
     name = model_kernel_object_name(m, p->pid, p->u.disp.kernel_object);
@@ -188,11 +195,22 @@ int session_kernels_record(struct model *m, struct record_set *rec,
                                    .copy_kind = (int)r->copy_kind};
         memcpy(c.grid, r->grid, sizeof(c.grid));
         memcpy(c.block, r->block, sizeof(c.block));
+        c.stack_key = r->stack;
+        c.correlation = r->correlation;
         model_hip_call(m, &c);
-        if (r->name_id && !model_hip_kernel_name(m, ctl->pid, r->name_id))
+        if ((r->name_id && !model_hip_kernel_name(m, ctl->pid, r->name_id)) ||
+            model_launch_stack_pending(m, ctl->pid, r->stack))
             defer(ctl->pid, ctl->tid, h, sizeof(*r));
         else
-            emit_hip(rec, ctl->pid, ctl->tid, r, model_hip_kernel_name(m, ctl->pid, r->name_id));
+            emit_hip(m, rec, ctl->pid, ctl->tid, r, model_hip_kernel_name(m, ctl->pid, r->name_id));
+        return 1;
+    }
+    case ROCSYS_REC_LAUNCH_STACK: {
+        const struct rocsys_rec_launch_stack *r = (const void *)h;
+        if (h->size < sizeof(*r) || r->nframes > (h->size - sizeof(*r)) / 8 ||
+            r->nframes > ROCSYS_LAUNCH_NATIVE_MAX + ROCSYS_LAUNCH_PY_MAX + ROCSYS_REGION_DEPTH_MAX)
+            return 1;
+        model_launch_stack_define(m, ctl->pid, r->key, r->frames, r->nframes);
         return 1;
     }
     case ROCSYS_REC_HSA_DISPATCH: {
@@ -203,6 +221,8 @@ int session_kernels_record(struct model *m, struct record_set *rec,
         bad = (h->flags & ROCSYS_DISPATCH_BAD_TIME) || r->end_ns < r->start_ns;
         model_gpu_dispatch(m, r->pid, r->agent, r->queue_id, r->kernel_object, r->start_ns,
                            r->end_ns, bad, r->grid, r->block);
+        model_launch_dispatch(m, r->pid, r->correlation,
+                              bad ? UINT64_MAX : r->end_ns - r->start_ns);
         if (bad)
             return 1;
         if (!model_kernel_object_name(m, r->pid, r->kernel_object))

@@ -25,6 +25,8 @@ struct replay_event {
     uint64_t bytes;    /* HIP call or copy */
     int api, result, copy_kind, closed_at_exit;
     uint32_t grid[3], block[3];
+    uint32_t launch_path; /* HIP launch: the call path it was made from (0: not recorded) */
+    uint64_t flow;        /* HIP launch: its flow out; dispatch: its flow in (0: none) */
 };
 
 /* One GPU reading: every metric of one device read at one time. */

@@ -187,6 +187,7 @@ void replay_feed_event(struct model *m, const struct replay_event *e)
             block16[i] = (uint16_t)e->block[i];
         model_gpu_dispatch(m, e->pid, e->agent, e->queue_id, e->name_id, e->start_ns, e->end_ns, 0,
                            e->grid, block16);
+        model_launch_dispatch(m, e->pid, e->flow, e->end_ns - e->start_ns);
         break;
     case RK_HIP: {
         struct model_hip_call c = {.pid = e->pid,
@@ -197,9 +198,12 @@ void replay_feed_event(struct model *m, const struct replay_event *e)
                                    .end_ns = e->end_ns,
                                    .name_id = e->name_id,
                                    .bytes = e->bytes,
-                                   .copy_kind = e->copy_kind};
+                                   .copy_kind = e->copy_kind,
+                                   .stack_key = e->launch_path, /* the path is its own key */
+                                   .correlation = e->flow};
         memcpy(c.grid, e->grid, sizeof(c.grid));
         memcpy(c.block, e->block, sizeof(c.block));
+        model_launch_stack_set_path(m, e->pid, e->launch_path, e->launch_path);
         model_hip_call(m, &c);
         break;
     }
@@ -325,6 +329,27 @@ static uint32_t name_id(struct replay *r, const char *text)
     return (uint32_t)++r->nnames;
 }
 
+/* The call path of a launch_path annotation (functions root first, ';'-separated, up to its
+ * line's end), 0 without one. */
+static uint32_t launch_path_of(struct replay *r, const char *text)
+{
+    const char *names[MODEL_MAX_STACK];
+    char buf[4096];
+    uint32_t n = 0;
+    size_t len;
+
+    if (!text)
+        return 0;
+    len = strcspn(text, "\n");
+    len = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    for (char *save = NULL, *tok = strtok_r(buf, ";", &save); tok && n < MODEL_MAX_STACK;
+         tok = strtok_r(NULL, ";", &save))
+        names[n++] = tok;
+    return model_names_path(r->m, names, n);
+}
+
 /* Decode slice sl into e; returns 0 when it is nothing the views count. Kernel names are
  * given to the model under their ids (HSA kernel objects for dispatches, HIP name ids for
  * launches). */
@@ -361,6 +386,7 @@ int replay_decode_slice(struct replay *r, const struct perfetto_read_slice *sl,
             model_kernel_name(r->m, e->pid, 1, e->name_id, r->names[e->name_id - 1]);
         arg_dims(sl->args, "grid", e->grid);
         arg_dims(sl->args, "block", e->block);
+        e->flow = sl->flow_in;
         return 1;
     }
     if (strcmp(sl->category, "hip") == 0) {
@@ -379,6 +405,8 @@ int replay_decode_slice(struct replay *r, const struct perfetto_read_slice *sl,
         }
         arg_dims(sl->args, "grid", e->grid);
         arg_dims(sl->args, "block", e->block);
+        e->flow = sl->flow_out;
+        e->launch_path = launch_path_of(r, arg_value(sl->args, "launch_path"));
         return 1;
     }
     if (strcmp(sl->category, "copy") == 0) {

@@ -226,6 +226,27 @@ int tui_ranks_next(struct model *m, int only_rank);
  * filter on another rank's thread is dropped. */
 void tui_ranks_show(struct tui *t, int rank);
 
+/* ---- a kernel's launch call paths (kernel_paths.c; opened from the Kernels view) ---- */
+struct tui_kpaths {
+    int open;
+    char kernel[512];
+    struct model_launch_path_list *list;
+    struct tui_list nav;
+    int sort; /* GPU time, launches */
+    int rows; /* path rows the last draw had room for */
+};
+/* Open (and read) the launch paths of kernel; re-read them; close (free) them. */
+void tui_kpaths_open(struct tui_kpaths *kp, struct model *m, const char *kernel);
+void tui_kpaths_rebuild(struct tui_kpaths *kp, struct model *m);
+void tui_kpaths_close(struct tui_kpaths *kp);
+void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect *r);
+/* Keys while open: navigation, s sort, Esc/Backspace/Left close; 1 if handled. */
+int tui_kpaths_key(struct tui *t, struct tui_kpaths *kp, int key);
+/* Select the next path whose functions match needle; 1 if found. */
+int tui_kpaths_search(struct tui_kpaths *kp, struct model *m, const char *needle);
+/* Batch: the launch paths of kernel (nothing when it has none). */
+void tui_kpaths_batch(FILE *out, struct model *m, const char *kernel, int max_rows);
+
 /* ---- GPU view layout and graphs (gpu_layout.c; pure) ---- */
 #define TUI_GPU_MAX_PANELS 16
 

@@ -2,7 +2,8 @@
  * of all kernels' GPU time), launches seen through HIP, the last grid and block; below it, the
  * GPU-idle summary of each queue (busy %, histogram of the gaps between dispatches).
  * Keys: s cycles the sort, f folds/unfolds template arguments, F (F4) keeps only the kernels
- * matching the last search. */
+ * matching the last search, Enter lists the selected kernel's launch call paths
+ * (kernel_paths.c). */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
 
@@ -26,7 +27,8 @@ struct kernels_view {
     int unfolded;  /* 1: full template arguments */
     int filtering; /* 1: only names matching filter */
     char filter[128];
-    char sel_name[512]; /* the selected kernel, kept across rebuilds */
+    char sel_name[512];      /* the selected kernel, kept across rebuilds */
+    struct tui_kpaths paths; /* Enter: the selected kernel's launch paths */
 };
 
 static int sort_key; /* for the qsort comparator */
@@ -85,6 +87,7 @@ void tui_kernels_destroy(void *st)
     if (!v)
         return;
     model_kernels_list_free(v->list);
+    tui_kpaths_close(&v->paths);
     free(v->rows);
     free(v);
 }
@@ -123,6 +126,7 @@ void tui_kernels_rebuild(struct tui *t, void *st)
     model_kernels_list_free(v->list);
     v->list = model_kernels_list(t->m);
     reshape(t, v);
+    tui_kpaths_rebuild(&v->paths, t->m);
 }
 
 /* "x,y,z" of a dimension triple. */
@@ -175,6 +179,10 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
     int nq = model_gpu_queue_count(t->m), page;
     uint64_t total = v->list ? v->list->gpu_total_ns : 0;
 
+    if (v->paths.open) {
+        tui_kpaths_draw(t, &v->paths, r);
+        return;
+    }
     snprintf(title, sizeof(title), "Hot kernels: %d kernels, GPU time %.3f ms  (sort: %s%s%s%s)",
              v->list ? v->list->count : 0, (double)total / 1e6, sort_names[v->sort],
              v->unfolded ? "" : ", templates folded", v->filtering ? ", filter: " : "",
@@ -232,6 +240,13 @@ int tui_kernels_key(struct tui *t, void *st, int key)
     struct kernels_view *v = st;
     enum tui_nav nav = tui_key_nav(key);
 
+    if (v->paths.open)
+        return tui_kpaths_key(t, &v->paths, key);
+    if ((key == '\n' || key == '\r' || key == KEY_ENTER) && v->nav.sel >= 0 &&
+        v->nav.sel < v->nrows) {
+        tui_kpaths_open(&v->paths, t->m, v->list->items[v->rows[v->nav.sel]].name);
+        return 1;
+    }
     if (key == 's' || key == KEY_F(6)) {
         v->sort = (v->sort + 1) % SORT_COUNT;
         reshape(t, v);
@@ -262,6 +277,8 @@ int tui_kernels_search(struct tui *t, void *st, const char *needle)
 {
     struct kernels_view *v = st;
 
+    if (v->paths.open)
+        return tui_kpaths_search(&v->paths, t->m, needle);
     for (int i = 1; i <= v->nrows; i++) {
         int idx = (v->nav.sel + i) % v->nrows;
         if (tui_match(v->list->items[v->rows[idx]].name, needle)) {
@@ -276,9 +293,13 @@ int tui_kernels_search(struct tui *t, void *st, const char *needle)
 
 void tui_kernels_status(struct tui *t, void *st, char *buf, size_t n)
 {
+    struct kernels_view *v = st;
+
     (void)t;
-    (void)st;
-    snprintf(buf, n, "s sort  f fold  F filter");
+    if (v->paths.open)
+        snprintf(buf, n, "s sort  / search  Esc back to the kernels");
+    else
+        snprintf(buf, n, "Enter launch paths  s sort  f fold  F filter");
 }
 
 void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
@@ -303,5 +324,7 @@ void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
         format_queue(nums, sizeof(nums), model_gpu_queue_at(m, i));
         fprintf(out, "%s\n", nums);
     }
+    for (int i = 0; i < l->count && i < 5; i++) /* where the top kernels were launched from */
+        tui_kpaths_batch(out, m, l->items[i].name, max_rows > 0 && max_rows < 10 ? max_rows : 10);
     model_kernels_list_free(l);
 }

@@ -127,6 +127,40 @@ check "replay: legacy: 1 HIP launch, grid and block N/A" \
     test "$(hip_launches "$R" "legacy(float*)") $(launch_dims "$R" "legacy(float*)")" = "1 N/A N/A"
 check "replay: coop: grid and block kept" test "$(launch_dims "$R" "coop(float*)")" = "1,1,1 64,1,1"
 
+# launch paths: step is launched 3 times from forward and 5 times from the template
+# backward<float>, both through launch_step; halve once from main. Each launch is counted for
+# its own call path, live and in the replay of the recording
+D=$WORK/paths
+"$ROCSYS_TOP" -b --rows 0 --record "$D" -- "$EX/launch_paths" 3 5 > "$WORK/paths.txt" 2>&1 || true
+# paths FRAME KERNEL: "LAUNCHES:CALLERS" per path of KERNEL (callers up to main), sorted
+paths() {
+    awk -v k="$2" '/^-- launch paths of / {h = index($0, "of " k ":") > 0; next} /^(--|==) / {h=0}
+        h && $1 ~ /^[0-9.]+$/ { p = ""; for (i = 4; i <= NF; i++) { p = p $i; if ($i == "main") break }
+                                print $2 ":" p }' <<< "$1" | sort | tr '\n' ' '
+}
+F=$(last_frame "$WORK/paths.txt")
+want_step="3:launch_step(float*,int)<forward(float*,int,int)<main 5:launch_step(float*,int)<intbackward<float>(float*,int,int)<main "
+check "step: 3 launches from forward, 5 from backward<float> ($(paths "$F" "step(float*, int)"))" \
+    test "$(paths "$F" "step(float*, int)")" = "$want_step"
+check "halve: 1 launch from main ($(paths "$F" "halve(float*, int)"))" \
+    test "$(paths "$F" "halve(float*, int)")" = "1:main "
+R=$(last_frame <("$ROCSYS_TOP" --replay "$D" -b --rows 0 2>&1))
+check "replay (the trace's launch_path annotations): the same launch paths" \
+    test "$(paths "$R" "step(float*, int)")$(paths "$R" "halve(float*, int)")" = "${want_step}1:main "
+if command -v tmux > /dev/null; then
+    tmux_start paths 140 40 "$ROCSYS_TOP" --replay "$D"
+    tmux_keys paths 7
+    check "TUI: Kernels view" wait_screen paths 'step\(float\*, int\)' 10
+    tmux_keys paths / s t e p Enter Enter
+    check "TUI: Enter lists step's launch paths" wait_screen paths 'Launch paths of step\(float\*, int\): 2 paths, 8 launches' 5
+    check "TUI: the backward path, 62.5% of the launches" wait_screen paths '62\.5 +5 +N/A +launch_step\(float\*, int\) < int backward<float>' 5
+    tmux_keys paths Down
+    check "TUI: the selected path's stack, outermost first" wait_screen paths '^  forward\(float\*, int, int\)' 5
+    tmux_keys paths Escape
+    check "TUI: Esc back to the kernels" wait_screen paths 'Hot kernels: 2 kernels' 5
+    tmux_kill paths
+fi
+
 # a tight loop of 200,000 failing hipLaunchKernel calls of the real runtime: every call is in
 # hip_api.csv, no event dropped (the calling thread waits for the front end when its ring is
 # full; a CPU sample that finds the ring full cannot wait, and is counted as dropped)

@@ -44,9 +44,20 @@ check "copies.csv: 20 async copies of 1 MiB, 3000 ns each" grep -qx '"async","hs
 # the batch view
 F=$(last_frame "$WORK/frames.txt")
 check "view: 3 kernels, 120 dispatches" grep -q "== Hot kernels: 3 kernels, 120 dispatches, GPU time 0.380 ms ==" <<< "$F"
-hip=$(grep -F "vector_add(float*, float const*, float const*, int)" <<< "$F" | awk '{print $2, $7}')
+hip=$(grep -F "vector_add(float*, float const*, float const*, int)" <<< "$F" | head -1 | awk '{print $2, $7}')
 check "view: vector_add 20 dispatches, 20 HIP launches (got $hip)" test "$hip" = "20 20"
 check "view: queue idle summary" grep -Eq "^GPU0 queue 1 \(pid [0-9]+\): dispatches 120  busy [0-9.]+%  gap 1us-10us 100  gap 10us-100us 19$" <<< "$F"
+# launch paths: vector_add is launched from harness_setup_launch every 4th round (5 of 20) and
+# from harness_step_launch in the others; each dispatch's 2000 ns goes to its launch's path, and
+# the paths add up to the kernel's 40 us
+path_row() { awk -v f="$2" '/^-- launch paths of vector_add/ {h=1; next} /^(--|==) / {h=0} h && index($0, " " f " < main") {print $1, $2, $3; exit}' <<< "$1"; }
+r=$(path_row "$F" harness_step_launch)
+check "launch path harness_step_launch: 75% of the GPU time, 15 launches, 30 us (got $r)" test "$r" = "75.0 15 30.000"
+r=$(path_row "$F" harness_setup_launch)
+check "launch path harness_setup_launch: 25%, 5 launches, 10 us (got $r)" test "$r" = "25.0 5 10.000"
+R=$(last_frame <("$ROCSYS_TOP" --replay "$D" -b 2>&1))
+check "replay: the same launch paths and GPU times" \
+    test "$(path_row "$R" harness_step_launch) $(path_row "$R" harness_setup_launch)" = "75.0 15 30.000 25.0 5 10.000"
 # the trace: every dispatch exactly once, on its queue's track, flows from the HIP launches
 if [ -x "$CHECKER" ]; then
     "$CHECKER" "$D/trace.pftrace" > "$WORK/check.txt"

@@ -1,0 +1,167 @@
+/* The call stacks kernel launches come from. Each launch wrapper (hip.c) asks for the calling
+ * thread's stack above the collector's own frames: native frames by libunwind's fast trace (as
+ * the sampler's), then Python frames and open user regions, as a sample carries them. A stack
+ * is keyed by a hash of its frames; a thread sends a stack (LAUNCH_STACK) the first time it
+ * launches from it, and each launch carries only the key, so a loop that launches from one
+ * place sends its stack once per thread (a 64-slot cache per thread: a thread launching from
+ * more places than that sends a stack again when it was pushed out).
+ *
+ * While a stack is captured the thread is busy, so that a sampling signal does not run the
+ * unwinder again inside the unwinder; such a sample is not lost: its weight is kept and it is
+ * written afterwards with the stack just captured, which is where the thread was. */
+#define _GNU_SOURCE
+#include "collector.h"
+
+#include <libunwind.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SEEN_SLOTS  64 /* per thread, direct-mapped by key */
+#define STACK_WORDS (ROCSYS_LAUNCH_NATIVE_MAX + ROCSYS_LAUNCH_PY_MAX + ROCSYS_REGION_DEPTH_MAX)
+
+/* The keys this thread sent, for process pid (a forked child starts again). */
+struct launch_seen {
+    uint32_t pid;
+    uint64_t key[SEEN_SLOTS];
+};
+static __thread struct launch_seen seen __attribute__((tls_model("initial-exec")));
+
+static uintptr_t self_lo, self_hi; /* the collector's executable segments */
+
+/* dl_iterate_phdr callback: the executable range of the object holding *data. */
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    uintptr_t addr = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        lo = a < lo ? a : lo;
+        hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+    }
+    if (addr < lo || addr >= hi)
+        return 0;
+    self_lo = lo;
+    self_hi = hi;
+    return 1;
+}
+
+void collector_launch_init(void)
+{
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)collector_launch_init);
+}
+
+/* 1 if pc is in the collector's code. */
+static inline int in_self(uintptr_t pc)
+{
+    return pc >= self_lo && pc < self_hi;
+}
+
+/* FNV-1a over the frames and flags, never 0. */
+static uint64_t stack_key(const uint64_t *frames, uint32_t n, uint32_t flags)
+{
+    uint64_t h = 1469598103934665603ull ^ flags;
+
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ frames[i]) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+/* Write a sample that came during the capture: frames (the wrapper's own frame first) and the
+ * periods it stands for. */
+static void write_missed(const uint64_t *frames, uint32_t n, uint32_t flags, uint32_t weight)
+{
+    union {
+        struct rocsys_rec_sample rec;
+        uint8_t bytes[sizeof(struct rocsys_rec_sample) + 8 * (STACK_WORDS + 1)];
+    } u;
+
+    memset(&u.rec, 0, sizeof(u.rec));
+    memcpy(u.rec.frames, frames, 8u * n);
+    u.rec.h.type = ROCSYS_REC_SAMPLE;
+    u.rec.h.flags = (uint16_t)(flags | (collector_g.wall ? ROCSYS_SAMPLE_WALL : 0));
+    u.rec.h.size = (uint32_t)(sizeof(u.rec) + 8u * n);
+    u.rec.nframes = (uint16_t)n;
+    u.rec.weight = (uint16_t)(weight > 65535 ? 65535 : weight);
+    u.rec.time_ns = collector_now_ns();
+    collector_write_normal(&u.rec);
+}
+
+uint64_t collector_launch_stack(void)
+{
+    struct collector_thread *ts = &collector_tls;
+    union {
+        struct rocsys_rec_launch_stack rec;
+        uint8_t bytes[sizeof(struct rocsys_rec_launch_stack) + 8 * (STACK_WORDS + 1)];
+    } u;
+    uint64_t *frames = u.rec.frames + 1; /* [-1]: the wrapper's frame, for a missed sample */
+    void *raw[ROCSYS_LAUNCH_NATIVE_MAX + 8];
+    struct py_announce ann[PY_ANNOUNCE_MAX];
+    uint32_t n = 0, flags = 0, nann = 0, missed;
+    uint64_t key, wrapper = 0;
+    int nraw, k = 0;
+
+    if (!collector_g.enabled || ts->busy || !self_hi)
+        return 0;
+    ts->missed_weight = 0;
+    ts->capturing = 1;
+    ts->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    nraw = unw_backtrace(raw, ROCSYS_LAUNCH_NATIVE_MAX + 8);
+    while (k < nraw && in_self((uintptr_t)raw[k]))
+        wrapper = (uint64_t)(uintptr_t)raw[k++];
+    for (; k < nraw && n < ROCSYS_LAUNCH_NATIVE_MAX; k++)
+        frames[n++] = (uint64_t)(uintptr_t)raw[k];
+    if (k < nraw || nraw == ROCSYS_LAUNCH_NATIVE_MAX + 8)
+        flags |= ROCSYS_SAMPLE_TRUNCATED;
+    if (n)
+        frames[0] -= 1; /* a return address: point inside the call */
+    if (collector_python_active()) {
+        sigset_t cur; /* Python memory is read under the fault guard: not if faults are blocked */
+        pthread_sigmask(SIG_BLOCK, NULL, &cur);
+        if (!sigismember(&cur, SIGSEGV) && !sigismember(&cur, SIGBUS)) {
+            uint32_t npy =
+                collector_python_frames(frames + n, ROCSYS_LAUNCH_PY_MAX, &flags, ann, &nann);
+            n += npy;
+            flags |= npy ? ROCSYS_SAMPLE_PYTHON : 0;
+        }
+    }
+    uint32_t nreg = collector_regions_frames(frames + n, ROCSYS_REGION_DEPTH_MAX);
+    n += nreg;
+    flags |= nreg ? ROCSYS_SAMPLE_REGIONS : 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    ts->busy = 0;
+    ts->capturing = 0;
+    missed = ts->missed_weight;
+    if (n == 0)
+        return 0;
+    key = stack_key(frames, n, flags);
+    if (seen.pid != collector_g.pid) {
+        memset(&seen, 0, sizeof(seen));
+        seen.pid = collector_g.pid;
+    }
+    if (seen.key[key % SEEN_SLOTS] != key) {
+        struct rocsys_rec_launch_stack *r = (void *)((uint8_t *)frames - sizeof(*r));
+        memset(r, 0, sizeof(*r)); /* over frames[-1]: the record starts one word later */
+        r->h.type = ROCSYS_REC_LAUNCH_STACK;
+        r->h.flags = (uint16_t)flags;
+        r->h.size = (uint32_t)(sizeof(*r) + 8u * n);
+        r->pid = collector_g.pid;
+        r->nframes = n;
+        r->key = key;
+        if (collector_write_any(r) == 0)
+            seen.key[key % SEEN_SLOTS] = key;
+    }
+    if (missed && wrapper) { /* the sample that came meanwhile, where the thread was */
+        frames[-1] = wrapper;
+        write_missed(frames - 1, n + 1, flags, missed);
+    }
+    if (nann && ts->ring.ctl)
+        collector_python_announce(&ts->ring, ann, nann);
+    return key;
+}

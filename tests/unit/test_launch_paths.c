@@ -1,0 +1,97 @@
+/* Unit tests of launch call paths (model/launch_paths.c): launches counted per call path of a
+ * kernel, each dispatch's GPU time charged to its launch's path whichever record comes first,
+ * processes merged by path, a stack key that stands for a path, and clearing the counts while
+ * the stacks stay known. */
+#include "check.h"
+
+#include <string.h>
+
+#include "collector/protocol.h"
+#include "model/model.h"
+
+/* A launch of kernel name id 1 (named "k(int)") by pid from stack key with correlation id. */
+static void launch(struct model *m, uint32_t pid, uint64_t key, uint64_t corr)
+{
+    struct model_hip_call c = {.pid = pid,
+                               .tid = pid,
+                               .api = 1, /* hipLaunchKernel */
+                               .start_ns = 100,
+                               .end_ns = 200,
+                               .name_id = 1,
+                               .copy_kind = -1,
+                               .stack_key = key,
+                               .correlation = corr};
+    CHECK(rocsys_hip_api_launch(c.api) == 1);
+    model_hip_call(m, &c);
+}
+
+/* The launch path row of path in l, or NULL. */
+static const struct model_launch_path *row(const struct model_launch_path_list *l, uint32_t path)
+{
+    for (int i = 0; i < l->count; i++)
+        if (l->items[i].path == path)
+            return &l->items[i];
+    return NULL;
+}
+
+static void test_paths_and_gpu_time(void)
+{
+    struct model *m = model_new();
+    const char *a[] = {"main", "forward", "launch"}, *b[] = {"main", "backward", "launch"};
+    uint32_t pa = model_names_path(m, a, 3), pb = model_names_path(m, b, 3);
+    struct model_launch_path_list *l;
+    char text[256];
+
+    CHECK(pa && pb && pa != pb);
+    model_path_names(m, pb, ";", text, sizeof(text));
+    CHECK_STR(text, "main;backward;launch");
+    for (uint32_t pid = 10; pid <= 11; pid++) {
+        model_kernel_name(m, pid, 0, 1, "_Z1ki");
+        model_launch_stack_set_path(m, pid, 0xa, pa); /* the same key stands for ... */
+        model_launch_stack_set_path(m, pid, 0xb, pb);
+    }
+    CHECK(model_launch_stack_path(m, 10, 0xa) == pa && model_launch_stack_path(m, 11, 0xb) == pb);
+    CHECK(model_launch_stack_path(m, 12, 0xa) == 0 && !model_launch_stack_pending(m, 12, 0xa));
+    launch(m, 10, 0xa, 1);
+    launch(m, 10, 0xa, 2);
+    launch(m, 10, 0xb, 3);
+    launch(m, 11, 0xb, 1); /* another process: the same correlation ids mean other launches */
+    launch(m, 10, 0, 4);   /* no stack captured */
+    model_launch_dispatch(m, 10, 1, 1000);
+    model_launch_dispatch(m, 10, 2, 1000);
+    model_launch_dispatch(m, 10, 3, 5000);
+    model_launch_dispatch(m, 11, 7, 9000);       /* its launch comes after it ... */
+    launch(m, 11, 0xa, 7);                       /* ... and finds it */
+    model_launch_dispatch(m, 11, 1, UINT64_MAX); /* not timed: a dispatch, no time */
+    model_launch_dispatch(m, 10, 99, 777);       /* no such launch: charged to nothing */
+    l = model_launch_paths(m, "k(int)");
+    CHECK(l->count == 3 && l->launches == 6);
+    CHECK_MSG(l->gpu_ns == 16000, "gpu %llu", (unsigned long long)l->gpu_ns);
+    const struct model_launch_path *ra = row(l, pa), *rb = row(l, pb), *rn = row(l, 0);
+    CHECK(ra && ra->launches == 3 && ra->dispatches == 3 && ra->gpu_ns == 11000);
+    CHECK(rb && rb->launches == 2 && rb->dispatches == 2 && rb->gpu_ns == 5000);
+    CHECK(rn && rn->launches == 1 && rn->dispatches == 0 && rn->gpu_ns == 0);
+    CHECK(l->items[0].path == pa); /* by GPU time */
+    model_launch_paths_free(l);
+    l = model_launch_paths(m, "other");
+    CHECK(l->count == 0);
+    model_launch_paths_free(l);
+    /* cleared (a replay range, a reset): the counts go, the stacks stay known */
+    model_gpu_clear(m);
+    l = model_launch_paths(m, "k(int)");
+    CHECK(l->count == 0 && l->gpu_ns == 0);
+    model_launch_paths_free(l);
+    launch(m, 10, 0xb, 20);
+    model_launch_dispatch(m, 10, 20, 300);
+    l = model_launch_paths(m, NULL);
+    CHECK(l->count == 1 && l->items[0].path == pb && l->items[0].gpu_ns == 300);
+    CHECK(l->items[0].name && strcmp(l->items[0].name, "k(int)") == 0);
+    model_launch_paths_free(l);
+    model_free(m);
+}
+
+int main(void)
+{
+    test_paths_and_gpu_time();
+    return check_summary();
+}

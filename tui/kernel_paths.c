@@ -1,0 +1,201 @@
+/* The launch call paths of one kernel, opened by Enter in the Kernels view: where the program
+ * launched it from (the call path of each launch, innermost caller first), with launches, GPU
+ * time and share of the kernel's GPU time (of its launches while nothing was timed), sortable;
+ * the selected path's whole stack below. Also the batch rendering of the top kernels' paths. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/tui_internal.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMNS "  SHARE%  LAUNCHES   GPU(us)  CALL PATH (launching function first)"
+#define KEY_ESC 27
+
+enum { KP_SORT_GPU, KP_SORT_LAUNCHES, KP_SORT_COUNT };
+static const char *const kp_sort_names[KP_SORT_COUNT] = {"GPU time", "launches"};
+
+static int kp_sort; /* for the qsort comparator */
+
+/* Compare two launch paths by the current sort (largest first). */
+static int cmp_paths(const void *a, const void *b)
+{
+    const struct model_launch_path *x = a, *y = b;
+    uint64_t p = kp_sort == KP_SORT_GPU ? x->gpu_ns : x->launches;
+    uint64_t q = kp_sort == KP_SORT_GPU ? y->gpu_ns : y->launches;
+
+    if (p != q)
+        return p < q ? 1 : -1;
+    if (x->launches != y->launches)
+        return x->launches < y->launches ? 1 : -1;
+    return x->path < y->path ? -1 : x->path > y->path;
+}
+
+/* A path's share of its kernel: of the GPU time when any was timed, else of the launches. */
+static double path_share(const struct model_launch_path_list *l, const struct model_launch_path *p)
+{
+    return l->gpu_ns ? tui_pct(p->gpu_ns, l->gpu_ns) : tui_pct(p->launches, l->launches);
+}
+
+/* The functions of path innermost first, joined by " < " ("(not captured)" for path 0). */
+static void path_text(struct model *m, uint32_t path, char *buf, size_t n)
+{
+    size_t used = 0;
+
+    if (!path) {
+        snprintf(buf, n, "(call path not captured)");
+        return;
+    }
+    buf[0] = '\0';
+    for (uint32_t p = path; p && used + 1 < n; p = model_path_parent(m, p)) {
+        const struct model_func *f = model_func_at(m, (int)model_path_func(m, p));
+        int w =
+            snprintf(buf + used, n - used, "%s%s", used ? " < " : "", f && f->name ? f->name : "?");
+        if (w < 0)
+            break;
+        used += (size_t)w < n - used ? (size_t)w : n - used - 1;
+    }
+}
+
+/* One row's numbers. */
+static void format_path_row(char *buf, size_t n, const struct model_launch_path_list *l,
+                            const struct model_launch_path *p)
+{
+    char gpu[32];
+
+    if (p->dispatches && (p->gpu_ns || l->gpu_ns))
+        snprintf(gpu, sizeof(gpu), "%.3f", (double)p->gpu_ns / 1e3);
+    else
+        snprintf(gpu, sizeof(gpu), "N/A");
+    snprintf(buf, n, "  %6.1f  %8llu %9s  ", path_share(l, p), (unsigned long long)p->launches,
+             gpu);
+}
+
+void tui_kpaths_open(struct tui_kpaths *kp, struct model *m, const char *kernel)
+{
+    tui_kpaths_close(kp);
+    snprintf(kp->kernel, sizeof(kp->kernel), "%s", kernel);
+    kp->open = 1;
+    kp->nav.sel = kp->nav.top = 0;
+    tui_kpaths_rebuild(kp, m);
+}
+
+void tui_kpaths_rebuild(struct tui_kpaths *kp, struct model *m)
+{
+    if (!kp->open)
+        return;
+    model_launch_paths_free(kp->list);
+    kp->list = model_launch_paths(m, kp->kernel);
+    kp_sort = kp->sort;
+    if (kp->list->count > 1)
+        qsort(kp->list->items, (size_t)kp->list->count, sizeof(*kp->list->items), cmp_paths);
+}
+
+void tui_kpaths_close(struct tui_kpaths *kp)
+{
+    model_launch_paths_free(kp->list);
+    kp->list = NULL;
+    kp->open = 0;
+}
+
+void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect *r)
+{
+    const struct model_launch_path_list *l = kp->list;
+    char title[700], nums[96], text[4096];
+    int page, rows, detail;
+
+    snprintf(title, sizeof(title),
+             "Launch paths of %s: %d paths, %llu launches, GPU %.3f ms  (sort: %s)", kp->kernel,
+             l ? l->count : 0, l ? (unsigned long long)l->launches : 0ull,
+             l ? (double)l->gpu_ns / 1e6 : 0.0, kp_sort_names[kp->sort]);
+    page = tui_draw_frame(t, r, title, COLUMNS);
+    detail = page >= 10 ? page / 3 : 0; /* the selected path's stack, one function a line */
+    rows = page - detail;
+    kp->rows = rows;
+    tui_list_fit(&kp->nav, l ? l->count : 0, rows);
+    for (int i = 0; l && i < rows && kp->nav.top + i < l->count; i++) {
+        const struct model_launch_path *p = &l->items[kp->nav.top + i];
+        int y = r->y + 2 + i, x = r->x, sel = kp->nav.top + i == kp->nav.sel;
+        unsigned int attr = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+        if (sel)
+            tui_put(t, y, r->x, r->w, attr, "", 1);
+        format_path_row(nums, sizeof(nums), l, p);
+        x += tui_put(t, y, x, r->w, attr, nums, 0);
+        path_text(t->m, p->path, text, sizeof(text));
+        tui_put(t, y, x, r->x + r->w - x, attr, text, 0);
+    }
+    if (l && l->count == 0 && rows >= 2)
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM),
+                "no launch of this kernel was seen through HIP (dispatches only)", 0);
+    if (!detail || !l || kp->nav.sel >= l->count)
+        return;
+    int y = r->y + 2 + rows;
+    tui_put(t, y++, r->x, r->w, tui_style(t, TUI_S_COLUMNS), "Call path (outermost first)", 1);
+    uint32_t funcs[MODEL_MAX_STACK];
+    int n = 0;
+    for (uint32_t p = l->items[kp->nav.sel].path; p && n < MODEL_MAX_STACK;
+         p = model_path_parent(t->m, p))
+        funcs[n++] = model_path_func(t->m, p);
+    int skip = n > detail - 1 ? n - (detail - 1) : 0; /* the innermost callers stay visible */
+    for (int k = n - 1 - skip; k >= 0 && y < r->y + r->h; k--) {
+        char loc[512];
+        tui_func_location(t->m, (int)funcs[k], loc, sizeof(loc));
+        snprintf(text, sizeof(text), "  %s%s  %s", skip && k == n - 1 - skip ? "... " : "",
+                 tui_model_func_name(t->m, (int)funcs[k]), loc);
+        tui_put(t, y++, r->x, r->w, A_NORMAL, text, 1);
+    }
+}
+
+int tui_kpaths_key(struct tui *t, struct tui_kpaths *kp, int key)
+{
+    enum tui_nav nav = tui_key_nav(key);
+
+    if (key == KEY_ESC || key == KEY_BACKSPACE || key == 127 || key == KEY_LEFT) {
+        tui_kpaths_close(kp);
+        return 1;
+    }
+    if (key == 's' || key == KEY_F(6)) {
+        kp->sort = (kp->sort + 1) % KP_SORT_COUNT;
+        tui_kpaths_rebuild(kp, t->m);
+        return 1;
+    }
+    if (nav != TUI_NAV_NONE) {
+        tui_list_nav(&kp->nav, nav, kp->list ? kp->list->count : 0, kp->rows);
+        return 1;
+    }
+    return 0;
+}
+
+int tui_kpaths_search(struct tui_kpaths *kp, struct model *m, const char *needle)
+{
+    char text[4096];
+    int n = kp->list ? kp->list->count : 0;
+
+    for (int i = 1; i <= n; i++) {
+        int idx = (kp->nav.sel + i) % n;
+        path_text(m, kp->list->items[idx].path, text, sizeof(text));
+        if (tui_match(text, needle)) {
+            kp->nav.sel = idx;
+            tui_list_fit(&kp->nav, n, kp->rows);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tui_kpaths_batch(FILE *out, struct model *m, const char *kernel, int max_rows)
+{
+    struct model_launch_path_list *l = model_launch_paths(m, kernel);
+    char nums[96], text[4096];
+
+    if (l->count > 0) {
+        fprintf(out, "-- launch paths of %s: %d paths, %llu launches --\n%s\n", kernel, l->count,
+                (unsigned long long)l->launches, COLUMNS);
+        for (int i = 0; i < l->count && (max_rows <= 0 || i < max_rows); i++) {
+            format_path_row(nums, sizeof(nums), l, &l->items[i]);
+            path_text(m, l->items[i].path, text, sizeof(text));
+            fprintf(out, "%s%s\n", nums, text);
+        }
+    }
+    model_launch_paths_free(l);
+}
