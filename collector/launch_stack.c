@@ -53,6 +53,10 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 
 void collector_launch_init(void)
 {
+    char opt[8];
+
+    if (collector_session_get("lstacks", opt, sizeof(opt)) == 0 && strcmp(opt, "0") == 0)
+        return; /* --launch-stacks off: self_hi stays 0, nothing is captured */
     dl_iterate_phdr(find_self, (void *)(uintptr_t)collector_launch_init);
 }
 

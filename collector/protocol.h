@@ -50,9 +50,10 @@
  *                 POSIX timers; none: no sampling in the target (the front end samples it from
  *                 outside with perf events, in either mode)
  *   python=0|1    read CPython frames (--python off: 0)
+ *   lstacks=0|1   capture the call stacks of kernel launches (--launch-stacks off: 0)
  *   root=PID      pid of the launched target (added by the launcher in the child)
  *   shm=PATH      the session's shared-memory file
- * One variable rather than seven: some runtimes scan the whole environment on every call
+ * One variable rather than eight: some runtimes scan the whole environment on every call
  * (libamdhip64 without a device does, see docs/performance.md), so each variable we add costs
  * the target time. */
 #define ROCSYS_ENV_SESSION "ROCSYS_SESSION"

@@ -18,6 +18,7 @@ struct inject_options {
     int window_s;           /* sliding-window length */
     int follow;             /* profile children (default on; --no-follow) */
     int python;             /* --python: INJECT_PYTHON_ON, _NATIVE or _OFF */
+    int launch_stacks_off;  /* --launch-stacks off: no call stacks of kernel launches */
     int use_stdin;          /* --stdin: the target reads our stdin */
     int color;              /* --no-color turns it off */
     int no_mouse;           /* --no-mouse: clicks and the wheel stay the terminal's */

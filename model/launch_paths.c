@@ -286,6 +286,7 @@ struct model_launch_path_list *model_launch_paths(struct model *m, const char *k
         const struct launch_site *s = &l->sites[i];
         const char *name = model_hip_kernel_name(m, s->pid, s->name_id);
         uint32_t path = stack_path(m, (struct model_launches *)l, s->stack);
+        int pending = s->stack && !path; /* captured, its symbols still loading */
         if (kernel && (!name || strcmp(name, kernel) != 0))
             continue;
         int k = 0; /* processes merged: one row per path */
@@ -299,6 +300,7 @@ struct model_launch_path_list *model_launch_paths(struct model *m, const char *k
             }
             memset(&out->items[k], 0, sizeof(out->items[k]));
             out->items[k].path = path;
+            out->items[k].pending = pending;
             out->items[k].name = name;
             out->count++;
         }

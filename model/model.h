@@ -616,7 +616,8 @@ void model_launch_path(struct model *m, uint32_t pid, uint32_t name_id, uint64_t
 void model_launch_dispatch(struct model *m, uint32_t pid, uint64_t correlation, uint64_t gpu_ns);
 /* The call paths a kernel was launched from. */
 struct model_launch_path {
-    uint32_t path;       /* trie path (model_path_func / model_path_parent walk it) */
+    uint32_t path;       /* trie path (model_path_func / model_path_parent walk it), or 0 */
+    int pending;         /* path 0: captured, not resolved yet (symbols loading); else none */
     const char *name;    /* the kernel's name (NULL: not known) */
     uint64_t launches;   /* launches from the path */
     uint64_t dispatches; /* dispatches those launches made */

@@ -428,14 +428,18 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
     return len < MAX_SEQ ? len : MAX_SEQ;
 }
 
-/* Whether every address of a sample resolves (looked up, and cached, on the way). */
+/* Whether every address of a sample resolves (looked up, and cached, on the way). Every
+ * address is looked up even after one failed, so that all the files still to load start
+ * loading now, not one after the other in later tries. */
 static int all_resolve(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
                        int final_try)
 {
+    int ok = 1;
+
     for (uint32_t i = 0; i < n; i++)
         if (!ROCSYS_IS_PY_REPEAT(frames[i]) && !addr_lookup(m, pid, frames[i], i > 0, final_try))
-            return 0;
-    return 1;
+            ok = 0;
+    return ok;
 }
 
 uint32_t model_sample_path(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n)

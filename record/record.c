@@ -12,10 +12,13 @@
 
 #define RECORD_MAX_WRITERS 16
 
+/* one writer a line */
+/* clang-format off */
 const struct record_file record_files[] = {
     {&record_output_log, "output.log"},
     {&record_profile_txt, "profile.txt"},
     {&record_stacks_folded, "stacks.folded"},
+    {&record_gpu_folded, "gpu.folded"},
     {&record_perfetto, "trace.pftrace"},
     {&record_gpu_csv, "gpu.csv"},
     {&record_kernels_csv, "kernels.csv"},
@@ -24,6 +27,7 @@ const struct record_file record_files[] = {
     {&record_session_json, "session.json"},
     {NULL, NULL},
 };
+/* clang-format on */
 
 struct record_set {
     const struct record_writer_class *cls[RECORD_MAX_WRITERS];

@@ -91,6 +91,7 @@ int record_fflush(FILE *f);
 extern const struct record_writer_class record_output_log;    /* the target's full output */
 extern const struct record_writer_class record_profile_txt;   /* per-thread call trees */
 extern const struct record_writer_class record_stacks_folded; /* collapsed stacks */
+extern const struct record_writer_class record_gpu_folded;    /* stacks weighted by GPU time */
 extern const struct record_writer_class record_session_json;  /* what, and how it ended */
 extern const struct record_writer_class record_kernels_csv;   /* kernels.csv (rocprof stats) */
 extern const struct record_writer_class record_hip_api_csv;   /* hip_api.csv (rocprof stats) */

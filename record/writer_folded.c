@@ -1,7 +1,12 @@
-/* stacks.folded: collapsed stacks, one line per distinct stack and thread,
- * `THREADNAME-TID;outermost;...;leaf COUNT` (flamegraph.pl, speedscope, inferno), written from
- * the model's stack records when the session ends: every stack, nothing pruned, threads in
- * the order the model met them, a thread's stacks in the order they were first seen. */
+/* Collapsed stacks (flamegraph.pl, speedscope, inferno), written from the model when the
+ * session ends.
+ * stacks.folded: one line per distinct stack and thread, `THREADNAME-TID;outermost;...;leaf
+ * COUNT`: every stack, nothing pruned, threads in the order the model met them, a thread's
+ * stacks in the order they were first seen.
+ * gpu.folded: one line per kernel and launch call path, `outermost;...;launcher;KERNEL NS`,
+ * weighted by the GPU nanoseconds of the dispatches launched from there (paths without GPU
+ * time left out), by GPU time; then `[no HIP launch];KERNEL NS` for the GPU time of dispatches
+ * no HIP launch made, so that the weights add up to all the GPU time. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +134,70 @@ static int folded_close(struct record_writer *w, struct model *m, const struct r
     free(w);
     return err;
 }
+
+/* gpu.folded: each launch path of each kernel with the GPU time charged to it. */
+static void write_gpu_folded(struct record_writer *w)
+{
+    struct model_launch_path_list *l = model_launch_paths(w->m, NULL);
+    uint32_t *funcs = xmalloc(MODEL_MAX_STACK * sizeof(*funcs));
+
+    for (int i = 0; i < l->count; i++) {
+        const struct model_launch_path *p = &l->items[i];
+        uint32_t n = 0;
+        if (!p->gpu_ns)
+            continue;
+        for (uint32_t q = p->path; q && n < MODEL_MAX_STACK; q = model_path_parent(w->m, q))
+            funcs[n++] = model_path_func(w->m, q);
+        fputs(n ? "" : "[call path not captured]", w->f);
+        for (uint32_t k = n; k > 0; k--)
+            fprintf(w->f, "%s%s", k < n ? ";" : "", label_of(w, funcs[k - 1]));
+        fputc(';', w->f);
+        for (const char *c = p->name ? p->name : "[unknown kernel]"; *c; c++)
+            fputc(*c == ';' || *c == '\n' ? ':' : *c, w->f);
+        fprintf(w->f, " %llu\n", (unsigned long long)p->gpu_ns);
+    }
+    /* the kernels' GPU time no launch path holds (dispatches not made by a HIP launch this
+     * collector saw): the weights add up to all the GPU time */
+    struct model_kernel_list *k = model_kernels_list(w->m);
+    for (int i = 0; i < k->count; i++) {
+        uint64_t held = 0;
+        for (int j = 0; j < l->count; j++)
+            if (l->items[j].name && strcmp(l->items[j].name, k->items[i].name) == 0)
+                held += l->items[j].gpu_ns;
+        if (k->items[i].gpu.total_ns <= held)
+            continue;
+        fputs("[no HIP launch];", w->f);
+        for (const char *c = k->items[i].name; *c; c++)
+            fputc(*c == ';' || *c == '\n' ? ':' : *c, w->f);
+        fprintf(w->f, " %llu\n", (unsigned long long)(k->items[i].gpu.total_ns - held));
+    }
+    model_kernels_list_free(k);
+    free(funcs);
+    model_launch_paths_free(l);
+}
+
+static int gpu_folded_close(struct record_writer *w, struct model *m, const struct record_end *end)
+{
+    int err;
+
+    (void)end;
+    if (m)
+        w->m = m;
+    write_gpu_folded(w);
+    err = record_fclose(w->f);
+    for (int i = 0; i < w->nlabels; i++)
+        free(w->labels[i]);
+    free(w->labels);
+    free(w);
+    return err;
+}
+
+const struct record_writer_class record_gpu_folded = {
+    .name = "gpu-folded",
+    .open = folded_open,
+    .event = folded_event,
+    .close = gpu_folded_close,
+};
 
 const struct record_writer_class record_stacks_folded = {
     .name = "folded",

@@ -9,6 +9,9 @@
  *   when the program has user regions, a table of their times:
  *   | REGION | TID | COUNT | TOTAL | MEAN | MIN | MAX | STDDEV | EXIT |  (ms; EXIT = instances
  *   still open when their thread or process ended)
+ *   when GPU kernels were seen, the top ones (by GPU time, then HIP launches), each with the
+ *   call paths it was launched from: | SHARE % | LAUNCHES | GPU (us) | LAUNCHED FROM | (the
+ *   share is of the kernel's GPU time, or of its launches when none was timed)
  *   one call tree per thread (the busiest first), rows in depth-first order, children by
  *   inclusive count: | |TT>>> |_label | SAMPLES | DEPTH | INCL % | SELF % | EST. TIME (s) |
  *   (TT = the thread's index; label indented two spaces per depth; shares are of the thread's
@@ -29,9 +32,11 @@
 #include "model/model.h"
 #include "record.h"
 
-#define PROFILE_MAX_BYTES   1000000L /* profile.txt's size limit with pruning on */
-#define PROFILE_TREES_BYTES 850000L  /* where the call trees stop, room left for the rest */
-#define PROFILE_HOT_ROWS    20       /* rows of each per-thread hot-functions table */
+#define PROFILE_MAX_BYTES    1000000L /* profile.txt's size limit with pruning on */
+#define PROFILE_TREES_BYTES  850000L  /* where the call trees stop, room left for the rest */
+#define PROFILE_HOT_ROWS     20       /* rows of each per-thread hot-functions table */
+#define PROFILE_KERNELS      10       /* kernels with their launch paths */
+#define PROFILE_KERNEL_PATHS 10       /* launch paths of each */
 
 struct record_writer {
     FILE *f;
@@ -202,6 +207,64 @@ static void profile_regions(FILE *f, struct model *m)
 }
 
 /* Order thread indexes by samples, the busiest first. */
+/* Order kernels by GPU time, then HIP launches. */
+static int kernel_cmp(const void *a, const void *b)
+{
+    const struct model_kernel *x = a, *y = b;
+
+    if (x->gpu.total_ns != y->gpu.total_ns)
+        return x->gpu.total_ns < y->gpu.total_ns ? 1 : -1;
+    if (x->hip_launches != y->hip_launches)
+        return x->hip_launches < y->hip_launches ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* The top kernels and the call paths they were launched from (innermost caller first). */
+static void profile_kernels(FILE *f, struct model *m)
+{
+    struct model_kernel_list *k = model_kernels_list(m);
+    char path[2048];
+
+    if (k->count > 1)
+        qsort(k->items, (size_t)k->count, sizeof(*k->items), kernel_cmp);
+    for (int i = 0; i < k->count && i < PROFILE_KERNELS; i++) {
+        const struct model_kernel *e = &k->items[i];
+        struct model_launch_path_list *l = model_launch_paths(m, e->name);
+        fprintf(f, "\n== Kernel %s: %llu dispatches, %llu HIP launches, GPU %.3f ms (%.1f %%) ==\n",
+                e->name, (unsigned long long)e->dispatches, (unsigned long long)e->hip_launches,
+                (double)e->gpu.total_ns / 1e6,
+                k->gpu_total_ns ? 100.0 * (double)e->gpu.total_ns / (double)k->gpu_total_ns : 0.0);
+        if (l->count)
+            fprintf(f, "| %7s | %9s | %12s | %s\n", "SHARE %", "LAUNCHES", "GPU (us)",
+                    "LAUNCHED FROM (innermost caller first)");
+        for (int j = 0; j < l->count && j < PROFILE_KERNEL_PATHS; j++) {
+            const struct model_launch_path *p = &l->items[j];
+            size_t used = 0;
+            path[0] = '\0';
+            for (uint32_t q = p->path; q && used + 1 < sizeof(path); q = model_path_parent(m, q)) {
+                const struct model_func *fn = model_func_at(m, (int)model_path_func(m, q));
+                int w = snprintf(path + used, sizeof(path) - used, "%s%s", used ? " < " : "",
+                                 fn && fn->name ? fn->name : "?");
+                used = w < 0                             ? used
+                       : used + (size_t)w < sizeof(path) ? used + (size_t)w
+                                                         : sizeof(path) - 1;
+            }
+            fprintf(f, "| %7.1f | %9llu | %12.3f | %s\n",
+                    l->gpu_ns
+                        ? 100.0 * (double)p->gpu_ns / (double)l->gpu_ns
+                        : 100.0 * (double)p->launches / (double)(l->launches ? l->launches : 1),
+                    (unsigned long long)p->launches, (double)p->gpu_ns / 1e3,
+                    p->path      ? path
+                    : p->pending ? "(call path: symbols still loading)"
+                                 : "(call path not captured)");
+        }
+        if (l->count > PROFILE_KERNEL_PATHS)
+            fprintf(f, "| ... %d more launch paths\n", l->count - PROFILE_KERNEL_PATHS);
+        model_launch_paths_free(l);
+    }
+    model_kernels_list_free(k);
+}
+
 static struct model *sort_model;
 static int by_samples(const void *a, const void *b)
 {
@@ -250,6 +313,7 @@ static void write_profile(FILE *f, struct model *m, const struct record_end *end
     struct model_filter all = {.thread = -1, .window = 0};
     profile_hot(f, m, &all, "all threads", min_pct > 0 ? 100 : 0);
     profile_regions(f, m);
+    profile_kernels(f, m);
     for (int k = 0; k < n; k++) {
         int i = order[k];
         const struct model_thread *th = model_thread_at(m, i);

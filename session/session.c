@@ -644,12 +644,13 @@ int session_run(const struct inject_options *o)
         ms->timer = o->wall ? "task-clock+switches" : "task-clock";
     /* one variable (protocol.h); the launcher adds root=PID in the child */
     snprintf(env_session, sizeof(env_session),
-             "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,python=%d,shm=%s", ROCSYS_ENV_SESSION,
-             ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu", o->follow,
+             "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,python=%d,lstacks=%d,shm=%s",
+             ROCSYS_ENV_SESSION, ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu",
+             o->follow,
              s.use_perf                   ? "none"
              : timer == INJECT_TIMER_PERF ? "perf"
                                           : "posix",
-             o->python != INJECT_PYTHON_OFF, s.shm_path);
+             o->python != INJECT_PYTHON_OFF, !o->launch_stacks_off, s.shm_path);
     model_python_hide_interpreter(s.m, o->python == INJECT_PYTHON_ON);
     env_extra[0] = env_session;
     env_extra[1] = NULL;

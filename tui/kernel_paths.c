@@ -37,13 +37,15 @@ static double path_share(const struct model_launch_path_list *l, const struct mo
     return l->gpu_ns ? tui_pct(p->gpu_ns, l->gpu_ns) : tui_pct(p->launches, l->launches);
 }
 
-/* The functions of path innermost first, joined by " < " ("(not captured)" for path 0). */
-static void path_text(struct model *m, uint32_t path, char *buf, size_t n)
+/* The functions of a launch path innermost first, joined by " < ". */
+static void path_text(struct model *m, const struct model_launch_path *lp, char *buf, size_t n)
 {
+    uint32_t path = lp->path;
     size_t used = 0;
 
     if (!path) {
-        snprintf(buf, n, "(call path not captured)");
+        snprintf(buf, n, "%s",
+                 lp->pending ? "(call path: symbols still loading)" : "(call path not captured)");
         return;
     }
     buf[0] = '\0';
@@ -121,7 +123,7 @@ void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect
             tui_put(t, y, r->x, r->w, attr, "", 1);
         format_path_row(nums, sizeof(nums), l, p);
         x += tui_put(t, y, x, r->w, attr, nums, 0);
-        path_text(t->m, p->path, text, sizeof(text));
+        path_text(t->m, p, text, sizeof(text));
         tui_put(t, y, x, r->x + r->w - x, attr, text, 0);
     }
     if (l && l->count == 0 && rows >= 2)
@@ -173,7 +175,7 @@ int tui_kpaths_search(struct tui_kpaths *kp, struct model *m, const char *needle
 
     for (int i = 1; i <= n; i++) {
         int idx = (kp->nav.sel + i) % n;
-        path_text(m, kp->list->items[idx].path, text, sizeof(text));
+        path_text(m, &kp->list->items[idx], text, sizeof(text));
         if (tui_match(text, needle)) {
             kp->nav.sel = idx;
             tui_list_fit(&kp->nav, n, kp->rows);
@@ -193,7 +195,7 @@ void tui_kpaths_batch(FILE *out, struct model *m, const char *kernel, int max_ro
                 (unsigned long long)l->launches, COLUMNS);
         for (int i = 0; i < l->count && (max_rows <= 0 || i < max_rows); i++) {
             format_path_row(nums, sizeof(nums), l, &l->items[i]);
-            path_text(m, l->items[i].path, text, sizeof(text));
+            path_text(m, &l->items[i], text, sizeof(text));
             fprintf(out, "%s%s\n", nums, text);
         }
     }

@@ -156,8 +156,8 @@ if command -v tmux > /dev/null; then
     check "TUI: the backward path, 62.5% of the launches" wait_screen paths '62\.5 +5 +N/A +launch_step\(float\*, int\) < int backward<float>' 5
     tmux_keys paths Down
     check "TUI: the selected path's stack, outermost first" wait_screen paths '^  forward\(float\*, int, int\)' 5
-    tmux_keys paths Escape
-    check "TUI: Esc back to the kernels" wait_screen paths 'Hot kernels: 2 kernels' 5
+    tmux_keys paths BSpace
+    check "TUI: Backspace back to the kernels" wait_screen paths 'Hot kernels: 2 kernels' 5
     tmux_kill paths
 fi
 

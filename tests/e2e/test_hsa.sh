@@ -55,6 +55,18 @@ r=$(path_row "$F" harness_step_launch)
 check "launch path harness_step_launch: 75% of the GPU time, 15 launches, 30 us (got $r)" test "$r" = "75.0 15 30.000"
 r=$(path_row "$F" harness_setup_launch)
 check "launch path harness_setup_launch: 25%, 5 launches, 10 us (got $r)" test "$r" = "25.0 5 10.000"
+# gpu.folded: the stacks weighted by GPU ns, the launch paths and the dispatches no HIP launch
+# made; together all the GPU time (0.380 ms)
+check "gpu.folded: harness_step_launch's path, 30000 ns" \
+    grep -qx '.*;main;harness_step_launch;vector_add(float\*, float const\*, float const\*, int) 30000' "$D/gpu.folded"
+check "gpu.folded: harness_setup_launch's path, 10000 ns" \
+    grep -qx '.*;main;harness_setup_launch;vector_add(float\*, float const\*, float const\*, int) 10000' "$D/gpu.folded"
+check "gpu.folded: reduce_sum, no HIP launch, 280000 ns" \
+    grep -qx '\[no HIP launch\];void reduce_sum<256, float>(float const\*, float\*, int) 280000' "$D/gpu.folded"
+check "gpu.folded: the weights add up to the GPU time" \
+    test "$(awk '{ s += $NF } END { print s }' "$D/gpu.folded")" = 380000
+check "profile.txt: vector_add's launch paths" \
+    grep -Eq '^\| +75\.0 \| +15 \| +30\.000 \| harness_step_launch < main' "$D/profile.txt"
 R=$(last_frame <("$ROCSYS_TOP" --replay "$D" -b 2>&1))
 check "replay: the same launch paths and GPU times" \
     test "$(path_row "$R" harness_step_launch) $(path_row "$R" harness_setup_launch)" = "75.0 15 30.000 25.0 5 10.000"

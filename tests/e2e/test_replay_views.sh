@@ -40,7 +40,8 @@ check "hsa: recorded (exit $rc)" test "$rc" -eq 0
 rc=0
 "$ROCSYS_TOP" --replay "$D" -b --rows 0 > "$WORK/hsa.txt" 2> "$WORK/hsa.err" || rc=$?
 check "hsa replay: exit 0 (got $rc)" test "$rc" -eq 0
-section "$WORK/hsa.txt" "Hot kernels" | grep -v '^GPU[0-9]* queue' > "$WORK/hsa.rows"
+section "$WORK/hsa.txt" "Hot kernels" | awk '/^-- launch paths of /{exit} {print}' |
+    grep -v '^GPU[0-9]* queue' > "$WORK/hsa.rows"
 nk=$(($(wc -l < "$D/kernels.csv") - 1))
 check "hsa replay: $nk kernels as in kernels.csv (got $(wc -l < "$WORK/hsa.rows"))" \
     test "$(wc -l < "$WORK/hsa.rows")" -eq "$nk"
