@@ -2,7 +2,8 @@
  *
  * N compute threads ("solver-0", "solver-1", ...) each loop over rounds of ~10 ms; a round is
  * demo_step() -> demo_solve() (50% of the thread's CPU, all self time), demo_transform() ->
- * demo_butterfly() (30%, self time in demo_butterfly) and demo_reduce() (20%). One more thread,
+ * demo_butterfly() (30%, self time in demo_butterfly) and demo_reduce() (20%); --split S,B,R
+ * sets other percentages (a second run to compare with the first: --diff). One more thread,
  * "sleeper", waits in nanosleep (100 ms at a time) so that wall-clock sampling has something to
  * show that CPU sampling does not. The main thread only starts and joins the others.
  *
@@ -22,9 +23,6 @@
 #include <unistd.h>
 
 #define ROUND_NS          10000000.0 /* target length of one round */
-#define SOLVE_SHARE       0.50
-#define BUTTERFLY_SHARE   0.30
-#define REDUCE_SHARE      0.20
 #define CALIBRATE_ITERS   2000000L
 #define CALIBRATE_TRIES   3
 #define MAX_THREADS       256
@@ -56,6 +54,8 @@ uint64_t demo_reduce(long iters, uint64_t seed);
 uint64_t demo_step(struct demo_plan *plan, uint64_t seed);
 
 static volatile int sleeper_stop;
+/* The CPU split of a round across demo_solve, demo_butterfly and demo_reduce (--split). */
+static double leaf_share[3] = {0.50, 0.30, 0.20};
 
 /* The spin kernel: a chain of dependent multiply-adds through a volatile accumulator, so that
  * each iteration costs the same fixed latency wherever it is used. A macro, not an inline
@@ -166,17 +166,18 @@ static void plan_calibrate(struct demo_plan *plan)
     plan->ns_per_iter[0] = calibrate_one(demo_solve);
     plan->ns_per_iter[1] = calibrate_one(demo_butterfly);
     plan->ns_per_iter[2] = calibrate_one(demo_reduce);
-    plan->solve_iters = iters_for(SOLVE_SHARE, plan->ns_per_iter[0]);
-    plan->butterfly_iters = iters_for(BUTTERFLY_SHARE, plan->ns_per_iter[1]);
-    plan->reduce_iters = iters_for(REDUCE_SHARE, plan->ns_per_iter[2]);
+    plan->solve_iters = iters_for(leaf_share[0], plan->ns_per_iter[0]);
+    plan->butterfly_iters = iters_for(leaf_share[1], plan->ns_per_iter[1]);
+    plan->reduce_iters = iters_for(leaf_share[2], plan->ns_per_iter[2]);
 }
 
 /* After a round: update each leaf's cost estimate, then size the next round so that the CPU
- * split since the start converges on 50 / 30 / 20 whatever else the machine is doing (other
- * processes on a sibling hyperthread change the cost of an iteration while the demo runs). */
+ * split since the start converges on 50 / 30 / 20 (or --split's) whatever else the machine is
+ * doing (other processes on a sibling hyperthread change the cost of an iteration while the
+ * demo runs). */
 static void plan_adjust(struct demo_plan *plan, const uint64_t cost_ns[3])
 {
-    static const double share[3] = {SOLVE_SHARE, BUTTERFLY_SHARE, REDUCE_SHARE};
+    const double *share = leaf_share;
     long *iters[3] = {&plan->solve_iters, &plan->butterfly_iters, &plan->reduce_iters};
     uint64_t total = 0;
 
@@ -241,10 +242,13 @@ static void *sleeper_main(void *p)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: rocsys-demo [--seconds N] [--threads N] [--no-sleeper] [--help]\n"
-            "  --seconds N   run for N seconds (default 30; 0 = until killed)\n"
-            "  --threads N   number of compute threads solver-0.. (default 2, at most %d)\n"
-            "  --no-sleeper  do not start the sleeping thread\n"
+            "usage: rocsys-demo [--seconds N] [--threads N] [--split S,B,R] [--no-sleeper] "
+            "[--help]\n"
+            "  --seconds N    run for N seconds (default 30; 0 = until killed)\n"
+            "  --threads N    number of compute threads solver-0.. (default 2, at most %d)\n"
+            "  --split S,B,R  CPU split in %% of demo_solve, demo_butterfly, demo_reduce\n"
+            "                 (whole numbers adding up to 100; default 50,30,20)\n"
+            "  --no-sleeper   do not start the sleeping thread\n"
             "CPU split in each solver thread: demo_solve 50%%, demo_butterfly 30%% (via\n"
             "demo_transform), demo_reduce 20%%, all under demo_step.\n",
             MAX_THREADS);
@@ -261,6 +265,28 @@ static int parse_count(const char *s, int max)
     return (int)v;
 }
 
+/* Parse --split "S,B,R" (whole percentages adding up to 100) into leaf_share; 0, or -1. */
+static int parse_split(const char *s)
+{
+    int pct[3], sum = 0;
+    char *end;
+
+    for (int k = 0; k < 3; k++) {
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno || end == s || v < 0 || v > 100 || *end != (k < 2 ? ',' : '\0'))
+            return -1;
+        pct[k] = (int)v;
+        sum += pct[k];
+        s = end + 1;
+    }
+    if (sum != 100)
+        return -1;
+    for (int k = 0; k < 3; k++)
+        leaf_share[k] = pct[k] / 100.0;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int seconds = 30, nthreads = 2, sleeper = 1;
@@ -272,6 +298,14 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(arg, "--no-sleeper")) {
             sleeper = 0;
+        } else if (!strcmp(arg, "--split")) {
+            if (i + 1 >= argc || parse_split(argv[i + 1]) != 0) {
+                fprintf(stderr,
+                        "rocsys-demo: --split needs S,B,R: three whole percentages adding up "
+                        "to 100 (try --help)\n");
+                return 2;
+            }
+            i++;
         } else if (!strcmp(arg, "--seconds") || !strcmp(arg, "--threads")) {
             int is_seconds = arg[2] == 's';
             if (i + 1 >= argc) {

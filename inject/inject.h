@@ -33,6 +33,7 @@ struct inject_options {
     const char *range;      /* --range START:END: the part of a replayed run (seconds) */
     int live;               /* --live: follow the replayed recording(s) as they are written */
     const char *diff_dir;   /* --diff OLD: compare the replayed recording with OLD */
+    char source_path[4096]; /* --source-path OLD=NEW (repeated: joined with ','), "" if none */
     int attach_gpu;         /* --attach-gpu: no target, the GPU dashboard */
     const char *pids;       /* -p PID[,PID...]: attach to running processes */
     int gpu_interval_ms;    /* --gpu-interval: GPU sampling interval, 0 = no GPU monitoring */

@@ -1,11 +1,12 @@
 /* Command-line options: one table drives parsing, range checks and --help. */
 #include "inject.h"
 #include "model/model.h"
+#include "tui/tui.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum opt_kind { OPT_FLAG, OPT_INT, OPT_STRING, OPT_CHOICE, OPT_PERCENT };
+enum opt_kind { OPT_FLAG, OPT_INT, OPT_STRING, OPT_CHOICE, OPT_PERCENT, OPT_LIST };
 
 struct opt_def {
     const char *long_name;
@@ -71,6 +72,13 @@ static const struct opt_def opt_table[] = {
      "with --replay: follow the recording (or DIR/rank-N, an MPI job's) while it is written"},
     {"range", 0, OPT_STRING, "START:END", 0, 0, NULL, OFF(range), 0,
      "with --replay: count only what happened from START to END seconds into the run"},
+    {"diff", 0, OPT_STRING, "OLD", 0, 0, NULL, OFF(diff_dir), 0,
+     "with --replay NEW: compare NEW with the recording OLD (before and after): hot functions, "
+     "call tree, kernels and HIP API with both shares and the change, in the Diff view (d) and "
+     "in -b frames"},
+    {"source-path", 0, OPT_LIST, "OLD=NEW[,...]", 0, 0, NULL, OFF(source_path), 0,
+     "the Source view (S) looks for a source file built under OLD in NEW instead (repeatable; "
+     "the first OLD that is a prefix of the path applies)"},
     {"profile-min", 0, OPT_PERCENT, "PCT", 0, 100, NULL, OFF(profile_min_pct), 0,
      "with --record: profile.txt folds call-tree nodes below PCT % of their thread's samples "
      "into one line and stays under 1 MB (default 0.5; 0 = every node, no size limit); "
@@ -88,6 +96,9 @@ static const struct opt_def opt_table[] = {
     {"gpu-interval", 0, OPT_INT, "MS", 0, 60000, NULL, OFF(gpu_interval_ms), 0,
      "GPU sampling interval in milliseconds (10-60000, default 1000; 0 = no GPU monitoring)"},
     {"no-color", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(color), 0, "monochrome display"},
+    {"no-mouse", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_mouse), 1,
+     "no mouse: clicks and the wheel stay the terminal's (to select text); by default a click "
+     "on a tab switches the view, on a column heading sorts, on a row selects it"},
     {"help", 'h', OPT_FLAG, NULL, 0, 0, NULL, OFF(help), 1, "show this help and exit"},
     {"version", 'V', OPT_FLAG, NULL, 0, 0, NULL, OFF(version), 1, "show the version and exit"},
     {NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL},
@@ -157,6 +168,17 @@ static int apply(const struct opt_def *d, const char *value, struct inject_optio
         }
         *(const char **)field = value;
         return 0;
+    case OPT_LIST: { /* a char[4096] field: the values joined with ',' */
+        size_t used = strlen(field);
+        if (tui_source_spec_check(value, err, errlen) != 0)
+            return -1;
+        if (used + 1 + strlen(value) + 1 > 4096) {
+            snprintf(err, errlen, "--%s: too long", d->long_name);
+            return -1;
+        }
+        snprintf(field + used, 4096 - used, "%s%s", used ? "," : "", value);
+        return 0;
+    }
     case OPT_CHOICE: {
         int idx = 0;
         size_t n = strlen(value);
@@ -239,6 +261,15 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
         snprintf(err, errlen, "--live needs --replay DIR");
         return -1;
     }
+    if (o->diff_dir && !o->replay_dir) {
+        snprintf(err, errlen, "--diff OLD needs --replay NEW: rocsys-top --replay NEW --diff OLD");
+        return -1;
+    }
+    if (o->diff_dir && o->live) {
+        snprintf(err, errlen,
+                 "--diff compares two finished recordings: it does not go with --live");
+        return -1;
+    }
     if (o->live && o->range) {
         snprintf(err, errlen, "--live follows the whole run: choose a range with w [ ] instead");
         return -1;
@@ -289,6 +320,7 @@ void inject_options_help(FILE *out)
                  "       rocsys-top --record DIR [OPTIONS] -- PROGRAM [ARGS...]\n"
                  "       mpirun -np N rocsys-top --record DIR -- PROGRAM   (DIR/rank-R per rank)\n"
                  "       rocsys-top --replay DIR [--range START:END] [-b]\n"
+                 "       rocsys-top --replay NEW --diff OLD [--range START:END] [-b]\n"
                  "       rocsys-top -p PID[,PID...] [-b] [-n N] [--record DIR]\n"
                  "       rocsys-top --attach-gpu [-b] [-n N] [--record DIR]\n"
                  "       rocsys-top --merge DIR\n"

@@ -255,6 +255,10 @@ struct model_session {
     uint64_t range_end_ns;
     int range_changed; /* the user moved the range: the replay recounts */
     int range_live;    /* --replay --live: the range ends where the recordings end, growing */
+    /* --replay NEW --diff OLD: the OLD recording's model, compared with this one (NEW) by the
+     * Diff view (tui/view_diff.c, model/diff.h); NULL: no comparison. The directories as given */
+    struct model *diff_old;
+    const char *diff_new_dir, *diff_old_dir;
     /* GPU monitor (gpu/gpu.h) the views read, NULL when none runs; attach_gpu: no target,
      * the GPU dashboard of the whole machine (--attach-gpu) */
     struct gpu_monitor *gpu;
@@ -277,15 +281,15 @@ void model_set_root_pid(struct model *m, uint32_t pid);
 /* Inputs from the collector. Times are CLOCK_MONOTONIC ns. */
 void model_proc_start(struct model *m, uint32_t pid, uint32_t ppid, const char *exe,
                       const char *cmdline, uint64_t time_ns);
-/* A process ended: how and code (exit code or signal); code -1 = ended, status unknown
- * (ignored once a precise status is known). */
-void model_proc_end(struct model *m, uint32_t pid, enum model_proc_state how, int code,
-                    uint64_t time_ns);
 /* Process pid runs a program without the collector, for reason why ("" clears it: an exec
  * announced so failed). */
 void model_proc_set_no_collector(struct model *m, uint32_t pid, const char *why);
 /* Processes whose program runs without the collector; *first (may be NULL) gets the first. */
 int model_proc_no_collector_count(const struct model *m, const struct model_process **first);
+/* A process ended: how and code (exit code or signal); code -1 = ended, status unknown
+ * (ignored once a precise status is known). */
+void model_proc_end(struct model *m, uint32_t pid, enum model_proc_state how, int code,
+                    uint64_t time_ns);
 struct rusage;
 /* The root target's final resource usage from wait4() (CPU time, peak RSS, faults, switches). */
 /* Replay: a process's metrics from a recording (recorded set, the rest zero). */
@@ -425,6 +429,35 @@ int model_stack_at(const struct model *m, size_t i, struct model_stack_info *out
 
 /* Number of distinct (thread, stack) entries: memory grows with this, not with run time. */
 size_t model_distinct_stacks(const struct model *m);
+
+/* ---- source lines (model/lines.c) ----
+ * Self samples per source line of each function (the DWARF line of each sample's exact leaf pc;
+ * an inlined function's lines are its own), since start or the last reset, all threads. */
+struct model_line_count {
+    const char *file; /* the path the debug info gives (the build machine's) */
+    int line;
+    uint64_t count; /* self samples */
+};
+/* The lines of function func with samples into *out (free it), in no particular order;
+ * returns their number. */
+int model_func_lines(const struct model *m, int func, struct model_line_count **out);
+struct model_lines_summary {
+    size_t records;   /* distinct (function, file, line) */
+    uint64_t samples; /* counted on a line */
+    uint64_t no_line; /* leaf samples without a line (no debug info, a Python leaf) */
+    uint64_t full;    /* leaf samples not counted: the line table was full */
+    int recorded;     /* the counts come from a recording's lines.txt */
+};
+void model_lines_summary(const struct model *m, struct model_lines_summary *out);
+/* Replay: count self samples on a line of the function named function (lines.txt). */
+void model_lines_add(struct model *m, const char *function, const char *file, int line,
+                     uint64_t count);
+/* Replay: the counts come from a recording's lines.txt (kept when a recount resets counts). */
+void model_lines_recorded(struct model *m);
+/* Write the line counts as lines.txt (docs/formats.md); 0. */
+int model_lines_write(const struct model *m, FILE *f);
+/* One line of lines.txt, cut in place into its fields: 1, or 0 (a comment, malformed). */
+int model_lines_parse(char *s, uint64_t *count, int *line, const char **file, const char **func);
 
 /* ---- user regions (model/regions.c) ----
  * Named regions the program pushed and popped (rocsys-top's user API, ROCTx, ROCm Systems

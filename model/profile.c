@@ -15,10 +15,12 @@
 #define MAX_SYM_FRAMES 16              /* inlined frames per address, at most */
 #define MAX_SEQ        MODEL_MAX_STACK /* functions per symbolized stack */
 
-/* Symbolized address: its function ids, innermost first, in m->addr_funcs. */
+/* Symbolized address: its function ids, innermost first, in m->addr_funcs; the line record
+ * of its innermost function (lines.c) when it is a leaf's exact pc. */
 struct addr_entry {
     uint32_t off;
     uint32_t len;
+    uint32_t line;
 };
 
 struct model *model_new(void)
@@ -61,6 +63,7 @@ void model_free(struct model *m)
     model_kernels_free(m);
     model_launches_free(m);
     model_python_free(m);
+    model_lines_free(m);
     model_states_free(m);
     symbolizer_free(m->sym);
     free(m);
@@ -359,6 +362,7 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
     a->len = (uint32_t)n;
     for (int i = 0; i < n; i++)
         m->addr_funcs[m->naddr_funcs++] = func_id(m, &fr[i]);
+    a->line = is_ret ? 0 : model_lines_intern(m, m->addr_funcs[a->off], fr[0].file, fr[0].line);
     *hashmap_slot(&m->addr_map, key, 1) = (uint32_t)++m->naddrs;
     return a;
 }
@@ -472,6 +476,9 @@ int model_sample_weighted(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
         return 0;
     uint32_t thread = model_thread_discover(m, pid, tid, time_ns);
     model_stack_count(m, thread, seq, len, weight ? weight : 1);
+    const struct addr_entry *leaf = addr_lookup(m, pid, frames[0], 0, final_try);
+    if (leaf) /* the leaf's line (cached with its address) */
+        model_lines_count(m, leaf->line, seq[len - 1], weight ? weight : 1);
     return 0;
 }
 

@@ -247,6 +247,7 @@ void model_reset_counts(struct model *m)
     for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
         m->buckets[i].n = 0;
     m->session.samples = 0;
+    model_lines_reset(m);
 }
 
 /* ---- trees and hot lists ---- */

@@ -40,6 +40,8 @@ static int profile_process(const struct inject_options *o, int pid)
     argv[n++] = gpu;
     if (!o->color)
         argv[n++] = "--no-color";
+    if (o->no_mouse)
+        argv[n++] = "--no-mouse";
     argv[n] = NULL;
     execv("/proc/self/exe", argv);
     fprintf(stderr, "rocsys-top: cannot start rocsys-top -p %d: %s\n", pid, strerror(errno));
@@ -232,7 +234,9 @@ int session_attach_gpu(const struct inject_options *o)
     ms->gpu = a.gpu;
     if (!a.batch && !a.headless) {
         struct tui_options to = {.color = o->color,
+                                 .no_mouse = o->no_mouse,
                                  .delay_tenths = o->delay_tenths,
+                                 .source_path = o->source_path,
                                  .initial_view = tui_view_find("GPU")};
         a.tui = tui_open(a.m, &to);
         if (!a.tui) {

@@ -165,7 +165,11 @@ static void load_model(struct replay *r, const char *dir, const char *out, size_
 /* The interactive loop: keys until quit; recount when the user moves the range. */
 static int run_tui(struct replay *r, const struct inject_options *o)
 {
-    struct tui_options to = {.color = o->color, .delay_tenths = o->delay_tenths};
+    struct tui_options to = {.color = o->color,
+                             .no_mouse = o->no_mouse,
+                             .delay_tenths = o->delay_tenths,
+                             .source_path = o->source_path,
+                             .initial_view = o->diff_dir ? tui_view_find("Diff") : 0};
     struct tui *t = tui_open(r->m, &to);
     struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
 
@@ -238,42 +242,106 @@ int session_replay_buffers(const uint8_t *trace, size_t trace_len, const char *j
     return 0;
 }
 
-int session_replay(const struct inject_options *o)
+/* lines.txt, when the recording has one: the Source view's samples per line (whole run). */
+static void load_lines(struct model *m, const char *dir)
 {
-    struct replay r = {0};
+    char path[4096], *text, *nl;
+    const char *file, *func;
+    uint64_t count;
+    int line;
+
+    snprintf(path, sizeof(path), "%s/lines.txt", dir);
+    text = replay_slurp(path, NULL);
+    if (!text)
+        return;
+    model_lines_recorded(m);
+    for (char *p = text; *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        if (model_lines_parse(p, &count, &line, &file, &func))
+            model_lines_add(m, func, file, line, count);
+        if (!nl)
+            break;
+    }
+    free(text);
+}
+
+/* Read the recording in dir into r (its model built, not yet counted); opt names the option
+ * that gave dir in the one-line complaint. 0, or 1 with the complaint on stderr. */
+static int replay_open(struct replay *r, const char *dir, const char *opt)
+{
     char path[4096], err[512] = "";
     struct stat st;
     size_t len = 0;
     char *out;
+
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "rocsys-top: %s: %s is not a directory\n", opt, dir);
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/trace.pftrace", dir);
+    if (access(path, R_OK) != 0) {
+        fprintf(stderr, "rocsys-top: %s: no readable trace.pftrace in %s (not a recording)\n", opt,
+                dir);
+        return 1;
+    }
+    if (perfetto_read_file(path, &r->trace, err, sizeof(err)) != 0 && r->trace.packets == 0) {
+        fprintf(stderr, "rocsys-top: %s: %s: %s\n", opt, path, err[0] ? err : "unreadable");
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/session.json", dir);
+    r->json = replay_slurp(path, NULL);
+    if (!r->json)
+        r->json = xstrdup("");
+    snprintf(path, sizeof(path), "%s/output.log", dir);
+    out = replay_slurp(path, &len);
+    replay_build(r, dir, out, len, err);
+    load_lines(r->m, dir);
+    free(out);
+    return 0;
+}
+
+/* --diff: hand the OLD recording's model (counted over its whole run) to NEW's for the Diff
+ * view; the header says what is compared, and the notice what makes the shares differ in
+ * kind (another sampling mode) or what OLD lacks. */
+static void attach_diff(struct replay *new_r, struct replay *old_r, const struct inject_options *o)
+{
+    struct model_session *s = model_session(new_r->m), *os = model_session(old_r->m);
+
+    recount(old_r);
+    s->diff_old = old_r->m;
+    s->diff_new_dir = o->replay_dir;
+    s->diff_old_dir = o->diff_dir;
+    snprintf(s->status_text, sizeof(s->status_text), "diff: %s vs %s", o->replay_dir, o->diff_dir);
+    if (s->notice[0])
+        return;
+    if (strcmp(s->mode, os->mode) != 0)
+        snprintf(
+            s->notice, sizeof(s->notice),
+            "NEW was sampled on %s time, OLD on %s time: their shares measure different things",
+            s->mode, os->mode);
+    else if (os->notice[0])
+        snprintf(s->notice, sizeof(s->notice), "OLD: %.240s", os->notice);
+}
+
+int session_replay(const struct inject_options *o)
+{
+    struct replay r = {0}, old = {0};
+    char err[512] = "";
     int rc = 1;
 
-    if (stat(o->replay_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "rocsys-top: --replay: %s is not a directory\n", o->replay_dir);
-        return 1;
-    }
-    snprintf(path, sizeof(path), "%s/trace.pftrace", o->replay_dir);
-    if (access(path, R_OK) != 0) {
-        fprintf(stderr, "rocsys-top: --replay: no readable trace.pftrace in %s (not a recording)\n",
-                o->replay_dir);
-        return 1;
-    }
-    if (perfetto_read_file(path, &r.trace, err, sizeof(err)) != 0 && r.trace.packets == 0) {
-        fprintf(stderr, "rocsys-top: --replay: %s: %s\n", path, err[0] ? err : "unreadable");
+    if (replay_open(&r, o->replay_dir, "--replay") != 0)
         goto cleanup;
-    }
-    snprintf(path, sizeof(path), "%s/session.json", o->replay_dir);
-    r.json = replay_slurp(path, NULL);
-    if (!r.json)
-        r.json = xstrdup("");
-    snprintf(path, sizeof(path), "%s/output.log", o->replay_dir);
-    out = replay_slurp(path, &len);
-    replay_build(&r, o->replay_dir, out, len, err);
-    free(out);
+    if (o->diff_dir && replay_open(&old, o->diff_dir, "--diff") != 0)
+        goto cleanup;
     if (o->range && apply_range(model_session(r.m), o->range, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         goto cleanup;
     }
     recount(&r);
+    if (o->diff_dir)
+        attach_diff(&r, &old, o);
     if (o->batch || !isatty(STDOUT_FILENO)) {
         tui_batch_frame(stdout, r.m, 1, o->max_rows);
         rc = 0;
@@ -281,6 +349,7 @@ int session_replay(const struct inject_options *o)
         rc = run_tui(&r, o);
     }
 cleanup:
-    replay_free(&r);
+    replay_free(&r); /* NEW first: its session points to OLD's model */
+    replay_free(&old);
     return rc;
 }

@@ -442,7 +442,10 @@ int session_replay_live(const struct inject_options *o)
     snprintf(model_session(l.m)->target, sizeof(model_session(l.m)->target), "%s", o->replay_dir);
     live_poll(&l);
     if (!o->batch && isatty(STDOUT_FILENO)) {
-        struct tui_options to = {.color = o->color, .delay_tenths = o->delay_tenths};
+        struct tui_options to = {.color = o->color,
+                                 .no_mouse = o->no_mouse,
+                                 .delay_tenths = o->delay_tenths,
+                                 .source_path = o->source_path};
         if (!(t = tui_open(l.m, &to))) {
             fprintf(stderr, "rocsys-top: cannot open the terminal (use -b for text frames)\n");
             rc = 1;

@@ -672,7 +672,10 @@ started:
     snprintf(ms->status_text, sizeof(ms->status_text), "running");
 
     if (!s.batch && !s.headless) {
-        struct tui_options to = {.color = o->color, .delay_tenths = o->delay_tenths};
+        struct tui_options to = {.color = o->color,
+                                 .no_mouse = o->no_mouse,
+                                 .delay_tenths = o->delay_tenths,
+                                 .source_path = o->source_path};
         s.tui = tui_open(s.m, &to);
         if (!s.tui) {
             s.batch = 1; /* no usable terminal: fall back to text frames */

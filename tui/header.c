@@ -18,8 +18,8 @@ static enum tui_style status_style(const char *s)
 {
     if (strncmp(s, "running", 7) == 0)
         return TUI_S_GOOD;
-    if (strcmp(s, "exited with 0") == 0 || !*s)
-        return TUI_S_VALUE;
+    if (strcmp(s, "exited with 0") == 0 || !*s || strncmp(s, "diff: ", 6) == 0)
+        return TUI_S_VALUE; /* a comparison (--diff) is no failure */
     return TUI_S_BAD;
 }
 

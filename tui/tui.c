@@ -212,11 +212,13 @@ void tui_filter_changed(struct tui *t)
 
 void tui_switch_view(struct tui *t, int view)
 {
+    tui_source_close(t);
     if (view >= 0 && view < tui_view_count)
         t->view = view;
 }
 
-/* The tabs line: every view with its number key, the current one highlighted. */
+/* The tabs line: every view with its number key, the current one highlighted. tui_tab_at
+ * (hittest.c) finds the tab under a click from the same widths: keep the two in step. */
 static void draw_tabs(struct tui *t, const struct tui_rect *r)
 {
     int x = 0;
@@ -260,7 +262,9 @@ static void draw_status(struct tui *t, const struct tui_rect *r)
         return;
     }
     buf[0] = '\0';
-    if (v->status)
+    if (t->source)
+        tui_source_status(t, buf, sizeof(buf));
+    else if (v->status)
         v->status(t, t->state[t->view], buf, sizeof(buf));
     if (buf[0])
         tui_seg(t, y, &x, w, txt, "%s%s ", t->paused ? " " : "", buf);
@@ -311,8 +315,8 @@ static void draw_help(struct tui *t)
     /* frame pieces: Unicode box drawing, or ASCII (no ACS: some terminals lack it) */
     const char *h = t->utf8 ? "\xe2\x94\x80" : "-", *v = t->utf8 ? "\xe2\x94\x82" : "|";
     const char *c[4] = {"+", "+", "+", "+"};
-    const char *lines[24];
-    char views[160], refresh[96], rule[1024];
+    const char *lines[40];
+    char views[3][80], refresh[96], rule[1024];
     unsigned int frame = tui_style(t, TUI_S_LABEL);
     int n = 0, bw, bh, by, bx;
     size_t o = 0;
@@ -323,20 +327,33 @@ static void draw_help(struct tui *t)
         c[2] = "\xe2\x94\x94";
         c[3] = "\xe2\x94\x98";
     }
-    o = (size_t)snprintf(views, sizeof(views), " 1-%d            ", tui_view_count);
-    for (int i = 0; i < tui_view_count && o < sizeof(views); i++)
-        o += (size_t)snprintf(views + o, sizeof(views) - o, "%s%c %s", i ? ", " : "",
-                              tui_views[i].hotkey, tui_views[i].name);
+    /* the views with their keys, wrapped to the box's width */
+    memset(views, 0, sizeof(views));
+    o = (size_t)snprintf(views[0], sizeof(views[0]), "%-16s", " 0-9");
+    for (int i = 0, l = 0; i < tui_view_count; i++) {
+        char item[48];
+        snprintf(item, sizeof(item), "%c %s", tui_views[i].hotkey, tui_views[i].name);
+        if (o > 16 && o + 2 + strlen(item) > 76) {
+            if (++l == 3)
+                break;
+            o = (size_t)snprintf(views[l], sizeof(views[l]), "%16s", "");
+        }
+        o += (size_t)snprintf(views[l] + o, sizeof(views[l]) - o, "%s%s", o > 16 ? ", " : "", item);
+    }
     snprintf(refresh, sizeof(refresh), " refresh every %.1fs, %s, %s glyphs",
              t->opt.delay_tenths > 0 ? t->opt.delay_tenths / 10.0 : 1.0,
              t->color ? "colour" : "monochrome", t->utf8 ? "Unicode" : "ASCII");
     lines[n++] = " rocsys-top " ROCSYS_VERSION " - keys";
     lines[n++] = "";
     lines[n++] = " Tab S-Tab      next / previous view";
-    lines[n++] = views;
+    for (int l = 0; l < 3; l++)
+        if (views[l][0])
+            lines[n++] = views[l];
     lines[n++] = " Up Down PgUp PgDn Home End   move the selection";
     lines[n++] = " Enter Space    call tree: expand/collapse; threads, ranks: show that one";
     lines[n++] = " Right Left     expand / collapse or go to the parent";
+    lines[n++] = " S (Enter: hot) call tree, hot functions: the function's source, its hot";
+    lines[n++] = "                lines; there n N: next / previous hot line, Esc q: back";
     lines[n++] = " F6 s           cycle the sort order";
     lines[n++] = " t              thread: all threads, then each thread in turn";
     lines[n++] = " R              rank (multi-rank): all ranks, then each rank in turn";
@@ -348,10 +365,17 @@ static void draw_help(struct tui *t)
     } else {
         lines[n++] = " w              since start <-> sliding window (last N seconds)";
     }
-    lines[n++] = " / n            search function names (the call tree opens the path)";
+    lines[n++] = " Arrows         flame graph: parent, hottest child, frame left / right";
+    lines[n++] = " Enter Esc Bksp flame graph: zoom into the frame / out one level";
+    lines[n++] = " / n            search function names (the call tree opens the path,";
+    lines[n++] = "                the flame graph highlights the matches and their share)";
+    if (model_session(t->m)->diff_old) /* --diff: the Diff view */
+        lines[n++] = " d c C s        Diff view; its next / previous table; sort";
     lines[n++] = " p              pause: freeze the displayed data";
     lines[n++] = " r              reset the sample counts";
     lines[n++] = " F1 ? h         this help (any key closes it)";
+    if (!t->opt.no_mouse)
+        lines[n++] = " Mouse          tab: view; heading: sort; row: select, again: Enter";
     lines[n++] = " Esc            cancel search or help";
     lines[n++] = " F10 q          quit";
     lines[n++] = "";
@@ -420,7 +444,10 @@ static void draw(struct tui *t)
     }
     tui_header_draw(t, &t->lay.header);
     draw_tabs(t, &t->lay.tabs);
-    tui_views[t->view].draw(t, t->state[t->view], &t->lay.body);
+    if (t->source)
+        tui_source_draw(t, &t->lay.body);
+    else
+        tui_views[t->view].draw(t, t->state[t->view], &t->lay.body);
     draw_status(t, &t->lay.status);
     if (t->help)
         draw_help(t);
@@ -476,6 +503,25 @@ static void search_key(struct tui *t, int ch)
     }
 }
 
+/* A mouse event (mouse.c): a click closes the help; the search prompt ignores it. */
+static int mouse_key(struct tui *t)
+{
+    struct tui_mouse ev;
+
+    if (tui_mouse_read(&ev) != 0 || t->searching)
+        return 0;
+    t->message[0] = '\0';
+    if (t->help) {
+        t->help = ev.kind != TUI_MOUSE_CLICK;
+        return 0;
+    }
+    ensure_built(t);
+    if (t->source && tui_source_mouse(t, &ev))
+        return 0;
+    tui_mouse_dispatch(t, &ev);
+    return t->profile_pid > 0;
+}
+
 /* Handle one key; returns 1 to quit. */
 static int handle_key(struct tui *t, int ch)
 {
@@ -484,6 +530,8 @@ static int handle_key(struct tui *t, int ch)
 
     if (ch == KEY_RESIZE)
         return 0; /* the next draw reads the new size */
+    if (ch == KEY_MOUSE)
+        return mouse_key(t);
     t->message[0] = '\0';
     if (t->help) {
         if (ch == KEY_F(10))
@@ -495,6 +543,8 @@ static int handle_key(struct tui *t, int ch)
         search_key(t, ch);
         return 0;
     }
+    if (t->source && tui_source_key(t, ch))
+        return 0;
     switch (ch) {
     case 'q':
     case KEY_F(10):
@@ -548,8 +598,7 @@ static int handle_key(struct tui *t, int ch)
         else
             tui_ranks_show(t, n - 1);
         return 0;
-    case KEY_ESC:
-        return 0;
+    case KEY_ESC: /* the view's (the flame graph zooms out) */
     default:
         break;
     }
@@ -687,6 +736,8 @@ struct tui *tui_open(struct model *m, const struct tui_options *o)
     nodelay(stdscr, TRUE);
     set_escdelay(25);
     curs_set(0);
+    if (!o->no_mouse)
+        tui_mouse_enable(1);
     if (o->color && has_colors()) {
         init_colors();
         t->color = 1;
@@ -715,6 +766,7 @@ void tui_close(struct tui *t)
     delscreen(t->screen);
     fclose(t->tty);
     stray_output_release(t);
+    tui_source_close(t);
     for (int i = 0; i < tui_view_count; i++)
         tui_views[i].destroy(t->state[i]);
     free(t);

@@ -9,9 +9,11 @@ struct model;
 struct tui;
 
 struct tui_options {
-    int color;        /* 0: monochrome even if the terminal has colours */
-    int delay_tenths; /* refresh delay, shown in the help */
-    int initial_view; /* index into the view table */
+    int color;               /* 0: monochrome even if the terminal has colours */
+    int delay_tenths;        /* refresh delay, shown in the help */
+    int initial_view;        /* index into the view table */
+    int no_mouse;            /* 1: no mouse reporting (--no-mouse) */
+    const char *source_path; /* --source-path "OLD=NEW[,OLD=NEW...]" for the Source view, or NULL */
 };
 
 /* Take over the terminal (initscr, keypad, non-blocking input). NULL if it cannot. */
@@ -49,6 +51,10 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows);
  * rank: host, pid, CPU %, samples, GPU time, region time, imbalance, hottest function), as the
  * Ranks view shows them with no region chosen; nothing when no process has a rank. */
 void tui_ranks_table(FILE *out, struct model *m);
+
+/* --source-path: 0 when every rule of spec ("OLD=NEW[,OLD=NEW...]") has an OLD, else -1 with
+ * a one-line message in err. */
+int tui_source_spec_check(const char *spec, char *err, size_t n);
 
 /* Index of the view named name in the view table (for tui_options.initial_view), or -1. */
 int tui_view_find(const char *name);

@@ -31,6 +31,20 @@ int tui_text_width(const char *s, int utf8);
  * utf8, "..." otherwise) if it had to be cut. Control characters become '?'; without utf8,
  * every non-ASCII byte becomes '?' too. Returns the columns used. */
 int tui_fit(char *out, size_t outsz, const char *s, int width, int utf8);
+/* The same, but a text that does not fit keeps its start and its end with the ellipsis in the
+ * middle ("saxpy_kern…<float>"): for names whose end tells them apart (templates, paths). */
+int tui_fit_middle(char *out, size_t outsz, const char *s, int width, int utf8);
+/* A column of a table whose last column is a name that takes the room left. */
+struct tui_column {
+    const char *heading; /* as drawn, its blanks included: its width is the column's */
+    int drop;            /* 0: always shown; else left out for the name, the highest first */
+};
+/* Which of the n columns c to show in width columns so that the name after them keeps at least
+ * name_min: every one, less those with the highest drop ranks while the name lacks room; show[i]
+ * gets 1 or 0. Returns the columns left for the name. */
+int tui_columns_fit(const struct tui_column *c, int n, int width, int name_min, int *show);
+/* The cells (or headings) of the shown columns side by side into out. */
+void tui_columns_join(char *out, size_t n, const char *const *cells, const int *show, int ncells);
 /* Make a line of target output printable: drop ANSI escape sequences, expand tabs, keep the
  * text after the last carriage return, replace other control characters with '?'. */
 void tui_sanitize(char *out, size_t outsz, const char *in);
@@ -118,7 +132,7 @@ void tui_tree_reveal(const struct model_tree *t, struct tui_expand *e, int node)
 void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name, const void *ctx);
 
 /* ---- the interactive front end's state (tui.c) ---- */
-#define TUI_MAX_VIEWS 9
+#define TUI_MAX_VIEWS 11
 
 /* Visual roles; tui_style() maps them to colour pairs or to monochrome attributes. */
 enum tui_style {
@@ -164,10 +178,50 @@ struct tui {
     char search[128];  /* the needle being typed, then the last one searched */
     char message[192]; /* one-shot message for the status line */
     int rows, cols;
-    int gpu_line;    /* this frame's header has a line of GPU gauges */
-    int profile_pid; /* --attach-gpu: the process Enter chose to profile (0: none) */
+    int gpu_line;              /* this frame's header has a line of GPU gauges */
+    int profile_pid;           /* --attach-gpu: the process Enter chose to profile (0: none) */
+    struct tui_source *source; /* the Source view over the body, NULL when closed */
     struct tui_layout lay;
 };
+
+/* ---- mouse (hittest.c: pure hit-testing; mouse.c: reading and dispatching events) ---- */
+enum tui_mouse_kind { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN };
+struct tui_mouse {
+    int kind; /* enum tui_mouse_kind */
+    int y, x; /* the cell, relative to the rectangle the event is given for (a view's body) */
+    int h, w; /* that rectangle's size */
+};
+struct tui_view;
+/* Index of the tab drawn at column x of a tab bar width columns wide (the tabs of views[0..count)
+ * as the tab bar draws them, " K Name " and a blank each), or -1. */
+int tui_tab_at(const struct tui_view *views, int count, int x, int width);
+/* The heading of a column-headings line at column x (blanks before a heading belong to it,
+ * right of the last one to the last) into label; 1, or 0 when the line has no heading. */
+int tui_column_at(const char *columns, int x, char *label, size_t n);
+/* A column heading and the sort order (the view's own number) a click on it chooses. */
+struct tui_sort_column {
+    const char *label;
+    int sort;
+};
+/* The sort order of the heading at column x of columns per map, or -1. */
+int tui_sort_at(const char *columns, int x, const struct tui_sort_column *map, int nmap);
+enum tui_click {
+    TUI_CLICK_NONE,
+    TUI_CLICK_SORT,   /* a column heading that has a sort order */
+    TUI_CLICK_SELECT, /* a row other than the selected one */
+    TUI_CLICK_AGAIN,  /* the selected row: act as Enter does */
+};
+/* What a click hit in a list view drawn with tui_draw_frame (title, column headings, then
+ * rows rows of l from l->top; count rows in all); *value is the sort order or the row. */
+enum tui_click tui_list_click(const struct tui_mouse *ev, const struct tui_list *l, int count,
+                              int rows, const char *columns, const struct tui_sort_column *map,
+                              int nmap, int *value);
+/* mouse.c: turn the terminal's mouse reporting on (clicks and the wheel) or off. */
+void tui_mouse_enable(int on);
+/* After getch() gave KEY_MOUSE: the event in screen cells; 0, or -1 for one the TUI ignores. */
+int tui_mouse_read(struct tui_mouse *ev);
+/* Act on an event in screen cells: a tab switches the view, the body goes to the view. */
+void tui_mouse_dispatch(struct tui *t, const struct tui_mouse *ev);
 
 /* ---- the view table (views.c) ---- */
 struct tui_view {
@@ -186,7 +240,14 @@ struct tui_view {
     void (*status)(struct tui *t, void *st, char *buf, size_t n);
     /* The view as a plain-text section of a batch frame. */
     void (*batch)(FILE *out, struct model *m, int max_rows);
+    /* A click or wheel turn in the view's body (ev relative to the body); 1 if handled. May
+     * be NULL (TUI_VIEW_ROW): a wheel turn then moves the selection as Up/Down do. */
+    int (*click)(struct tui *t, void *st, const struct tui_mouse *ev);
 };
+
+/* A view's click callback (rows made with TUI_VIEW_ROW_CLICK). */
+#define TUI_VIEW_DECLARE_CLICK(v)                                                                  \
+    int tui_##v##_click(struct tui *t, void *st, const struct tui_mouse *ev)
 
 extern const struct tui_view tui_views[];
 extern const int tui_view_count;
@@ -218,6 +279,15 @@ TUI_VIEW_DECLARE(gpu);
 TUI_VIEW_DECLARE(kernels);
 TUI_VIEW_DECLARE(hipapi);
 TUI_VIEW_DECLARE(ranks);
+TUI_VIEW_DECLARE_CLICK(calltree);
+TUI_VIEW_DECLARE_CLICK(hot);
+TUI_VIEW_DECLARE_CLICK(threads);
+TUI_VIEW_DECLARE_CLICK(regions);
+TUI_VIEW_DECLARE_CLICK(kernels);
+TUI_VIEW_DECLARE_CLICK(hipapi);
+TUI_VIEW_DECLARE_CLICK(ranks);
+TUI_VIEW_DECLARE(flame);
+TUI_VIEW_DECLARE(diff);
 
 /* The rank filter after only_rank (struct model_filter: 1 + rank, 0 = all ranks): the next
  * rank in order, then 0 after the last; -1 when no process has a rank (view_ranks.c). */
@@ -268,6 +338,82 @@ void tui_gpu_layout_compute(const struct tui_rect *body, int ngpu, int nproc,
 const char *tui_graph_cell(double fraction, int row, int rows, int utf8);
 /* A horizontal gauge of width cells for fraction (0..1): "[|||||     ]" style, utf8 blocks. */
 void tui_gauge(char *buf, size_t n, double fraction, int width, int utf8);
+
+/* ---- flame graph layout (flame_layout.c; pure) ---- */
+
+/* One frame of an icicle graph: a tree node drawn w columns wide from column x (0 = the graph's
+ * left edge) on row depth (0 = the zoom root's row). */
+struct tui_flame_box {
+    int node; /* index into the tree's nodes */
+    int x, w; /* columns */
+    int depth;
+};
+struct tui_flame {
+    struct tui_flame_box *boxes; /* depth first, children left to right (hottest first) */
+    int count, cap;
+    int rows; /* rows used (the deepest box's depth + 1) */
+};
+/* Lay out the subtree of node zoom across width columns: zoom spans them all, each child gets
+ * the part of its parent's columns that its inclusive count is of the parent's, children side
+ * by side in o's order from the parent's left edge; a child under one column is left out with
+ * all below it. At most max_rows rows (<= 0: every depth). */
+void tui_flame_layout(const struct tui_tree_order *o, int zoom, int width, int max_rows,
+                      struct tui_flame *out);
+void tui_flame_free(struct tui_flame *f);
+/* Index of node's box in f, or -1. */
+int tui_flame_box_of(const struct tui_flame *f, int node);
+enum { TUI_FLAME_UP, TUI_FLAME_DOWN, TUI_FLAME_LEFT, TUI_FLAME_RIGHT };
+/* The box a move from box goes to: UP the parent's, DOWN the widest child's, LEFT/RIGHT the
+ * nearest box of the same row on that side; box itself when there is none. */
+int tui_flame_move(const struct model_tree *t, const struct tui_flame *f, int box, int dir);
+/* Samples under the frames whose name contains needle (ASCII case ignored), a match inside a
+ * match counted once; 0 for an empty needle. */
+uint64_t tui_flame_match_samples(const struct tui_tree_order *o, const char *needle);
+/* What a frame is, for its colour: from its module, else (a replay knows names only) its name. */
+enum tui_flame_kind {
+    TUI_FLAME_NATIVE,
+    TUI_FLAME_PYTHON,
+    TUI_FLAME_REGION,
+    TUI_FLAME_OTHER, /* GPU runtime, blocked/preempted, unknown, the root */
+    TUI_FLAME_KINDS
+};
+enum tui_flame_kind tui_flame_kind(const char *name, const char *module);
+/* Identity of function func for merging frames (equal keys: one frame). */
+typedef uint64_t (*tui_key_fn)(const void *ctx, int func);
+/* The tree with the children of each node that have the same key merged into one (their
+ * counts summed, their children merged in turn): a Python function's one entry per line
+ * becomes one frame. Free with model_tree_free. */
+struct model_tree *tui_flame_merge(const struct model_tree *in, tui_key_fn key, const void *ctx);
+/* Row depth of f as text: "[name-----]" per box ("|" one column wide, "[]" two), blanks
+ * between; into buf (NUL-terminated, cut at n). Returns the boxes written. */
+int tui_flame_text_row(const struct tui_flame *f, const struct model_tree *t, int depth,
+                       tui_name_fn name, const void *ctx, char *buf, size_t n);
+
+/* ---- Source view (source.c: pure helpers; view_source.c: the view over the body) ---- */
+
+/* path with the first rule of spec ("OLD=NEW[,OLD=NEW...]") whose OLD is a prefix of it (up
+ * to a '/') replaced by NEW, into out; 1 when a rule applied, else 0 (out = path). */
+int tui_source_map_path(const char *spec, const char *path, char *out, size_t n);
+/* The file that has most of the samples of lc (n lines of one function), NULL if none. */
+const char *tui_source_main_file(const struct model_line_count *lc, int n);
+/* The samples of lc on each line of file (counts[i]: line i + 1, nlines of them); returns
+ * the samples on other files or past nlines. */
+uint64_t tui_source_line_counts(const struct model_line_count *lc, int n, const char *file,
+                                uint64_t *counts, int nlines);
+/* Whether a line of count samples is highlighted: the hottest (max), or 10 % of total. */
+int tui_source_is_hot(uint64_t count, uint64_t max, uint64_t total);
+/* The next line index after from (dir > 0) or before it (dir < 0) with at least min_count
+ * (and at least 1) samples, or -1. */
+int tui_source_next_hot(const uint64_t *counts, int nlines, int from, int dir, uint64_t min_count);
+/* Open the Source view of function func (1), or say why not in the status line (0). */
+int tui_source_open(struct tui *t, int func);
+void tui_source_close(struct tui *t);
+void tui_source_draw(struct tui *t, const struct tui_rect *r);
+/* A key for the open Source view: 1 when it took it (Esc and q close it). */
+int tui_source_key(struct tui *t, int key);
+/* A mouse event (screen cells) for the open Source view: 1 when it took it. */
+int tui_source_mouse(struct tui *t, const struct tui_mouse *ev);
+void tui_source_status(struct tui *t, char *buf, size_t n);
 
 /* ---- helpers shared by the views (views.c) ---- */
 

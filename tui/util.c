@@ -179,6 +179,89 @@ int tui_fit(char *out, size_t outsz, const char *s, int width, int utf8)
     return used;
 }
 
+/* Copy the units of s from column from (inclusive) up to column to (exclusive) of its display
+ * into out at *o (NUL-terminated; a unit that starts before from is left out); returns the
+ * columns copied. */
+static int copy_columns(char *out, size_t outsz, size_t *o, const char *s, int from, int to,
+                        int utf8)
+{
+    int col = 0, used = 0;
+
+    while (*s && col < to) {
+        struct unit u = next_unit(s, utf8);
+        size_t bytes = u.replace ? 1 : (size_t)u.len;
+        if (col >= from) {
+            if (col + u.width > to || *o + bytes + 1 > outsz)
+                break;
+            if (u.replace)
+                out[*o] = '?';
+            else
+                memcpy(out + *o, s, bytes);
+            *o += bytes;
+            used += u.width;
+        }
+        col += u.width;
+        s += u.len;
+    }
+    out[*o] = '\0';
+    return used;
+}
+
+int tui_fit_middle(char *out, size_t outsz, const char *s, int width, int utf8)
+{
+    const char *ell = utf8 ? "\xe2\x80\xa6" : "...";
+    int ell_w = utf8 ? 1 : 3, total, head, tail, used;
+    size_t o = 0;
+
+    if (!s || outsz == 0 || width < ell_w + 2 || (total = tui_text_width(s, utf8)) <= width)
+        return tui_fit(out, outsz, s, width, utf8); /* it fits, or too narrow for a middle */
+    head = (width - ell_w + 1) / 2;
+    tail = width - ell_w - head;
+    used = copy_columns(out, outsz, &o, s, 0, head, utf8);
+    if (o + strlen(ell) + 1 > outsz)
+        return used;
+    memcpy(out + o, ell, strlen(ell) + 1);
+    o += strlen(ell);
+    used += ell_w;
+    /* the tail: the last columns, starting at a unit boundary (a wide character that would
+     * straddle it is left out) */
+    used += copy_columns(out, outsz, &o, s, total - tail, total, utf8);
+    return used;
+}
+
+int tui_columns_fit(const struct tui_column *c, int n, int width, int name_min, int *show)
+{
+    int used = 0;
+
+    for (int i = 0; i < n; i++) {
+        show[i] = 1;
+        used += (int)strlen(c[i].heading);
+    }
+    while (width - used < name_min) { /* leave out the column with the highest drop rank */
+        int worst = -1;
+        for (int i = 0; i < n; i++)
+            if (show[i] && c[i].drop > 0 && (worst < 0 || c[i].drop > c[worst].drop))
+                worst = i;
+        if (worst < 0)
+            break;
+        show[worst] = 0;
+        used -= (int)strlen(c[worst].heading);
+    }
+    return width - used > 0 ? width - used : 0;
+}
+
+void tui_columns_join(char *out, size_t n, const char *const *cells, const int *show, int ncells)
+{
+    size_t o = 0;
+
+    if (n == 0)
+        return;
+    out[0] = '\0';
+    for (int i = 0; i < ncells; i++)
+        if (show[i] && o < n)
+            o += (size_t)snprintf(out + o, n - o, "%s", cells[i]);
+}
+
 void tui_sanitize(char *out, size_t outsz, const char *in)
 {
     const unsigned char *p = (const unsigned char *)in;

@@ -8,6 +8,11 @@
 #include <string.h>
 
 #define COLUMNS "  INCL%  SELF%  SAMPLES  FUNCTION"
+/* A click on a column heading: the sort it chooses (SAMPLES are inclusive samples). */
+static const struct tui_sort_column sort_columns[] = {{"INCL%", TUI_SORT_INCL},
+                                                      {"SELF%", TUI_SORT_SELF},
+                                                      {"SAMPLES", TUI_SORT_INCL},
+                                                      {"FUNCTION", TUI_SORT_NAME}};
 /* Paths below this share of the tree (parts per million: 0.001 %) are left out of the view,
  * with what is under them: a program of a million distinct stacks would otherwise cost a
  * tree node each on every refresh, for rows nobody can tell from zero. */
@@ -91,7 +96,7 @@ static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_
     unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
     unsigned int dim = sel ? norm : tui_style(t, TUI_S_DIM);
     double incl = tui_pct(nd->inclusive, total);
-    char nums[64], loc[512], glyph[16];
+    char nums[64], loc[512], glyph[16], name[4096];
     int x = r->x, end = r->x + r->w, indent, room;
 
     if (sel)
@@ -107,8 +112,8 @@ static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_
     snprintf(glyph, sizeof(glyph), "%s ",
              row->has_children ? (row->expanded ? tui_glyph_open(t) : tui_glyph_closed(t)) : " ");
     x += tui_put(t, y, x, end - x, norm, glyph, 0);
-    x += tui_put(t, y, x, end - x, row->node == 0 && !sel ? A_BOLD : norm,
-                 tui_model_func_name(t->m, nd->func), 0);
+    tui_fit_middle(name, sizeof(name), tui_model_func_name(t->m, nd->func), end - x, t->utf8);
+    x += tui_put(t, y, x, end - x, row->node == 0 && !sel ? A_BOLD : norm, name, 0);
     tui_func_location(t->m, nd->func, loc, sizeof(loc));
     if (loc[0] && end - x > 4) {
         x += tui_put(t, y, x, 2, norm, "", 1);
@@ -166,6 +171,8 @@ int tui_calltree_key(struct tui *t, void *st, int key)
         return 0;
     row = &c->rows.rows[c->list.sel];
     switch (key) {
+    case 'S': /* the Source view of the selected function */
+        return tui_source_open(t, c->tree->nodes[row->node].func);
     case '\n':
     case '\r':
     case ' ':
@@ -195,6 +202,28 @@ int tui_calltree_key(struct tui *t, void *st, int key)
             }
         }
         return 1;
+    default:
+        return 0;
+    }
+}
+
+int tui_calltree_click(struct tui *t, void *st, const struct tui_mouse *ev)
+{
+    struct calltree *c = st;
+    int value;
+
+    switch (tui_list_click(ev, &c->list, c->rows.count, ev->h - 2, COLUMNS, sort_columns,
+                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
+    case TUI_CLICK_SORT:
+        c->sort = value;
+        reflatten(t, c);
+        return 1;
+    case TUI_CLICK_SELECT:
+        c->list.sel = value;
+        note_selection(c);
+        return 1;
+    case TUI_CLICK_AGAIN: /* expand or collapse */
+        return tui_calltree_key(t, st, '\n');
     default:
         return 0;
     }

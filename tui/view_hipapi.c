@@ -12,11 +12,16 @@
 
 enum api_sort { SORT_TIME, SORT_CALLS, SORT_ERRORS, SORT_NAME, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"time", "calls", "errors", "name"};
+/* A click on a column heading: the sort it chooses. */
+static const struct tui_sort_column sort_columns[] = {
+    {"TIME%", SORT_TIME},    {"CALLS", SORT_CALLS},     {"TOTAL(us)", SORT_TIME},
+    {"ERRORS", SORT_ERRORS}, {"LAST_ERR", SORT_ERRORS}, {"API", SORT_NAME}};
 
 struct hipapi_view {
     const struct model_hip_api **rows; /* rebuilt from the model at every rebuild */
     int nrows;
     struct tui_list nav;
+    int list_rows; /* API rows the last draw had room for (the copies are below) */
     int sort;
     uint64_t total_ns;
 };
@@ -120,6 +125,7 @@ void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
     page = tui_draw_frame(t, r, title, COLUMNS);
     int crows = ncopies < page / 2 ? ncopies : page / 2;
     int list_rows = page - crows;
+    v->list_rows = list_rows;
     tui_list_fit(&v->nav, v->nrows, list_rows);
     for (int i = 0; i < list_rows && v->nav.top + i < v->nrows; i++) {
         int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
@@ -130,7 +136,8 @@ void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
             tui_put(t, y, r->x, r->w, norm, "", 1);
         format_row(nums, sizeof(nums), a, v->total_ns);
         x += tui_put(t, y, x, end - x, a->errors && !sel ? tui_style(t, TUI_S_BAD) : norm, nums, 0);
-        tui_put(t, y, x, end - x, norm, a->name, 0);
+        tui_fit_middle(nums, sizeof(nums), a->name, end - x, t->utf8); /* start and end stay */
+        tui_put(t, y, x, end - x, norm, nums, 0);
     }
     if (v->nrows == 0 && list_rows >= 2) {
         if (!tui_replay_no_data(t->m, "HIP API", nums, sizeof(nums)))
@@ -158,6 +165,27 @@ int tui_hipapi_key(struct tui *t, void *st, int key)
         return 1;
     }
     return 0;
+}
+
+int tui_hipapi_click(struct tui *t, void *st, const struct tui_mouse *ev)
+{
+    struct hipapi_view *v = st;
+    int value;
+
+    switch (tui_list_click(ev, &v->nav, v->nrows, v->list_rows, COLUMNS, sort_columns,
+                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
+    case TUI_CLICK_SORT:
+        v->sort = value;
+        tui_hipapi_rebuild(t, v);
+        return 1;
+    case TUI_CLICK_SELECT:
+        v->nav.sel = value;
+        return 1;
+    case TUI_CLICK_AGAIN:
+        return tui_hipapi_key(t, st, '\n');
+    default:
+        return 0;
+    }
 }
 
 int tui_hipapi_search(struct tui *t, void *st, const char *needle)

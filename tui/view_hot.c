@@ -10,6 +10,9 @@
 
 /* The sort orders `s` cycles through, the default first. */
 static const int sort_cycle[] = {TUI_SORT_SELF, TUI_SORT_INCL, TUI_SORT_NAME};
+/* A click on a column heading: its step in sort_cycle (SAMPLES are self samples). */
+static const struct tui_sort_column sort_columns[] = {
+    {"SELF%", 0}, {"INCL%", 1}, {"SAMPLES", 0}, {"FUNCTION", 2}};
 
 struct hot_view {
     struct model_hot_list *hot;
@@ -70,7 +73,7 @@ void tui_hot_rebuild(struct tui *t, void *st)
 void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct hot_view *h = st;
-    char title[256], desc[160], nums[64], loc[512];
+    char title[256], desc[160], nums[64], loc[512], name[4096];
     int page, count = h->hot ? h->hot->count : 0;
 
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
@@ -91,7 +94,8 @@ void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
                  tui_pct(it->inclusive, h->hot->total), (unsigned long long)it->self);
         x += tui_put(t, y, x, end - x, self >= 20.0 && !sel ? tui_style(t, TUI_S_HOT) : norm, nums,
                      0);
-        x += tui_put(t, y, x, end - x, norm, tui_model_func_name(t->m, it->func), 0);
+        tui_fit_middle(name, sizeof(name), tui_model_func_name(t->m, it->func), end - x, t->utf8);
+        x += tui_put(t, y, x, end - x, norm, name, 0);
         tui_func_location(t->m, it->func, loc, sizeof(loc));
         if (loc[0] && end - x > 4) {
             x += tui_put(t, y, x, 2, norm, "", 1);
@@ -117,7 +121,32 @@ int tui_hot_key(struct tui *t, void *st, int key)
         note_selection(h);
         return 1;
     }
+    if ((key == 'S' || key == '\n' || key == '\r' || key == KEY_ENTER) && h->hot &&
+        h->list.sel >= 0 && h->list.sel < h->hot->count)
+        return tui_source_open(t, h->hot->items[h->list.sel].func); /* the Source view */
     return 0;
+}
+
+int tui_hot_click(struct tui *t, void *st, const struct tui_mouse *ev)
+{
+    struct hot_view *h = st;
+    int n = h->hot ? h->hot->count : 0, value;
+
+    switch (tui_list_click(ev, &h->list, n, ev->h - 2, COLUMNS, sort_columns,
+                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
+    case TUI_CLICK_SORT:
+        h->sort_step = value;
+        resort(t, h);
+        return 1;
+    case TUI_CLICK_SELECT:
+        h->list.sel = value;
+        note_selection(h);
+        return 1;
+    case TUI_CLICK_AGAIN:
+        return tui_hot_key(t, st, '\n');
+    default:
+        return 0;
+    }
 }
 
 int tui_hot_search(struct tui *t, void *st, const char *needle)

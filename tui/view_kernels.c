@@ -15,19 +15,34 @@
     "  GPU%   CALLS  TOTAL(us)    AVG(us)    MIN(us)    MAX(us)    HIP  GRID         BLOCK     "   \
     "KERNEL"
 
+/* The columns before the kernel's name (COLUMNS is them and " KERNEL"): when the name would get
+ * fewer than NAME_MIN columns, MIN, MAX, BLOCK, GRID, HIP, then AVG make room for it. */
+enum { KC_PCT, KC_CALLS, KC_TOTAL, KC_AVG, KC_MIN, KC_MAX, KC_HIP, KC_GRID, KC_BLOCK, KC_COUNT };
+static const struct tui_column kcols[KC_COUNT] = {
+    {"  GPU%", 0},      {"   CALLS", 0},       {"  TOTAL(us)", 0},
+    {"    AVG(us)", 1}, {"    MIN(us)", 6},    {"    MAX(us)", 5},
+    {"    HIP", 2},     {"  GRID        ", 3}, {" BLOCK    ", 4}};
+#define NAME_MIN 40
+
 enum kernel_sort { SORT_TIME, SORT_CALLS, SORT_AVG, SORT_MAX, SORT_NAME, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"GPU time", "calls", "average", "max", "name"};
+/* A click on a column heading: the sort it chooses. */
+static const struct tui_sort_column sort_columns[] = {
+    {"GPU%", SORT_TIME},   {"CALLS", SORT_CALLS}, {"TOTAL(us)", SORT_TIME},
+    {"AVG(us)", SORT_AVG}, {"MAX(us)", SORT_MAX}, {"KERNEL", SORT_NAME}};
 
 struct kernels_view {
     struct model_kernel_list *list;
     int *rows; /* indices into list->items of the rows shown, in order */
     int nrows;
     struct tui_list nav;
+    int list_rows; /* kernel rows the last draw had room for (the queues are below) */
     int sort;
     int unfolded;  /* 1: full template arguments */
     int filtering; /* 1: only names matching filter */
     char filter[128];
     char sel_name[512];      /* the selected kernel, kept across rebuilds */
+    char heading[160];       /* the column headings of the last draw (the columns that fit) */
     struct tui_kpaths paths; /* Enter: the selected kernel's launch paths */
 };
 
@@ -135,10 +150,16 @@ static void format_dims(char *buf, size_t n, const uint32_t d[3])
     snprintf(buf, n, "%u,%u,%u", d[0], d[1], d[2]);
 }
 
-/* The numbers of one kernel row (without the name). */
-static void format_row(char *buf, size_t n, const struct model_kernel *k, uint64_t total_ns)
+/* The numbers of one kernel row (without the name) in the columns show says (NULL: all). */
+static void format_row(char *buf, size_t n, const struct model_kernel *k, uint64_t total_ns,
+                       const int *show)
 {
-    char grid[40], block[40];
+    static const int all[KC_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    char grid[40], block[40], c[KC_COUNT][48];
+    const char *cells[KC_COUNT];
+    double ns[4] = {(double)k->gpu.total_ns, model_duration_avg_ns(&k->gpu), (double)k->gpu.min_ns,
+                    (double)k->gpu.max_ns};
+    size_t o;
 
     if (k->has_dims) {
         format_dims(grid, sizeof(grid), k->grid);
@@ -147,15 +168,25 @@ static void format_row(char *buf, size_t n, const struct model_kernel *k, uint64
         snprintf(grid, sizeof(grid), "N/A");
         snprintf(block, sizeof(block), "N/A");
     }
+    /* never timed on the GPU (e.g. launches that failed): no made-up zeros */
     if (k->gpu.calls)
-        snprintf(buf, n, "%6.1f%8llu %10.3f %10.3f %10.3f %10.3f %6llu  %-12s %-9s ",
-                 tui_pct(k->gpu.total_ns, total_ns), (unsigned long long)k->gpu.calls,
-                 (double)k->gpu.total_ns / 1e3, model_duration_avg_ns(&k->gpu) / 1e3,
-                 (double)k->gpu.min_ns / 1e3, (double)k->gpu.max_ns / 1e3,
-                 (unsigned long long)k->hip_launches, grid, block);
-    else /* never timed on the GPU (e.g. launches that failed): no made-up zeros */
-        snprintf(buf, n, "%6s%8s %10s %10s %10s %10s %6llu  %-12s %-9s ", "N/A", "0", "N/A", "N/A",
-                 "N/A", "N/A", (unsigned long long)k->hip_launches, grid, block);
+        snprintf(c[KC_PCT], sizeof(c[0]), "%6.1f", tui_pct(k->gpu.total_ns, total_ns));
+    else
+        snprintf(c[KC_PCT], sizeof(c[0]), "%6s", "N/A");
+    snprintf(c[KC_CALLS], sizeof(c[0]), "%8llu", (unsigned long long)k->gpu.calls);
+    for (int i = 0; i < 4; i++)
+        if (k->gpu.calls)
+            snprintf(c[KC_TOTAL + i], sizeof(c[0]), " %10.3f", ns[i] / 1e3);
+        else
+            snprintf(c[KC_TOTAL + i], sizeof(c[0]), " %10s", "N/A");
+    snprintf(c[KC_HIP], sizeof(c[0]), " %6llu", (unsigned long long)k->hip_launches);
+    snprintf(c[KC_GRID], sizeof(c[0]), "  %-12s", grid);
+    snprintf(c[KC_BLOCK], sizeof(c[0]), " %-9s", block);
+    for (int i = 0; i < KC_COUNT; i++)
+        cells[i] = c[i];
+    tui_columns_join(buf, n, cells, show ? show : all, KC_COUNT);
+    o = strlen(buf);
+    snprintf(buf + o, n - o, " "); /* before the name */
 }
 
 /* One line of the GPU-idle summary of queue q. */
@@ -187,9 +218,16 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
              v->list ? v->list->count : 0, (double)total / 1e6, sort_names[v->sort],
              v->unfolded ? "" : ", templates folded", v->filtering ? ", filter: " : "",
              v->filtering ? v->filter : "");
-    page = tui_draw_frame(t, r, title, COLUMNS);
+    int show[KC_COUNT], name_w = tui_columns_fit(kcols, KC_COUNT, r->w - 1, NAME_MIN, show);
+    const char *heads[KC_COUNT];
+    for (int i = 0; i < KC_COUNT; i++)
+        heads[i] = kcols[i].heading;
+    tui_columns_join(v->heading, sizeof(v->heading) - 8, heads, show, KC_COUNT);
+    strcat(v->heading, " KERNEL");
+    page = tui_draw_frame(t, r, title, v->heading);
     int qrows = nq > 0 ? (nq + 1 < page / 2 ? nq + 1 : page / 2) : 0;
     int list_rows = page - qrows;
+    v->list_rows = list_rows;
     tui_list_fit(&v->nav, v->nrows, list_rows);
     for (int i = 0; i < list_rows && v->nav.top + i < v->nrows; i++) {
         int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
@@ -198,7 +236,7 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
-        format_row(nums, sizeof(nums), k, total);
+        format_row(nums, sizeof(nums), k, total, show);
         x += tui_put(t, y, x, end - x,
                      tui_pct(k->gpu.total_ns, total) >= 20.0 && !sel ? tui_style(t, TUI_S_HOT)
                                                                      : norm,
@@ -207,7 +245,8 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
             snprintf(name, sizeof(name), "%s", k->name);
         else
             model_kernel_fold_name(k->name, name, sizeof(name), t->utf8);
-        tui_put(t, y, x, end - x, norm, name, 0);
+        tui_fit_middle(nums, sizeof(nums), name, name_w, t->utf8); /* its start and end stay */
+        tui_put(t, y, x, end - x, norm, nums, 0);
     }
     if (v->nrows == 0 && list_rows >= 2) {
         if (!(v->list && v->list->count == 0 &&
@@ -273,6 +312,29 @@ int tui_kernels_key(struct tui *t, void *st, int key)
     return 0;
 }
 
+int tui_kernels_click(struct tui *t, void *st, const struct tui_mouse *ev)
+{
+    struct kernels_view *v = st;
+    int value;
+
+    switch (tui_list_click(ev, &v->nav, v->nrows, v->list_rows,
+                           v->heading[0] ? v->heading : COLUMNS, sort_columns,
+                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
+    case TUI_CLICK_SORT:
+        v->sort = value;
+        reshape(t, v);
+        return 1;
+    case TUI_CLICK_SELECT:
+        v->nav.sel = value;
+        note_selection(v);
+        return 1;
+    case TUI_CLICK_AGAIN:
+        return tui_kernels_key(t, st, '\n');
+    default:
+        return 0;
+    }
+}
+
 int tui_kernels_search(struct tui *t, void *st, const char *needle)
 {
     struct kernels_view *v = st;
@@ -315,7 +377,7 @@ void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
             (unsigned long long)dispatches, (double)l->gpu_total_ns / 1e6);
     fprintf(out, "%s\n", COLUMNS);
     for (int i = 0; i < l->count && (max_rows <= 0 || i < max_rows); i++) {
-        format_row(nums, sizeof(nums), &l->items[i], l->gpu_total_ns);
+        format_row(nums, sizeof(nums), &l->items[i], l->gpu_total_ns, NULL);
         fprintf(out, "%s%s\n", nums, l->items[i].name);
     }
     if (l->count == 0 && tui_replay_no_data(m, "kernel", text, sizeof(text)))

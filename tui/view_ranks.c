@@ -21,6 +21,10 @@
 
 enum { SORT_RANK, SORT_SAMPLES, SORT_CPU, SORT_GPU, SORT_LOAD, SORT_COUNT };
 static const char *const sort_names[] = {"rank", "samples", "cpu", "GPU time", "load"};
+/* A click on a column heading: the sort it chooses. */
+static const struct tui_sort_column sort_columns[] = {
+    {"RANK", SORT_RANK}, {"SAMPLES", SORT_SAMPLES}, {"CPU%", SORT_CPU},  {"GPU_MS", SORT_GPU},
+    {"GPU%", SORT_GPU},  {"REGION_MS", SORT_LOAD},  {"IMBAL", SORT_LOAD}};
 
 /* One rank: its processes summed. */
 struct rank_row {
@@ -459,6 +463,13 @@ void tui_ranks_rebuild(struct tui *t, void *st)
     resort(t, v);
 }
 
+/* The column headings line. */
+static void column_line(char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%-*s %7s %6s %8s %9s %5s %9s %8s %5s  %s", "  RANK ", HOST_COLS, "HOST",
+             "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "REGION_MS", "IMBAL", "HOT%", "HOT");
+}
+
 void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct ranks_view *v = st;
@@ -472,9 +483,7 @@ void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
                  v->window ? "in the window" : "since start", sort_names[v->sort]);
     else
         snprintf(title, sizeof(title), "Ranks: none");
-    snprintf(line, sizeof(line), "%s%-*s %7s %6s %8s %9s %5s %9s %8s %5s  %s", "  RANK ", HOST_COLS,
-             "HOST", "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "REGION_MS", "IMBAL", "HOT%",
-             "HOT");
+    column_line(line, sizeof(line));
     page = tui_draw_frame(t, r, title, line);
     tui_list_fit(&v->list, v->tb.count, page);
     for (int i = 0; i < page && v->list.top + i < v->tb.count; i++) {
@@ -487,7 +496,7 @@ void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
         row_cells(t->m, &v->tb, row, 1, &c);
-        hw = tui_fit(host, sizeof(host), row->host[0] ? row->host : "-", HOST_COLS, t->utf8);
+        hw = tui_fit_middle(host, sizeof(host), row->host[0] ? row->host : "-", HOST_COLS, t->utf8);
         snprintf(line, sizeof(line), "%c%5s %s%*s %7s %6s %8s %9s %5s %9s ",
                  t->filter.only_rank == row->rank + 1 ? '*' : ' ', c.rank, host, HOST_COLS - hw, "",
                  c.pid, c.cpu, c.samples, c.gpu_ms, c.gpu_pct, c.region);
@@ -496,7 +505,8 @@ void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
         x += tui_put(t, y, x, end - x, far && !sel ? tui_style(t, TUI_S_HOT) : norm, line, 0);
         snprintf(line, sizeof(line), " %5s  ", c.hot_pct);
         x += tui_put(t, y, x, end - x, norm, line, 0);
-        tui_put(t, y, x, end - x, norm, c.hot, 0);
+        tui_fit_middle(line, sizeof(line), c.hot, end - x, t->utf8); /* start and end stay */
+        tui_put(t, y, x, end - x, norm, line, 0);
     }
     if (v->tb.count == 0 && page >= 2)
         tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), NO_RANKS, 0);
@@ -552,6 +562,30 @@ int tui_ranks_key(struct tui *t, void *st, int key)
         return 1;
     }
     return 0;
+}
+
+int tui_ranks_click(struct tui *t, void *st, const struct tui_mouse *ev)
+{
+    struct ranks_view *v = st;
+    char columns[512];
+    int value;
+
+    column_line(columns, sizeof(columns));
+    switch (tui_list_click(ev, &v->list, v->tb.count, ev->h - 2, columns, sort_columns,
+                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
+    case TUI_CLICK_SORT:
+        v->sort = value;
+        resort(t, v);
+        return 1;
+    case TUI_CLICK_SELECT:
+        v->list.sel = value;
+        note_selection(v);
+        return 1;
+    case TUI_CLICK_AGAIN: /* that rank in the call tree */
+        return tui_ranks_key(t, st, '\n');
+    default:
+        return 0;
+    }
 }
 
 int tui_ranks_search(struct tui *t, void *st, const char *needle)

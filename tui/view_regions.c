@@ -18,6 +18,9 @@
 
 enum { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_NAME, SORT_COUNT_ };
 static const char *const sort_names[] = {"total", "count", "mean", "name"};
+/* A click on a column heading: the sort it chooses. */
+static const struct tui_sort_column sort_columns[] = {
+    {"COUNT", SORT_COUNT}, {"TOTAL", SORT_TOTAL}, {"MEAN", SORT_MEAN}, {"REGION", SORT_NAME}};
 
 struct regions_view {
     struct model_region_stats *rows; /* a snapshot: frozen while paused */
@@ -121,7 +124,7 @@ static void summary_text(const struct model_regions_summary *s, char *buf, size_
 void tui_regions_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct regions_view *v = st;
-    char title[512], sum[256], desc[160], line[160], c[6][24];
+    char title[512], sum[256], desc[160], line[160], c[6][24], name[4096];
     int page;
 
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
@@ -147,7 +150,8 @@ void tui_regions_draw(struct tui *t, void *st, const struct tui_rect *r)
                  (unsigned long long)s->count, c[0], c[1], c[2], c[3], c[4],
                  (unsigned long long)s->open, thread_tid(t->m, s->thread));
         x += tui_put(t, y, x, end - x, norm, line, 0);
-        tui_put(t, y, x, end - x, norm, s->name, 0);
+        tui_fit_middle(name, sizeof(name), s->name, end - x, t->utf8); /* start and end stay */
+        tui_put(t, y, x, end - x, norm, name, 0);
     }
     if (v->count == 0 && page >= 2) {
         if (!tui_replay_no_data(t->m, "region", line, sizeof(line)))
@@ -173,6 +177,27 @@ int tui_regions_key(struct tui *t, void *st, int key)
         return 1;
     }
     return 0;
+}
+
+int tui_regions_click(struct tui *t, void *st, const struct tui_mouse *ev)
+{
+    struct regions_view *v = st;
+    int value;
+
+    switch (tui_list_click(ev, &v->list, v->count, ev->h - 2, COLUMNS, sort_columns,
+                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
+    case TUI_CLICK_SORT:
+        v->sort = value;
+        qsort_r(v->rows, (size_t)v->count, sizeof(*v->rows), row_cmp, &v->sort);
+        return 1;
+    case TUI_CLICK_SELECT:
+        v->list.sel = value;
+        return 1;
+    case TUI_CLICK_AGAIN:
+        return tui_regions_key(t, st, '\n');
+    default:
+        return 0;
+    }
 }
 
 int tui_regions_search(struct tui *t, void *st, const char *needle)

@@ -13,6 +13,16 @@
 
 enum { SORT_TABLE, SORT_CPU, SORT_SAMPLES, SORT_COUNT };
 static const char *const sort_names[] = {"first seen", "cpu", "samples"};
+/* A click on a column heading: the sort it chooses. */
+static const struct tui_sort_column sort_columns[] = {
+    {"TID", SORT_TABLE}, {"CPU%", SORT_CPU}, {"SAMPLES", SORT_SAMPLES}};
+
+/* The column headings line. */
+static void column_line(char *buf, size_t n)
+{
+    snprintf(buf, n, ROW_FMT, ' ', "NAME", 12, "", "TID", "PID", "CPU%", "STATE", "SAMPLES",
+             "GIL%");
+}
 
 /* A snapshot of one thread: the data stays frozen while paused. */
 struct trow {
@@ -125,8 +135,7 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
     }
     snprintf(title, sizeof(title), "Threads: %d (%d alive)  samples %s  (sort: %s)", v->count,
              alive, v->window ? "in the window" : "since start", sort_names[v->sort]);
-    snprintf(line, sizeof(line), ROW_FMT, ' ', "NAME", 12, "", "TID", "PID", "CPU%", "STATE",
-             "SAMPLES", "GIL%");
+    column_line(line, sizeof(line));
     page = tui_draw_frame(t, r, title, line);
     tui_list_fit(&v->list, v->count + 1, page);
     for (int i = 0; i < page && v->list.top + i <= v->count; i++) {
@@ -144,7 +153,8 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
         } else {
             const struct trow *tr = &v->rows[idx - 1];
             filtered = t->filter.thread == tr->index;
-            nw = tui_fit(name, sizeof(name), tr->th.name[0] ? tr->th.name : "?", 16, t->utf8);
+            nw =
+                tui_fit_middle(name, sizeof(name), tr->th.name[0] ? tr->th.name : "?", 16, t->utf8);
             snprintf(c1, sizeof(c1), "%u", (unsigned)tr->th.tid);
             snprintf(c2, sizeof(c2), "%u", (unsigned)tr->th.pid);
             snprintf(c3, sizeof(c3), "%.1f", tr->th.cpu_pct);
@@ -184,6 +194,30 @@ int tui_threads_key(struct tui *t, void *st, int key)
         return 1;
     }
     return 0;
+}
+
+int tui_threads_click(struct tui *t, void *st, const struct tui_mouse *ev)
+{
+    struct threads_view *v = st;
+    char columns[256];
+    int value;
+
+    column_line(columns, sizeof(columns));
+    switch (tui_list_click(ev, &v->list, v->count + 1, ev->h - 2, columns, sort_columns,
+                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
+    case TUI_CLICK_SORT:
+        v->sort = value;
+        resort(t, v);
+        return 1;
+    case TUI_CLICK_SELECT:
+        v->list.sel = value;
+        note_selection(v);
+        return 1;
+    case TUI_CLICK_AGAIN: /* that thread in the call tree */
+        return tui_threads_key(t, st, '\n');
+    default:
+        return 0;
+    }
 }
 
 int tui_threads_search(struct tui *t, void *st, const char *needle)

@@ -83,5 +83,8 @@ while len(out) < rows:
 print('<!DOCTYPE html><html><head><meta charset="utf-8"><title>%s</title><style>'
       'html,body{margin:0;padding:0;background:%s}'
       'pre{margin:0;padding:8px;font:14px/17px "DejaVu Sans Mono",monospace;'
-      'font-kerning:none;font-variant-ligatures:none}</style></head><body><pre>%s</pre></body></html>'
+      'font-kerning:none;font-variant-ligatures:none}'
+      # a cell's background down to the line's bottom pixel: else an underscore, drawn below
+      # the glyphs' box at 1x, shows the page's background (black on black)
+      'span{padding-bottom:1px}</style></head><body><pre>%s</pre></body></html>'
       % (html.escape(title), BG, "\n".join(out)))

@@ -87,8 +87,8 @@ if [ -s "$WORK/rec/session.json" ]; then
 fi
 
 # ---- views: tui_views[] in the README and the man page ----
-grep -oE 'TUI_VIEW_ROW\("[^"]+", *'"'"'[0-9]'"'" "$S/tui/views.c" |
-    sed -E 's/TUI_VIEW_ROW\("([^"]+)", *'"'"'([0-9])'"'"'/\2 \1/' >"$WORK/views"
+grep -oE 'TUI_VIEW_ROW[A-Z_]*\("[^"]+", *'"'"'[0-9a-z]'"'" "$S/tui/views.c" |
+    sed -E 's/TUI_VIEW_ROW[A-Z_]*\("([^"]+)", *'"'"'([0-9a-z])'"'"'/\2 \1/' >"$WORK/views"
 check "views parsed" test "$(wc -l <"$WORK/views")" -ge 4
 while read -r key name; do
     check "README lists view $name ($key)" grep -qF -- "| $name (\`$key\`)" "$README"

@@ -65,12 +65,28 @@ int main(void)
         {"rocsys-top", "--profile-min", "100.5", "--", "app", NULL},
         {"rocsys-top", "--profile-min", "1%", "--", "app", NULL},
         {"rocsys-top", "--profile-min", "nan", "--", "app", NULL},
+        {"rocsys-top", "--diff", "old", NULL, NULL, NULL},
+        {"rocsys-top", "--live", "--replay=new", "--diff=old", NULL, NULL},
+        {"rocsys-top", "--source-path", "/build", "--", "app", NULL},
+        {"rocsys-top", "--source-path", "=/here", "--", "app", NULL},
+        {"rocsys-top", "--source-path", "/a=/b,,/c=/d", "--", "app", NULL},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = '\0';
         CHECK_MSG(parse(&o, err, bad[i]) == -1, "case %zu accepted", i);
         CHECK_MSG(err[0] != '\0' && !strchr(err, '\n'), "case %zu: no one-line message", i);
     }
+
+    const char *a7[] = {"rocsys-top", "--replay", "new", "--diff", "old", "-b", NULL};
+    CHECK(parse(&o, err, a7) == 0 && o.diff_dir && strcmp(o.diff_dir, "old") == 0 && o.batch);
+    CHECK(parse(&o, err, a1) == 0 && o.diff_dir == NULL);
+
+    /* --source-path: repeated, or comma-separated, joined in order */
+    const char *a8[] = {"rocsys-top", "--source-path", "/b=/l", "--source-path=/c=/m,/d=/n",
+                        "--",         "app",           NULL};
+    CHECK(parse(&o, err, a8) == 0);
+    CHECK(strcmp(o.source_path, "/b=/l,/c=/m,/d=/n") == 0);
+    CHECK(parse(&o, err, a1) == 0 && o.source_path[0] == '\0');
 
     const char *h[] = {"rocsys-top", "--help", NULL};
     CHECK(parse(&o, err, h) == 0 && o.help);

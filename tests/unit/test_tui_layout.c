@@ -196,6 +196,56 @@ static void test_fit(void)
     }
 }
 
+/* Names cut in the middle keep their start and their end. */
+static void test_fit_middle(void)
+{
+    const char *k = "saxpy_kernel<float, 256>(float*, float const*, float, int)";
+    char b[128];
+    int w;
+
+    w = tui_fit_middle(b, sizeof(b), "short", 10, 1); /* fits: unchanged */
+    CHECK_STR(b, "short");
+    CHECK(w == 5);
+    w = tui_fit_middle(b, sizeof(b), "exactly10!", 10, 1);
+    CHECK_STR(b, "exactly10!");
+    w = tui_fit_middle(b, sizeof(b), k, 21, 1); /* 10 + "…" + 10 */
+    CHECK_STR(b, "saxpy_kern\xe2\x80\xa6loat, int)");
+    CHECK(w == 21);
+    w = tui_fit_middle(b, sizeof(b), k, 20, 1); /* odd room: the start gets the extra column */
+    CHECK_STR(b, "saxpy_kern\xe2\x80\xa6oat, int)");
+    CHECK(w == 20);
+    w = tui_fit_middle(b, sizeof(b), k, 13, 0); /* ASCII: "..." */
+    CHECK_STR(b, "saxpy... int)");
+    CHECK(w == 13);
+    CHECK(tui_text_width(b, 0) == w);
+    w = tui_fit_middle(b, sizeof(b), "abcdefghij", 3, 1); /* one column each side */
+    CHECK_STR(b, "a\xe2\x80\xa6j");
+    w = tui_fit_middle(b, sizeof(b), "abcdefghij", 2, 1); /* too narrow for a middle: cut */
+    CHECK_STR(b, "a\xe2\x80\xa6");
+    w = tui_fit_middle(b, sizeof(b), "abc", 0, 1);
+    CHECK_STR(b, "");
+    CHECK(w == 0);
+    w = tui_fit_middle(b, sizeof(b), "ctrl\tchars\x01in the middle", 9, 1);
+    CHECK_STR(b, "ctrl\xe2\x80\xa6"
+                 "ddle");
+    w = tui_fit_middle(b, sizeof(b), "a\tb\tc\td\te\tf", 5, 1); /* control characters */
+    CHECK_STR(b, "a?\xe2\x80\xa6?f");
+    /* a multibyte character is never split */
+    w = tui_fit_middle(b, sizeof(b), "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 5, 1);
+    CHECK_STR(b, "\xc3\xa9\xc3\xa9\xe2\x80\xa6\xc3\xa9\xc3\xa9");
+    CHECK(w == 5);
+    /* the output buffer bounds the copy */
+    w = tui_fit_middle(b, 8, k, 21, 1);
+    CHECK(strlen(b) < 8);
+    if (setlocale(LC_CTYPE, "C.UTF-8") || setlocale(LC_CTYPE, "en_US.UTF-8")) {
+        /* wide characters: at most the width, never half a character */
+        w = tui_fit_middle(b, sizeof(b),
+                           "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x97\xa5\xe6\x9c\xac", 6, 1);
+        CHECK(w <= 6 && tui_text_width(b, 1) == w);
+        setlocale(LC_CTYPE, "C");
+    }
+}
+
 static void test_sanitize(void)
 {
     char b[128];
@@ -403,6 +453,7 @@ int main(void)
     test_layout();
     test_format();
     test_fit();
+    test_fit_middle();
     test_sanitize();
     test_list();
     test_tree();

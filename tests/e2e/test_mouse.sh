@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# End-to-end: the mouse in the TUI, as a terminal reports it. tmux writes the bytes a terminal
+# sends for a click (xterm's SGR 1006 encoding under TERM=xterm-256color, the X10 one under
+# TERM=screen) to rocsys-top, and the screen must change as a user expects: a click on a tab
+# switches the view, on a column heading sorts by it, on a row selects it, on the selected row
+# again expands/collapses (call tree) or acts as Enter (threads: that thread's call tree); the
+# wheel moves the selection. --no-mouse leaves the terminal's mouse reporting off.
+source "$(dirname "$0")/lib.sh"
+
+# xy SESSION TEXT: "COLUMN LINE" (0-based) where the first screen line containing TEXT has it
+xy() { tmux_screen "$1" | awk -v p="$2" '{i = index($0, p); if (i) {print i - 1, NR - 1; exit}}'; }
+# click SESSION X Y: press and release of the left button at cell (X, Y), SGR encoding
+click() {
+    tmux_keys "$1" -l $'\e[<0;'"$(($2 + 1));$(($3 + 1))M"
+    tmux_keys "$1" -l $'\e[<0;'"$(($2 + 1));$(($3 + 1))m"
+}
+# wheel SESSION up|down X Y: one notch of the wheel (buttons 4 and 5: codes 64 and 65)
+wheel() { tmux_keys "$1" -l $'\e[<'"$([ "$2" = up ] && echo 64 || echo 65);$(($3 + 1));$(($4 + 1))M"; }
+# selected SESSION: the text of the selected row, blanks squeezed: the first line below the
+# column headings that starts in reverse video (--no-color; tmux's capture writes an attribute
+# only where it changes, so the state is carried from line to line)
+selected() {
+    tmux -L "$TMUX_SOCKET" capture-pane -e -p -t "$1" | awk '
+        function sgr(p, n, a, i) {
+            n = split(p, a, ";")
+            if (n == 0) rev = 0
+            for (i = 1; i <= n; i++)
+                if (a[i] == "" || a[i] == 0 || a[i] == 27) rev = 0
+                else if (a[i] == 7) rev = 1
+        }
+        {
+            line = $0; first = -1; text = ""
+            while (length(line) > 0) {
+                if (match(line, /^\033\[[0-9;]*m/)) {
+                    sgr(substr(line, 3, RLENGTH - 3)); line = substr(line, RLENGTH + 1); continue
+                }
+                if (first < 0) first = rev
+                text = text substr(line, 1, 1); line = substr(line, 2)
+            }
+            if (h && first == 1) { gsub(/ +/, " ", text); print text; exit }
+            if (first == 1 && text ~ /(INCL%|SELF%|NAME +TID)/) h = 1
+        }'
+}
+# wait_selected SESSION REGEX SECONDS: until the selected row matches
+wait_selected() {
+    for ((i = 0; i < $3 * 10; i++)); do
+        selected "$1" | grep -Eq -- "$2" && return 0
+        sleep 0.1
+    done
+    echo "--- selected row of $1: '$(selected "$1")' (waited for: $2) ---" >&2
+    tmux_screen "$1" >&2
+    return 1
+}
+
+S=mouse
+tmux_start $S 120 30 "$ROCSYS_TOP" --no-color -d 5 -- "$ROCSYS_DEMO" --seconds 60
+check "call tree shown" wait_screen $S '^Call tree: all threads' 15
+check "the TUI asked for mouse reports (SGR)" test \
+    "$(tmux -L "$TMUX_SOCKET" display -p -t $S '#{mouse_standard_flag}#{mouse_sgr_flag}')" = 11
+
+# a tab: the view changes
+read -r x y <<< "$(xy $S ' 2 Hot functions ')"
+click $S $((x + 4)) "$y"
+check "click on the Hot functions tab shows that view" wait_screen $S '^Hot functions: ' 5
+# column headings: the sort order changes, and the rows follow it
+read -r x y <<< "$(xy $S 'FUNCTION')"
+click $S $((x + 2)) "$y"
+check "click on FUNCTION sorts by name" wait_screen $S '^Hot functions: .*sort: name' 5
+tmux_screen $S | awk '/^  SELF%/{h = 1; next} h && NF >= 4 && n < 5 {print $4; n++}' > "$WORK/names"
+check "rows in name order ($(tr "\n" " " < "$WORK/names"))" env LC_ALL=C sort -c "$WORK/names"
+read -r x y <<< "$(xy $S 'INCL%')"
+click $S $((x + 1)) "$y"
+check "click on INCL% sorts by inclusive samples" wait_screen $S '^Hot functions: .*sort: inclusive' 5
+read -r x y <<< "$(xy $S 'SELF%')"
+click $S $((x + 1)) "$y"
+check "click on SELF% sorts by self samples" wait_screen $S '^Hot functions: .*sort: self' 5
+# a row selects
+read -r x y <<< "$(xy $S ' demo_reduce ')"
+click $S 2 "$y"
+check "click on the demo_reduce row selects it" wait_selected $S ' demo_reduce ' 5
+
+# call tree: a row selects, a second click collapses it, a third expands it again
+read -r x y <<< "$(xy $S ' 1 Call tree ')"
+click $S $((x + 2)) "$y"
+check "click on the Call tree tab" wait_screen $S '^Call tree: ' 5
+check "solver_main open" wait_screen $S '▾ solver_main ' 10
+read -r x y <<< "$(xy $S ' solver_main ')"
+click $S 2 "$y"
+check "click selects the solver_main row" wait_selected $S ' solver_main ' 5
+check "first click does not collapse it" wait_screen $S '▾ solver_main ' 2
+click $S 2 "$y"
+check "second click on the selected row collapses it" wait_screen $S '▸ solver_main ' 5
+check "its children are hidden" sh -c "! tmux -L '$TMUX_SOCKET' capture-pane -p -t $S | grep -q ' demo_step '"
+click $S 2 "$y"
+check "third click expands it again" wait_screen $S '▾ solver_main ' 5
+# the wheel moves the selection three rows per notch
+read -r x y <<< "$(xy $S ' [all]')"
+click $S 2 "$y"
+check "click selects the root row" wait_selected $S '\[all\]' 5
+wheel $S down 10 "$y"
+check "wheel down: three rows further (solver_main)" wait_selected $S ' solver_main ' 5
+wheel $S up 10 "$y"
+check "wheel up: back to the root" wait_selected $S '\[all\]' 5
+
+# threads: a second click on a row is Enter, that thread's call tree
+read -r x y <<< "$(xy $S ' 3 Threads ')"
+click $S $((x + 2)) "$y"
+check "click on the Threads tab" wait_screen $S '^Threads: ' 5
+read -r x y <<< "$(xy $S ' sleeper ')"
+click $S 2 "$y"
+check "click selects the sleeper thread" wait_selected $S ' sleeper ' 5
+click $S 2 "$y"
+check "second click shows the sleeper's call tree" wait_screen $S '^Call tree: thread sleeper' 5
+tmux_keys $S q
+check "quits" wait_file "$WORK/$S.rc" 10
+check "after quitting the terminal's mouse reporting is off again" test \
+    "$(tmux -L "$TMUX_SOCKET" display -p -t $S '#{mouse_any_flag}#{mouse_standard_flag}#{mouse_sgr_flag}')" = 000
+
+# X10 encoding (TERM=screen, tmux's own terminal type): the same tab click
+X=x10
+tmux_start $X 120 30 env TERM=screen "$ROCSYS_TOP" -d 5 -- "$ROCSYS_DEMO" --seconds 60
+check "x10: call tree shown" wait_screen $X '^Call tree: all threads' 15
+read -r x y <<< "$(xy $X ' 3 Threads ')"
+cx=$(printf "\\$(printf '%03o' $((x + 3 + 33)))") cy=$(printf "\\$(printf '%03o' $((y + 33)))")
+tmux_keys $X -l $'\e[M '"$cx$cy"
+tmux_keys $X -l $'\e[M#'"$cx$cy"
+check "x10: click on the Threads tab shows that view" wait_screen $X '^Threads: ' 5
+tmux_kill $X
+
+# --no-mouse: no mouse reporting asked of the terminal (clicks stay the terminal's)
+N=nomouse
+tmux_start $N 120 30 "$ROCSYS_TOP" --no-mouse -d 5 -- "$ROCSYS_DEMO" --seconds 60
+check "no-mouse: call tree shown" wait_screen $N '^Call tree: all threads' 15
+check "no-mouse: no mouse reports asked for" test \
+    "$(tmux -L "$TMUX_SOCKET" display -p -t $N '#{mouse_any_flag}#{mouse_standard_flag}#{mouse_sgr_flag}')" = 000
+tmux_kill $N
+finish
