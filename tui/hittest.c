@@ -5,18 +5,43 @@
 
 #include <string.h>
 
-int tui_tab_at(const struct tui_view *views, int count, int x, int width)
+int tui_tabs_layout(const struct tui_view *views, int count, int current, int width,
+                    struct tui_tab_place *out)
 {
-    int x0 = 0;
+    int placed = 0;
 
-    if (x < 0 || x >= width)
-        return -1;
-    for (int i = 0; i < count && x0 < width; i++) {
-        int w = tui_text_width(views[i].name, 1) + 4; /* " %c %s " as draw_tabs writes it */
-        if (x >= x0 && x < x0 + w)
-            return i;
-        x0 += w + 1; /* the blank between two tabs belongs to neither */
+    for (int mode = 0; mode < 3; mode++) {
+        int x0 = 0;
+        for (int i = 0; i < count; i++) {
+            const char *label = mode == 0                   ? views[i].name
+                                : mode == 1 || i == current ? views[i].short_name
+                                                            : "";
+            if (!label)
+                label = views[i].name;
+            out[i].x = x0;
+            out[i].label = label;
+            out[i].w = *label ? tui_text_width(label, 1) + 4 : 3; /* " K Label " or " K " */
+            x0 += out[i].w + 1;
+        }
+        if (x0 - 1 <= width || mode == 2)
+            break;
     }
+    for (int i = 0; i < count; i++)
+        placed += out[i].x < width;
+    return placed;
+}
+
+int tui_tab_at(const struct tui_view *views, int count, int current, int x, int width)
+{
+    struct tui_tab_place tabs[TUI_MAX_VIEWS];
+    int n;
+
+    if (x < 0 || x >= width || count > TUI_MAX_VIEWS)
+        return -1;
+    n = tui_tabs_layout(views, count, current, width, tabs);
+    for (int i = 0; i < n; i++)
+        if (x >= tabs[i].x && x < tabs[i].x + tabs[i].w)
+            return i;
     return -1;
 }
 

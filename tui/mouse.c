@@ -59,7 +59,8 @@ void tui_mouse_dispatch(struct tui *t, const struct tui_mouse *ev)
     if (t->lay.too_small)
         return;
     if (ev->kind == TUI_MOUSE_CLICK && in_rect(&t->lay.tabs, ev->y, ev->x)) {
-        int tab = tui_tab_at(tui_views, tui_view_count, ev->x - t->lay.tabs.x, t->lay.tabs.w);
+        int tab =
+            tui_tab_at(tui_views, tui_view_count, t->view, ev->x - t->lay.tabs.x, t->lay.tabs.w);
         if (tab >= 0)
             tui_switch_view(t, tab);
         return;

@@ -217,16 +217,21 @@ void tui_switch_view(struct tui *t, int view)
         t->view = view;
 }
 
-/* The tabs line: every view with its number key, the current one highlighted. tui_tab_at
- * (hittest.c) finds the tab under a click from the same widths: keep the two in step. */
+/* The tabs line: every view with its key, the current one highlighted, the labels as long as
+ * the width allows (tui_tabs_layout, which tui_tab_at uses for clicks too). */
 static void draw_tabs(struct tui *t, const struct tui_rect *r)
 {
-    int x = 0;
+    struct tui_tab_place tabs[TUI_MAX_VIEWS];
+    int x = 0, n = tui_tabs_layout(tui_views, tui_view_count, t->view, r->w, tabs);
     char desc[160];
 
-    for (int i = 0; i < tui_view_count; i++) {
+    for (int i = 0; i < n; i++) {
         unsigned int a = tui_style(t, i == t->view ? TUI_S_TAB_ACTIVE : TUI_S_TAB);
-        tui_seg(t, r->y, &x, r->w, a, " %c %s ", tui_views[i].hotkey, tui_views[i].name);
+        x = tabs[i].x;
+        if (*tabs[i].label)
+            tui_seg(t, r->y, &x, r->w, a, " %c %s ", tui_views[i].hotkey, tabs[i].label);
+        else
+            tui_seg(t, r->y, &x, r->w, a, " %c ", tui_views[i].hotkey);
         tui_seg(t, r->y, &x, r->w, A_NORMAL, " ");
     }
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));

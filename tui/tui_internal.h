@@ -192,9 +192,18 @@ struct tui_mouse {
     int h, w; /* that rectangle's size */
 };
 struct tui_view;
-/* Index of the tab drawn at column x of a tab bar width columns wide (the tabs of views[0..count)
- * as the tab bar draws them, " K Name " and a blank each), or -1. */
-int tui_tab_at(const struct tui_view *views, int count, int x, int width);
+/* One tab of the tab bar: " K Label " at column x, w columns wide (label may be ""). */
+struct tui_tab_place {
+    int x, w;
+    const char *label;
+};
+/* Lay out the tabs of views[0..count) in a bar width columns wide, a blank between two: the
+ * full names when they all fit, else the short names, else the keys alone with the current
+ * view's short name. Fills out[count]; returns how many tabs start inside the bar. */
+int tui_tabs_layout(const struct tui_view *views, int count, int current, int width,
+                    struct tui_tab_place *out);
+/* Index of the tab drawn at column x of that tab bar, or -1. */
+int tui_tab_at(const struct tui_view *views, int count, int current, int x, int width);
 /* The heading of a column-headings line at column x (blanks before a heading belong to it,
  * right of the last one to the last) into label; 1, or 0 when the line has no heading. */
 int tui_column_at(const char *columns, int x, char *label, size_t n);
@@ -225,8 +234,9 @@ void tui_mouse_dispatch(struct tui *t, const struct tui_mouse *ev);
 
 /* ---- the view table (views.c) ---- */
 struct tui_view {
-    const char *name; /* tab label and section title */
-    int hotkey;       /* '1'..'9' */
+    const char *name;       /* tab label and section title */
+    const char *short_name; /* tab label when the full names do not fit */
+    int hotkey;             /* '1'..'9' */
     void *(*create)(void);
     void (*destroy)(void *st);
     /* Re-read the model into the view's own data (never while paused). */

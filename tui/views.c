@@ -1,35 +1,38 @@
 /* The view table (adding a view = one file + one row here + one TUI_VIEW_DECLARE line) and
- * the model lookups the views share. */
+ * the model lookups the views share. A row: the tab's name, its key, the view's prefix, and
+ * the short name the tab bar uses when the full names do not fit. */
 #include "tui/tui_internal.h"
 
 #include <string.h>
 
-#define TUI_VIEW_FIELDS(label, digit, v)                                                           \
-    .name = label, .hotkey = digit, .create = tui_##v##_create, .destroy = tui_##v##_destroy,      \
-    .rebuild = tui_##v##_rebuild, .draw = tui_##v##_draw, .key = tui_##v##_key,                    \
-    .search = tui_##v##_search, .status = tui_##v##_status, .batch = tui_##v##_batch
-#define TUI_VIEW_ROW(label, digit, v)                                                              \
+#define TUI_VIEW_FIELDS(label, digit, v, brief)                                                    \
+    .name = label, .short_name = brief, .hotkey = digit, .create = tui_##v##_create,               \
+    .destroy = tui_##v##_destroy, .rebuild = tui_##v##_rebuild, .draw = tui_##v##_draw,            \
+    .key = tui_##v##_key, .search = tui_##v##_search, .status = tui_##v##_status,                  \
+    .batch = tui_##v##_batch
+#define TUI_VIEW_ROW(label, digit, v, brief)                                                       \
     {                                                                                              \
-        TUI_VIEW_FIELDS(label, digit, v)                                                           \
+        TUI_VIEW_FIELDS(label, digit, v, brief)                                                    \
     } /* no mouse callback */
 /* A view that takes clicks (tui_<v>_click: TUI_VIEW_DECLARE_CLICK) */
-#define TUI_VIEW_ROW_CLICK(label, digit, v)                                                        \
+#define TUI_VIEW_ROW_CLICK(label, digit, v, brief)                                                 \
     {                                                                                              \
-        TUI_VIEW_FIELDS(label, digit, v), .click = tui_##v##_click                                 \
+        TUI_VIEW_FIELDS(label, digit, v, brief), .click = tui_##v##_click                          \
     }
 
 const struct tui_view tui_views[] = {
-    TUI_VIEW_ROW_CLICK("Call tree", '1', calltree), /* TUI_VIEW_CALLTREE */
-    TUI_VIEW_ROW_CLICK("Hot functions", '2', hot),
-    TUI_VIEW_ROW_CLICK("Threads", '3', threads),
-    TUI_VIEW_ROW("Output", '4', output),
-    TUI_VIEW_ROW("GPU", '5', gpu), /* gauges, history, processes (gpu/) */
-    TUI_VIEW_ROW_CLICK("Regions", '6', regions),
-    TUI_VIEW_ROW_CLICK("Kernels", '7', kernels), /* GPU kernels, queues idle (HSA dispatches) */
-    TUI_VIEW_ROW_CLICK("HIP API", '8', hipapi),  /* HIP calls, errors, copies */
-    TUI_VIEW_ROW_CLICK("Ranks", '9', ranks),     /* MPI ranks of a multi-rank recording */
-    TUI_VIEW_ROW("Flame graph", '0', flame),     /* icicle graph of the call tree */
-    TUI_VIEW_ROW("Diff", 'd', diff),             /* --replay NEW --diff OLD: before and after */
+    TUI_VIEW_ROW_CLICK("Call tree", '1', calltree, "Tree"), /* TUI_VIEW_CALLTREE */
+    TUI_VIEW_ROW_CLICK("Hot functions", '2', hot, "Hot"),
+    TUI_VIEW_ROW_CLICK("Threads", '3', threads, "Thr"),
+    TUI_VIEW_ROW("Output", '4', output, "Out"),
+    TUI_VIEW_ROW("GPU", '5', gpu, "GPU"), /* gauges, history, processes (gpu/) */
+    TUI_VIEW_ROW_CLICK("Regions", '6', regions, "Reg"),
+    TUI_VIEW_ROW_CLICK("Kernels", '7', kernels,
+                       "Kern"), /* GPU kernels, queues idle (HSA dispatches) */
+    TUI_VIEW_ROW_CLICK("HIP API", '8', hipapi, "HIP"), /* HIP calls, errors, copies */
+    TUI_VIEW_ROW_CLICK("Ranks", '9', ranks, "Rank"),   /* MPI ranks of a multi-rank recording */
+    TUI_VIEW_ROW("Flame graph", '0', flame, "Flame"),  /* icicle graph of the call tree */
+    TUI_VIEW_ROW("Diff", 'd', diff, "Diff"), /* --replay NEW --diff OLD: before and after */
 };
 const int tui_view_count = (int)(sizeof(tui_views) / sizeof(tui_views[0]));
 

@@ -8,74 +8,104 @@
 
 #include "check.h"
 
-/* The tab bar's text as draw_tabs writes it: " K Name " and a blank per view. */
-static void tab_text(const struct tui_view *views, int count, char *buf, size_t n)
+/* The tab bar's text as draw_tabs writes it from the layout: " K Label " (or " K ") at each
+ * tab's column, blanks between. */
+static void tab_text(const struct tui_view *views, int count, int current, int width, char *buf,
+                     size_t n)
 {
-    size_t o = 0;
+    struct tui_tab_place tabs[TUI_MAX_VIEWS];
+    int placed = tui_tabs_layout(views, count, current, width, tabs);
 
-    buf[0] = '\0';
-    for (int i = 0; i < count && o < n; i++)
-        o += (size_t)snprintf(buf + o, n - o, " %c %s  ", views[i].hotkey, views[i].name);
+    memset(buf, ' ', n - 1);
+    buf[n - 1] = '\0';
+    for (int i = 0; i < placed; i++) {
+        char one[96];
+        int len = *tabs[i].label
+                      ? snprintf(one, sizeof(one), " %c %s ", views[i].hotkey, tabs[i].label)
+                      : snprintf(one, sizeof(one), " %c ", views[i].hotkey);
+        CHECK_MSG(len == tabs[i].w, "tab %d: width %d, text %d", i, tabs[i].w, len);
+        if (tabs[i].x + len < (int)n)
+            memcpy(buf + tabs[i].x, one, (size_t)len);
+    }
 }
 
-/* Every column of a tab bar hits the tab whose label covers it, and only that. */
-static void check_tabs(const struct tui_view *views, int count, int width)
+/* Every column of a tab bar hits the tab whose text covers it, and only that; tabs do not
+ * overlap and keep a blank between them. */
+static void check_tabs(const struct tui_view *views, int count, int current, int width)
 {
+    struct tui_tab_place tabs[TUI_MAX_VIEWS];
     char bar[1024];
-    int len;
+    int placed = tui_tabs_layout(views, count, current, width, tabs);
 
-    tab_text(views, count, bar, sizeof(bar));
-    len = (int)strlen(bar);
+    tab_text(views, count, current, width, bar, sizeof(bar));
+    for (int i = 1; i < placed; i++)
+        CHECK_MSG(tabs[i].x == tabs[i - 1].x + tabs[i - 1].w + 1, "tab %d at %d", i, tabs[i].x);
     for (int x = -2; x < width + 3; x++) {
-        int tab = tui_tab_at(views, count, x, width);
-        if (x < 0 || x >= width || x >= len) {
+        int tab = tui_tab_at(views, count, current, x, width);
+        if (x < 0 || x >= width) {
             CHECK_MSG(tab == -1, "x %d width %d: tab %d", x, width, tab);
             continue;
         }
-        if (tab < 0) { /* a blank between two tabs, after " Name " */
-            CHECK_MSG(bar[x] == ' ' && x > 0 && bar[x - 1] == ' ', "x %d: no tab", x);
-            continue;
-        }
-        /* the tab's label "K Name" is the one that column x falls into */
-        {
-            char label[96];
-            const char *at;
-            int start;
-            snprintf(label, sizeof(label), " %c %s ", views[tab].hotkey, views[tab].name);
-            at = strstr(bar, label);
-            start = at ? (int)(at - bar) : -100;
-            CHECK_MSG(x >= start && x < start + (int)strlen(label), "x %d: tab %d (%s)", x, tab,
-                      views[tab].name);
-        }
+        if (tab < 0) /* a blank between two tabs, or after the last */
+            CHECK_MSG(bar[x] == ' ', "x %d: no tab but '%c'", x, bar[x]);
+        else
+            CHECK_MSG(x >= tabs[tab].x && x < tabs[tab].x + tabs[tab].w, "x %d: tab %d", x, tab);
     }
+}
+
+/* The width of the whole tab bar (the last tab's end). */
+static int bar_width(const struct tui_view *views, int count, int current, int width)
+{
+    struct tui_tab_place tabs[TUI_MAX_VIEWS];
+
+    tui_tabs_layout(views, count, current, width, tabs);
+    return count ? tabs[count - 1].x + tabs[count - 1].w : 0;
 }
 
 static void test_tabs(void)
 {
-    static const struct tui_view fake[] = {{.name = "One", .hotkey = '1'},
-                                           {.name = "Two words", .hotkey = '2'},
-                                           {.name = "X", .hotkey = '3'}};
+    static const struct tui_view fake[] = {
+        {.name = "One", .short_name = "1", .hotkey = '1'},
+        {.name = "Two words", .short_name = "Two", .hotkey = '2'},
+        {.name = "X", .short_name = "X", .hotkey = '3'}};
+    struct tui_tab_place tabs_all[TUI_MAX_VIEWS];
 
     /* " 1 One " is columns 0-6, a blank at 7, " 2 Two words " 8-20, a blank, " 3 X " 22-26 */
-    CHECK(tui_tab_at(fake, 3, 0, 80) == 0);
-    CHECK(tui_tab_at(fake, 3, 6, 80) == 0);
-    CHECK(tui_tab_at(fake, 3, 7, 80) == -1);
-    CHECK(tui_tab_at(fake, 3, 8, 80) == 1);
-    CHECK(tui_tab_at(fake, 3, 20, 80) == 1);
-    CHECK(tui_tab_at(fake, 3, 21, 80) == -1);
-    CHECK(tui_tab_at(fake, 3, 22, 80) == 2);
-    CHECK(tui_tab_at(fake, 3, 26, 80) == 2);
-    CHECK(tui_tab_at(fake, 3, 27, 80) == -1);
-    CHECK(tui_tab_at(fake, 3, 40, 80) == -1);
-    CHECK(tui_tab_at(fake, 3, 24, 24) == -1); /* cut by the terminal's width */
-    CHECK(tui_tab_at(fake, 3, 23, 24) == 2);
-    CHECK(tui_tab_at(fake, 0, 0, 80) == -1);
+    CHECK(tui_tab_at(fake, 3, 0, 0, 80) == 0);
+    CHECK(tui_tab_at(fake, 3, 0, 6, 80) == 0);
+    CHECK(tui_tab_at(fake, 3, 0, 7, 80) == -1);
+    CHECK(tui_tab_at(fake, 3, 0, 8, 80) == 1);
+    CHECK(tui_tab_at(fake, 3, 0, 20, 80) == 1);
+    CHECK(tui_tab_at(fake, 3, 0, 21, 80) == -1);
+    CHECK(tui_tab_at(fake, 3, 0, 22, 80) == 2);
+    CHECK(tui_tab_at(fake, 3, 0, 26, 80) == 2);
+    CHECK(tui_tab_at(fake, 3, 0, 27, 80) == -1);
+    CHECK(tui_tab_at(fake, 3, 0, 40, 80) == -1);
+    CHECK(tui_tab_at(fake, 0, 0, 0, 80) == -1);
+    /* 27 columns: full names; 26: short names (" 1 1 " " 2 Two " " 3 X ": 5+1+7+1+5) */
+    struct tui_tab_place tabs[3];
+    tui_tabs_layout(fake, 3, 1, 27, tabs);
+    CHECK(strcmp(tabs[1].label, "Two words") == 0);
+    tui_tabs_layout(fake, 3, 1, 26, tabs);
+    CHECK(strcmp(tabs[0].label, "1") == 0 && strcmp(tabs[1].label, "Two") == 0);
+    CHECK(tui_tab_at(fake, 3, 1, 15, 26) == 2);
+    /* 18 columns: the keys, the current view's short name: " 1 " " 2 Two " " 3 " */
+    tui_tabs_layout(fake, 3, 1, 18, tabs);
+    CHECK(!*tabs[0].label && strcmp(tabs[1].label, "Two") == 0 && !*tabs[2].label);
+    CHECK(tabs[2].x == 12 && tui_tab_at(fake, 3, 1, 13, 18) == 2);
     for (int w = 1; w < 40; w++)
-        check_tabs(fake, 3, w);
-    /* the real view table, at the sizes people use */
-    check_tabs(tui_views, tui_view_count, 80);
-    check_tabs(tui_views, tui_view_count, 120);
-    check_tabs(tui_views, tui_view_count, 200);
+        for (int cur = 0; cur < 3; cur++)
+            check_tabs(fake, 3, cur, w);
+    /* the real view table: every tab within 80 columns, whatever the current view */
+    for (int cur = 0; cur < tui_view_count; cur++) {
+        CHECK_MSG(bar_width(tui_views, tui_view_count, cur, 80) <= 80, "view %d at 80", cur);
+        check_tabs(tui_views, tui_view_count, cur, 80);
+        check_tabs(tui_views, tui_view_count, cur, 100);
+    }
+    check_tabs(tui_views, tui_view_count, 0, 120);
+    check_tabs(tui_views, tui_view_count, 0, 200);
+    tui_tabs_layout(tui_views, tui_view_count, 0, 200, tabs_all);
+    CHECK(strcmp(tabs_all[0].label, "Call tree") == 0); /* room: the full names */
 }
 
 static void test_columns(void)
