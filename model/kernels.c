@@ -382,7 +382,7 @@ void model_hip_call(struct model *m, const struct model_hip_call *c)
         }
         struct launch_stat *l = &k->launches[*v - 1];
         l->launches++;
-        model_launch_path(m, c->pid, c->name_id, c->stack_key, c->correlation);
+        model_launch_path(m, c->pid, c->tid, c->name_id, c->stack_key, c->correlation);
         if (rocsys_launch_dims_known(c->grid, c->block)) {
             l->has_dims = 1;
             memcpy(l->grid, c->grid, sizeof(l->grid));

@@ -14,9 +14,10 @@
 #define RECENT_SLOTS 65536 /* launches waiting for their dispatch (direct-mapped) */
 #define EARLY_SLOTS  4096  /* dispatches waiting for their launch (direct-mapped) */
 
-/* One (process, kernel name id, launch stack) launch site. */
+/* One (thread, kernel name id, launch stack) launch site. */
 struct launch_site {
-    uint32_t pid, name_id, stack; /* stack: index + 1 into the stacks, 0 = not captured */
+    uint32_t pid, tid, name_id;
+    uint32_t stack; /* index + 1 into the stacks, 0 = not captured */
     uint64_t launches, dispatches, gpu_ns;
 };
 
@@ -209,12 +210,13 @@ static void charge(struct launch_site *s, uint64_t gpu_ns)
         s->gpu_ns += gpu_ns;
 }
 
-void model_launch_path(struct model *m, uint32_t pid, uint32_t name_id, uint64_t stack_key,
-                       uint64_t correlation)
+void model_launch_path(struct model *m, uint32_t pid, uint32_t tid, uint32_t name_id,
+                       uint64_t stack_key, uint64_t correlation)
 {
     struct model_launches *l = state(m);
     uint32_t stack = stack_index(l, pid, stack_key);
-    uint64_t key = hashmap_mix(hashmap_mix(((uint64_t)pid << 32) | name_id) ^ stack);
+    uint64_t key =
+        hashmap_mix(hashmap_mix(hashmap_mix(((uint64_t)pid << 32) | tid) ^ name_id) ^ stack);
     uint32_t *v = hashmap_slot(&l->site_map, key, 1);
 
     if (*v == 0) {
@@ -224,6 +226,7 @@ void model_launch_path(struct model *m, uint32_t pid, uint32_t name_id, uint64_t
         }
         memset(&l->sites[l->nsites], 0, sizeof(l->sites[0]));
         l->sites[l->nsites].pid = pid;
+        l->sites[l->nsites].tid = tid;
         l->sites[l->nsites].name_id = name_id;
         l->sites[l->nsites].stack = stack;
         *v = (uint32_t)++l->nsites;
@@ -262,6 +265,29 @@ void model_launch_dispatch(struct model *m, uint32_t pid, uint64_t correlation, 
 static int same_name(const char *a, const char *b)
 {
     return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+void model_launch_gpu_by_path(struct model *m, const struct model_filter *f, uint64_t *gpu,
+                              size_t npaths)
+{
+    struct model_launches *l = m->launches;
+    const struct model_thread *th =
+        f && f->thread >= 0 ? model_thread_at(m, f->thread) : NULL; /* NULL: every thread */
+
+    for (size_t i = 0; l && i < l->nsites; i++) {
+        const struct launch_site *s = &l->sites[i];
+        uint32_t path;
+        if (!s->gpu_ns || (th && (th->pid != s->pid || th->tid != s->tid)))
+            continue;
+        if (f && f->only_rank > 0) {
+            const struct model_process *p = model_process_find(m, s->pid);
+            if (!p || p->rank != f->only_rank - 1)
+                continue;
+        }
+        path = stack_path(m, l, s->stack);
+        if (path && path < npaths)
+            gpu[path] += s->gpu_ns;
+    }
 }
 
 /* Order launch paths by GPU time, then launches. */

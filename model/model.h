@@ -176,6 +176,9 @@ struct model_filter {
      * per million (0: every path), with everything below them */
     uint32_t min_ppm;
     int only_rank; /* 1 + the MPI rank whose processes alone count; 0: every process */
+    /* call trees: each node's gpu_ns (the GPU time of kernels launched from it and below, since
+     * start); the launch paths become nodes even without samples */
+    int with_gpu;
 };
 
 /* A call tree built from the interned stacks. Node 0 is the synthetic root (func -1). */
@@ -189,13 +192,15 @@ struct model_node {
     uint64_t inclusive; /* samples in this node and below */
     uint64_t self;      /* samples whose leaf is this node */
     uint64_t path_hash; /* stable identity of the path from the root, for UI state */
+    uint64_t gpu_ns;    /* with_gpu: GPU time of the kernels launched here and below */
 };
 
 struct model_tree {
     struct model_node *nodes;
     int count;
-    uint64_t total; /* samples in the tree (the root's inclusive) */
-    int hidden;     /* subtrees left out (below the filter's min_ppm) */
+    uint64_t total;  /* samples in the tree (the root's inclusive) */
+    int hidden;      /* subtrees left out (below the filter's min_ppm) */
+    uint64_t gpu_ns; /* with_gpu: the GPU time of all the launches in the tree */
 };
 
 struct model_hot {
@@ -640,10 +645,14 @@ uint32_t model_launch_stack_path(struct model *m, uint32_t pid, uint64_t key);
 int model_launch_stack_pending(struct model *m, uint32_t pid, uint64_t key);
 /* The functions of a trie path, root first, joined by sep ("" for path 0). */
 void model_path_names(struct model *m, uint32_t path, const char *sep, char *buf, size_t n);
-/* A kernel launch (HIP) of process pid from the launch stack stack_key (0: not captured),
+/* A kernel launch (HIP) by thread tid of pid from the launch stack stack_key (0: none),
  * with correlation id correlation (0: none). */
-void model_launch_path(struct model *m, uint32_t pid, uint32_t name_id, uint64_t stack_key,
-                       uint64_t correlation);
+void model_launch_path(struct model *m, uint32_t pid, uint32_t tid, uint32_t name_id,
+                       uint64_t stack_key, uint64_t correlation);
+/* Add the GPU time of the launches f keeps (its thread and rank) to gpu[path] of the path each
+ * was launched from (gpu has npaths entries, model_path_count). */
+void model_launch_gpu_by_path(struct model *m, const struct model_filter *f, uint64_t *gpu,
+                              size_t npaths);
 /* The dispatch made by launch correlation of pid took gpu_ns on the GPU (UINT64_MAX: not
  * timed): charged to the launch's call path (the dispatch may come before the launch). */
 void model_launch_dispatch(struct model *m, uint32_t pid, uint64_t correlation, uint64_t gpu_ns);

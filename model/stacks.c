@@ -292,10 +292,17 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
     uint8_t *keep = rank_mask(m, f);
     int count = 1;
 
+    uint64_t *gpu = f->with_gpu ? xcalloc(n, sizeof(*gpu)) : NULL;
+
     for (size_t i = 0; i < m->nstacks; i++)
         incl[m->stacks[i].path] += filtered_count(&m->stacks[i], f, keep);
     for (size_t p = m->npaths; p-- > 1;)
         incl[m->paths[p].parent] += incl[p];
+    if (gpu) { /* GPU time by launch path, inclusive */
+        model_launch_gpu_by_path(m, f, gpu, n);
+        for (size_t p = m->npaths; p-- > 1;)
+            gpu[m->paths[p].parent] += gpu[p];
+    }
     if (f->min_ppm) { /* at least 1 sample, and at least min_ppm of the total */
         uint64_t c = (incl[PATH_ROOT] * f->min_ppm + 999999) / 1000000;
         min_count = c > 1 ? c : 1;
@@ -304,7 +311,7 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
     node_of[PATH_ROOT] = 0;
     for (size_t p = 1; p < m->npaths; p++) { /* which paths become nodes */
         int parent = node_of[m->paths[p].parent];
-        node_of[p] = parent >= 0 && incl[p] >= min_count ? count++ : -1;
+        node_of[p] = parent >= 0 && (incl[p] >= min_count || (gpu && gpu[p])) ? count++ : -1;
     }
     t->nodes = xcalloc((size_t)count, sizeof(*t->nodes));
     t->nodes[0] = (struct model_node){.func = -1,
@@ -313,7 +320,8 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
                                       .next_sibling = -1,
                                       .depth = 0,
                                       .inclusive = incl[PATH_ROOT],
-                                      .path_hash = 1};
+                                      .path_hash = 1,
+                                      .gpu_ns = gpu ? gpu[PATH_ROOT] : 0};
     t->count = 1;
     for (size_t p = 1; p < m->npaths; p++) {
         const struct model_path *mp = &m->paths[p];
@@ -333,6 +341,7 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
         c->next_sibling = parent->first_child;
         c->depth = parent->depth + 1;
         c->inclusive = incl[p];
+        c->gpu_ns = gpu ? gpu[p] : 0;
         c->path_hash = hashmap_mix(parent->path_hash * 0x100000001b3ull ^ (mp->func + 1));
         parent->first_child = node_of[p];
         t->count++;
@@ -343,6 +352,8 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
             t->nodes[nd].self += filtered_count(&m->stacks[i], f, keep);
     }
     t->total = t->nodes[0].inclusive;
+    t->gpu_ns = t->nodes[0].gpu_ns;
+    free(gpu);
     free(keep);
     free(node_of);
     free(incl);

@@ -14,6 +14,8 @@ const char *tui_sort_name(int sort)
         return "self";
     case TUI_SORT_NAME:
         return "name";
+    case TUI_SORT_GPU:
+        return "GPU time";
     default:
         return "inclusive";
     }
@@ -100,6 +102,8 @@ static int node_cmp(const void *a, const void *b, void *arg)
     }
     if (o->sort == TUI_SORT_SELF && x->self != y->self)
         return x->self > y->self ? -1 : 1;
+    if (o->sort == TUI_SORT_GPU && x->gpu_ns != y->gpu_ns)
+        return x->gpu_ns > y->gpu_ns ? -1 : 1;
     if (x->inclusive != y->inclusive)
         return x->inclusive > y->inclusive ? -1 : 1;
     if (x->self != y->self)
@@ -163,14 +167,17 @@ static void rows_push(struct tui_tree_rows *r, struct tui_tree_row row)
     r->rows[r->count++] = row;
 }
 
-/* Index (into kids) of the child with the largest inclusive count; first one on ties. */
-static int hottest_child(const struct model_tree *t, const int *kids, int n)
+/* Index (into kids) of the child with the largest inclusive count (GPU time when sorted by
+ * it); first one on ties. */
+static int hottest_child(const struct model_tree *t, const int *kids, int n, int sort)
 {
     int best = 0;
 
-    for (int i = 1; i < n; i++)
-        if (t->nodes[kids[i]].inclusive > t->nodes[kids[best]].inclusive)
+    for (int i = 1; i < n; i++) {
+        const struct model_node *a = &t->nodes[kids[i]], *b = &t->nodes[kids[best]];
+        if (sort == TUI_SORT_GPU ? a->gpu_ns > b->gpu_ns : a->inclusive > b->inclusive)
             best = i;
+    }
     return best;
 }
 
@@ -200,7 +207,7 @@ void tui_tree_flatten(const struct tui_tree_order *o, const struct tui_expand *e
         if (!row.expanded)
             continue;
         int n = tui_tree_children(o, it.node, &kids, &cap);
-        int hot = hottest_child(t, kids, n);
+        int hot = hottest_child(t, kids, n, o->sort);
         for (int i = n - 1; i >= 0; i--) /* reversed: the first child is popped first */
             walk_push(&w, kids[i], i == hot);
     }

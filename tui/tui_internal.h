@@ -76,7 +76,7 @@ int tui_list_nav(struct tui_list *l, enum tui_nav nav, int count, int page);
 void tui_list_fit(struct tui_list *l, int count, int page);
 
 /* ---- call-tree flattening and sorting (treeflat.c; pure) ---- */
-enum tui_sort { TUI_SORT_INCL, TUI_SORT_SELF, TUI_SORT_NAME };
+enum tui_sort { TUI_SORT_INCL, TUI_SORT_SELF, TUI_SORT_NAME, TUI_SORT_GPU };
 const char *tui_sort_name(int sort);
 
 /* Name of function func (-1: the tree's synthetic root). */
@@ -117,7 +117,7 @@ struct tui_tree_rows {
 int tui_tree_children(const struct tui_tree_order *o, int node, int **buf, int *cap);
 /* The visible rows: depth-first, children in order; a node is open if the user opened it, or
  * if the user did not choose and it is the root or its parent's child with the largest
- * inclusive count (the hottest path is open by default). */
+ * inclusive count, or GPU time when sorted by it (the hottest path is open by default). */
 void tui_tree_flatten(const struct tui_tree_order *o, const struct tui_expand *e,
                       struct tui_tree_rows *out);
 void tui_tree_rows_free(struct tui_tree_rows *r);

@@ -8,10 +8,14 @@
 #include <string.h>
 
 #define COLUMNS "  INCL%  SELF%  SAMPLES  FUNCTION"
+/* With GPU time (kernels launched through HIP were timed): the inclusive GPU time of the
+ * kernels launched from each node and below, since start. */
+#define COLUMNS_GPU "  INCL%  SELF%  SAMPLES    GPU(ms)  FUNCTION"
 /* A click on a column heading: the sort it chooses (SAMPLES are inclusive samples). */
 static const struct tui_sort_column sort_columns[] = {{"INCL%", TUI_SORT_INCL},
                                                       {"SELF%", TUI_SORT_SELF},
                                                       {"SAMPLES", TUI_SORT_INCL},
+                                                      {"GPU(ms)", TUI_SORT_GPU},
                                                       {"FUNCTION", TUI_SORT_NAME}};
 /* Paths below this share of the tree (parts per million: 0.001 %) are left out of the view,
  * with what is under them: a program of a million distinct stacks would otherwise cost a
@@ -81,8 +85,11 @@ void tui_calltree_rebuild(struct tui *t, void *st)
     struct model_filter f = t->filter;
 
     f.min_ppm = CALLTREE_MIN_PPM;
+    f.with_gpu = 1;
     model_tree_free(c->tree);
     c->tree = model_tree_build(t->m, &f);
+    if (c->sort == TUI_SORT_GPU && !c->tree->gpu_ns)
+        c->sort = TUI_SORT_INCL; /* the GPU times went (reset, another thread) */
     reflatten(t, c);
 }
 
@@ -101,8 +108,12 @@ static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_
 
     if (sel)
         tui_put(t, y, r->x, r->w, norm, "", 1);
-    snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu  ", incl, tui_pct(nd->self, total),
-             (unsigned long long)nd->inclusive);
+    if (c->tree->gpu_ns)
+        snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu %10.3f  ", incl, tui_pct(nd->self, total),
+                 (unsigned long long)nd->inclusive, (double)nd->gpu_ns / 1e6);
+    else
+        snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu  ", incl, tui_pct(nd->self, total),
+                 (unsigned long long)nd->inclusive);
     x += tui_put(t, y, x, end - x, incl >= 50.0 && !sel ? tui_style(t, TUI_S_HOT) : norm, nums, 0);
     room = end - x;
     indent = 2 * row->depth;
@@ -133,7 +144,7 @@ void tui_calltree_draw(struct tui *t, void *st, const struct tui_rect *r)
                  CALLTREE_MIN_PPM / 10000.0);
     snprintf(title, sizeof(title), "Call tree: %s  (%llu samples, sort: %s%s)", desc,
              (unsigned long long)(c->tree ? c->tree->total : 0), tui_sort_name(c->sort), hidden);
-    page = tui_draw_frame(t, r, title, COLUMNS);
+    page = tui_draw_frame(t, r, title, c->tree && c->tree->gpu_ns ? COLUMNS_GPU : COLUMNS);
     tui_list_fit(&c->list, c->rows.count, page);
     for (int i = 0; i < page && c->list.top + i < c->rows.count; i++)
         draw_row(t, c, r->y + 2 + i, r, c->list.top + i);
@@ -157,8 +168,8 @@ int tui_calltree_key(struct tui *t, void *st, int key)
     enum tui_nav nav = tui_key_nav(key);
     const struct tui_tree_row *row;
 
-    if (key == 's' || key == KEY_F(6)) {
-        c->sort = (c->sort + 1) % 3;
+    if (key == 's' || key == KEY_F(6)) { /* inclusive, self, name, and GPU time if any */
+        c->sort = (c->sort + 1) % (c->tree && c->tree->gpu_ns ? 4 : 3);
         reflatten(t, c);
         return 1;
     }
@@ -212,7 +223,8 @@ int tui_calltree_click(struct tui *t, void *st, const struct tui_mouse *ev)
     struct calltree *c = st;
     int value;
 
-    switch (tui_list_click(ev, &c->list, c->rows.count, ev->h - 2, COLUMNS, sort_columns,
+    switch (tui_list_click(ev, &c->list, c->rows.count, ev->h - 2,
+                           c->tree && c->tree->gpu_ns ? COLUMNS_GPU : COLUMNS, sort_columns,
                            (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
     case TUI_CLICK_SORT:
         c->sort = value;
@@ -259,7 +271,8 @@ void tui_calltree_status(struct tui *t, void *st, char *buf, size_t n)
 
 void tui_calltree_batch(FILE *out, struct model *m, int max_rows)
 {
-    struct model_filter f = {.thread = -1, .window = 0, .min_ppm = 5000}; /* 0.5 %, as shown */
+    struct model_filter f = {
+        .thread = -1, .window = 0, .min_ppm = 5000, .with_gpu = 1}; /* 0.5 %, as shown */
     struct model_tree *tree = model_tree_build(m, &f);
     struct tui_tree_order o = {tree, TUI_SORT_INCL, tui_model_func_name, m};
     int *stack = NULL, *kids = NULL, nstack = 0, cap = 0, rows = 0;
@@ -267,7 +280,7 @@ void tui_calltree_batch(FILE *out, struct model *m, int max_rows)
 
     tui_filter_desc(m, &f, desc, sizeof(desc));
     fprintf(out, "== Call tree: %s ==\n", desc);
-    fprintf(out, "%s\n", COLUMNS);
+    fprintf(out, "%s\n", tree && tree->gpu_ns ? COLUMNS_GPU : COLUMNS);
     if (!tree || tree->count == 0)
         goto out;
     stack = xmalloc((size_t)tree->count * sizeof(*stack));
@@ -279,13 +292,16 @@ void tui_calltree_batch(FILE *out, struct model *m, int max_rows)
 
         tui_fit(name, sizeof(name), tui_model_func_name(m, nd->func), 250, 1);
         tui_func_location(m, nd->func, loc, sizeof(loc));
-        fprintf(out, "%7.1f%7.1f%9llu  %*s%s%s%s\n", tui_pct(nd->inclusive, tree->total),
-                tui_pct(nd->self, tree->total), (unsigned long long)nd->inclusive, 2 * nd->depth,
-                "", name, loc[0] ? "  " : "", loc);
+        fprintf(out, "%7.1f%7.1f%9llu", tui_pct(nd->inclusive, tree->total),
+                tui_pct(nd->self, tree->total), (unsigned long long)nd->inclusive);
+        if (tree->gpu_ns)
+            fprintf(out, " %10.3f", (double)nd->gpu_ns / 1e6);
+        fprintf(out, "  %*s%s%s%s\n", 2 * nd->depth, "", name, loc[0] ? "  " : "", loc);
         rows++;
         k = tui_tree_children(&o, node, &kids, &cap);
-        for (int i = k - 1; i >= 0; i--) /* only nodes with >= 0.5% of the samples */
-            if (tree->nodes[kids[i]].inclusive * 200 >= tree->total && tree->total > 0)
+        for (int i = k - 1; i >= 0; i--) /* only nodes with >= 0.5% of the samples or GPU */
+            if ((tree->nodes[kids[i]].inclusive * 200 >= tree->total && tree->total > 0) ||
+                tree->nodes[kids[i]].gpu_ns * 200 > tree->gpu_ns)
                 stack[nstack++] = kids[i];
     }
 out:

@@ -67,7 +67,21 @@ check "gpu.folded: the weights add up to the GPU time" \
     test "$(awk '{ s += $NF } END { print s }' "$D/gpu.folded")" = 380000
 check "profile.txt: vector_add's launch paths" \
     grep -Eq '^\| +75\.0 \| +15 \| +30\.000 \| harness_step_launch < main' "$D/profile.txt"
+# the call tree's GPU column: the GPU time of the kernels launched under each node
+gpu_of() { awk -v f="$2" '/^== Call tree/ {h=1; next} /^== / {h=0} h && $5 == f {print $4; exit}' <<< "$1"; }
+check "call tree GPU(ms): harness_step_launch 0.030, harness_setup_launch 0.010, main 0.040 ($(gpu_of "$F" harness_step_launch) $(gpu_of "$F" harness_setup_launch) $(gpu_of "$F" main))" \
+    test "$(gpu_of "$F" harness_step_launch) $(gpu_of "$F" harness_setup_launch) $(gpu_of "$F" main)" = "0.030 0.010 0.040"
 R=$(last_frame <("$ROCSYS_TOP" --replay "$D" -b 2>&1))
+check "replay: the call tree's GPU column" test "$(gpu_of "$R" harness_step_launch)" = 0.030
+if command -v tmux > /dev/null; then
+    tmux_start gpusort 150 40 "$ROCSYS_TOP" --replay "$D"
+    check "TUI: call tree with a GPU(ms) column" wait_screen gpusort 'GPU\(ms\)  FUNCTION' 10
+    tmux_keys gpusort s s s
+    check "TUI: sorted by GPU time" wait_screen gpusort 'sort: GPU time' 5
+    check "TUI: the GPU-heaviest path open, harness_step_launch first under main" \
+        bash -c "tmux -L $TMUX_SOCKET capture-pane -p -t gpusort | grep -A1 -E ' main( |$)' | grep -q '0.030 .*harness_step_launch'"
+    tmux_kill gpusort
+fi
 check "replay: the same launch paths and GPU times" \
     test "$(path_row "$R" harness_step_launch) $(path_row "$R" harness_setup_launch)" = "75.0 15 30.000 25.0 5 10.000"
 # the trace: every dispatch exactly once, on its queue's track, flows from the HIP launches

@@ -90,8 +90,68 @@ static void test_paths_and_gpu_time(void)
     model_free(m);
 }
 
+/* The node of tree t whose function is named name (first found), or NULL. */
+static const struct model_node *node_named(struct model *m, const struct model_tree *t,
+                                           const char *name)
+{
+    for (int i = 1; i < t->count; i++) {
+        const struct model_func *f = model_func_at(m, t->nodes[i].func);
+        if (f && f->name && strcmp(f->name, name) == 0)
+            return &t->nodes[i];
+    }
+    return NULL;
+}
+
+/* Call trees with_gpu: each node's GPU time is that of the kernels launched from it and below,
+ * launch paths without samples become nodes, the thread filter applies. */
+static void test_tree_gpu(void)
+{
+    struct model *m = model_new();
+    const char *a[] = {"main", "forward", "launch"}, *b[] = {"main", "backward", "launch"};
+    const char *cpu[] = {"main", "work"};
+    uint32_t pa = model_names_path(m, a, 3), pb = model_names_path(m, b, 3);
+    struct model_filter f = {.thread = -1, .with_gpu = 1};
+    struct model_tree *t;
+    const struct model_node *n;
+
+    model_sample_symbolized(m, 10, 10, 100, cpu, 2, 4);
+    model_sample_symbolized(m, 10, 11, 100, cpu, 2, 1);
+    model_kernel_name(m, 10, 0, 1, "_Z1ki");
+    model_launch_stack_set_path(m, 10, 0xa, pa);
+    model_launch_stack_set_path(m, 10, 0xb, pb);
+    launch(m, 10, 0xa, 1); /* thread 10 */
+    launch(m, 10, 0xb, 2);
+    model_launch_dispatch(m, 10, 1, 3000);
+    model_launch_dispatch(m, 10, 2, 1000);
+    t = model_tree_build(m, &f);
+    CHECK(t->gpu_ns == 4000 && t->total == 5);
+    n = node_named(m, t, "main");
+    CHECK(n && n->gpu_ns == 4000 && n->inclusive == 5);
+    n = node_named(m, t, "forward");
+    CHECK(n && n->gpu_ns == 3000 && n->inclusive == 0); /* a node without samples */
+    n = node_named(m, t, "backward");
+    CHECK(n && n->gpu_ns == 1000);
+    n = node_named(m, t, "work");
+    CHECK(n && n->gpu_ns == 0 && n->inclusive == 5);
+    model_tree_free(t);
+    f.with_gpu = 0; /* without: no launch-only nodes, no GPU */
+    t = model_tree_build(m, &f);
+    CHECK(t->gpu_ns == 0 && !node_named(m, t, "forward"));
+    model_tree_free(t);
+    f.with_gpu = 1; /* the thread that did not launch: its tree has no GPU time */
+    for (int i = 0; i < model_thread_count(m); i++)
+        if (model_thread_at(m, i)->tid == 11)
+            f.thread = i;
+    CHECK(f.thread >= 0);
+    t = model_tree_build(m, &f);
+    CHECK(t->gpu_ns == 0 && t->total == 1);
+    model_tree_free(t);
+    model_free(m);
+}
+
 int main(void)
 {
     test_paths_and_gpu_time();
+    test_tree_gpu();
     return check_summary();
 }
