@@ -149,6 +149,14 @@ uint64_t collector_launch_stack(void)
         memset(&seen, 0, sizeof(seen));
         seen.pid = collector_g.pid;
     }
+    if (nann && ts->ring.ctl) { /* the code objects first: the stack names them */
+        ts->busy = 1;
+        atomic_signal_fence(memory_order_seq_cst);
+        collector_python_announce(&ts->ring, ann, nann);
+        atomic_signal_fence(memory_order_seq_cst);
+        ts->busy = 0;
+        nann = 0;
+    }
     if (seen.key[key % SEEN_SLOTS] != key) {
         struct rocsys_rec_launch_stack *r = (void *)((uint8_t *)frames - sizeof(*r));
         memset(r, 0, sizeof(*r)); /* over frames[-1]: the record starts one word later */

@@ -274,6 +274,20 @@ const char *model_hip_kernel_name(struct model *m, uint32_t pid, uint32_t name_i
     return e ? e->name : NULL;
 }
 
+const char *model_hip_kernel_label(struct model *m, uint32_t pid, uint32_t name_id)
+{
+    const char *name = model_hip_kernel_name(m, pid, name_id);
+    char buf[64];
+
+    if (name)
+        return name;
+    if (name_id)
+        snprintf(buf, sizeof(buf), "HIP kernel #%u", (unsigned)name_id);
+    else
+        snprintf(buf, sizeof(buf), "(unregistered HIP kernel)");
+    return model_intern(m, buf);
+}
+
 const char *model_hip_api_name(int api)
 {
     static char unknown[ROCSYS_HIP_API_MAX][16];
@@ -550,17 +564,7 @@ struct model_kernel_list *model_kernels_list(struct model *m)
     }
     for (size_t i = 0; i < k->nlaunches; i++) {
         struct launch_stat *s = &k->launches[i];
-        const char *name = model_hip_kernel_name(m, s->pid, s->name_id);
-        if (!name) {
-            if (!s->fallback) {
-                if (s->name_id)
-                    snprintf(buf, sizeof(buf), "HIP kernel #%u", (unsigned)s->name_id);
-                else
-                    snprintf(buf, sizeof(buf), "(unregistered HIP kernel)");
-                s->fallback = xstrdup(buf);
-            }
-            name = s->fallback;
-        }
+        const char *name = model_hip_kernel_label(m, s->pid, s->name_id);
         struct model_kernel *e = list_entry(l, &cap, name);
         e->hip_launches += s->launches;
         if (!e->has_dims && s->has_dims) { /* no dispatch seen: a launch's grid (blocks), block */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model/hashmap.h"
 
@@ -29,7 +30,9 @@ struct launch_stack {
     uint64_t key;
     uint64_t *frames; /* NULL once resolved */
     uint32_t nframes;
+    uint64_t defined_ns; /* CLOCK_MONOTONIC: after STACK_WAIT_NS unresolved frames are unknown */
 };
+#define STACK_WAIT_NS 2000000000ull /* for a module or Python code object to be announced */
 
 /* A launch by correlation id, or a dispatch that came before its launch. */
 struct corr_slot {
@@ -107,8 +110,10 @@ static uint32_t stack_index(const struct model_launches *l, uint32_t pid, uint64
     return v ? *v : 0;
 }
 
-/* The path of stack index + 1 idx, resolved now if it can be (0: not yet, or no stack). */
-static uint32_t stack_path(struct model *m, struct model_launches *l, uint32_t idx)
+/* The path of stack index + 1 idx, resolved now if it can be (0: not yet, or no stack). Its
+ * frames wait for their modules and Python code objects as a sample's do (they may be
+ * announced after the stack), for STACK_WAIT_NS or until final. */
+static uint32_t stack_resolve(struct model *m, struct model_launches *l, uint32_t idx, int final)
 {
     struct launch_stack *st;
 
@@ -116,13 +121,26 @@ static uint32_t stack_path(struct model *m, struct model_launches *l, uint32_t i
         return 0;
     st = &l->stacks[idx - 1];
     if (!st->path && st->frames) {
-        st->path = model_sample_path(m, st->pid, st->frames, st->nframes);
+        final = final || model_clock_ns(CLOCK_MONOTONIC) - st->defined_ns > STACK_WAIT_NS;
+        st->path = model_sample_path_try(m, st->pid, st->frames, st->nframes, final);
         if (st->path) {
             free(st->frames);
             st->frames = NULL;
         }
     }
     return st->path;
+}
+
+/* stack_resolve, not final. */
+static uint32_t stack_path(struct model *m, struct model_launches *l, uint32_t idx)
+{
+    return stack_resolve(m, l, idx, 0);
+}
+
+void model_launch_stacks_finish(struct model *m)
+{
+    for (size_t i = 0; m->launches && i < m->launches->nstacks; i++)
+        stack_resolve(m, m->launches, (uint32_t)i + 1, 1);
 }
 
 /* Define stack (pid, key) by frames (n > 0) or by an already known path. */
@@ -144,6 +162,7 @@ static void stack_define(struct model *m, uint32_t pid, uint64_t key, const uint
     st->key = key;
     st->path = path;
     if (!path && n) {
+        st->defined_ns = model_clock_ns(CLOCK_MONOTONIC);
         st->frames = xmalloc(n * sizeof(*frames));
         memcpy(st->frames, frames, n * sizeof(*frames));
         st->nframes = n;
@@ -310,10 +329,10 @@ struct model_launch_path_list *model_launch_paths(struct model *m, const char *k
 
     for (size_t i = 0; l && i < l->nsites; i++) {
         const struct launch_site *s = &l->sites[i];
-        const char *name = model_hip_kernel_name(m, s->pid, s->name_id);
+        const char *name = model_hip_kernel_label(m, s->pid, s->name_id);
         uint32_t path = stack_path(m, (struct model_launches *)l, s->stack);
         int pending = s->stack && !path; /* captured, its symbols still loading */
-        if (kernel && (!name || strcmp(name, kernel) != 0))
+        if (kernel && strcmp(name, kernel) != 0)
             continue;
         int k = 0; /* processes merged: one row per path */
         while (k < out->count &&

@@ -411,6 +411,10 @@ void model_hot_free(struct model_hot_list *h);
  * smaller than its children's). The path of a sample the model counted, 0 if its addresses do
  * not all resolve (recording writers use it to intern a stack once). */
 uint32_t model_sample_path(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n);
+/* The same, or 0 while a frame cannot be resolved yet (its module or Python code not announced,
+ * its file loading) unless final_try (then such frames are [unknown]). */
+uint32_t model_sample_path_try(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
+                               int final_try);
 /* The trie path of a stack of function names, root first (a recording's; 0 if n is 0). */
 uint32_t model_names_path(struct model *m, const char *const *functions, uint32_t n);
 /* The path of the last sample counted (0 before any). */
@@ -643,6 +647,9 @@ void model_launch_stack_define(struct model *m, uint32_t pid, uint64_t key, cons
 void model_launch_stack_set_path(struct model *m, uint32_t pid, uint64_t key, uint32_t path);
 uint32_t model_launch_stack_path(struct model *m, uint32_t pid, uint64_t key);
 int model_launch_stack_pending(struct model *m, uint32_t pid, uint64_t key);
+/* Resolve the launch stacks still pending for good (the session's end: unknown frames are
+ * [unknown] from now on). */
+void model_launch_stacks_finish(struct model *m);
 /* The functions of a trie path, root first, joined by sep ("" for path 0). */
 void model_path_names(struct model *m, uint32_t path, const char *sep, char *buf, size_t n);
 /* A kernel launch (HIP) by thread tid of pid from the launch stack stack_key (0: none),
@@ -678,6 +685,9 @@ void model_launch_paths_free(struct model_launch_path_list *l);
 /* Names for events: NULL while unknown. Stable until model_free. */
 const char *model_kernel_object_name(struct model *m, uint32_t pid, uint64_t kernel_object);
 const char *model_hip_kernel_name(struct model *m, uint32_t pid, uint32_t name_id);
+/* The name the Kernels view gives a HIP launch's kernel: its name, else "HIP kernel #ID"
+ * (named never), else "(unregistered HIP kernel)" (no name id). Stable until model_free. */
+const char *model_hip_kernel_label(struct model *m, uint32_t pid, uint32_t name_id);
 /* Name of a HIP API id ("hipApi#N" for ids this build does not know). */
 const char *model_hip_api_name(int api);
 /* The id whose model_hip_api_name is name, or -1. */

@@ -448,9 +448,15 @@ static int all_resolve(struct model *m, uint32_t pid, const uint64_t *frames, ui
 
 uint32_t model_sample_path(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n)
 {
+    return model_sample_path_try(m, pid, frames, n, 1);
+}
+
+uint32_t model_sample_path_try(struct model *m, uint32_t pid, const uint64_t *frames, uint32_t n,
+                               int final_try)
+{
     uint32_t seq[MAX_SEQ], len;
 
-    if (!all_resolve(m, pid, frames, n, 1))
+    if (!all_resolve(m, pid, frames, n, final_try))
         return 0;
     len = resolved_seq(m, pid, frames, n, seq);
     return len ? model_path_intern(m, seq, len) : 0;

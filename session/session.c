@@ -94,6 +94,7 @@ void session_finish_symbols(struct session *s, int timeout_ms)
     struct symbolizer *sym = model_symbolizer(s->m);
     char file[96];
 
+    model_launch_stacks_finish(s->m); /* every file their frames need starts loading */
     if (symbolizer_loading(sym, file, sizeof(file)) == 0)
         return;
     if (s->batch || s->headless)
@@ -101,6 +102,7 @@ void session_finish_symbols(struct session *s, int timeout_ms)
                 timeout_ms / 1000);
     if (symbolizer_wait(sym, timeout_ms) != 0)
         symbolizer_give_up(sym); /* their frames are named by address */
+    model_launch_stacks_finish(s->m);
 }
 
 /* The sources, in the order of each spool pass (session_internal.h: SESSION_SRC_*). */

@@ -161,6 +161,21 @@ if command -v tmux > /dev/null; then
     tmux_kill paths
 fi
 
+# launch paths from Python: the Python functions that launched (forward 3, backward 5) in the
+# call paths, native frames (ctypes, libffi) below them
+PY=$(command -v python3 || true)
+if [ -n "$PY" ]; then
+    "$ROCSYS_TOP" -b --rows 0 -- "$PY" "$ROCSYS_SOURCE/tests/programs/python/hip_launch.py" 3 5 \
+        > "$WORK/pylaunch.txt" 2>&1 || true
+    F=$(last_frame "$WORK/pylaunch.txt")
+    pylaunches=$(awk '/^-- launch paths of \(unregistered HIP kernel\)/ {h=1; next} /^(--|==) / {h=0}
+        h && / launch_one < forward/ {f += $2} h && / launch_one < backward/ {b += $2} END {print f + 0, b + 0}' <<< "$F")
+    check "Python: launch_one launched 3 times under forward, 5 under backward ($pylaunches)" \
+        test "$pylaunches" = "3 5"
+else
+    echo "note: no python3: launch paths from Python not exercised"
+fi
+
 # a tight loop of 200,000 failing hipLaunchKernel calls of the real runtime: every call is in
 # hip_api.csv, no event dropped (the calling thread waits for the front end when its ring is
 # full; a CPU sample that finds the ring full cannot wait, and is counted as dropped)
