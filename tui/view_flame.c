@@ -235,7 +235,7 @@ static void draw_box(struct tui *t, struct flame *c, int i, int y, const struct 
 void tui_flame_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct flame *c = st;
-    char title[512], desc[160], zoom[200] = "", match[200] = "";
+    char title[640], desc[160], zoom[200] = "", match[200] = "";
     const struct model_tree *tree = c->tree;
     int page = r->h > 2 ? r->h - 2 : 0, seld = 0;
 
