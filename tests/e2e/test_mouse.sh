@@ -53,7 +53,7 @@ wait_selected() {
 }
 
 S=mouse
-tmux_start $S 120 30 "$ROCSYS_TOP" --no-color -d 5 -- "$ROCSYS_DEMO" --seconds 60
+tmux_start $S 160 30 "$ROCSYS_TOP" --no-color -d 5 -- "$ROCSYS_DEMO" --seconds 60
 check "call tree shown" wait_screen $S '^Call tree: all threads' 15
 check "the TUI asked for mouse reports (SGR)" test \
     "$(tmux -L "$TMUX_SOCKET" display -p -t $S '#{mouse_standard_flag}#{mouse_sgr_flag}')" = 11
@@ -116,11 +116,12 @@ check "quits" wait_file "$WORK/$S.rc" 10
 check "after quitting the terminal's mouse reporting is off again" test \
     "$(tmux -L "$TMUX_SOCKET" display -p -t $S '#{mouse_any_flag}#{mouse_standard_flag}#{mouse_sgr_flag}')" = 000
 
-# X10 encoding (TERM=screen, tmux's own terminal type): the same tab click
+# X10 encoding (TERM=screen, tmux's own terminal type): the same tab click, on the short tab
+# names a 120-column bar has
 X=x10
 tmux_start $X 120 30 env TERM=screen "$ROCSYS_TOP" -d 5 -- "$ROCSYS_DEMO" --seconds 60
 check "x10: call tree shown" wait_screen $X '^Call tree: all threads' 15
-read -r x y <<< "$(xy $X ' 3 Threads ')"
+read -r x y <<< "$(xy $X ' 3 Thr ')" # 120 columns: the short tab names
 cx=$(printf "\\$(printf '%03o' $((x + 3 + 33)))") cy=$(printf "\\$(printf '%03o' $((y + 33)))")
 tmux_keys $X -l $'\e[M '"$cx$cy"
 tmux_keys $X -l $'\e[M#'"$cx$cy"
