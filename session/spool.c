@@ -84,6 +84,28 @@ void session_spool_take(struct session_spool *sp, struct session_spool_buf *out)
     sp->buf = old;
 }
 
+/* With perf rings the spool thread sleeps in poll(), which a futex does not wake: this thread
+ * waits on the collector's doorbell for it and turns each ring into an event on an eventfd
+ * the spool thread polls (else a producer waiting for room, e.g. a loop of HIP calls, waited
+ * up to SPOOL_POLL_MS for each drain: 6.9 us a call instead of 0.24). */
+struct bell_relay {
+    struct session_spool *sp;
+    int fd;
+};
+
+static void *bell_relay_main(void *arg)
+{
+    struct bell_relay *b = arg;
+    uint32_t seen = transport_doorbell_value(b->sp->tr);
+    uint64_t one = 1;
+
+    while (!atomic_load(&b->sp->stop))
+        if (transport_doorbell_wait(b->sp->tr, &seen, SPOOL_POLL_MS) &&
+            write(b->fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+            break;
+    return NULL;
+}
+
 /* The thread: a pass per doorbell or poll interval; the doorbell also wakes the main loop. */
 static void *session_spool_main(void *arg)
 {
@@ -96,16 +118,35 @@ static void *session_spool_main(void *arg)
     /* perf rings wake the thread when a quarter full (their samples are large and can come
      * fast: a context switch each in wall mode); the collector's rings carry samples only when
      * there are no perf rings, and then ring their doorbell */
-    int npfd = s->perf ? session_perf_pollfds(s->perf, pfd, SPOOL_MAX_POLL) : 0;
+    int npfd = s->perf ? session_perf_pollfds(s->perf, pfd, SPOOL_MAX_POLL - 1) : 0;
     uint64_t next_reap = 0;
+    struct bell_relay relay = {.sp = sp, .fd = -1};
+    pthread_t relay_thread;
+    int relaying = 0;
 
+    if (npfd > 0 && sp->tr->hdr) { /* the doorbell as the last pollfd */
+        relay.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        relaying =
+            relay.fd >= 0 && pthread_create(&relay_thread, NULL, bell_relay_main, &relay) == 0;
+        if (relaying)
+            pfd[npfd] = (struct pollfd){.fd = relay.fd, .events = POLLIN};
+    }
     while (!atomic_load(&sp->stop)) {
         int bell = 0, reap = 0;
         if (npfd > 0) {
-            if (poll(pfd, (nfds_t)npfd, SPOOL_POLL_MS) > 0)
+            if (poll(pfd, (nfds_t)(npfd + relaying), SPOOL_POLL_MS) > 0) {
                 for (int i = 0; i < npfd; i++)
-                    if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
-                        pfd[i--] = pfd[--npfd]; /* its task is gone: no more wakeups */
+                    if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+                        pfd[i] = pfd[npfd - 1];    /* its task is gone: no more wakeups */
+                        pfd[npfd - 1] = pfd[npfd]; /* the doorbell stays last */
+                        npfd--;
+                        i--;
+                    }
+                if (relaying && (pfd[npfd].revents & POLLIN)) {
+                    uint64_t n;
+                    bell = read(relay.fd, &n, sizeof(n)) == (ssize_t)sizeof(n);
+                }
+            }
         } else if (sp->tr->hdr) {
             bell = transport_doorbell_wait(sp->tr, &seen, SPOOL_POLL_MS);
         } else {
@@ -126,6 +167,12 @@ static void *session_spool_main(void *arg)
             errno != EAGAIN)
             break;
     }
+    if (relaying) {
+        atomic_store(&sp->stop, 1); /* (also when the loop broke on its own) */
+        pthread_join(relay_thread, NULL);
+    }
+    if (relay.fd >= 0)
+        close(relay.fd);
     return NULL;
 }
 
