@@ -28,6 +28,16 @@ struct launch_seen {
 };
 static __thread struct launch_seen seen __attribute__((tls_model("initial-exec")));
 
+/* The records are built in the thread's own buffers, not on its stack: the perf engine copies
+ * 8 KiB of a sampled thread's stack, and a sample taken during a capture must still reach the
+ * program's frames above it. (A thread captures one stack at a time: ts->busy.) */
+union launch_rec {
+    struct rocsys_rec_launch_stack stack;
+    struct rocsys_rec_sample sample;
+    uint8_t bytes[sizeof(struct rocsys_rec_launch_stack) + 8 * (STACK_WORDS + 2)];
+};
+static __thread union launch_rec stack_buf, sample_buf __attribute__((tls_model("initial-exec")));
+
 static uintptr_t self_lo, self_hi; /* the collector's executable segments */
 
 /* dl_iterate_phdr callback: the executable range of the object holding *data. */
@@ -80,30 +90,23 @@ static uint64_t stack_key(const uint64_t *frames, uint32_t n, uint32_t flags)
  * periods it stands for. */
 static void write_missed(const uint64_t *frames, uint32_t n, uint32_t flags, uint32_t weight)
 {
-    union {
-        struct rocsys_rec_sample rec;
-        uint8_t bytes[sizeof(struct rocsys_rec_sample) + 8 * (STACK_WORDS + 1)];
-    } u;
+    struct rocsys_rec_sample *rec = &sample_buf.sample;
 
-    memset(&u.rec, 0, sizeof(u.rec));
-    memcpy(u.rec.frames, frames, 8u * n);
-    u.rec.h.type = ROCSYS_REC_SAMPLE;
-    u.rec.h.flags = (uint16_t)(flags | (collector_g.wall ? ROCSYS_SAMPLE_WALL : 0));
-    u.rec.h.size = (uint32_t)(sizeof(u.rec) + 8u * n);
-    u.rec.nframes = (uint16_t)n;
-    u.rec.weight = (uint16_t)(weight > 65535 ? 65535 : weight);
-    u.rec.time_ns = collector_now_ns();
-    collector_write_normal(&u.rec);
+    memset(rec, 0, sizeof(*rec));
+    memcpy(rec->frames, frames, 8u * n);
+    rec->h.type = ROCSYS_REC_SAMPLE;
+    rec->h.flags = (uint16_t)(flags | (collector_g.wall ? ROCSYS_SAMPLE_WALL : 0));
+    rec->h.size = (uint32_t)(sizeof(*rec) + 8u * n);
+    rec->nframes = (uint16_t)n;
+    rec->weight = (uint16_t)(weight > 65535 ? 65535 : weight);
+    rec->time_ns = collector_now_ns();
+    collector_write_normal(rec);
 }
 
 uint64_t collector_launch_stack(void)
 {
     struct collector_thread *ts = &collector_tls;
-    union {
-        struct rocsys_rec_launch_stack rec;
-        uint8_t bytes[sizeof(struct rocsys_rec_launch_stack) + 8 * (STACK_WORDS + 1)];
-    } u;
-    uint64_t *frames = u.rec.frames + 1; /* [-1]: the wrapper's frame, for a missed sample */
+    uint64_t *frames = stack_buf.stack.frames + 1; /* [-1]: the wrapper's, for a missed sample */
     void *raw[ROCSYS_LAUNCH_NATIVE_MAX + 8];
     struct py_announce ann[PY_ANNOUNCE_MAX];
     uint32_t n = 0, flags = 0, nann = 0, missed;
