@@ -34,6 +34,7 @@ struct collector_thread {
     void *altstack;                   /* our alternate signal stack, if we installed one */
     volatile sig_atomic_t lost_no_ring; /* a sample or record was lost: no ring was free */
     volatile sig_atomic_t capturing;    /* a launch stack is being captured (busy is set) */
+    volatile sig_atomic_t gpu_wait;     /* id of the HIP call waiting for the device, or 0 */
     volatile uint32_t missed_weight;    /* periods of the samples that came meanwhile */
 };
 
@@ -164,6 +165,10 @@ void collector_launch_init(void);
  * regions) for a kernel launch, send it (LAUNCH_STACK) unless this thread sent it before, and
  * return its key; 0 when not captured. Normal context. */
 uint64_t collector_launch_stack(void);
+/* A sample's native frames (innermost first) taken while the thread waited for the device in
+ * HIP call api: the frames up to the collector's wrapper become one ROCSYS_GPU_WAIT_FRAME.
+ * Returns the new count. AS-safe. */
+uint32_t collector_gpu_wait_frames(uint64_t *frames, uint32_t n, int api);
 
 /* hip.c (HIP API interposition) */
 /* Write a record that must not be lost from normal context on any thread: a thread the

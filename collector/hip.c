@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The entry points below are the HIP runtime's: their prototypes live in HIP's C++-flavoured
@@ -254,6 +255,35 @@ static void fill_launch(struct rocsys_rec_hip_api *r, const void *f, struct hip_
     r->stack = corr ? collector_launch_stack() : 0; /* a launch (not a pushed configuration) */
 }
 
+/* The calling thread's CPU time (ns). */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread begins to wait for the device in HIP call api: its samples until the
+ * call returns are "[gpu wait]" leaves (the signal engine's handler reads the flag; the perf
+ * engine's samples are matched by time with a GPU_WAIT record). Returns the thread's CPU time,
+ * for the CPU time the wait burns. */
+static uint64_t wait_begin(int api, uint64_t t0)
+{
+    int saved = errno;
+    uint64_t cpu = thread_cpu_ns();
+
+    collector_tls.gpu_wait = api;
+    if (collector_g.no_timer) {
+        struct rocsys_rec_gpu_wait r = {.h = {.type = ROCSYS_REC_GPU_WAIT, .size = sizeof(r)},
+                                        .api = (uint32_t)api,
+                                        .time_ns = t0};
+        collector_write_any(&r);
+    }
+    errno = saved;
+    return cpu;
+}
+
 /* Begin a launch: a correlation id for the dispatch it makes on this thread. */
 static uint64_t launch_begin(uint64_t t0)
 {
@@ -270,18 +300,24 @@ static uint64_t launch_begin(uint64_t t0)
     static struct hip_real real_ = {NULL, sym, ver};                                               \
     __typeof__(ftype) fn_ = (__typeof__(ftype))hip_resolve(&real_);                                \
     struct rocsys_rec_hip_api r_;                                                                  \
-    uint64_t t0_, corr_ = 0;                                                                       \
+    uint64_t t0_, corr_ = 0, cpu0_ = 0;                                                            \
     int rc_;                                                                                       \
     (void)corr_;                                                                                   \
     if (!fn_)                                                                                      \
         return HIP_ERROR_NOT_INITIALIZED;                                                          \
     t0_ = hip_begin();                                                                             \
     pre;                                                                                           \
+    if (rocsys_hip_api_waits(HIP_API_##api) && t0_) /* samples meanwhile: [gpu wait] leaves */     \
+        cpu0_ = wait_begin(HIP_API_##api, t0_);                                                    \
     rc_ = fn_ call_args;                                                                           \
+    if (rocsys_hip_api_waits(HIP_API_##api))                                                       \
+        collector_tls.gpu_wait = 0;                                                                \
     if (t0_) {                                                                                     \
         int saved_ = errno;                                                                        \
         tls_launch = 0;                                                                            \
         hip_fill(&r_, HIP_API_##api, t0_, rc_);                                                    \
+        if (rocsys_hip_api_waits(HIP_API_##api))                                                   \
+            r_.wait_cpu_ns = thread_cpu_ns() - cpu0_;                                              \
         fill;                                                                                      \
         hip_send(&r_);                                                                             \
         errno = saved_;                                                                            \

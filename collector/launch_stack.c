@@ -39,6 +39,7 @@ union launch_rec {
 static __thread union launch_rec stack_buf, sample_buf __attribute__((tls_model("initial-exec")));
 
 static uintptr_t self_lo, self_hi; /* the collector's executable segments */
+static int capture_off;            /* --launch-stacks off */
 
 /* dl_iterate_phdr callback: the executable range of the object holding *data. */
 static int find_self(struct dl_phdr_info *info, size_t size, void *data)
@@ -65,8 +66,7 @@ void collector_launch_init(void)
 {
     char opt[8];
 
-    if (collector_session_get("lstacks", opt, sizeof(opt)) == 0 && strcmp(opt, "0") == 0)
-        return; /* --launch-stacks off: self_hi stays 0, nothing is captured */
+    capture_off = collector_session_get("lstacks", opt, sizeof(opt)) == 0 && strcmp(opt, "0") == 0;
     dl_iterate_phdr(find_self, (void *)(uintptr_t)collector_launch_init);
 }
 
@@ -113,7 +113,7 @@ uint64_t collector_launch_stack(void)
     uint64_t key, wrapper = 0;
     int nraw, k = 0;
 
-    if (!collector_g.enabled || ts->busy || !self_hi)
+    if (!collector_g.enabled || ts->busy || !self_hi || capture_off)
         return 0;
     ts->missed_weight = 0;
     ts->capturing = 1;
@@ -179,4 +179,18 @@ uint64_t collector_launch_stack(void)
     if (nann && ts->ring.ctl)
         collector_python_announce(&ts->ring, ann, nann);
     return key;
+}
+
+uint32_t collector_gpu_wait_frames(uint64_t *frames, uint32_t n, int api)
+{
+    uint32_t k = 0;
+
+    while (k < n && !in_self((uintptr_t)frames[k]))
+        k++;
+    if (k == n) /* no wrapper frame found: the stack stays as it is */
+        return n;
+    frames[0] = ROCSYS_GPU_WAIT_FRAME(api);
+    for (uint32_t i = k + 1; i < n; i++)
+        frames[i - k] = frames[i];
+    return n - k;
 }

@@ -131,6 +131,7 @@ enum rocsys_rec_type {
     ROCSYS_REC_HIP_NAME = 0x0040,     /* struct rocsys_rec_name: HIP kernel name id -> name */
     ROCSYS_REC_HIP_API = 0x0041,      /* struct rocsys_rec_hip_api */
     ROCSYS_REC_LAUNCH_STACK = 0x0042, /* struct rocsys_rec_launch_stack */
+    ROCSYS_REC_GPU_WAIT = 0x0043,     /* struct rocsys_rec_gpu_wait */
     ROCSYS_REC_HSA_SYMBOL = 0x0060,   /* struct rocsys_rec_name: kernel object -> name */
     ROCSYS_REC_HSA_DISPATCH = 0x0061, /* struct rocsys_rec_hsa_dispatch */
     ROCSYS_REC_HSA_COPY = 0x0062,     /* struct rocsys_rec_hsa_copy */
@@ -395,6 +396,61 @@ struct rocsys_rec_py_code {
 /* clang-format on */
 #define ROCSYS_HIP_API_MAX 128 /* ids are below this */
 
+/* Whether a HIP call waits for the device: the calling thread blocks until work queued on the
+ * GPU is done (synchronizations, blocking copies and sets). Samples of a thread inside one are
+ * "[gpu wait] NAME" leaves (ROCSYS_GPU_WAIT_FRAME) under the code that made the call. */
+static inline int rocsys_hip_api_waits(int api)
+{
+    switch (api) {
+    case 15:  /* hipMemcpy */
+    case 17:  /* hipMemcpyHtoD */
+    case 18:  /* hipMemcpyDtoH */
+    case 19:  /* hipMemcpyDtoD */
+    case 23:  /* hipMemset */
+    case 25:  /* hipDeviceSynchronize */
+    case 26:  /* hipStreamSynchronize */
+    case 27:  /* hipEventSynchronize */
+    case 40:  /* hipMemcpyWithStream */
+    case 41:  /* hipMemcpyPeer */
+    case 43:  /* hipMemcpy2D */
+    case 45:  /* hipMemcpyToSymbol */
+    case 47:  /* hipMemcpyFromSymbol */
+    case 49:  /* hipMemsetD8 */
+    case 51:  /* hipMemsetD16 */
+    case 53:  /* hipMemsetD32 */
+    case 55:  /* hipMemset2D */
+    case 62:  /* hipMemcpy_spt */
+    case 64:  /* hipMemset_spt */
+    case 67:  /* hipMemcpy3D */
+    case 73:  /* hipMemcpyParam2D */
+    case 80:  /* hipMemcpy2DToArray */
+    case 82:  /* hipMemcpy2DFromArray */
+    case 84:  /* hipMemcpyToArray */
+    case 85:  /* hipMemcpyFromArray */
+    case 86:  /* hipMemcpyAtoH */
+    case 87:  /* hipMemcpyHtoA */
+    case 91:  /* hipMemset3D */
+    case 93:  /* hipMemcpy2D_spt */
+    case 94:  /* hipMemcpy2DToArray_spt */
+    case 95:  /* hipMemcpy2DFromArray_spt */
+    case 96:  /* hipMemcpy3D_spt */
+    case 97:  /* hipMemcpyToSymbol_spt */
+    case 98:  /* hipMemcpyFromSymbol_spt */
+    case 99:  /* hipMemset2D_spt */
+    case 100: /* hipMemset3D_spt */
+    case 101: /* hipStreamSynchronize_spt */
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The leaf pseudo-frame of a sample taken while its thread waited for the device inside HIP
+ * call api (rocsys_hip_api_waits): it replaces the HIP runtime's frames and the wrapper's. */
+#define ROCSYS_GPU_WAIT_FRAME_TAG   0xfffb000000000000ull
+#define ROCSYS_GPU_WAIT_FRAME(api)  (ROCSYS_GPU_WAIT_FRAME_TAG | (uint64_t)(uint32_t)(api))
+#define ROCSYS_IS_GPU_WAIT_FRAME(a) (((a)&0xffffffff00000000ull) == ROCSYS_GPU_WAIT_FRAME_TAG)
+
 /* Whether a launch's grid and block are known (hipLaunchByPtr's stay in the runtime: all 0). */
 static inline int rocsys_launch_dims_known(const uint32_t grid[3], const uint32_t block[3])
 {
@@ -446,6 +502,8 @@ struct rocsys_rec_hip_api {
     uint32_t pad2;
     uint64_t stack; /* launches: key of the launching call stack (a LAUNCH_STACK record of this
                        thread's ring, sent before, carries it), 0 = not captured */
+    uint64_t wait_cpu_ns; /* calls that wait for the device (rocsys_hip_api_waits): the CPU time
+                             the thread burned inside (spinning); the rest it was blocked */
 };
 
 /* LAUNCH_STACK: the call stack a kernel launch was made from, sent once per thread the first
@@ -460,6 +518,16 @@ struct rocsys_rec_launch_stack {
     uint64_t key; /* never 0; unique within the process */
     uint64_t frames[];
 };
+/* GPU_WAIT: the calling thread begins to wait for the device in HIP call api (only when the
+ * front end samples from outside, timer=none: its samples meanwhile become "[gpu wait]" leaves
+ * by time; the call's HIP_API record ends the wait). */
+struct rocsys_rec_gpu_wait {
+    struct rocsys_rec_header h;
+    uint32_t api;
+    uint32_t pad;
+    uint64_t time_ns; /* CLOCK_MONOTONIC */
+};
+
 #define ROCSYS_LAUNCH_NATIVE_MAX 64  /* native frames of a launch stack, at most */
 #define ROCSYS_LAUNCH_PY_MAX     128 /* words of Python frames of a launch stack, at most */
 

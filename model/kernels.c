@@ -368,6 +368,10 @@ void model_hip_call(struct model *m, const struct model_hip_call *c)
         k->api_order[k->napis++] = c->api;
     }
     model_duration_add(&a->time, ns);
+    if (rocsys_hip_api_waits(c->api)) {
+        a->waits = 1;
+        a->wait_cpu_ns += c->wait_cpu_ns < ns ? c->wait_cpu_ns : ns;
+    }
     if (c->result != 0) {
         a->errors++;
         a->last_error = c->result;
@@ -584,6 +588,18 @@ void model_kernels_list_free(struct model_kernel_list *l)
         free((char *)l->items[i].name);
     free(l->items);
     free(l);
+}
+
+void model_gpu_wait_totals(const struct model *m, uint64_t *wait_ns, uint64_t *cpu_ns)
+{
+    *wait_ns = *cpu_ns = 0;
+    for (int i = 0; i < model_hip_api_count(m); i++) {
+        const struct model_hip_api *a = model_hip_api_at(m, i);
+        if (a->waits) {
+            *wait_ns += a->time.total_ns;
+            *cpu_ns += a->wait_cpu_ns;
+        }
+    }
 }
 
 int model_hip_api_count(const struct model *m)

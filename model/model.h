@@ -75,6 +75,8 @@ void symbolizer_copy_process(struct symbolizer *s, uint32_t from_pid, uint32_t t
 void symbolizer_forget_process(struct symbolizer *s, uint32_t pid);
 /* Whether a module of pid covers addr. */
 int symbolizer_has_module(struct symbolizer *s, uint32_t pid, uint64_t addr);
+/* The file name (basename) of the module of pid holding addr, or NULL. */
+const char *symbolizer_module_name(struct symbolizer *s, uint32_t pid, uint64_t addr);
 
 /* unwind.c: stacks of threads seen from outside (perf samples) */
 /* Add pid's file-backed executable mappings from /proc/PID/maps to the symbolizer (each file
@@ -593,7 +595,13 @@ struct model_hip_api {
     struct model_duration time; /* host time inside the call */
     uint64_t errors;            /* calls that returned something else than hipSuccess */
     int last_error;             /* the last non-zero result */
+    int waits;                  /* it waits for the device (rocsys_hip_api_waits) */
+    uint64_t wait_cpu_ns;       /* waits: CPU time the threads burned inside (the rest of
+                                   time.total_ns they were blocked) */
 };
+/* The time threads spent in HIP calls that wait for the device, and the CPU time they burned
+ * there (since the counts were last cleared). */
+void model_gpu_wait_totals(const struct model *m, uint64_t *wait_ns, uint64_t *cpu_ns);
 
 /* One GPU queue. */
 struct model_gpu_queue {
@@ -628,6 +636,7 @@ struct model_hip_call {
     uint64_t bytes;
     int copy_kind;        /* -1: not a copy */
     uint64_t stack_key;   /* launches: the launch stack (model_launch_stack_*), 0: none */
+    uint64_t wait_cpu_ns; /* calls that wait for the device: the CPU time burned inside */
     uint64_t correlation; /* launches: the id its dispatch carries (model_launch_dispatch) */
 };
 /* A HIP call; a launch of one kernel also counts for its launch stack (model_launch_path). */

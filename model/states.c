@@ -1,7 +1,11 @@
 /* Thread states as leaf pseudo-frames: "[blocked] nanosleep", "[preempted]" below the stack
- * where a thread stopped running (wall mode measured from context switches). */
+ * where a thread stopped running (wall mode measured from context switches), and "[gpu wait]
+ * hipStreamSynchronize" where it waited for the device inside a HIP call. */
 #include "model_internal.h"
 
+#include "collector/protocol.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,9 +68,14 @@ uint64_t model_state_frame(struct model *m, const char *label)
 int model_state_sym(struct model *m, uint64_t pc, struct sym_frame *out)
 {
     uint32_t id = (uint32_t)(pc & 0xffffffffu);
+    char label[96];
 
-    if (!MODEL_IS_STATE_FRAME(pc) || id >= m->nstates)
+    if (ROCSYS_IS_GPU_WAIT_FRAME(pc)) { /* the collector's: waiting for the device in HIP call id */
+        snprintf(label, sizeof(label), "[gpu wait] %s", model_hip_api_name((int)id));
+        id = (uint32_t)(model_state_frame(m, label) & 0xffffffffu);
+    } else if (!MODEL_IS_STATE_FRAME(pc) || id >= m->nstates) {
         return 0;
+    }
     memset(out, 0, sizeof(*out));
     out->function = m->states[id];
     out->module = state_module;

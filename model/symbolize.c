@@ -1082,3 +1082,11 @@ int symbolizer_has_module(struct symbolizer *s, uint32_t pid, uint64_t addr)
     struct sym_proc *p = s ? proc_inherit(s, proc_find(s, pid), 0) : NULL;
     return p && module_find(p, addr) != NULL;
 }
+
+const char *symbolizer_module_name(struct symbolizer *s, uint32_t pid, uint64_t addr)
+{
+    struct sym_proc *p = s ? proc_inherit(s, proc_find(s, pid), 0) : NULL;
+    struct sym_module *m = p ? module_find(p, addr) : NULL;
+
+    return m ? m->name : NULL;
+}

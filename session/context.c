@@ -1,5 +1,6 @@
 /* What the target's threads were doing at a given time, for samples taken outside them (the
- * perf engine): their open user regions and whether the program had paused sampling. The
+ * perf engine): their open user regions, whether the program had paused sampling, and whether
+ * the thread waited for the device in a HIP call. The
  * collector's region and sampling records are kept with their timestamps, so that a sample
  * decoded later is annotated as the in-target sampler would have annotated it then. */
 #include "session/session.h"
@@ -15,9 +16,9 @@ struct ctx_event {
     uint64_t time_ns;
     uint32_t id;
     uint16_t depth;
-    uint8_t kind; /* EV_BEGIN, EV_END, EV_PAUSE, EV_RESUME */
+    uint8_t kind; /* EV_BEGIN, EV_END, EV_PAUSE, EV_RESUME, EV_WAIT, EV_WAIT_END */
 };
-enum { EV_BEGIN, EV_END, EV_PAUSE, EV_RESUME };
+enum { EV_BEGIN, EV_END, EV_PAUSE, EV_RESUME, EV_WAIT, EV_WAIT_END };
 
 /* A thread (tid != 0) or a process-wide pause state (tid == 0). */
 struct ctx_thread {
@@ -26,6 +27,7 @@ struct ctx_thread {
     uint32_t ids[ROCSYS_REGION_DEPTH_MAX];
     uint32_t depth;
     int paused;
+    uint32_t wait; /* the HIP call waiting for the device (its id), 0: none */
     struct ctx_event *ev;
     size_t nev, cap;
 };
@@ -89,10 +91,24 @@ void session_context_sampling(struct session_context *c, uint32_t pid, uint32_t 
         add(thread_of(c, pid, thread_only ? tid : 0, 1), time_ns, on ? EV_RESUME : EV_PAUSE, 0, 0);
 }
 
-/* Apply one event to a region stack and pause flag. */
-static void apply(const struct ctx_event *e, uint32_t *ids, uint32_t *depth, int *paused)
+void session_context_gpu_wait(struct session_context *c, uint32_t pid, uint32_t tid,
+                              uint64_t time_ns, int api)
+{
+    if (c)
+        add(thread_of(c, pid, tid, 1), time_ns, api ? EV_WAIT : EV_WAIT_END, 0, (uint32_t)api);
+}
+
+/* Apply one event to a region stack, pause flag and device wait. */
+static void apply(const struct ctx_event *e, uint32_t *ids, uint32_t *depth, int *paused,
+                  uint32_t *wait)
 {
     switch (e->kind) {
+    case EV_WAIT:
+        *wait = e->id;
+        break;
+    case EV_WAIT_END:
+        *wait = 0;
+        break;
     case EV_BEGIN:
         if (e->depth < ROCSYS_REGION_DEPTH_MAX) {
             ids[e->depth] = e->id;
@@ -111,21 +127,33 @@ static void apply(const struct ctx_event *e, uint32_t *ids, uint32_t *depth, int
     }
 }
 
-/* t's state at time_ns: its region stack and pause flag. */
+/* t's state at time_ns: its region stack, pause flag and device wait. */
 static void state_at(const struct ctx_thread *t, uint64_t time_ns, uint32_t *ids, uint32_t *depth,
-                     int *paused)
+                     int *paused, uint32_t *wait)
 {
     memcpy(ids, t->ids, sizeof(t->ids));
     *depth = t->depth;
     *paused = t->paused;
+    *wait = t->wait;
     for (size_t i = 0; i < t->nev && t->ev[i].time_ns <= time_ns; i++)
-        apply(&t->ev[i], ids, depth, paused);
+        apply(&t->ev[i], ids, depth, paused, wait);
+}
+
+int session_context_wait_at(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns)
+{
+    uint32_t ids[ROCSYS_REGION_DEPTH_MAX], depth, wait = 0;
+    int paused;
+    struct ctx_thread *t = c ? thread_of(c, pid, tid, 0) : NULL;
+
+    if (t)
+        state_at(t, time_ns, ids, &depth, &paused, &wait);
+    return (int)wait;
 }
 
 int session_context_at(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns,
                        uint64_t *out, uint32_t room)
 {
-    uint32_t ids[ROCSYS_REGION_DEPTH_MAX], depth = 0, pdepth, pids[ROCSYS_REGION_DEPTH_MAX];
+    uint32_t ids[ROCSYS_REGION_DEPTH_MAX], depth = 0, pdepth, pids[ROCSYS_REGION_DEPTH_MAX], wait;
     int paused = 0, ppaused = 0;
     uint32_t n = 0;
     struct ctx_thread *t, *p;
@@ -134,14 +162,14 @@ int session_context_at(struct session_context *c, uint32_t pid, uint32_t tid, ui
         return 0;
     p = thread_of(c, pid, 0, 0);
     if (p) {
-        state_at(p, time_ns, pids, &pdepth, &ppaused);
+        state_at(p, time_ns, pids, &pdepth, &ppaused, &wait);
         if (ppaused)
             return -1;
     }
     t = thread_of(c, pid, tid, 0);
     if (!t)
         return 0;
-    state_at(t, time_ns, ids, &depth, &paused);
+    state_at(t, time_ns, ids, &depth, &paused, &wait);
     if (paused)
         return -1;
     /* innermost first, as the collector appends them */
@@ -157,7 +185,7 @@ void session_context_prune(struct session_context *c, uint64_t before_ns)
         struct ctx_thread *t = &c->t[i];
         size_t k = 0;
         while (k < t->nev && t->ev[k].time_ns < before_ns)
-            apply(&t->ev[k++], t->ids, &t->depth, &t->paused);
+            apply(&t->ev[k++], t->ids, &t->depth, &t->paused, &t->wait);
         if (k) {
             memmove(t->ev, t->ev + k, (t->nev - k) * sizeof(*t->ev));
             t->nev -= k;

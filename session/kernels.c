@@ -54,6 +54,9 @@ static void emit_hip(struct model *m, struct record_set *rec, uint32_t pid, uint
                       (unsigned long long)r->bytes);
     if (strncmp(model_hip_api_name(r->api), "hipMemcpy", 9) == 0 && n < (int)sizeof(args))
         n += snprintf(args + n, sizeof(args) - (size_t)n, "\ncopy_kind=%d", (int)r->copy_kind);
+    if (rocsys_hip_api_waits(r->api) && n < (int)sizeof(args))
+        n += snprintf(args + n, sizeof(args) - (size_t)n, "\nwait_cpu_ns=%llu",
+                      (unsigned long long)r->wait_cpu_ns);
     if (path && n + 16 < (int)sizeof(args)) {
         n += snprintf(args + n, sizeof(args) - (size_t)n, "\nlaunch_path=");
         model_path_names(m, path, ";", args + n, sizeof(args) - (size_t)n);
@@ -196,6 +199,7 @@ int session_kernels_record(struct model *m, struct record_set *rec,
         memcpy(c.grid, r->grid, sizeof(c.grid));
         memcpy(c.block, r->block, sizeof(c.block));
         c.stack_key = r->stack;
+        c.wait_cpu_ns = r->wait_cpu_ns;
         c.correlation = r->correlation;
         model_hip_call(m, &c);
         if ((r->name_id && !model_hip_kernel_name(m, ctl->pid, r->name_id)) ||

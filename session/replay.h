@@ -27,6 +27,7 @@ struct replay_event {
     uint32_t grid[3], block[3];
     uint32_t launch_path; /* HIP launch: the call path it was made from (0: not recorded) */
     uint64_t flow;        /* HIP launch: its flow out; dispatch: its flow in (0: none) */
+    uint64_t wait_cpu_ns; /* HIP call that waits for the device: CPU time burned inside */
 };
 
 /* One GPU reading: every metric of one device read at one time. */

@@ -200,6 +200,7 @@ void replay_feed_event(struct model *m, const struct replay_event *e)
                                    .bytes = e->bytes,
                                    .copy_kind = e->copy_kind,
                                    .stack_key = e->launch_path, /* the path is its own key */
+                                   .wait_cpu_ns = e->wait_cpu_ns,
                                    .correlation = e->flow};
         memcpy(c.grid, e->grid, sizeof(c.grid));
         memcpy(c.block, e->block, sizeof(c.block));
@@ -397,6 +398,7 @@ int replay_decode_slice(struct replay *r, const struct perfetto_read_slice *sl,
         e->result = (int)arg_number(sl->args, "result", 0);
         e->bytes = (uint64_t)arg_number(sl->args, "bytes", 0);
         e->copy_kind = (int)arg_number(sl->args, "copy_kind", -1);
+        e->wait_cpu_ns = (uint64_t)arg_number(sl->args, "wait_cpu_ns", 0);
         kernel = arg_value(sl->args, "kernel");
         if (kernel && strncmp(kernel, "?\n", 2) != 0 && strcmp(kernel, "?") != 0) {
             e->name_id = name_id(r, kernel);

@@ -133,6 +133,12 @@ int session_context_at(struct session_context *c, uint32_t pid, uint32_t tid, ui
                        uint64_t *out, uint32_t room);
 /* Forget the changes before before_ns (folded into the state they led to). */
 void session_context_prune(struct session_context *c, uint64_t before_ns);
+/* Thread (pid, tid) began waiting for the device in HIP call api at time_ns (api 0: the wait
+ * ended); session_context_wait_at: the call it waited in at time_ns, 0 if none. */
+void session_context_gpu_wait(struct session_context *c, uint32_t pid, uint32_t tid,
+                              uint64_t time_ns, int api);
+int session_context_wait_at(struct session_context *c, uint32_t pid, uint32_t tid,
+                            uint64_t time_ns);
 
 /* spool.c: a thread that empties the sources' rings into memory as they fill, so that the
  * target never loses a sample while the main loop is busy; the main loop takes what was spooled

@@ -62,6 +62,28 @@ static int without_collector(struct session *s, uint32_t pid)
     return p && p->no_collector[0];
 }
 
+/* A sample's frames taken while its thread waited for the device in HIP call api: those up to
+ * the collector's wrapper (the runtime's, the wrapper's) become one "[gpu wait]" pseudo-frame,
+ * as the collector's handler makes them. Returns the new count. */
+static uint32_t gpu_wait_frames(struct session *s, uint32_t pid, uint64_t *frames, uint32_t n,
+                                int api)
+{
+    struct symbolizer *sym = model_symbolizer(s->m);
+    uint32_t k = 0;
+
+    for (; k < n; k++) {
+        const char *mod =
+            MODEL_IS_STATE_FRAME(frames[k]) ? NULL : symbolizer_module_name(sym, pid, frames[k]);
+        if (mod && strcmp(mod, "librocsys-collector.so") == 0)
+            break;
+    }
+    if (k == n)
+        return n;
+    frames[0] = ROCSYS_GPU_WAIT_FRAME(api);
+    memmove(frames + 1, frames + k + 1, (n - k - 1) * sizeof(*frames));
+    return n - k;
+}
+
 /* A sample of the out-of-process sampler: to the model (or deferred until its modules are
  * known) and the writers, as the collector's samples. */
 static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
@@ -83,6 +105,9 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
     }
     n = n < ROCSYS_MAX_FRAMES + 1 ? n : ROCSYS_MAX_FRAMES + 1;
     memcpy(all, frames, n * sizeof(*all));
+    int api = n ? session_context_wait_at(s->ctx, pid, tid, t) : 0;
+    if (api) /* waiting for the device: the runtime's frames become "[gpu wait] CALL" */
+        n = gpu_wait_frames(s, pid, all, n, api);
     /* the thread's open regions then, above its outermost frame; none while it was paused */
     nreg = session_context_at(s->ctx, pid, tid, t, all + n, ROCSYS_REGION_DEPTH_MAX);
     if (nreg < 0)

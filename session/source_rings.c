@@ -320,7 +320,17 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
     case ROCSYS_REC_PY_CODE:
         on_py_code(s, ctl, h);
         break;
+    case ROCSYS_REC_GPU_WAIT: { /* for the perf engine's samples: a device wait began */
+        const struct rocsys_rec_gpu_wait *r = (const void *)h;
+        if (h->size >= sizeof(*r) && rocsys_hip_api_waits((int)r->api))
+            session_context_gpu_wait(s->ctx, ctl->pid, ctl->tid, r->time_ns, (int)r->api);
+        break;
+    }
     default: /* HIP and HSA records (session/kernels.c); a newer collector's record: skipped */
+        if (h->type == ROCSYS_REC_HIP_API && h->size >= sizeof(struct rocsys_rec_hip_api) &&
+            rocsys_hip_api_waits(((const struct rocsys_rec_hip_api *)h)->api)) /* it ended */
+            session_context_gpu_wait(s->ctx, ctl->pid, ctl->tid,
+                                     ((const struct rocsys_rec_hip_api *)h)->end_ns, 0);
         session_kernels_record(s->m, s->rec, ctl, h);
         break;
     }

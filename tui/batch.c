@@ -97,6 +97,11 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
                 s->frontend_cpu_pct, s->timer ? s->timer : "?", s->engine ? s->engine : "?",
                 s->engine_why[0] ? ": " : "", s->engine_why);
     }
+    uint64_t wait_ns, wait_cpu_ns;
+    model_gpu_wait_totals(m, &wait_ns, &wait_cpu_ns);
+    if (wait_ns) /* threads waiting for the device inside HIP calls */
+        fprintf(out, "gpu wait %.3f ms  (CPU %.3f ms, blocked %.3f ms)\n", (double)wait_ns / 1e6,
+                (double)wait_cpu_ns / 1e6, (double)(wait_ns - wait_cpu_ns) / 1e6);
     for (int pass = 0; pass < 2; pass++) /* the root target first */
         for (int i = 0; i < nproc; i++) {
             const struct model_process *p = model_process_at(m, i);

@@ -189,6 +189,12 @@ void tui_header_draw(struct tui *t, const struct tui_rect *r)
         tui_seg(t, y, &x, w, lab, "  dropped ");
         tui_seg(t, y, &x, w, tui_style(t, s->dropped ? TUI_S_BAD : TUI_S_VALUE), "%llu",
                 (unsigned long long)s->dropped);
+        uint64_t wait_ns, wait_cpu_ns;
+        model_gpu_wait_totals(t->m, &wait_ns, &wait_cpu_ns);
+        if (wait_ns) { /* threads waiting for the device inside HIP calls */
+            tui_seg(t, y, &x, w, lab, "  gpu wait ");
+            tui_seg(t, y, &x, w, val, "%.1f ms", (double)wait_ns / 1e6);
+        }
         if (s->dropped_events) {
             tui_seg(t, y, &x, w, lab, " (events ");
             tui_seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "%llu",

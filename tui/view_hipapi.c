@@ -79,6 +79,17 @@ static void format_row(char *buf, size_t n, const struct model_hip_api *a, uint6
              (double)a->time.max_ns / 1e3, (unsigned long long)a->errors, last);
 }
 
+/* One line about a HIP call that waits for the device: its time, and how much of it the
+ * threads burned CPU (spinning) and how much they were blocked. */
+static void format_wait(char *buf, size_t n, const struct model_hip_api *a)
+{
+    uint64_t cpu = a->wait_cpu_ns < a->time.total_ns ? a->wait_cpu_ns : a->time.total_ns;
+
+    snprintf(buf, n, "gpu wait %s: %llu calls, %.3f ms (CPU %.3f ms, blocked %.3f ms)", a->name,
+             (unsigned long long)a->time.calls, (double)a->time.total_ns / 1e6, (double)cpu / 1e6,
+             (double)(a->time.total_ns - cpu) / 1e6);
+}
+
 /* One line about copies of one direction and source. */
 static void format_copy(char *buf, size_t n, const struct model_copy *c)
 {
@@ -117,8 +128,12 @@ void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct hipapi_view *v = st;
     char title[160], nums[200];
-    int ncopies = model_copy_count(t->m);
+    int ncopies = model_copy_count(t->m), nwaits = 0;
     int page;
+
+    for (int i = 0; i < v->nrows; i++)
+        nwaits += v->rows[i]->waits;
+    ncopies += nwaits; /* below the list: the waits, then the copies */
 
     snprintf(title, sizeof(title), "HIP API: %d entry points, %.3f ms in calls  (sort: %s)",
              v->nrows, (double)v->total_ns / 1e6, sort_names[v->sort]);
@@ -144,8 +159,15 @@ void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
             snprintf(nums, sizeof(nums), "no HIP calls seen yet");
         tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), nums, 0);
     }
-    for (int i = 0; i < crows; i++) {
-        format_copy(nums, sizeof(nums), model_copy_at(t->m, i));
+    for (int i = 0, k = 0, w = 0; i < crows; i++) {
+        while (w < nwaits && k < v->nrows && !v->rows[k]->waits)
+            k++;
+        if (w < nwaits && k < v->nrows) {
+            format_wait(nums, sizeof(nums), v->rows[k++]);
+            w++;
+        } else {
+            format_copy(nums, sizeof(nums), model_copy_at(t->m, i - nwaits));
+        }
         tui_put(t, r->y + 2 + list_rows + i, r->x, r->w, A_NORMAL, nums, 1);
     }
 }
@@ -230,6 +252,11 @@ void tui_hipapi_batch(FILE *out, struct model *m, int max_rows)
     }
     if (n == 0 && tui_replay_no_data(m, "HIP API", nums, sizeof(nums)))
         fprintf(out, "%s\n", nums);
+    for (int i = 0; i < n; i++)
+        if (rows[i]->waits) {
+            format_wait(nums, sizeof(nums), rows[i]);
+            fprintf(out, "%s\n", nums);
+        }
     for (int i = 0; i < model_copy_count(m); i++) {
         format_copy(nums, sizeof(nums), model_copy_at(m, i));
         fprintf(out, "%s\n", nums);

@@ -90,7 +90,7 @@ if [ -x "$EX/kernels" ]; then
     rc=0
     "$ROCSYS_TOP" --replay "$D" -b --rows 0 > "$WORK/hip.txt" || rc=$?
     check "hip replay: exit 0 (got $rc)" test "$rc" -eq 0
-    section "$WORK/hip.txt" "HIP API" | grep -v '^copies ' > "$WORK/hip.rows"
+    section "$WORK/hip.txt" "HIP API" | grep -Ev '^(copies|gpu wait) ' > "$WORK/hip.rows"
     n=$(($(wc -l < "$D/hip_api.csv") - 1))
     check "hip replay: $n entry points as in hip_api.csv (got $(wc -l < "$WORK/hip.rows"))" \
         test "$(wc -l < "$WORK/hip.rows")" -eq "$n" -a "$n" -ge 5

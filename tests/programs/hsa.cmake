@@ -9,3 +9,8 @@ set_target_properties(tp_hsa_tool2 PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_C
 target_include_directories(tp_hsa_harness PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(tp_hsa_harness PRIVATE tp_fakehip ${CMAKE_DL_LIBS})
 # the host stubs are looked up by the collector's table only by address: no export needed
+# tp_gpu_wait: CPU work and device waits of the stand-in library, from known functions
+add_executable(tp_gpu_wait ${CMAKE_CURRENT_LIST_DIR}/gpu_wait_main.c)
+target_compile_options(tp_gpu_wait PRIVATE -g -O1 -fno-omit-frame-pointer)
+target_link_libraries(tp_gpu_wait PRIVATE tp_fakehip)
+set_target_properties(tp_gpu_wait PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
