@@ -306,6 +306,7 @@ struct model_tree *tui_flame_merge(const struct model_tree *in, tui_key_fn key, 
                 const struct model_node *nd = &in->nodes[kids[b].node];
                 o->inclusive += nd->inclusive;
                 o->self += nd->self;
+                o->gpu_ns += nd->gpu_ns;
                 o->hidden += nd->hidden;
                 next[kids[b].node] = head[out->count];
                 head[out->count] = kids[b].node;
@@ -314,6 +315,7 @@ struct model_tree *tui_flame_merge(const struct model_tree *in, tui_key_fn key, 
         }
     }
     out->total = in->total;
+    out->gpu_ns = in->gpu_ns;
     out->hidden = in->hidden;
     free(kids);
     free(head);

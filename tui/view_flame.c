@@ -30,6 +30,7 @@ struct flame {
     char needle[128];             /* the search whose matches are highlighted ("": none) */
     uint64_t match_samples;       /* samples under those matches */
     int pairs;                    /* 1: the kind colour pairs are set up; -1: not available */
+    int by_gpu;                   /* b: widths by the GPU time of the kernels launched below */
 };
 
 void *tui_flame_create(void)
@@ -64,13 +65,28 @@ static uint64_t func_key(const void *ctx, int func)
     return h;
 }
 
-/* The call tree under f, with a function's entries merged into one frame per path. */
-static struct model_tree *flame_tree(struct model *m, const struct model_filter *f)
+/* The call tree under f, with a function's entries merged into one frame per path; by_gpu:
+ * weighted by the GPU time of the kernels launched from each frame and below instead of by
+ * samples (the counts become nanoseconds). */
+static struct model_tree *flame_tree(struct model *m, const struct model_filter *f, int by_gpu)
 {
-    struct model_tree *raw = model_tree_build(m, f);
-    struct model_tree *merged = tui_flame_merge(raw, func_key, m);
+    struct model_filter g = *f;
+    struct model_tree *raw, *merged;
 
+    g.with_gpu = by_gpu;
+    raw = model_tree_build(m, &g);
+    merged = tui_flame_merge(raw, func_key, m);
     model_tree_free(raw);
+    for (int i = 0; by_gpu && merged && i < merged->count; i++) {
+        struct model_node *nd = &merged->nodes[i];
+        uint64_t below = 0;
+        for (int c = nd->first_child; c >= 0; c = merged->nodes[c].next_sibling)
+            below += merged->nodes[c].gpu_ns;
+        nd->inclusive = nd->gpu_ns;
+        nd->self = nd->gpu_ns > below ? nd->gpu_ns - below : 0;
+    }
+    if (by_gpu && merged)
+        merged->total = merged->gpu_ns;
     return merged;
 }
 
@@ -127,7 +143,7 @@ void tui_flame_rebuild(struct tui *t, void *st)
 
     f.min_ppm = FLAME_MIN_PPM;
     model_tree_free(c->tree);
-    c->tree = flame_tree(t->m, &f);
+    c->tree = flame_tree(t->m, &f, c->by_gpu);
     c->zoom = c->sel = 0;
     if (c->tree && c->tree->count > 0) {
         n = node_by_hash(c->tree, c->zoom_hash);
@@ -252,8 +268,12 @@ void tui_flame_draw(struct tui *t, void *st, const struct tui_rect *r)
         snprintf(zoom, sizeof(zoom), "  zoom: %.120s %.1f%%",
                  tui_model_func_name(t->m, tree->nodes[c->zoom].func),
                  tui_pct(tree->nodes[c->zoom].inclusive, tree->total));
-    snprintf(title, sizeof(title), "Flame graph%s%s  %llu samples, %s", match, zoom,
-             (unsigned long long)(tree ? tree->total : 0), desc);
+    if (c->by_gpu)
+        snprintf(title, sizeof(title), "Flame graph by GPU time%s%s  %.3f ms, %s", match, zoom,
+                 (double)(tree ? tree->total : 0) / 1e6, desc);
+    else
+        snprintf(title, sizeof(title), "Flame graph%s%s  %llu samples, %s", match, zoom,
+                 (unsigned long long)(tree ? tree->total : 0), desc);
     if (r->h >= 1)
         tui_put(t, r->y, r->x, r->w, tui_style(t, TUI_S_TITLE), title, 1);
     if (r->h >= 2)
@@ -305,6 +325,20 @@ int tui_flame_key(struct tui *t, void *st, int key)
     if (!c->tree || c->tree->count == 0)
         return 0;
     box = tui_flame_box_of(&c->lay, c->sel);
+    if (key == 'b') { /* by GPU time of the kernels launched below, or by samples */
+        struct model_filter f = t->filter;
+        struct model_tree *probe;
+        f.with_gpu = 1;
+        probe = c->by_gpu ? NULL : model_tree_build(t->m, &f);
+        if (probe && probe->gpu_ns == 0)
+            tui_message(t, "no GPU time of kernels launched through HIP to draw by");
+        else
+            c->by_gpu = !c->by_gpu;
+        model_tree_free(probe);
+        c->zoom_hash = c->sel_hash = 0;
+        tui_flame_rebuild(t, c);
+        return 1;
+    }
     switch (key) {
     case KEY_UP:
     case 'k':
@@ -400,7 +434,9 @@ void tui_flame_status(struct tui *t, void *st, char *buf, size_t n)
         return;
     nd = &c->tree->nodes[c->sel];
     tui_func_location(t->m, nd->func, loc, sizeof(loc));
-    snprintf(buf, n, "%.100s: %llu samples, %.1f%% (self %.1f%%)%s%.200s",
+    snprintf(buf, n,
+             c->by_gpu ? "%.100s: %llu ns GPU, %.1f%% (self %.1f%%)%s%.200s"
+                       : "%.100s: %llu samples, %.1f%% (self %.1f%%)%s%.200s",
              tui_model_func_name(t->m, nd->func), (unsigned long long)nd->inclusive,
              tui_pct(nd->inclusive, c->tree->total), tui_pct(nd->self, c->tree->total),
              loc[0] ? "  " : "", loc);
@@ -409,7 +445,7 @@ void tui_flame_status(struct tui *t, void *st, char *buf, size_t n)
 void tui_flame_batch(FILE *out, struct model *m, int max_rows)
 {
     struct model_filter f = {.thread = -1, .window = 0, .min_ppm = FLAME_MIN_PPM};
-    struct model_tree *tree = flame_tree(m, &f);
+    struct model_tree *tree = flame_tree(m, &f, 0);
     struct tui_tree_order o = {tree, TUI_SORT_INCL, tui_model_func_name, m};
     struct tui_flame lay = {0};
     char desc[160], line[8 * FLAME_BATCH_COLS];

@@ -80,6 +80,9 @@ if command -v tmux > /dev/null; then
     check "TUI: sorted by GPU time" wait_screen gpusort 'sort: GPU time' 5
     check "TUI: the GPU-heaviest path open, harness_step_launch first under main" \
         bash -c "tmux -L $TMUX_SOCKET capture-pane -p -t gpusort | grep -A1 -E ' main( |$)' | grep -q '0.030 .*harness_step_launch'"
+    tmux_keys gpusort 0 b
+    check "TUI: the flame graph by GPU time" wait_screen gpusort '^Flame graph by GPU time' 5
+    check "TUI: its frames are the launching functions" wait_screen gpusort '^harness_step_launch +harness_setup_launch' 5
     tmux_kill gpusort
 fi
 check "replay: the same launch paths and GPU times" \
