@@ -367,3 +367,59 @@ void model_launch_paths_free(struct model_launch_path_list *l)
     free(l->items);
     free(l);
 }
+
+/* The child of node under t with function func, made when new (path hash from the parent's). */
+static int tree_child(struct model_tree *t, int node, int func, size_t *cap)
+{
+    for (int c = t->nodes[node].first_child; c >= 0; c = t->nodes[c].next_sibling)
+        if (t->nodes[c].func == func)
+            return c;
+    if ((size_t)t->count == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        t->nodes = xrealloc(t->nodes, *cap * sizeof(*t->nodes));
+    }
+    struct model_node *p = &t->nodes[node], *c = &t->nodes[t->count];
+    *c = (struct model_node){
+        .func = func,
+        .parent = node,
+        .first_child = -1,
+        .next_sibling = p->first_child,
+        .depth = p->depth + 1,
+        .path_hash = hashmap_mix(p->path_hash * 0x100000001b3ull ^ (uint64_t)(func + 1))};
+    p->first_child = t->count;
+    return t->count++;
+}
+
+struct model_tree *model_launch_tree(struct model *m, const char *kernel)
+{
+    struct model_launch_path_list *l = model_launch_paths(m, kernel);
+    struct model_tree *t = xcalloc(1, sizeof(*t));
+    uint32_t funcs[MODEL_MAX_STACK];
+    size_t cap = 64;
+
+    t->nodes = xcalloc(cap, sizeof(*t->nodes));
+    t->nodes[0] = (struct model_node){
+        .func = -1, .parent = -1, .first_child = -1, .next_sibling = -1, .path_hash = 1};
+    t->count = 1;
+    for (int i = 0; i < l->count; i++) {
+        const struct model_launch_path *p = &l->items[i];
+        int node = 0, n = 0;
+        for (uint32_t q = p->path; q && n < MODEL_MAX_STACK; q = model_path_parent(m, q))
+            funcs[n++] = model_path_func(m, q);
+        if (n == 0) /* one frame that says why there is no path */
+            funcs[n++] = model_func_named(m, p->pending ? "(call path: symbols still loading)"
+                                                        : "(call path not captured)");
+        t->nodes[0].inclusive += p->launches;
+        t->nodes[0].gpu_ns += p->gpu_ns;
+        for (int k = 0; k < n; k++) { /* innermost caller first */
+            node = tree_child(t, node, (int)funcs[k], &cap);
+            t->nodes[node].inclusive += p->launches;
+            t->nodes[node].gpu_ns += p->gpu_ns;
+        }
+        t->nodes[node].self += p->launches; /* the path's outermost frame */
+    }
+    t->total = t->nodes[0].inclusive;
+    t->gpu_ns = t->nodes[0].gpu_ns;
+    model_launch_paths_free(l);
+    return t;
+}

@@ -1,7 +1,9 @@
 /* The launch call paths of one kernel, opened by Enter in the Kernels view: where the program
- * launched it from (the call path of each launch, innermost caller first), with launches, GPU
- * time and share of the kernel's GPU time (of its launches while nothing was timed), sortable;
- * the selected path's whole stack below. Also the batch rendering of the top kernels' paths. */
+ * launched it from, with launches, GPU time and share of the kernel's GPU time (of its
+ * launches while nothing was timed), sortable. A caller tree by default (the functions that
+ * launched it, below each its callers; the heaviest branch open), or with v a flat list of the
+ * whole paths (innermost caller first) with the selected path's stack below. Also the batch
+ * rendering of the top kernels' paths. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
 
@@ -9,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define COLUMNS "  SHARE%  LAUNCHES   GPU(us)  CALL PATH (launching function first)"
-#define KEY_ESC 27
+#define COLUMNS      "  SHARE%  LAUNCHES   GPU(us)  CALL PATH (launching function first)"
+#define TREE_COLUMNS "  SHARE%  LAUNCHES   GPU(us)  LAUNCHED FROM (callers below)"
+#define KEY_ESC      27
 
 enum { KP_SORT_GPU, KP_SORT_LAUNCHES, KP_SORT_COUNT };
 static const char *const kp_sort_names[KP_SORT_COUNT] = {"GPU time", "launches"};
@@ -82,6 +85,17 @@ void tui_kpaths_open(struct tui_kpaths *kp, struct model *m, const char *kernel)
     tui_kpaths_rebuild(kp, m);
 }
 
+/* The tree's visible rows, in the current sort. */
+static void tree_flatten(struct tui_kpaths *kp, struct model *m)
+{
+    struct tui_tree_order o = {kp->tree, kp->sort == KP_SORT_GPU ? TUI_SORT_GPU : TUI_SORT_INCL,
+                               tui_model_func_name, m};
+
+    kp->trows.count = 0;
+    if (kp->tree)
+        tui_tree_flatten(&o, &kp->exp, &kp->trows);
+}
+
 void tui_kpaths_rebuild(struct tui_kpaths *kp, struct model *m)
 {
     if (!kp->open)
@@ -91,13 +105,56 @@ void tui_kpaths_rebuild(struct tui_kpaths *kp, struct model *m)
     kp_sort = kp->sort;
     if (kp->list->count > 1)
         qsort(kp->list->items, (size_t)kp->list->count, sizeof(*kp->list->items), cmp_paths);
+    model_tree_free(kp->tree);
+    kp->tree = model_launch_tree(m, kp->kernel);
+    tree_flatten(kp, m);
 }
 
 void tui_kpaths_close(struct tui_kpaths *kp)
 {
     model_launch_paths_free(kp->list);
     kp->list = NULL;
+    model_tree_free(kp->tree);
+    kp->tree = NULL;
+    tui_tree_rows_free(&kp->trows);
+    tui_expand_free(&kp->exp);
     kp->open = 0;
+}
+
+/* The caller tree: one row per visible node, indented by depth. */
+static void draw_tree(struct tui *t, struct tui_kpaths *kp, const struct tui_rect *r, int rows)
+{
+    const struct model_tree *tr = kp->tree;
+    char nums[96], name[1024];
+
+    tui_list_fit(&kp->nav, kp->trows.count, rows);
+    for (int i = 0; i < rows && kp->nav.top + i < kp->trows.count; i++) {
+        const struct tui_tree_row *row = &kp->trows.rows[kp->nav.top + i];
+        const struct model_node *nd = &tr->nodes[row->node];
+        int y = r->y + 2 + i, x = r->x, end = r->x + r->w, sel = kp->nav.top + i == kp->nav.sel;
+        unsigned int attr = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+        double share =
+            tr->gpu_ns ? tui_pct(nd->gpu_ns, tr->gpu_ns) : tui_pct(nd->inclusive, tr->total);
+        if (sel)
+            tui_put(t, y, r->x, r->w, attr, "", 1);
+        if (tr->gpu_ns)
+            snprintf(nums, sizeof(nums), "  %6.1f  %8llu %9.3f  ", share,
+                     (unsigned long long)nd->inclusive, (double)nd->gpu_ns / 1e3);
+        else
+            snprintf(nums, sizeof(nums), "  %6.1f  %8llu %9s  ", share,
+                     (unsigned long long)nd->inclusive, "N/A");
+        x += tui_put(t, y, x, end - x, attr, nums, 0);
+        x += tui_put(t, y, x, 2 * row->depth < (end - x) / 2 ? 2 * row->depth : (end - x) / 2, attr,
+                     "", 1);
+        snprintf(name, sizeof(name), "%s ",
+                 row->has_children ? (row->expanded ? tui_glyph_open(t) : tui_glyph_closed(t))
+                                   : " ");
+        x += tui_put(t, y, x, end - x, attr, name, 0);
+        tui_fit_middle(name, sizeof(name),
+                       row->node == 0 ? kp->kernel : tui_model_func_name(t->m, nd->func), end - x,
+                       t->utf8);
+        tui_put(t, y, x, end - x, attr, name, 0);
+    }
 }
 
 void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect *r)
@@ -107,10 +164,20 @@ void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect
     int page, rows, detail;
 
     snprintf(title, sizeof(title),
-             "Launch paths of %s: %d paths, %llu launches, GPU %.3f ms  (sort: %s)", kp->kernel,
+             "Launch paths of %s: %d paths, %llu launches, GPU %.3f ms  (sort: %s%s)", kp->kernel,
              l ? l->count : 0, l ? (unsigned long long)l->launches : 0ull,
-             l ? (double)l->gpu_ns / 1e6 : 0.0, kp_sort_names[kp->sort]);
-    page = tui_draw_frame(t, r, title, COLUMNS);
+             l ? (double)l->gpu_ns / 1e6 : 0.0, kp_sort_names[kp->sort],
+             kp->flat ? ", whole paths" : ", caller tree");
+    page = tui_draw_frame(t, r, title, kp->flat ? COLUMNS : TREE_COLUMNS);
+    if (!kp->flat) {
+        kp->rows = page;
+        if (l && l->count == 0 && page >= 2)
+            tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM),
+                    "no launch of this kernel was seen through HIP (dispatches only)", 0);
+        else
+            draw_tree(t, kp, r, page);
+        return;
+    }
     detail = page >= 10 ? page / 3 : 0; /* the selected path's stack, one function a line */
     rows = page - detail;
     kp->rows = rows;
@@ -151,8 +218,9 @@ void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect
 int tui_kpaths_key(struct tui *t, struct tui_kpaths *kp, int key)
 {
     enum tui_nav nav = tui_key_nav(key);
+    int count = kp->flat ? (kp->list ? kp->list->count : 0) : kp->trows.count;
 
-    if (key == KEY_ESC || key == KEY_BACKSPACE || key == 127 || key == KEY_LEFT) {
+    if (key == KEY_ESC || key == KEY_BACKSPACE || key == 127 || (kp->flat && key == KEY_LEFT)) {
         tui_kpaths_close(kp);
         return 1;
     }
@@ -161,8 +229,29 @@ int tui_kpaths_key(struct tui *t, struct tui_kpaths *kp, int key)
         tui_kpaths_rebuild(kp, t->m);
         return 1;
     }
+    if (key == 'v') { /* the caller tree, or the whole paths */
+        kp->flat = !kp->flat;
+        kp->nav.sel = kp->nav.top = 0;
+        return 1;
+    }
     if (nav != TUI_NAV_NONE) {
-        tui_list_nav(&kp->nav, nav, kp->list ? kp->list->count : 0, kp->rows);
+        tui_list_nav(&kp->nav, nav, count, kp->rows);
+        return 1;
+    }
+    if (!kp->flat && kp->nav.sel >= 0 && kp->nav.sel < kp->trows.count &&
+        (key == KEY_RIGHT || key == KEY_LEFT || key == '\n' || key == '\r' || key == KEY_ENTER)) {
+        const struct tui_tree_row *row = &kp->trows.rows[kp->nav.sel];
+        int open = key == KEY_RIGHT || (key != KEY_LEFT && !row->expanded);
+        if (key == KEY_LEFT && !row->expanded && row->node != 0) { /* to the parent */
+            int parent = kp->tree->nodes[row->node].parent;
+            for (int i = 0; i < kp->trows.count; i++)
+                if (kp->trows.rows[i].node == parent)
+                    kp->nav.sel = i;
+            return 1;
+        }
+        tui_expand_set(&kp->exp, kp->tree->nodes[row->node].path_hash,
+                       open ? TUI_EXP_OPEN : TUI_EXP_CLOSED);
+        tree_flatten(kp, t->m);
         return 1;
     }
     return 0;
@@ -172,6 +261,22 @@ int tui_kpaths_search(struct tui_kpaths *kp, struct model *m, const char *needle
 {
     char text[4096];
     int n = kp->list ? kp->list->count : 0;
+
+    if (!kp->flat && kp->tree) { /* the next node whose function matches, opened to */
+        struct tui_tree_order o = {kp->tree, kp->sort == KP_SORT_GPU ? TUI_SORT_GPU : TUI_SORT_INCL,
+                                   tui_model_func_name, m};
+        int after = kp->nav.sel >= 0 && kp->nav.sel < kp->trows.count
+                        ? kp->trows.rows[kp->nav.sel].node
+                        : 0;
+        int node = tui_tree_find(&o, after, needle);
+        if (node < 0)
+            return 0;
+        tui_tree_reveal(kp->tree, &kp->exp, node);
+        tree_flatten(kp, m);
+        kp->nav.sel = tui_tree_row_of(&kp->trows, node);
+        tui_list_fit(&kp->nav, kp->trows.count, kp->rows);
+        return 1;
+    }
 
     for (int i = 1; i <= n; i++) {
         int idx = (kp->nav.sel + i) % n;

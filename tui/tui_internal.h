@@ -310,10 +310,14 @@ void tui_ranks_show(struct tui *t, int rank);
 struct tui_kpaths {
     int open;
     char kernel[512];
-    struct model_launch_path_list *list;
+    struct model_launch_path_list *list; /* the paths (v: a flat list of them) */
+    struct model_tree *tree;             /* the same as a caller tree (the default) */
+    struct tui_tree_rows trows;
+    struct tui_expand exp;
+    int flat; /* v: the flat list instead of the tree */
     struct tui_list nav;
     int sort; /* GPU time, launches */
-    int rows; /* path rows the last draw had room for */
+    int rows; /* rows the last draw had room for */
 };
 /* Open (and read) the launch paths of kernel; re-read them; close (free) them. */
 void tui_kpaths_open(struct tui_kpaths *kp, struct model *m, const char *kernel);

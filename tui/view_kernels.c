@@ -359,7 +359,7 @@ void tui_kernels_status(struct tui *t, void *st, char *buf, size_t n)
 
     (void)t;
     if (v->paths.open)
-        snprintf(buf, n, "s sort  / search  Esc back to the kernels");
+        snprintf(buf, n, "s sort  v tree/paths  Left/Right fold  / search  Esc back");
     else
         snprintf(buf, n, "Enter launch paths  s sort  f fold  F filter");
 }

@@ -153,7 +153,12 @@ if command -v tmux > /dev/null; then
     check "TUI: Kernels view" wait_screen paths 'step\(float\*, int\)' 10
     tmux_keys paths / s t e p Enter Enter
     check "TUI: Enter lists step's launch paths" wait_screen paths 'Launch paths of step\(float\*, int\): 2 paths, 8 launches' 5
-    check "TUI: the backward path, 62.5% of the launches" wait_screen paths '62\.5 +5 +N/A +launch_step\(float\*, int\) < int backward<float>' 5
+    check "TUI: the caller tree: launch_step, all 8 launches" wait_screen paths '100\.0 +8 +N/A +. launch_step\(float\*, int\)' 5
+    check "TUI: below it backward<float> (5) open, forward (3)" bash -c \
+        "tmux -L $TMUX_SOCKET capture-pane -p -t paths | grep -Eq '62\.5 +5 +N/A +. int backward<float>' &&
+         tmux -L $TMUX_SOCKET capture-pane -p -t paths | grep -Eq '37\.5 +3 +N/A +. forward\(float'"
+    tmux_keys paths v
+    check "TUI: v, the whole paths: backward's, 62.5% of the launches" wait_screen paths '62\.5 +5 +N/A +launch_step\(float\*, int\) < int backward<float>' 5
     tmux_keys paths Down
     check "TUI: the selected path's stack, outermost first" wait_screen paths '^  forward\(float\*, int, int\)' 5
     tmux_keys paths BSpace

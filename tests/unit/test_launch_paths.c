@@ -34,6 +34,18 @@ static const struct model_launch_path *row(const struct model_launch_path_list *
     return NULL;
 }
 
+/* The node of tree t whose function is named name (first found), or NULL. */
+static const struct model_node *node_named(struct model *m, const struct model_tree *t,
+                                           const char *name)
+{
+    for (int i = 1; i < t->count; i++) {
+        const struct model_func *f = model_func_at(m, t->nodes[i].func);
+        if (f && f->name && strcmp(f->name, name) == 0)
+            return &t->nodes[i];
+    }
+    return NULL;
+}
+
 static void test_paths_and_gpu_time(void)
 {
     struct model *m = model_new();
@@ -73,6 +85,18 @@ static void test_paths_and_gpu_time(void)
     CHECK(rn && rn->launches == 1 && rn->dispatches == 0 && rn->gpu_ns == 0);
     CHECK(l->items[0].path == pa); /* by GPU time */
     model_launch_paths_free(l);
+    /* the caller tree: the launching function, then its callers */
+    struct model_tree *t = model_launch_tree(m, "k(int)");
+    const struct model_node *ln = node_named(m, t, "launch");
+    CHECK(t->total == 6 && t->gpu_ns == 16000);
+    CHECK(ln && ln->parent == 0 && ln->inclusive == 5 && ln->gpu_ns == 16000);
+    const struct model_node *fw = node_named(m, t, "forward"), *bw = node_named(m, t, "backward");
+    CHECK(fw && &t->nodes[fw->parent] == ln && fw->inclusive == 3 && fw->gpu_ns == 11000);
+    CHECK(bw && &t->nodes[bw->parent] == ln && bw->inclusive == 2 && bw->gpu_ns == 5000);
+    const struct model_node *none = node_named(m, t, "(call path not captured)");
+    CHECK(none && none->parent == 0 && none->inclusive == 1);
+    CHECK(node_named(m, t, "main") && node_named(m, t, "main")->self > 0); /* outermost */
+    model_tree_free(t);
     l = model_launch_paths(m, "other");
     CHECK(l->count == 0);
     model_launch_paths_free(l);
@@ -88,18 +112,6 @@ static void test_paths_and_gpu_time(void)
     CHECK(l->items[0].name && strcmp(l->items[0].name, "k(int)") == 0);
     model_launch_paths_free(l);
     model_free(m);
-}
-
-/* The node of tree t whose function is named name (first found), or NULL. */
-static const struct model_node *node_named(struct model *m, const struct model_tree *t,
-                                           const char *name)
-{
-    for (int i = 1; i < t->count; i++) {
-        const struct model_func *f = model_func_at(m, t->nodes[i].func);
-        if (f && f->name && strcmp(f->name, name) == 0)
-            return &t->nodes[i];
-    }
-    return NULL;
 }
 
 /* Call trees with_gpu: each node's GPU time is that of the kernels launched from it and below,
