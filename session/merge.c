@@ -118,7 +118,7 @@ int session_merge(const char *dir)
 {
     char path[4096], line[65536];
     int ranks[4096], nranks = 0, rc = 1, trace_fd = -1;
-    FILE *folded = NULL, *prof = NULL;
+    FILE *folded = NULL, *prof = NULL, *gpu = NULL;
     struct fcount *all = NULL;
     size_t nall = 0;
     DIR *d = opendir(dir);
@@ -146,7 +146,9 @@ int session_merge(const char *dir)
     folded = fopen(path, "we");
     snprintf(path, sizeof(path), "%s/merged-profile.txt", dir);
     prof = fopen(path, "we");
-    if (trace_fd < 0 || !folded || !prof) {
+    snprintf(path, sizeof(path), "%s/merged-gpu.folded", dir);
+    gpu = fopen(path, "we");
+    if (trace_fd < 0 || !folded || !prof || !gpu) {
         fprintf(stderr, "rocsys-top: --merge: cannot write into %s: %s\n", dir, strerror(errno));
         goto out;
     }
@@ -163,6 +165,14 @@ int session_merge(const char *dir)
         snprintf(path, sizeof(path), "%s/rank-%d/trace.pftrace", dir, ranks[i]);
         if (append_file(trace_fd, path) != 0)
             fprintf(stderr, "rocsys-top: --merge: %s missing or unreadable; skipped\n", path);
+        /* GPU time by launch path: each rank's lines, prefixed with the rank (a recording
+         * made before gpu.folded existed has none) */
+        snprintf(path, sizeof(path), "%s/rank-%d/gpu.folded", dir, ranks[i]);
+        in = fopen(path, "re");
+        while (in && fgets(line, sizeof(line), in))
+            fprintf(gpu, "rank-%d;%s", ranks[i], line);
+        if (in)
+            fclose(in);
         snprintf(path, sizeof(path), "%s/rank-%d/stacks.folded", dir, ranks[i]);
         in = fopen(path, "re");
         if (!in) {
@@ -193,7 +203,7 @@ int session_merge(const char *dir)
     if (session_ranks_table(dir, prof) != 0)
         fprintf(prof, "(no rank's trace could be read)\n");
     printf("rocsys-top: merged %d ranks into %s/merged.pftrace, merged.folded, "
-           "merged-profile.txt\n",
+           "merged-gpu.folded, merged-profile.txt\n",
            nranks, dir);
     rc = 0;
 out:
@@ -206,5 +216,7 @@ out:
         fclose(folded);
     if (prof)
         fclose(prof);
+    if (gpu)
+        fclose(gpu);
     return rc;
 }

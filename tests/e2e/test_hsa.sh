@@ -65,6 +65,12 @@ check "gpu.folded: reduce_sum, no HIP launch, 280000 ns" \
     grep -qx '\[no HIP launch\];void reduce_sum<256, float>(float const\*, float\*, int) 280000' "$D/gpu.folded"
 check "gpu.folded: the weights add up to the GPU time" \
     test "$(awk '{ s += $NF } END { print s }' "$D/gpu.folded")" = 380000
+# --merge keeps each rank's GPU time by launch path (two copies of the recording as ranks)
+M=$WORK/merge
+mkdir -p "$M" && cp -r "$D" "$M/rank-0" && cp -r "$D" "$M/rank-1"
+"$ROCSYS_TOP" --merge "$M" > /dev/null 2>&1 || true
+check "merged-gpu.folded: both ranks' harness_step_launch path, 30000 ns" \
+    test "$(grep -c '^rank-[01];.*;main;harness_step_launch;vector_add(float\*, float const\*, float const\*, int) 30000$' "$M/merged-gpu.folded" 2>/dev/null)" = 2
 check "profile.txt: vector_add's launch paths" \
     grep -Eq '^\| +75\.0 \| +15 \| +30\.000 \| harness_step_launch < main' "$D/profile.txt"
 # the call tree's GPU column: the GPU time of the kernels launched under each node
