@@ -12,8 +12,9 @@
 
 #include "model/hashmap.h"
 
-#define RECENT_SLOTS 65536 /* launches waiting for their dispatch (direct-mapped) */
-#define EARLY_SLOTS  4096  /* dispatches waiting for their launch (direct-mapped) */
+#define RECENT_SLOTS 65536 /* launches waiting for their dispatch */
+#define EARLY_SLOTS  16384 /* dispatches waiting for their launch */
+#define CORR_PROBE   16    /* slots looked at for a key (then the oldest place is reused) */
 
 /* One (thread, kernel name id, launch stack) launch site. */
 struct launch_site {
@@ -34,12 +35,13 @@ struct launch_stack {
 };
 #define STACK_WAIT_NS 2000000000ull /* for a module or Python code object to be announced */
 
-/* A launch by correlation id, or a dispatch that came before its launch. */
+/* A launch by correlation id, or the dispatches that came before their launch. */
 struct corr_slot {
     uint32_t pid;
-    uint32_t site; /* index + 1 (recent), 0 = empty */
+    uint32_t site; /* index + 1 (recent), 1 (early), 0 = empty */
     uint64_t correlation;
-    uint64_t gpu_ns; /* early: the dispatch's GPU time (UINT64_MAX: untimed) */
+    uint64_t gpu_ns;     /* early: the dispatches' GPU time (timed ones) */
+    uint32_t dispatches; /* early: how many */
 };
 
 struct model_launches {
@@ -221,6 +223,25 @@ static size_t corr_slot_of(uint32_t pid, uint64_t correlation, size_t n)
     return (size_t)(hashmap_mix(((uint64_t)pid << 40) ^ correlation) & (n - 1));
 }
 
+/* The slot of (pid, correlation) in table t of n slots (a window of CORR_PROBE from its hash):
+ * its own; else, with make, an empty one, else the window's first (the oldest entries there are
+ * long done); else NULL. */
+static struct corr_slot *corr_find(struct corr_slot *t, size_t n, uint32_t pid,
+                                   uint64_t correlation, int make)
+{
+    size_t i0 = corr_slot_of(pid, correlation, n);
+    struct corr_slot *empty = NULL;
+
+    for (size_t k = 0; k < CORR_PROBE; k++) {
+        struct corr_slot *s = &t[(i0 + k) & (n - 1)];
+        if (s->site && s->pid == pid && s->correlation == correlation)
+            return s;
+        if (!s->site && !empty)
+            empty = s;
+    }
+    return !make ? NULL : empty ? empty : &t[i0];
+}
+
 /* Charge one dispatch of gpu_ns (UINT64_MAX: untimed) to site s. */
 static void charge(struct launch_site *s, uint64_t gpu_ns)
 {
@@ -253,13 +274,13 @@ void model_launch_path(struct model *m, uint32_t pid, uint32_t tid, uint32_t nam
     l->sites[*v - 1].launches++;
     if (!correlation)
         return;
-    struct corr_slot *e = &l->early[corr_slot_of(pid, correlation, EARLY_SLOTS)];
-    if (e->site && e->pid == pid && e->correlation == correlation) { /* its dispatch came first */
-        charge(&l->sites[*v - 1], e->gpu_ns);
+    struct corr_slot *e = corr_find(l->early, EARLY_SLOTS, pid, correlation, 0);
+    if (e) { /* its dispatches came first */
+        l->sites[*v - 1].dispatches += e->dispatches;
+        l->sites[*v - 1].gpu_ns += e->gpu_ns;
         e->site = 0;
-        return;
     }
-    struct corr_slot *r = &l->recent[corr_slot_of(pid, correlation, RECENT_SLOTS)];
+    struct corr_slot *r = corr_find(l->recent, RECENT_SLOTS, pid, correlation, 1);
     *r = (struct corr_slot){.pid = pid, .site = *v, .correlation = correlation};
 }
 
@@ -271,13 +292,17 @@ void model_launch_dispatch(struct model *m, uint32_t pid, uint64_t correlation, 
     if (!correlation)
         return;
     l = state(m);
-    r = &l->recent[corr_slot_of(pid, correlation, RECENT_SLOTS)];
-    if (r->site && r->pid == pid && r->correlation == correlation) {
+    r = corr_find(l->recent, RECENT_SLOTS, pid, correlation, 0);
+    if (r) {
         charge(&l->sites[r->site - 1], gpu_ns);
         return; /* kept: a multi-device launch makes several dispatches */
     }
-    r = &l->early[corr_slot_of(pid, correlation, EARLY_SLOTS)];
-    *r = (struct corr_slot){.pid = pid, .site = 1, .correlation = correlation, .gpu_ns = gpu_ns};
+    r = corr_find(l->early, EARLY_SLOTS, pid, correlation, 1);
+    if (!(r->site && r->pid == pid && r->correlation == correlation))
+        *r = (struct corr_slot){.pid = pid, .site = 1, .correlation = correlation};
+    r->dispatches++;
+    if (gpu_ns != UINT64_MAX)
+        r->gpu_ns += gpu_ns;
 }
 
 /* 1 if two kernel names (NULL: not known) are the same. */

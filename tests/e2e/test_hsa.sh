@@ -65,6 +65,16 @@ check "gpu.folded: reduce_sum, no HIP launch, 280000 ns" \
     grep -qx '\[no HIP launch\];void reduce_sum<256, float>(float const\*, float\*, int) 280000' "$D/gpu.folded"
 check "gpu.folded: the weights add up to the GPU time" \
     test "$(awk '{ s += $NF } END { print s }' "$D/gpu.folded")" = 380000
+# 2000 rounds: every dispatch still meets its launch (a dispatch whose record comes first waits
+# for it; a replay feeds them in time order), live and in the replay
+D2=$WORK/rec2000
+"$ROCSYS_TOP" -b --record "$D2" -- "$H" normal 2000 > "$WORK/f2000.txt" 2>&1 || true
+F2=$(last_frame "$WORK/f2000.txt")
+R2=$(last_frame <("$ROCSYS_TOP" --replay "$D2" -b 2>&1))
+check "2000 rounds: launch paths 3000 + 1000 us of GPU time, live ($(path_row "$F2" harness_step_launch) / $(path_row "$F2" harness_setup_launch))" \
+    test "$(path_row "$F2" harness_step_launch) $(path_row "$F2" harness_setup_launch)" = "75.0 1500 3000.000 25.0 500 1000.000"
+check "2000 rounds: the same in the replay ($(path_row "$R2" harness_step_launch) / $(path_row "$R2" harness_setup_launch))" \
+    test "$(path_row "$R2" harness_step_launch) $(path_row "$R2" harness_setup_launch)" = "75.0 1500 3000.000 25.0 500 1000.000"
 # --merge keeps each rank's GPU time by launch path (two copies of the recording as ranks)
 M=$WORK/merge
 mkdir -p "$M" && cp -r "$D" "$M/rank-0" && cp -r "$D" "$M/rank-1"
