@@ -198,7 +198,8 @@ int model_launch_stack_pending(struct model *m, uint32_t pid, uint64_t key)
     return idx && !stack_path(m, m->launches, idx);
 }
 
-void model_path_names(struct model *m, uint32_t path, const char *sep, char *buf, size_t n)
+void model_path_names(struct model *m, uint32_t path, const char *sep, int innermost_first,
+                      char *buf, size_t n)
 {
     uint32_t funcs[MODEL_MAX_STACK];
     size_t len = 0, used = 0;
@@ -207,8 +208,9 @@ void model_path_names(struct model *m, uint32_t path, const char *sep, char *buf
         funcs[len++] = model_path_func(m, p);
     if (n)
         buf[0] = '\0';
-    while (len-- > 0 && used + 1 < n) {
-        const struct model_func *f = model_func_at(m, (int)funcs[len]);
+    for (size_t k = 0; k < len && used + 1 < n; k++) {
+        const struct model_func *f =
+            model_func_at(m, (int)funcs[innermost_first ? k : len - 1 - k]);
         int w =
             snprintf(buf + used, n - used, "%s%s", used ? sep : "", f && f->name ? f->name : "?");
         if (w < 0)

@@ -659,8 +659,10 @@ int model_launch_stack_pending(struct model *m, uint32_t pid, uint64_t key);
 /* Resolve the launch stacks still pending for good (the session's end: unknown frames are
  * [unknown] from now on). */
 void model_launch_stacks_finish(struct model *m);
-/* The functions of a trie path, root first, joined by sep ("" for path 0). */
-void model_path_names(struct model *m, uint32_t path, const char *sep, char *buf, size_t n);
+/* The functions of a trie path, root first (or innermost first), joined by sep ("" for path 0),
+ * cut at n bytes. */
+void model_path_names(struct model *m, uint32_t path, const char *sep, int innermost_first,
+                      char *buf, size_t n);
 /* A kernel launch (HIP) by thread tid of pid from the launch stack stack_key (0: none),
  * with correlation id correlation (0: none). */
 void model_launch_path(struct model *m, uint32_t pid, uint32_t tid, uint32_t name_id,

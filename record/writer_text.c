@@ -239,16 +239,7 @@ static void profile_kernels(FILE *f, struct model *m)
                     "LAUNCHED FROM (innermost caller first)");
         for (int j = 0; j < l->count && j < PROFILE_KERNEL_PATHS; j++) {
             const struct model_launch_path *p = &l->items[j];
-            size_t used = 0;
-            path[0] = '\0';
-            for (uint32_t q = p->path; q && used + 1 < sizeof(path); q = model_path_parent(m, q)) {
-                const struct model_func *fn = model_func_at(m, (int)model_path_func(m, q));
-                int w = snprintf(path + used, sizeof(path) - used, "%s%s", used ? " < " : "",
-                                 fn && fn->name ? fn->name : "?");
-                used = w < 0                             ? used
-                       : used + (size_t)w < sizeof(path) ? used + (size_t)w
-                                                         : sizeof(path) - 1;
-            }
+            model_path_names(m, p->path, " < ", 1, path, sizeof(path));
             fprintf(f, "| %7.1f | %9llu | %12.3f | %s\n",
                     l->gpu_ns
                         ? 100.0 * (double)p->gpu_ns / (double)l->gpu_ns

@@ -59,7 +59,7 @@ static void emit_hip(struct model *m, struct record_set *rec, uint32_t pid, uint
                       (unsigned long long)r->wait_cpu_ns);
     if (path && n + 16 < (int)sizeof(args)) {
         n += snprintf(args + n, sizeof(args) - (size_t)n, "\nlaunch_path=");
-        model_path_names(m, path, ";", args + n, sizeof(args) - (size_t)n);
+        model_path_names(m, path, ";", 0, args + n, sizeof(args) - (size_t)n);
     }
     struct record_event ev = {.type = RECORD_EV_SLICE,
                               .time_ns = r->start_ns,

@@ -43,23 +43,11 @@ static double path_share(const struct model_launch_path_list *l, const struct mo
 /* The functions of a launch path innermost first, joined by " < ". */
 static void path_text(struct model *m, const struct model_launch_path *lp, char *buf, size_t n)
 {
-    uint32_t path = lp->path;
-    size_t used = 0;
-
-    if (!path) {
+    if (lp->path)
+        model_path_names(m, lp->path, " < ", 1, buf, n);
+    else
         snprintf(buf, n, "%s",
                  lp->pending ? "(call path: symbols still loading)" : "(call path not captured)");
-        return;
-    }
-    buf[0] = '\0';
-    for (uint32_t p = path; p && used + 1 < n; p = model_path_parent(m, p)) {
-        const struct model_func *f = model_func_at(m, (int)model_path_func(m, p));
-        int w =
-            snprintf(buf + used, n - used, "%s%s", used ? " < " : "", f && f->name ? f->name : "?");
-        if (w < 0)
-            break;
-        used += (size_t)w < n - used ? (size_t)w : n - used - 1;
-    }
 }
 
 /* One row's numbers. */

@@ -55,7 +55,11 @@ static void test_paths_and_gpu_time(void)
     char text[256];
 
     CHECK(pa && pb && pa != pb);
-    model_path_names(m, pb, ";", text, sizeof(text));
+    model_path_names(m, pb, ";", 0, text, sizeof(text));
+    CHECK_STR(text, "main;backward;launch");
+    model_path_names(m, pb, " < ", 1, text, sizeof(text));
+    CHECK_STR(text, "launch < backward < main");
+    model_path_names(m, pb, ";", 0, text, sizeof(text));
     CHECK_STR(text, "main;backward;launch");
     for (uint32_t pid = 10; pid <= 11; pid++) {
         model_kernel_name(m, pid, 0, 1, "_Z1ki");
