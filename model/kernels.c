@@ -580,6 +580,24 @@ struct model_kernel_list *model_kernels_list(struct model *m)
     return l;
 }
 
+/* Order kernels by GPU time, then by HIP launches, then by name. */
+static int by_gpu_time(const void *a, const void *b)
+{
+    const struct model_kernel *x = a, *y = b;
+
+    if (x->gpu.total_ns != y->gpu.total_ns)
+        return x->gpu.total_ns < y->gpu.total_ns ? 1 : -1;
+    if (x->hip_launches != y->hip_launches)
+        return x->hip_launches < y->hip_launches ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+void model_kernels_sort_by_gpu(struct model_kernel_list *l)
+{
+    if (l && l->count > 1)
+        qsort(l->items, (size_t)l->count, sizeof(*l->items), by_gpu_time);
+}
+
 void model_kernels_list_free(struct model_kernel_list *l)
 {
     if (!l)

@@ -588,6 +588,8 @@ struct model_kernel_list {
 /* The kernels, unsorted; free with model_kernels_list_free. */
 struct model_kernel_list *model_kernels_list(struct model *m);
 void model_kernels_list_free(struct model_kernel_list *l);
+/* Sort a kernel list by GPU time, then HIP launches, then name. */
+void model_kernels_sort_by_gpu(struct model_kernel_list *l);
 
 /* One HIP API entry point. */
 struct model_hip_api {

@@ -119,20 +119,27 @@ static void write_folded(struct record_writer *w)
     free(start);
 }
 
-static int folded_close(struct record_writer *w, struct model *m, const struct record_end *end)
+/* Write the file with write (from the final model m, if given), close it, free the writer. */
+static int close_with(struct record_writer *w, struct model *m,
+                      void (*write)(struct record_writer *))
 {
     int err;
 
-    (void)end;
     if (m)
         w->m = m;
-    write_folded(w);
+    write(w);
     err = record_fclose(w->f);
     for (int i = 0; i < w->nlabels; i++)
         free(w->labels[i]);
     free(w->labels);
     free(w);
     return err;
+}
+
+static int folded_close(struct record_writer *w, struct model *m, const struct record_end *end)
+{
+    (void)end;
+    return close_with(w, m, write_folded);
 }
 
 /* gpu.folded: each launch path of each kernel with the GPU time charged to it. */
@@ -178,18 +185,8 @@ static void write_gpu_folded(struct record_writer *w)
 
 static int gpu_folded_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
-    int err;
-
     (void)end;
-    if (m)
-        w->m = m;
-    write_gpu_folded(w);
-    err = record_fclose(w->f);
-    for (int i = 0; i < w->nlabels; i++)
-        free(w->labels[i]);
-    free(w->labels);
-    free(w);
-    return err;
+    return close_with(w, m, write_gpu_folded);
 }
 
 const struct record_writer_class record_gpu_folded = {

@@ -206,27 +206,13 @@ static void profile_regions(FILE *f, struct model *m)
     }
 }
 
-/* Order thread indexes by samples, the busiest first. */
-/* Order kernels by GPU time, then HIP launches. */
-static int kernel_cmp(const void *a, const void *b)
-{
-    const struct model_kernel *x = a, *y = b;
-
-    if (x->gpu.total_ns != y->gpu.total_ns)
-        return x->gpu.total_ns < y->gpu.total_ns ? 1 : -1;
-    if (x->hip_launches != y->hip_launches)
-        return x->hip_launches < y->hip_launches ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
-
 /* The top kernels and the call paths they were launched from (innermost caller first). */
 static void profile_kernels(FILE *f, struct model *m)
 {
     struct model_kernel_list *k = model_kernels_list(m);
     char path[2048];
 
-    if (k->count > 1)
-        qsort(k->items, (size_t)k->count, sizeof(*k->items), kernel_cmp);
+    model_kernels_sort_by_gpu(k);
     for (int i = 0; i < k->count && i < PROFILE_KERNELS; i++) {
         const struct model_kernel *e = &k->items[i];
         struct model_launch_path_list *l = model_launch_paths(m, e->name);
@@ -256,6 +242,7 @@ static void profile_kernels(FILE *f, struct model *m)
     model_kernels_list_free(k);
 }
 
+/* Order thread indexes by samples, the busiest first. */
 static struct model *sort_model;
 static int by_samples(const void *a, const void *b)
 {

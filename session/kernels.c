@@ -264,18 +264,6 @@ int session_kernels_record(struct model *m, struct record_set *rec,
     }
 }
 
-/* Order kernels by GPU time, then by HIP launches. */
-static int by_gpu_time(const void *a, const void *b)
-{
-    const struct model_kernel *x = a, *y = b;
-
-    if (x->gpu.total_ns != y->gpu.total_ns)
-        return x->gpu.total_ns < y->gpu.total_ns ? 1 : -1;
-    if (x->hip_launches != y->hip_launches)
-        return x->hip_launches < y->hip_launches ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
-
 void session_kernels_summary(FILE *out, struct model *m, int max_rows)
 {
     struct model_kernel_list *l;
@@ -283,8 +271,7 @@ void session_kernels_summary(FILE *out, struct model *m, int max_rows)
     if (!model_gpu_seen(m))
         return;
     l = model_kernels_list(m);
-    if (l->count > 1)
-        qsort(l->items, (size_t)l->count, sizeof(*l->items), by_gpu_time);
+    model_kernels_sort_by_gpu(l);
     fprintf(out, "top kernels (GPU time):\n");
     for (int i = 0; i < l->count && i < max_rows; i++) {
         const struct model_kernel *k = &l->items[i];
