@@ -68,8 +68,21 @@ check "q: back to the call tree (not quit)" wait_screen $S '^Call tree' 3
 tmux_keys $S / d e m o _ s t e p Enter
 sleep 0.5
 tmux_keys $S S
-check "demo_step (no self time): its source, and why it has no shares" \
-    wait_screen $S 'no self samples: the time of this function is spent in the functions it calls' 5
+# demo_step's time is its callees': the view says why it has no shares, unless a rare sample
+# landed in demo_step itself (a few, out of thousands: then those few are its shares)
+no_self() {
+    local scr
+    scr=$(tmux_screen $S)
+    grep -q 'no self samples: the time of this function is spent in the functions it calls' <<< "$scr" ||
+        { grep -q '^Source: demo_step' <<< "$scr" &&
+            [ "$(awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {s += $2} END {print s + 0}' <<< "$scr")" -le 3 ]; }
+}
+seen=1
+for ((i = 0; i < 50; i++)); do
+    no_self && { seen=0; break; }
+    sleep 0.1
+done
+check "demo_step (no self time): its source, and why it has no shares" test "$seen" -eq 0
 check "demo_step's file is shown at its definition" wait_screen $S "[0-9]+ +__attribute__\(\(noinline\)\) uint64_t demo_step\(struct demo_plan" 2
 tmux_keys $S Escape
 tmux_keys $S '?'
