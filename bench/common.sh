@@ -46,6 +46,17 @@ find_program() {
     die "$name not found under $build (build it: cmake --build $build --target $name)"
 }
 
+# build_hip_calls BUILD OUT: bench/hip_calls.c built as OUT against the HSA harness's stand-in
+# HIP library (tests/programs/fakehip.c: a call that returns at once); dies when not built.
+build_hip_calls() {
+    local harness fakehip
+    harness=$(find_program "$1" tp_hsa_harness)
+    fakehip=$(dirname "$harness")/libtp_fakehip.so
+    [[ -f $fakehip ]] || die "$fakehip not found"
+    cc -O2 -o "$2" "$(dirname "${BASH_SOURCE[0]}")/hip_calls.c" -L"$(dirname "$fakehip")" \
+        -ltp_fakehip -Wl,-rpath,"$(dirname "$fakehip")"
+}
+
 # Median of the numbers on stdin (one per line; blank lines ignored); prints "-" if none.
 median() {
     sort -g | awk 'NF { v[n++] = $1 }

@@ -27,13 +27,10 @@ rounds=${BENCH_ROUNDS:-20000}
 top=$build/rocsys-top
 [[ -x $top ]] || die "$top not found"
 harness=$(find_program "$build" tp_hsa_harness)
-fakehip=$(dirname "$harness")/libtp_fakehip.so
-[[ -f $fakehip ]] || die "$fakehip not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-hipbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-cc -O2 -o "$work/calls_fake" "$here/hip_calls.c" -L"$(dirname "$fakehip")" -ltp_fakehip \
-    -Wl,-rpath,"$(dirname "$fakehip")"
+build_hip_calls "$build" "$work/calls_fake"
 variants=(fake)
 if [[ -e /usr/lib/x86_64-linux-gnu/libamdhip64.so || -n $(ldconfig -p | grep libamdhip64.so) ]] &&
     cc -O2 -o "$work/calls_real" "$here/hip_calls.c" -lamdhip64 2>/dev/null; then

@@ -24,13 +24,9 @@ positive_int RUNS "$runs"
 calls=${BENCH_CALLS:-300000}
 top=$build/rocsys-top
 [[ -x $top ]] || die "$top not found"
-harness=$(find_program "$build" tp_hsa_harness)
-fakehip=$(dirname "$harness")/libtp_fakehip.so
-[[ -f $fakehip ]] || die "$fakehip not found"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-lsbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cc -O2 -o "$work/calls" "$here/hip_calls.c" -L"$(dirname "$fakehip")" -ltp_fakehip \
-    -Wl,-rpath,"$(dirname "$fakehip")"
+build_hip_calls "$build" "$work/calls"
 
 # The workloads: name, depth, sites.
 shapes=("depth-8-one-site 8 1" "depth-32-one-site 32 1" "depth-32-256-sites 32 256")

@@ -187,10 +187,5 @@ uint32_t collector_gpu_wait_frames(uint64_t *frames, uint32_t n, int api)
 
     while (k < n && !in_self((uintptr_t)frames[k]))
         k++;
-    if (k == n) /* no wrapper frame found: the stack stays as it is */
-        return n;
-    frames[0] = ROCSYS_GPU_WAIT_FRAME(api);
-    for (uint32_t i = k + 1; i < n; i++)
-        frames[i - k] = frames[i];
-    return n - k;
+    return rocsys_gpu_wait_cut(frames, n, k, api);
 }

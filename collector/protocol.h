@@ -451,6 +451,19 @@ static inline int rocsys_hip_api_waits(int api)
 #define ROCSYS_GPU_WAIT_FRAME(api)  (ROCSYS_GPU_WAIT_FRAME_TAG | (uint64_t)(uint32_t)(api))
 #define ROCSYS_IS_GPU_WAIT_FRAME(a) (((a)&0xffffffff00000000ull) == ROCSYS_GPU_WAIT_FRAME_TAG)
 
+/* A sample's n native frames (innermost first) taken inside HIP call api, frame k being the
+ * collector's wrapper (k = n: not found): frames 0..k become one ROCSYS_GPU_WAIT_FRAME, as both
+ * engines make them. Returns the new count. AS-safe. */
+static inline uint32_t rocsys_gpu_wait_cut(uint64_t *frames, uint32_t n, uint32_t k, int api)
+{
+    if (k >= n) /* no wrapper frame found: the stack stays as it is */
+        return n;
+    frames[0] = ROCSYS_GPU_WAIT_FRAME(api);
+    for (uint32_t i = k + 1; i < n; i++)
+        frames[i - k] = frames[i];
+    return n - k;
+}
+
 /* Whether a launch's grid and block are known (hipLaunchByPtr's stay in the runtime: all 0). */
 static inline int rocsys_launch_dims_known(const uint32_t grid[3], const uint32_t block[3])
 {

@@ -38,7 +38,6 @@ struct launch_stat {
     uint64_t launches;
     int has_dims; /* a launch gave grid and block */
     uint32_t grid[3], block[3];
-    char *fallback;
 };
 
 #define COPY_DIRECTIONS 6
@@ -191,8 +190,6 @@ static void clear_tables(struct model_kernels *k)
 {
     for (size_t i = 0; i < k->nkobjs; i++)
         free(k->kobjs[i].fallback);
-    for (size_t i = 0; i < k->nlaunches; i++)
-        free(k->launches[i].fallback);
     k->nkobjs = k->nlaunches = 0;
     hashmap_free(&k->kobj_map);
     hashmap_free(&k->launch_map);

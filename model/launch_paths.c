@@ -2,7 +2,8 @@
  * tree's trie, model/stacks.c), with their launches and the GPU time of the dispatches those
  * launches made. A launch and its dispatch meet by (pid, correlation id), in whichever order
  * their records come (they travel in different threads' rings): recent launches are kept in a
- * direct-mapped table, and a dispatch that came first waits in another until its launch. */
+ * table probed by correlation id, and a dispatch that came first waits in another until its
+ * launch. */
 #include "model/model_internal.h"
 
 #include <stdio.h>
@@ -417,9 +418,8 @@ static int tree_child(struct model_tree *t, int node, int func, size_t *cap)
     return t->count++;
 }
 
-struct model_tree *model_launch_tree(struct model *m, const char *kernel)
+struct model_tree *model_launch_tree(struct model *m, const struct model_launch_path_list *l)
 {
-    struct model_launch_path_list *l = model_launch_paths(m, kernel);
     struct model_tree *t = xcalloc(1, sizeof(*t));
     uint32_t funcs[MODEL_MAX_STACK];
     size_t cap = 64;
@@ -447,6 +447,5 @@ struct model_tree *model_launch_tree(struct model *m, const char *kernel)
     }
     t->total = t->nodes[0].inclusive;
     t->gpu_ns = t->nodes[0].gpu_ns;
-    model_launch_paths_free(l);
     return t;
 }

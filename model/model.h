@@ -694,11 +694,11 @@ struct model_launch_path_list {
  * path); processes merged. Free with model_launch_paths_free. */
 struct model_launch_path_list *model_launch_paths(struct model *m, const char *kernel);
 void model_launch_paths_free(struct model_launch_path_list *l);
-/* The launch paths of kernel as a caller tree: below the root (the kernel), the functions
- * that launched it, below each its callers, and so on; inclusive = launches through the node,
- * gpu_ns = their GPU time, self = launches whose outermost frame it is. Free with
- * model_tree_free. */
-struct model_tree *model_launch_tree(struct model *m, const char *kernel);
+/* Launch paths l (one kernel's, model_launch_paths) as a caller tree: below the root (the
+ * kernel), the functions that launched it, below each its callers, and so on; inclusive =
+ * launches through the node, gpu_ns = their GPU time, self = launches whose outermost frame it
+ * is. Free with model_tree_free. */
+struct model_tree *model_launch_tree(struct model *m, const struct model_launch_path_list *l);
 
 /* Names for events: NULL while unknown. Stable until model_free. */
 const char *model_kernel_object_name(struct model *m, uint32_t pid, uint64_t kernel_object);

@@ -77,11 +77,7 @@ static uint32_t gpu_wait_frames(struct session *s, uint32_t pid, uint64_t *frame
         if (mod && strcmp(mod, "librocsys-collector.so") == 0)
             break;
     }
-    if (k == n)
-        return n;
-    frames[0] = ROCSYS_GPU_WAIT_FRAME(api);
-    memmove(frames + 1, frames + k + 1, (n - k - 1) * sizeof(*frames));
-    return n - k;
+    return rocsys_gpu_wait_cut(frames, n, k, api);
 }
 
 /* A sample of the out-of-process sampler: to the model (or deferred until its modules are

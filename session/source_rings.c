@@ -166,15 +166,12 @@ static void on_py_code(struct session *s, const struct rocsys_ring_ctl *ctl,
  * the new program's from /proc. */
 static void on_proc_exec(struct session *s, const struct rocsys_rec_proc_exec *r, const uint8_t *p)
 {
-    const struct model_process *known = model_process_find(s->m, r->pid);
     char *path, *argv;
 
     if (r->reason == 0) { /* the exec failed: the old program goes on, collector and all */
         model_proc_set_no_collector(s->m, r->pid, "");
         return;
     }
-    if (known && known->no_collector[0] && known->state == MODEL_PROC_RUNNING)
-        return; /* said already (a spawned child that exec'd before our note) */
     path = rec_string(p, r->path_len);
     argv = rec_string(p + r->path_len, r->argv_len);
     for (uint32_t i = 0; i + 1 < r->argv_len; i++)
@@ -185,7 +182,7 @@ static void on_proc_exec(struct session *s, const struct rocsys_rec_proc_exec *r
      * perf events a set-user-ID exec inherits */
     const char *engine = model_session(s->m)->engine;
     int outside = engine && strcmp(engine, "perf") == 0 && r->reason != ROCSYS_PROG_SECURE;
-    char why[sizeof(known->no_collector)];
+    char why[sizeof(((struct model_process *)0)->no_collector)];
     snprintf(why, sizeof(why), "%s, %s", rocsys_progcheck_reason((int)r->reason),
              outside ? "sampled from outside only" : "not sampled");
     model_proc_set_no_collector(s->m, r->pid, why);

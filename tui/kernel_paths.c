@@ -94,7 +94,7 @@ void tui_kpaths_rebuild(struct tui_kpaths *kp, struct model *m)
     if (kp->list->count > 1)
         qsort(kp->list->items, (size_t)kp->list->count, sizeof(*kp->list->items), cmp_paths);
     model_tree_free(kp->tree);
-    kp->tree = model_launch_tree(m, kp->kernel);
+    kp->tree = model_launch_tree(m, kp->list); /* the same paths, as a caller tree */
     tree_flatten(kp, m);
 }
 

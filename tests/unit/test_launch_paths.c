@@ -88,9 +88,9 @@ static void test_paths_and_gpu_time(void)
     CHECK(rb && rb->launches == 2 && rb->dispatches == 2 && rb->gpu_ns == 5000);
     CHECK(rn && rn->launches == 1 && rn->dispatches == 0 && rn->gpu_ns == 0);
     CHECK(l->items[0].path == pa); /* by GPU time */
-    model_launch_paths_free(l);
     /* the caller tree: the launching function, then its callers */
-    struct model_tree *t = model_launch_tree(m, "k(int)");
+    struct model_tree *t = model_launch_tree(m, l);
+    model_launch_paths_free(l);
     const struct model_node *ln = node_named(m, t, "launch");
     CHECK(t->total == 6 && t->gpu_ns == 16000);
     CHECK(ln && ln->parent == 0 && ln->inclusive == 5 && ln->gpu_ns == 16000);
