@@ -26,6 +26,7 @@ struct collector_thread {
     int has_perf;
     void *perf_page;              /* its mmap'ed ring (metadata page + one data page) */
     int perf_cycles;              /* the event counts cycles (else task-clock) */
+    int perf_user;                /* the event counts user time only (kernel samples refused) */
     volatile sig_atomic_t active; /* sampling enabled for this thread */
     volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
     uint32_t tid;
@@ -48,6 +49,7 @@ struct collector_global {
     int wall;               /* 1: wall-clock timers, 0: thread CPU-time timers */
     int no_timer;           /* timer=none: the front end samples from outside (perf events) */
     volatile int perf_kind; /* CPU mode: the perf event kind that works here (COLLECTOR_PERF_*) */
+    volatile int perf_user; /* ... counting user time only: kernel samples are refused */
     int follow;             /* profile children */
     int signo;              /* the sampling signal */
     uint64_t period_ns;     /* 1e9 / frequency */

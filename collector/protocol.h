@@ -37,7 +37,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 5
+#define ROCSYS_PROTOCOL_VERSION 6
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -227,6 +227,9 @@ struct rocsys_rec_sample {
     4u                          /* taken by a POSIX CPU-time timer (kernel-tick resolution)        \
                                    instead of a perf event */
 #define ROCSYS_SAMPLE_CYCLES 8u /* taken by the cycles perf event (else task-clock) */
+/* the perf event counts user time only: kernel samples are refused (perf_event_paranoid >= 2),
+ * so time in system calls is not sampled */
+#define ROCSYS_SAMPLE_USER_ONLY 512u
 /* the outermost frames are user regions open on the thread: ROCSYS_REGION_FRAME(id), the
  * innermost region first (so that every region is a node of the call tree, above the code) */
 #define ROCSYS_SAMPLE_REGIONS 16u

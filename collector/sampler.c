@@ -170,6 +170,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         __atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
         if (ts->perf_cycles)
             flags |= ROCSYS_SAMPLE_CYCLES;
+        if (ts->perf_user)
+            flags |= ROCSYS_SAMPLE_USER_ONLY;
     } else if (si->si_code == SI_TIMER && si->si_value.sival_int == (int)TIMER_MAGIC) {
         weight = si->si_overrun >= 65534 ? 65535 : 1 + (uint32_t)si->si_overrun;
         if (!collector_g.wall)
@@ -289,6 +291,7 @@ int collector_sampler_install(void)
     /* what the front end chose (--cpu-timer); POSIX timers when it said nothing */
     char pk[16];
     collector_g.perf_kind = COLLECTOR_PERF_NONE;
+    collector_g.perf_user = 0;
     if (collector_session_get("timer", pk, sizeof(pk)) == 0 && strcmp(pk, "perf") == 0)
         collector_g.perf_kind = COLLECTOR_PERF_CYCLES;
     collector_g.no_timer =
@@ -314,8 +317,9 @@ int collector_sampler_install(void)
 /* CPU mode: a perf event on the calling thread that raises the sampling signal in it at the
  * sampling rate of its CPU time: kind COLLECTOR_PERF_CYCLES (the cycle counter in frequency
  * mode: overflow interrupts of the PMU, cheapest where there is one) or COLLECTOR_PERF_TASK_CLOCK
- * (an hrtimer on the thread's CPU time). Returns 0 or -errno. */
-static int start_perf(struct collector_thread *ts, int kind)
+ * (an hrtimer on the thread's CPU time); user_only where kernel samples are refused
+ * (perf_event_paranoid >= 2 without CAP_PERFMON). Returns 0 or -errno. */
+static int start_perf(struct collector_thread *ts, int kind, int user_only)
 {
     struct perf_event_attr pe;
     struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = (pid_t)ts->tid};
@@ -337,7 +341,9 @@ static int start_perf(struct collector_thread *ts, int kind)
     pe.wakeup_events = 1; /* a wakeup, so a signal, at every overflow */
     pe.sample_type = 0;   /* the records carry nothing: they only trigger the wakeups */
     /* kernel time counts too (as with CPU-time timers): a thread in a syscall is sampled at
-     * its user-space stack when it returns */
+     * its user-space stack when it returns; user_only: a sample due in the kernel is skipped */
+    pe.exclude_kernel = (unsigned)user_only;
+    pe.exclude_hv = (unsigned)user_only;
     fd = (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0)
         return -errno;
@@ -366,6 +372,7 @@ static int start_perf(struct collector_thread *ts, int kind)
     ts->perf_fd = fd; /* the number signals still carry in si_fd */
     ts->has_perf = 1;
     ts->perf_cycles = (kind == COLLECTOR_PERF_CYCLES);
+    ts->perf_user = user_only;
     return 0;
 }
 
@@ -375,8 +382,13 @@ int collector_sampler_start_thread(struct collector_thread *ts)
         return -ENOTSUP; /* sampled from outside: no timer, no signal in this thread */
     /* CPU mode: the first kind that works here is used from then on */
     while (!collector_g.wall && collector_g.perf_kind != COLLECTOR_PERF_NONE) {
-        if (start_perf(ts, collector_g.perf_kind) == 0)
+        int rc = start_perf(ts, collector_g.perf_kind, collector_g.perf_user);
+        if (rc == 0)
             return 0;
+        if ((rc == -EACCES || rc == -EPERM) && !collector_g.perf_user) {
+            collector_g.perf_user = 1; /* kernel samples refused: the same kind, user time */
+            continue;
+        }
         collector_g.perf_kind = collector_g.perf_kind == COLLECTOR_PERF_CYCLES
                                     ? COLLECTOR_PERF_TASK_CLOCK
                                     : COLLECTOR_PERF_NONE;

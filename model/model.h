@@ -227,7 +227,7 @@ struct model_session {
                           CPU-time timer, kernel-tick resolution), "hrtimer" (wall mode) */
     int freq_hz;
     const char *engine;     /* "perf" (out of process) or "signal" (in-target handler) */
-    char engine_why[200];   /* why that engine (a fallback's reason), or "" */
+    char engine_why[320];   /* why that engine, what a fallback loses, how to allow more */
     double unwind_us_mean;  /* perf engine: the front end's mean time to unwind a sample */
     double profile_min_pct; /* profile.txt: call-tree nodes below this share of their thread's
                                samples are folded into one line (0: every node, no size cap) */

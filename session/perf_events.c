@@ -120,26 +120,17 @@ static int ring_map(struct perf_ring *r, int fd, int kind)
     return -errno;
 }
 
-/* One reason in why for the errno of a failed open. */
+/* One reason in why for the errno of a failed open, with what would allow it. */
 static void explain(int e, int wall, char *why, size_t cap)
 {
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-    int paranoid = 2;
+    struct session_perf_grant g;
+    char reason[160], cmd[96];
 
-    if (!f) {
-        snprintf(why, cap, "this kernel has no perf events");
-        return;
-    }
-    if (fscanf(f, "%d", &paranoid) != 1)
-        paranoid = 2;
-    fclose(f);
-    if (e == EACCES || e == EPERM)
-        snprintf(why, cap,
-                 "perf events not permitted (kernel.perf_event_paranoid=%d%s): ask for "
-                 "`sysctl kernel.perf_event_paranoid=%d` or CAP_PERFMON",
-                 paranoid, e == EPERM ? ", or a seccomp profile" : "", wall ? 1 : 2);
-    else
-        snprintf(why, cap, "perf_event_open: %s", strerror(e));
+    session_perf_grant_sysctl(&g);
+    session_perf_refusal(&g, e, reason, sizeof(reason));
+    session_perf_allow_cmd(&g, wall ? SESSION_PERF_FULL : SESSION_PERF_USER, cmd, sizeof(cmd));
+    snprintf(why, cap, "%s%s; to allow: %s", reason,
+             wall && g.paranoid >= 2 ? " (wall mode from outside needs kernel samples)" : "", cmd);
 }
 
 /* Open the events of kind on task pid (every CPU, inherited by its threads and children), each
@@ -184,28 +175,28 @@ static int open_kind(struct session_perf *p, int kind, pid_t pid, int enable_on_
 struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, int on_exec,
                                        char *why, size_t cap)
 {
-    struct session_perf *p = xcalloc(1, sizeof(*p));
-    int rc;
+    struct session_perf *p = NULL;
+    int rc = 0;
 
-    p->wall = wall;
-    p->period_ns = period_ns;
     /* kernel-mode samples (syscall time at its call site) where permitted, else user only */
-    for (p->kernel = 1; p->kernel >= 0; p->kernel--) {
+    for (int kernel = 1; kernel >= 0; kernel--) {
+        p = xcalloc(1, sizeof(*p));
+        p->wall = wall;
+        p->period_ns = period_ns;
+        p->kernel = kernel;
         rc = open_kind(p, SESSION_PERF_CLOCK, pid, on_exec, NULL, NULL);
         if (rc == 0 && wall)
             rc = open_kind(p, SESSION_PERF_SWITCH, pid, on_exec, NULL, NULL);
         if (rc == 0)
             break;
         session_perf_close(p);
-        p = xcalloc(1, sizeof(*p));
-        p->wall = wall;
-        p->period_ns = period_ns;
+        p = NULL;
         if (wall || (rc != -EACCES && rc != -EPERM))
             break; /* wall mode needs the switch samples, which are kernel-mode samples */
     }
-    if (rc != 0) {
+    if (!p) {
         explain(-rc, wall, why, cap);
-        session_perf_close(p);
+        errno = -rc;
         return NULL;
     }
     if (!on_exec)
@@ -462,32 +453,6 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
         return;
     p->samples++;
     fn(ctx, s.pid, s.tid, s.time_ns, frames, n, 1);
-}
-
-int session_perf_probe(int wall, char *why, size_t cap)
-{
-    struct perf_event_attr a;
-    int fd, e = 0;
-
-    for (int kernel = 1; kernel >= 0; kernel--) {
-        attr_init(&a, SESSION_PERF_CLOCK, 1000000, kernel, 0);
-        fd = perf_open(&a, 0, -1, -1);
-        e = fd < 0 ? errno : 0;
-        if (fd >= 0)
-            close(fd);
-        if (fd >= 0 && wall) {
-            attr_init(&a, SESSION_PERF_SWITCH, 1, kernel, 0);
-            fd = perf_open(&a, 0, -1, -1);
-            e = fd < 0 ? errno : 0;
-            if (fd >= 0)
-                close(fd);
-        }
-        if (fd >= 0 || wall || (e != EACCES && e != EPERM))
-            break;
-    }
-    if (e)
-        explain(e, wall, why, cap);
-    return -e;
 }
 
 int session_perf_time(const uint8_t *rec, uint32_t len, uint64_t *time_ns)

@@ -256,8 +256,7 @@ static void update_stats(struct session *s)
                  "collector (start the program under rocsys-top): not shown");
     else if (s->o->wall && ms->engine && strcmp(ms->engine, "signal") == 0)
         snprintf(ms->notice, sizeof(ms->notice),
-                 "wall mode with in-target signals: waits may end early (EINTR)%s%.150s",
-                 ms->engine_why[0] ? ": " : "", ms->engine_why);
+                 "wall mode with in-target signals: waits may end early (EINTR)");
     else if (!model_python_notice(s->m, ms->notice, sizeof(ms->notice)))
         ms->notice[0] = '\0';
 }

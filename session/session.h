@@ -84,8 +84,9 @@ typedef void (*session_perf_sample_fn)(void *ctx, uint32_t pid, uint32_t tid, ui
                                        const uint64_t *frames, uint32_t n, uint32_t weight);
 /* Sample task pid, its threads and children from outside: a task-clock event every period_ns of
  * CPU time (and in wall mode the context switches), on every CPU, inherited. on_exec: enabled
- * when pid calls exec (a launched target waiting before its exec), else at once. NULL with a
- * one-line reason in why when perf events are not permitted or not there. */
+ * when pid calls exec (a launched target waiting before its exec), else at once. Kernel-mode
+ * samples where permitted, else user-mode only (session_perf_kernel). NULL with a one-line
+ * reason in why and errno set when perf events are not permitted or not there. */
 struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, int on_exec,
                                        char *why, size_t cap);
 void session_perf_enable(struct session_perf *p);
@@ -93,9 +94,6 @@ void session_perf_enable(struct session_perf *p);
  * later, which inherit the events), enabled at once. NULL with a one-line reason in why. */
 struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall, uint64_t period_ns,
                                          char *why, size_t cap);
-/* Whether this process may sample from outside (wall: with context-switch stacks): 0, or
- * -errno with a one-line reason and what to do in why. */
-int session_perf_probe(int wall, char *why, size_t cap);
 struct pollfd;
 /* The rings' fds to poll for POLLIN (a ring a quarter full); returns how many (at most max). */
 int session_perf_pollfds(const struct session_perf *p, struct pollfd *out, int max);
@@ -115,6 +113,29 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
 
 /* The time of a perf record (samples and switch records), or -1 (lost records). */
 int session_perf_time(const uint8_t *rec, uint32_t len, uint64_t *time_ns);
+
+/* perf_access.c: what the kernel grants this user, and the words for a fallback */
+enum { SESSION_PERF_DENIED = 0, SESSION_PERF_USER = 1, SESSION_PERF_FULL = 2 };
+#define SESSION_PERF_NO_SYSCTL (-1000) /* paranoid: no /proc/sys/kernel/perf_event_paranoid */
+struct session_perf_grant {
+    int cpu;      /* the perf engine's CPU-mode events: SESSION_PERF_FULL (kernel samples too),
+                     _USER (user-space samples only), _DENIED */
+    int wall_ok;  /* the perf engine's wall-mode events (context-switch samples) open */
+    int timer;    /* the in-target sampler's task-clock timer: _FULL, _USER or _DENIED */
+    int err;      /* errno of the first refusal (0: none) */
+    int paranoid; /* kernel.perf_event_paranoid, or SESSION_PERF_NO_SYSCTL */
+    int seccomp;  /* a seccomp filter is on this process */
+};
+/* Probe, with the events each engine opens (on this process: the same user as the target),
+ * what the kernel grants. */
+void session_perf_grant_probe(struct session_perf_grant *g, uint64_t period_ns);
+/* Only the sysctl and the seccomp state (no probe). */
+void session_perf_grant_sysctl(struct session_perf_grant *g);
+/* Why perf events were refused with errno e, in one clause. */
+void session_perf_refusal(const struct session_perf_grant *g, int e, char *buf, size_t cap);
+/* The one command an administrator would run to allow want (SESSION_PERF_USER: perf events at
+ * all; _FULL: kernel samples and wall mode from outside). */
+void session_perf_allow_cmd(const struct session_perf_grant *g, int want, char *buf, size_t cap);
 
 /* context.c: the open user regions and sampling pauses of the target's threads over time, for
  * samples taken outside them */

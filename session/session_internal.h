@@ -63,12 +63,14 @@ struct session {
     uint64_t acc_dropped, acc_cost_ns, acc_cost_n;
     uint64_t acc_dropped_events; /* of acc_dropped: records, not samples */
     uint64_t acc_waits, acc_waited_ns;
-    uint64_t waits, waited_ns;  /* producers that waited for room, and how long (all rings) */
-    struct session_spool spool; /* empties the rings in its own thread */
-    struct session_perf *perf;  /* the out-of-process sampler, or NULL */
-    int use_perf;               /* the engine is perf (the collector takes no samples) */
-    int attached;               /* -p: running processes, sampled from outside only */
-    pid_t *pids;                /* -p: the processes */
+    uint64_t waits, waited_ns;       /* producers that waited for room, and how long (all rings) */
+    struct session_spool spool;      /* empties the rings in its own thread */
+    struct session_perf *perf;       /* the out-of-process sampler, or NULL */
+    int use_perf;                    /* the engine is perf (the collector takes no samples) */
+    struct session_perf_grant grant; /* what the kernel grants (probed when choosing) */
+    const char *engine_reason;       /* why the signal engine: "" when asked for */
+    int attached;                    /* -p: running processes, sampled from outside only */
+    pid_t *pids;                     /* -p: the processes */
     int npids;
     size_t pidcap;
     uint32_t *seen_tids;   /* -p: threads already named in the model */
@@ -106,8 +108,13 @@ struct session_source {
     void (*flush)(struct session *s);
 };
 enum { SESSION_SRC_RINGS, SESSION_SRC_PERF };            /* their rows in session_sources[] */
-extern const struct session_source session_source_rings; /* source_rings.c */
-extern const struct session_source session_source_perf;  /* source_perf.c */
+extern const struct session_source session_source_rings; /* source_perf.c */
+/* The header's engine line (model_session's engine_why) from the engine, its reason, the timer
+ * that runs and what the kernel grants: what a fallback loses and the command to allow more. */
+void session_engine_explain(struct session *s);
+
+/* source_rings.c */
+extern const struct session_source session_source_perf; /* source_perf.c */
 extern const struct session_source *const session_sources[];
 extern const int session_nsources;
 
@@ -129,6 +136,11 @@ void session_drain(struct session *s, int check_orphans);
 void session_finish_symbols(struct session *s, int timeout_ms);
 /* Ask the target to end (an attached process: detach). */
 void session_stop_target(struct session *s);
+
+/* source_perf.c */
+/* The header's engine line (model_session's engine_why) from the engine, its reason, the timer
+ * that runs and what the kernel grants: what a fallback loses and the command to allow more. */
+void session_engine_explain(struct session *s);
 
 /* source_rings.c */
 /* Create the shared memory of the collector's rings. 0, or -1 with a message in err. */

@@ -180,34 +180,117 @@ void session_check_attached(struct session *s)
     }
 }
 
-/* Choose the sampling engine (--engine): perf events from outside in wall mode where permitted, but
- * the in-target sampler for Python programs (their frames are read in the thread) and where perf
- * events are not permitted. -1 when --engine perf cannot be honoured. */
+/* Append one "; "-separated part to buf. */
+static void why_add(char *buf, size_t cap, const char *part)
+{
+    size_t n = strlen(buf);
+
+    if (*part && n < cap)
+        snprintf(buf + n, cap - n, "%s%s", n ? "; " : "", part);
+}
+
+void session_engine_explain(struct session *s)
+{
+    struct model_session *ms = model_session(s->m);
+    const struct session_perf_grant *g = &s->grant;
+    const char *timer = ms->timer ? ms->timer : "";
+    char buf[sizeof(ms->engine_why)] = "", part[200], cmd[96];
+    int want = 0; /* what to ask the administrator for, if anything was lost to the kernel */
+    int user_only = strstr(timer, ":u") != NULL;
+
+    if (!s->o)
+        return; /* records decoded without a live session (tests/fuzz) */
+
+    if (s->use_perf) {
+        if (!session_perf_kernel(s->perf) && s->perf) {
+            snprintf(part, sizeof(part),
+                     "user-space samples only (kernel.perf_event_paranoid=%d): time in system "
+                     "calls is not sampled",
+                     g->paranoid);
+            why_add(buf, sizeof(buf), part);
+            want = SESSION_PERF_FULL;
+        }
+    } else {
+        why_add(buf, sizeof(buf), s->engine_reason ? s->engine_reason : "");
+        if (s->o->wall) {
+            if (!g->wall_ok && s->engine_reason && *s->engine_reason && !strstr(buf, "Python")) {
+                why_add(buf, sizeof(buf), "a timer signal in each thread samples instead");
+                want = SESSION_PERF_FULL;
+            }
+        } else if (strcmp(timer, "tick") == 0 && s->o->cpu_timer != INJECT_TIMER_POSIX) {
+            why_add(buf, sizeof(buf),
+                    "POSIX CPU timers at the scheduler tick instead: coarse, shares biased "
+                    "under load");
+            want = g->timer == SESSION_PERF_DENIED ? SESSION_PERF_USER : 0;
+        } else if (user_only) {
+            snprintf(part, sizeof(part),
+                     "user-space samples only (kernel.perf_event_paranoid=%d): time in system "
+                     "calls is not sampled",
+                     g->paranoid);
+            why_add(buf, sizeof(buf), part);
+            want = SESSION_PERF_FULL;
+        }
+    }
+    if (want) {
+        session_perf_allow_cmd(g, want, cmd, sizeof(cmd));
+        snprintf(part, sizeof(part), "to allow more: %s", cmd);
+        why_add(buf, sizeof(buf), part);
+    }
+    snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", buf);
+}
+
+/* Choose the sampling engine (--engine) by what the kernel grants, probed with the events
+ * each engine opens: perf events from outside where they open (user-space samples only at
+ * perf_event_paranoid 2; wall mode needs kernel samples), else the in-target sampler (also for
+ * Python programs, whose frames are read in the thread, and with an explicit --cpu-timer),
+ * whose CPU timer is a perf event where one opens, else a POSIX CPU-time timer. -1 when
+ * --engine perf cannot be honoured (engine_why says why and what would allow it). */
 int session_choose_engine(struct session *s, const char *program)
 {
     struct model_session *ms = model_session(s->m);
     const struct inject_options *o = s->o;
-    char why[sizeof(ms->engine_why)];
+    struct session_perf_grant *g = &s->grant;
+    static char reason[200];
+    char cmd[96];
+    int perf_ok;
 
+    session_perf_grant_probe(g, 1000000000ull / (uint64_t)o->freq_hz);
+    perf_ok = o->wall ? g->wall_ok : g->cpu != SESSION_PERF_DENIED;
     ms->engine = "signal";
     ms->engine_why[0] = '\0';
+    reason[0] = '\0';
+    s->engine_reason = reason;
+    /* what the in-target sampler's timer will be (the samples' flags confirm it) */
+    if (!o->wall && inject_resolve_cpu_timer(o->cpu_timer) == INJECT_TIMER_PERF)
+        ms->timer = g->timer == SESSION_PERF_FULL   ? "task-clock"
+                    : g->timer == SESSION_PERF_USER ? "task-clock:u"
+                                                    : "tick";
+    if (!perf_ok && g->cpu != SESSION_PERF_DENIED) /* wall mode at paranoid 2 */
+        snprintf(reason, sizeof(reason),
+                 "wall mode from outside needs kernel samples, which "
+                 "kernel.perf_event_paranoid=%d refuses",
+                 g->paranoid);
+    else if (!perf_ok)
+        session_perf_refusal(g, g->err, reason, sizeof(reason));
+    if (o->engine == INJECT_ENGINE_PERF && !perf_ok) {
+        session_perf_allow_cmd(g, o->wall ? SESSION_PERF_FULL : SESSION_PERF_USER, cmd,
+                               sizeof(cmd));
+        snprintf(ms->engine_why, sizeof(ms->engine_why), "%s; to allow it: %s", reason, cmd);
+        return -1;
+    }
     if (o->engine == INJECT_ENGINE_SIGNAL)
-        return 0;
-    if (o->engine == INJECT_ENGINE_AUTO && o->python != INJECT_PYTHON_OFF &&
-        inject_program_is_python(program)) {
-        snprintf(ms->engine_why, sizeof(ms->engine_why),
-                 "a Python program: its frames are read by the in-target sampler");
-        return 0;
+        reason[0] = '\0'; /* asked for: only what its timer loses is said */
+    else if (o->engine == INJECT_ENGINE_AUTO && o->python != INJECT_PYTHON_OFF &&
+             inject_program_is_python(program))
+        snprintf(reason, sizeof(reason), "a Python program: its frames are read in its threads");
+    else if (o->engine == INJECT_ENGINE_AUTO && o->cpu_timer != INJECT_TIMER_AUTO)
+        reason[0] = '\0'; /* an explicit --cpu-timer asks for the in-target sampler's timer */
+    else if (perf_ok) {
+        ms->engine = "perf";
+        s->use_perf = 1;
+        return 0; /* explained once the events are open (session_perf_before_exec) */
     }
-    /* an explicit --cpu-timer asks for the in-target sampler's timer */
-    if (o->engine == INJECT_ENGINE_AUTO && o->cpu_timer != INJECT_TIMER_AUTO)
-        return 0;
-    if (session_perf_probe(o->wall, why, sizeof(why)) != 0) {
-        snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", why);
-        return o->engine == INJECT_ENGINE_PERF ? -1 : 0;
-    }
-    ms->engine = "perf";
-    s->use_perf = 1;
+    session_engine_explain(s);
     return 0;
 }
 
@@ -220,13 +303,14 @@ void session_perf_before_exec(pid_t pid, void *ctx)
 
     s->perf = session_perf_open(pid, s->o->wall, 1000000000ull / (uint64_t)s->o->freq_hz, 1, why,
                                 sizeof(why));
-    if (!s->perf)
-        snprintf(ms->engine_why, sizeof(ms->engine_why), "not sampled: %.180s", why);
-    else
-        s->ctx = session_context_new();
-    if (s->perf && !session_perf_kernel(s->perf))
-        snprintf(ms->engine_why, sizeof(ms->engine_why),
-                 "time in system calls not sampled (kernel.perf_event_paranoid >= 2)");
+    if (!s->perf) {
+        snprintf(ms->engine_why, sizeof(ms->engine_why), "not sampled: %.280s", why);
+        return;
+    }
+    s->ctx = session_context_new();
+    if (!session_perf_kernel(s->perf))
+        ms->timer = "task-clock:u"; /* (wall mode needs kernel samples: never user only) */
+    session_engine_explain(s);
 }
 
 /* -p PID[,PID...]: the processes into the model (executable, command line, modules from their
@@ -243,8 +327,21 @@ int session_attach(struct session *s, char *err, size_t errlen)
         s->pids[s->npids++] = (pid_t)strtol(q, &end, 10);
         q = *end ? end + 1 : end;
     }
-    if (session_perf_probe(s->o->wall, why, sizeof(why)) != 0) {
-        snprintf(err, errlen, "%s", why);
+    struct session_perf_grant *g = &s->grant;
+    session_perf_grant_probe(g, 1000000000ull / (uint64_t)s->o->freq_hz);
+    if (g->cpu == SESSION_PERF_DENIED || (s->o->wall && !g->wall_ok)) {
+        char reason[160], allow[96];
+        if (g->cpu == SESSION_PERF_DENIED)
+            session_perf_refusal(g, g->err, reason, sizeof(reason));
+        else
+            snprintf(reason, sizeof(reason),
+                     "wall mode from outside needs kernel samples, which "
+                     "kernel.perf_event_paranoid=%d refuses (CPU mode works)",
+                     g->paranoid);
+        session_perf_allow_cmd(
+            g, g->cpu == SESSION_PERF_DENIED ? SESSION_PERF_USER : SESSION_PERF_FULL, allow,
+            sizeof(allow));
+        snprintf(err, errlen, "%s; to allow it: %s", reason, allow);
         return -1;
     }
     for (int i = 0; i < s->npids; i++) {
@@ -266,10 +363,10 @@ int session_attach(struct session *s, char *err, size_t errlen)
     }
     s->use_perf = 1;
     ms->engine = "perf";
-    ms->timer = s->o->wall ? "task-clock+switches" : "task-clock";
-    if (!session_perf_kernel(s->perf))
-        snprintf(ms->engine_why, sizeof(ms->engine_why),
-                 "time in system calls not sampled (kernel.perf_event_paranoid >= 2)");
+    ms->timer = s->o->wall                     ? "task-clock+switches"
+                : session_perf_kernel(s->perf) ? "task-clock"
+                                               : "task-clock:u";
+    session_engine_explain(s);
     model_set_root_pid(s->m, (uint32_t)s->pids[0]);
     s->target.pid = s->pids[0];
     for (int i = 0; i < s->npids; i++) {

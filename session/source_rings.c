@@ -197,6 +197,23 @@ static void on_proc_exec(struct session *s, const struct rocsys_rec_proc_exec *r
     free(argv);
 }
 
+/* What raised a CPU-mode sample, from its flags: the header's timer, and its engine line when
+ * that differs from what was expected (a POSIX timer where perf events failed, user time only). */
+static void samples_timer(struct session *s, uint32_t flags)
+{
+    struct model_session *ms = model_session(s->m);
+    const char *t = flags & ROCSYS_SAMPLE_TICK ? "tick"
+                    : flags & ROCSYS_SAMPLE_CYCLES
+                        ? (flags & ROCSYS_SAMPLE_USER_ONLY ? "cycles:u" : "cycles")
+                    : flags & ROCSYS_SAMPLE_USER_ONLY ? "task-clock:u"
+                                                      : "task-clock";
+
+    if (ms->timer && strcmp(ms->timer, t) == 0)
+        return;
+    ms->timer = t;
+    session_engine_explain(s);
+}
+
 /* Transport callback: turn one record into model input. Every record is validated. */
 static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
                       const struct rocsys_rec_header *h)
@@ -281,10 +298,8 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
         if (h->size < sizeof(*r) || r->nframes > ROCSYS_MAX_FRAMES + ROCSYS_MAX_PY_FRAMES ||
             (uint64_t)sizeof(*r) + 8ull * r->nframes > h->size || r->nframes == 0)
             break;
-        if (h->flags & ROCSYS_SAMPLE_TICK)
-            model_session(s->m)->timer = "tick";
-        else if ((h->flags & ROCSYS_SAMPLE_CYCLES) && !(h->flags & ROCSYS_SAMPLE_WALL))
-            model_session(s->m)->timer = "cycles";
+        if (!(h->flags & ROCSYS_SAMPLE_WALL))
+            samples_timer(s, h->flags);
         if (r->cost_ns) {
             uint32_t bin = r->cost_ns / COST_BIN_NS;
             s->cost_hist[bin < COST_BINS ? bin : COST_BINS - 1]++;

@@ -113,7 +113,7 @@ static int header_lines(struct tui *t, int gpu_line)
     const struct model_session *s = model_session(t->m);
 
     int n = 2 + gpu_line + (s->notice[0] != 0) + (s->symbols_status[0] != 0) +
-            (s->procs_unannounced != 0) + model_process_count(t->m);
+            (s->engine_why[0] != 0) + (s->procs_unannounced != 0) + model_process_count(t->m);
 
     return n < 3 ? 3 : n; /* the sampling line needs 3 (see draw_header) */
 }
@@ -235,6 +235,14 @@ void tui_header_draw(struct tui *t, const struct tui_rect *r)
             tui_seg(t, y, &x, w, lab, "  window ");
             tui_seg(t, y, &x, w, val, "%us", (unsigned)s->window_seconds);
         }
+        y++;
+    }
+    /* why this engine and timer: what a fallback loses, and what would allow more */
+    if (s->engine_why[0] && y < r->y + r->h) {
+        char buf[sizeof(s->engine_why) + 32];
+        snprintf(buf, sizeof(buf), " engine %s: %s", s->engine ? s->engine : "?", s->engine_why);
+        tui_put(t, y, 0, w,
+                tui_style(t, strstr(s->engine_why, "to allow") ? TUI_S_NOTICE : TUI_S_DIM), buf, 1);
         y++;
     }
     /* a compact line of GPU gauges, when GPUs are monitored (the GPU view has the rest) */
