@@ -99,11 +99,14 @@ check_split() {
         fail "$name: no samples in ${fns[*]}"
         return
     fi
+    local shares=()
     for i in 0 1 2; do
         got=$(awk -v v="${vals[$i]}" -v s="$sum" 'BEGIN{printf "%.1f", 100 * v / s}')
+        shares+=("$got")
         check "$name: ${fns[$i]} ${got}% of the three, the program measured ${want[$i]}% (within 3)" \
             within "$got" "${want[$i]}" 3
     done
+    echo "$name: split ${shares[0]} / ${shares[1]} / ${shares[2]}, measured by the program ${want[*]}"
 }
 # demo_truth LOG: the demo's measured split "A B C"
 demo_truth() { sed -n 's/.*measured CPU split \([0-9.]*\) \/ \([0-9.]*\) \/ \([0-9.]*\) %.*/\1 \2 \3/p' "$1" | tail -n 1; }
@@ -117,6 +120,7 @@ samples() { sed -n 's/^mode .* samples \([0-9]*\) .*/\1/p' "$1" | tail -n 1; }
 expect() {
     local got_e got_t n
     got_e=$(field "$2" engine) got_t=$(field "$2" timer) n=$(samples "$2")
+    echo "$1: engine ${got_e:-none}, timer ${got_t:-none}, ${n:-no} samples"
     check "$1: engine $3 (header: ${got_e:-none})" test "$got_e" = "$3"
     check "$1: timer $4 (header: ${got_t:-none})" test "$got_t" = "$4"
     check "$1: samples arrive (${n:-none})" test "${n:-0}" -gt 100
