@@ -258,7 +258,8 @@ static void update_stats(struct session *s)
         snprintf(ms->notice, sizeof(ms->notice),
                  "wall mode with in-target signals: waits may end early (EINTR)%s%.150s",
                  ms->engine_why[0] ? ": " : "", ms->engine_why);
-    else if (!model_python_notice(s->m, ms->notice, sizeof(ms->notice)))
+    else if (!model_hsa_notice(s->m, ms->notice, sizeof(ms->notice)) &&
+             !model_python_notice(s->m, ms->notice, sizeof(ms->notice)))
         ms->notice[0] = '\0';
 }
 
