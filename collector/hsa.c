@@ -1,7 +1,9 @@
 /* HSA tools library: the ROCr runtime dlopens every library listed in HSA_TOOLS_LIB (rocsys-top
- * appends the collector) and calls its OnLoad with the live API table. OnLoad checks the table's
- * version and sizes before touching a slot (and declines, patching nothing, otherwise), then
- * patches on top of whatever earlier tools installed, keeping their pointers as the originals:
+ * appends the collector) and calls its OnLoad with the live API table. OnLoad takes the table's
+ * layout from its version and size fields (hsa_layout.c: ROCm 5.2 to 6.4), and declines a table
+ * it does not know, patching nothing and telling the front end (an HSA_TABLE record: a notice);
+ * otherwise it patches on top of whatever earlier tools installed, keeping their pointers as
+ * the originals:
  *   hsa_queue_create       -> the queue is made with queue_intercept_create, with profiling on,
  *                             and our packet handler registered on it;
  *   hsa_executable_freeze  -> kernel objects of the executable -> names (HSA_SYMBOL records);
@@ -16,18 +18,21 @@
  * back while that ring is past 3/4 full, and the async thread waits for room when it is full;
  * both waits are bounded (see transport.h and docs/architecture.md, Transport).
  *
- * Verified only against the in-tree harness (tests/programs/tp_hsa_harness.c) that plays the
- * runtime's part with a table in the 5.2.3 layout: no machine here has an AMD GPU. */
+ * Verified only against the headers of each release and the in-tree harness
+ * (tests/programs/tp_hsa_harness.c) that plays the runtime's part with a table in each known
+ * layout: no machine here has an AMD GPU. */
 #define _GNU_SOURCE
 #include "collector.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hsa_abi.h"
+#include "hsa_layout.h"
 
 typedef rocsys_hsa_agent_t agent_t;
 typedef rocsys_hsa_signal_t signal_t;
@@ -117,24 +122,6 @@ static void *slot_get(void *table, uint32_t off)
 static void slot_set(void *table, uint32_t off, void *p)
 {
     memcpy((char *)table + off, &p, sizeof(p));
-}
-
-/* A sub-table is usable: our major, and large enough to hold the slot at max_off. */
-static int table_ok(const void *table, uint32_t max_off, const char *what)
-{
-    const struct rocsys_hsa_version *v = table;
-
-    if (!v) {
-        collector_log("hsa: no %s table: declined", what);
-        return 0;
-    }
-    if (v->major_id != ROCSYS_HSA_MAJOR || v->minor_id < max_off + sizeof(void *)) {
-        collector_log("hsa: %s table version %u size %u (want major %u, size >= %u): declined",
-                      what, v->major_id, v->minor_id, ROCSYS_HSA_MAJOR,
-                      (unsigned)(max_off + sizeof(void *)));
-        return 0;
-    }
-    return 1;
 }
 
 /* HSA system ticks (CLOCK_BOOTTIME based) -> CLOCK_MONOTONIC ns. */
@@ -507,12 +494,88 @@ COLLECTOR_EXPORT _Bool OnLoad(void *table, uint64_t runtime_version, uint64_t fa
                               const char *const *failed_tool_names);
 COLLECTOR_EXPORT void OnUnload(void);
 
-/* The tools interface's entry point. Returns true once the table is patched; false (with the
+/* Tell the front end what OnLoad made of the table (an HSA_TABLE record; a refusal becomes a
+ * notice), and the debug log. */
+static void report_table(enum rocsys_hsa_pick pick, const struct rocsys_hsa_layout *l,
+                         const struct rocsys_hsa_seen *seen, const char *why)
+{
+    struct rocsys_rec_hsa_table r;
+    const struct rocsys_hsa_table_id *ids[3] = {&seen->root, &seen->core, &seen->amd};
+    uint32_t *out[3] = {r.root, r.core, r.amd};
+
+    memset(&r, 0, sizeof(r));
+    r.h.type = ROCSYS_REC_HSA_TABLE;
+    r.h.size = sizeof(r);
+    r.pid = collector_g.pid;
+    r.status = (uint32_t)pick;
+    for (int i = 0; i < 3; i++) {
+        out[i][0] = ids[i]->major;
+        out[i][1] = ids[i]->step;
+        out[i][2] = ids[i]->bytes;
+    }
+    if (l)
+        snprintf(r.release, sizeof(r.release), "%s", l->release);
+    snprintf(r.why, sizeof(r.why), "%s", why);
+    collector_write_any(&r);
+    collector_log("hsa: API table %u.%u/%u bytes, core %u.%u/%u, AMD ext %u.%u/%u: %s%s%s%s",
+                  seen->root.major, seen->root.step, seen->root.bytes, seen->core.major,
+                  seen->core.step, seen->core.bytes, seen->amd.major, seen->amd.step,
+                  seen->amd.bytes,
+                  pick == ROCSYS_HSA_PICK_EXACT        ? "the layout of ROCm "
+                  : pick == ROCSYS_HSA_PICK_COMPATIBLE ? "read as ROCm "
+                                                       : "declined",
+                  l ? l->release : "", why[0] ? ": " : "", why);
+}
+
+/* Copy the pointer in slot off of table into *dst. */
+static void slot_load(void *dst, const void *table, uint32_t off)
+{
+    memcpy(dst, (const char *)table + off, sizeof(void *));
+}
+
+/* Take the pointers we call from the tables, as laid out by l. */
+static void load_real(const struct rocsys_hsa_layout *l, const void *core, const void *amd)
+{
+    const uint16_t *c = l->core_off, *a = l->amd_off;
+
+    slot_load(&real.system_get_info, core, c[ROCSYS_HSA_CORE_SYSTEM_GET_INFO]);
+    slot_load(&real.queue_create, core, c[ROCSYS_HSA_CORE_QUEUE_CREATE]);
+    slot_load(&real.signal_create, core, c[ROCSYS_HSA_CORE_SIGNAL_CREATE]);
+    slot_load(&real.signal_store_relaxed, core, c[ROCSYS_HSA_CORE_SIGNAL_STORE_RELAXED]);
+    slot_load(&real.signal_subtract_screlease, core, c[ROCSYS_HSA_CORE_SIGNAL_SUB_SCRELEASE]);
+    slot_load(&real.executable_freeze, core, c[ROCSYS_HSA_CORE_EXECUTABLE_FREEZE]);
+    slot_load(&real.symbol_get_info, core, c[ROCSYS_HSA_CORE_SYMBOL_GET_INFO]);
+    slot_load(&real.iterate_symbols, core, c[ROCSYS_HSA_CORE_ITERATE_SYMBOLS]);
+    slot_load(&real.profiler_enable, amd, a[ROCSYS_HSA_AMD_PROFILER_ENABLE]);
+    slot_load(&real.async_copy_enable, amd, a[ROCSYS_HSA_AMD_ASYNC_COPY_ENABLE]);
+    slot_load(&real.get_dispatch_time, amd, a[ROCSYS_HSA_AMD_GET_DISPATCH_TIME]);
+    slot_load(&real.get_async_copy_time, amd, a[ROCSYS_HSA_AMD_GET_ASYNC_COPY_TIME]);
+    slot_load(&real.async_handler, amd, a[ROCSYS_HSA_AMD_SIGNAL_ASYNC_HANDLER]);
+    slot_load(&real.memory_async_copy, amd, a[ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY]);
+    slot_load(&real.intercept_create, amd, a[ROCSYS_HSA_AMD_INTERCEPT_CREATE]);
+    slot_load(&real.intercept_register, amd, a[ROCSYS_HSA_AMD_INTERCEPT_REGISTER]);
+}
+
+/* Every pointer we call (system_get_info and async_copy_enable are optional) is set. */
+static int real_complete(void)
+{
+    return real.queue_create && real.signal_create && real.signal_store_relaxed &&
+           real.signal_subtract_screlease && real.executable_freeze && real.symbol_get_info &&
+           real.iterate_symbols && real.profiler_enable && real.get_dispatch_time &&
+           real.get_async_copy_time && real.async_handler && real.memory_async_copy &&
+           real.intercept_create && real.intercept_register;
+}
+
+/* The tools interface's entry point (the same signature in ROCm 5.2 to 6.4; 6.x passes the root
+ * table's major as runtime_version). Returns true once the table is patched; false (with the
  * table untouched) when it is not a table this collector knows, or no session is running. */
 COLLECTOR_EXPORT _Bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_tool_count,
                               const char *const *failed_tool_names)
 {
-    struct rocsys_hsa_api_table *t = table;
+    const struct rocsys_hsa_layout *l;
+    struct rocsys_hsa_seen seen;
+    enum rocsys_hsa_pick pick;
+    char why[112];
     void *core, *amd;
     uint64_t freq = 0;
 
@@ -523,55 +586,29 @@ COLLECTOR_EXPORT _Bool OnLoad(void *table, uint64_t runtime_version, uint64_t fa
     }
     collector_log("hsa: OnLoad runtime %llu, %llu failed tools before us",
                   (unsigned long long)runtime_version, (unsigned long long)failed_tool_count);
-    if (!t || t->version.major_id != ROCSYS_HSA_MAJOR ||
-        t->version.minor_id < ROCSYS_HSA_ROOT_OFF_AMD + sizeof(void *)) {
-        collector_log("hsa: API table version %u size %u: declined", t ? t->version.major_id : 0,
-                      t ? t->version.minor_id : 0);
+    pick = rocsys_hsa_layout_pick(table, &l, &seen, why, sizeof(why));
+    if (!l) {
+        report_table(pick, NULL, &seen, why);
         return 0;
     }
-    core = t->core;
-    amd = t->amd_ext;
-    if (!table_ok(core, ROCSYS_HSA_CORE_ITERATE_SYMBOLS, "core") ||
-        !table_ok(amd, ROCSYS_HSA_AMD_INTERCEPT_REGISTER, "amd_ext"))
-        return 0;
     if (atomic_exchange(&hsa_loaded, 1)) {
         collector_log("hsa: OnLoad again (listed twice?): already patched");
         return 1;
     }
-    memcpy(&real.system_get_info, (char *)core + ROCSYS_HSA_CORE_SYSTEM_GET_INFO, sizeof(void *));
-    memcpy(&real.queue_create, (char *)core + ROCSYS_HSA_CORE_QUEUE_CREATE, sizeof(void *));
-    memcpy(&real.signal_create, (char *)core + ROCSYS_HSA_CORE_SIGNAL_CREATE, sizeof(void *));
-    memcpy(&real.signal_store_relaxed, (char *)core + ROCSYS_HSA_CORE_SIGNAL_STORE_RELAXED,
-           sizeof(void *));
-    memcpy(&real.signal_subtract_screlease, (char *)core + ROCSYS_HSA_CORE_SIGNAL_SUB_SCRELEASE,
-           sizeof(void *));
-    memcpy(&real.executable_freeze, (char *)core + ROCSYS_HSA_CORE_EXECUTABLE_FREEZE,
-           sizeof(void *));
-    memcpy(&real.symbol_get_info, (char *)core + ROCSYS_HSA_CORE_SYMBOL_GET_INFO, sizeof(void *));
-    memcpy(&real.iterate_symbols, (char *)core + ROCSYS_HSA_CORE_ITERATE_SYMBOLS, sizeof(void *));
-    memcpy(&real.profiler_enable, (char *)amd + ROCSYS_HSA_AMD_PROFILER_ENABLE, sizeof(void *));
-    memcpy(&real.async_copy_enable, (char *)amd + ROCSYS_HSA_AMD_ASYNC_COPY_ENABLE, sizeof(void *));
-    memcpy(&real.get_dispatch_time, (char *)amd + ROCSYS_HSA_AMD_GET_DISPATCH_TIME, sizeof(void *));
-    memcpy(&real.get_async_copy_time, (char *)amd + ROCSYS_HSA_AMD_GET_ASYNC_COPY_TIME,
-           sizeof(void *));
-    memcpy(&real.async_handler, (char *)amd + ROCSYS_HSA_AMD_SIGNAL_ASYNC_HANDLER, sizeof(void *));
-    memcpy(&real.memory_async_copy, (char *)amd + ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY, sizeof(void *));
-    memcpy(&real.intercept_create, (char *)amd + ROCSYS_HSA_AMD_INTERCEPT_CREATE, sizeof(void *));
-    memcpy(&real.intercept_register, (char *)amd + ROCSYS_HSA_AMD_INTERCEPT_REGISTER,
-           sizeof(void *));
-    if (!real.queue_create || !real.signal_create || !real.signal_store_relaxed ||
-        !real.signal_subtract_screlease || !real.executable_freeze || !real.symbol_get_info ||
-        !real.iterate_symbols || !real.profiler_enable || !real.get_dispatch_time ||
-        !real.get_async_copy_time || !real.async_handler || !real.memory_async_copy ||
-        !real.intercept_create || !real.intercept_register) {
-        collector_log("hsa: a slot we need is empty: declined");
+    core = slot_get(table, l->root_core);
+    amd = slot_get(table, l->root_amd);
+    load_real(l, core, amd);
+    if (!real_complete()) {
+        report_table(ROCSYS_HSA_PICK_UNUSABLE, NULL, &seen, "an entry the collector uses is empty");
+        memset(&real, 0, sizeof(real));
         atomic_store(&hsa_loaded, 0);
         return 0;
     }
+    report_table(pick, l, &seen, why);
     {
         Dl_info a, b;
-        if (dladdr(slot_get(core, ROCSYS_HSA_CORE_QUEUE_CREATE), &a) &&
-            dladdr(slot_get(amd, ROCSYS_HSA_AMD_INTERCEPT_CREATE), &b) &&
+        if (dladdr(slot_get(core, l->core_off[ROCSYS_HSA_CORE_QUEUE_CREATE]), &a) &&
+            dladdr(slot_get(amd, l->amd_off[ROCSYS_HSA_AMD_INTERCEPT_CREATE]), &b) &&
             a.dli_fbase != b.dli_fbase)
             collector_log("hsa: hsa_queue_create was patched by an earlier tool (%s): our queues "
                           "are made with queue_intercept_create, which bypasses its hook",
@@ -587,9 +624,9 @@ COLLECTOR_EXPORT _Bool OnLoad(void *table, uint64_t runtime_version, uint64_t fa
     if (real.async_copy_enable && real.async_copy_enable(1) != ROCSYS_HSA_STATUS_SUCCESS)
         collector_log("hsa: async copy profiling could not be enabled");
     /* from here on the table is ours to keep patched: never return false below */
-    slot_set(core, ROCSYS_HSA_CORE_QUEUE_CREATE, (void *)queue_create_wrap);
-    slot_set(core, ROCSYS_HSA_CORE_EXECUTABLE_FREEZE, (void *)freeze_wrap);
-    slot_set(amd, ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY, (void *)async_copy_wrap);
+    slot_set(core, l->core_off[ROCSYS_HSA_CORE_QUEUE_CREATE], (void *)queue_create_wrap);
+    slot_set(core, l->core_off[ROCSYS_HSA_CORE_EXECUTABLE_FREEZE], (void *)freeze_wrap);
+    slot_set(amd, l->amd_off[ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY], (void *)async_copy_wrap);
     collector_log("hsa: table patched (ticks %llu Hz, boottime-monotonic %lld ns)",
                   (unsigned long long)tick_hz, (long long)boot_minus_mono_ns);
     return 1;

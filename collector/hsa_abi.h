@@ -1,61 +1,27 @@
-/* The parts of the HSA runtime's tools interface (ROCm 5.2.3's hsa_api_trace.h, which is C++
- * only) that the collector uses, mirrored in C: the table headers and the byte offsets of the
- * slots it reads or patches, the AQL kernel-dispatch packet fields, and handle types. Shared by
- * collector/hsa.c and the test harness that plays the runtime's part; the offsets are checked
- * against the real header by tests/unit/test_hsa_layout.cpp when the header is installed. */
+/* The parts of the HSA runtime's tools interface (hsa_api_trace.h, which is C++ only) that the
+ * collector uses, mirrored in C: the version header every table starts with, the AQL
+ * kernel-dispatch packet fields, handle types and enumerators, the same in ROCm 5.2 to 6.4.
+ * Where the slots of the tables lie differs between releases: collector/hsa_layout.h. Shared
+ * by collector/hsa.c and the test harness that plays the runtime's part; checked against the
+ * real headers by tests/unit/test_hsa_layout.cpp. */
 #ifndef ROCSYS_COLLECTOR_HSA_ABI_H
 #define ROCSYS_COLLECTOR_HSA_ABI_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Every table starts with this; minor_id is the table's size in bytes. */
+/* Every table starts with this (ApiTableVersion). As the runtime fills it (the constructor of
+ * HsaApiTableContainer in each release's header): major_id is the table's ABI generation, the
+ * same for every release whose entries lie where the earlier ones' did (ROCm 6.0 inserted
+ * entries and moved to new majors); minor_id is sizeof the table (entries are appended at the
+ * end within a major, so a larger size is a newer release); step_id counts such appends in 6.x
+ * (0 in 5.x). The root table's major is also what OnLoad receives as runtime_version in 6.x. */
 struct rocsys_hsa_version {
     uint32_t major_id;
     uint32_t minor_id;
     uint32_t step_id;
     uint32_t reserved;
 };
-
-/* HsaApiTable: the root table handed to OnLoad. */
-struct rocsys_hsa_api_table {
-    struct rocsys_hsa_version version;
-    void *core;          /* CoreApiTable */
-    void *amd_ext;       /* AmdExtTable */
-    void *finalizer_ext; /* may be NULL */
-    void *image_ext;     /* may be NULL */
-};
-
-#define ROCSYS_HSA_MAJOR         1    /* majors of the tables in ROCm 5.x (6.0 moves to 2) */
-#define ROCSYS_HSA_ROOT_BYTES    48   /* sizeof(HsaApiTable) in 5.2.3 */
-#define ROCSYS_HSA_CORE_BYTES    1016 /* sizeof(CoreApiTable) in 5.2.3 */
-#define ROCSYS_HSA_AMD_EXT_BYTES 400  /* sizeof(AmdExtTable) in 5.2.3 */
-#define ROCSYS_HSA_ROOT_OFF_CORE 16
-#define ROCSYS_HSA_ROOT_OFF_AMD  24
-
-/* CoreApiTable slot byte offsets. */
-#define ROCSYS_HSA_CORE_SYSTEM_GET_INFO        32
-#define ROCSYS_HSA_CORE_QUEUE_CREATE           72
-#define ROCSYS_HSA_CORE_QUEUE_DESTROY          88
-#define ROCSYS_HSA_CORE_SIGNAL_CREATE          312
-#define ROCSYS_HSA_CORE_SIGNAL_DESTROY         320
-#define ROCSYS_HSA_CORE_SIGNAL_LOAD_RELAXED    328
-#define ROCSYS_HSA_CORE_SIGNAL_STORE_RELAXED   344
-#define ROCSYS_HSA_CORE_SIGNAL_STORE_SCRELEASE 352
-#define ROCSYS_HSA_CORE_SIGNAL_SUB_SCRELEASE   552
-#define ROCSYS_HSA_CORE_EXECUTABLE_FREEZE      704
-#define ROCSYS_HSA_CORE_SYMBOL_GET_INFO        760
-#define ROCSYS_HSA_CORE_ITERATE_SYMBOLS        768
-
-/* AmdExtTable slot byte offsets (hsa_amd_ prefix dropped). */
-#define ROCSYS_HSA_AMD_PROFILER_ENABLE      32
-#define ROCSYS_HSA_AMD_ASYNC_COPY_ENABLE    40
-#define ROCSYS_HSA_AMD_GET_DISPATCH_TIME    48
-#define ROCSYS_HSA_AMD_GET_ASYNC_COPY_TIME  56
-#define ROCSYS_HSA_AMD_SIGNAL_ASYNC_HANDLER 72
-#define ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY    136
-#define ROCSYS_HSA_AMD_INTERCEPT_CREATE     296
-#define ROCSYS_HSA_AMD_INTERCEPT_REGISTER   304
 
 /* Handles are structs of one u64, passed by value. */
 typedef struct {

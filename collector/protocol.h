@@ -135,6 +135,7 @@ enum rocsys_rec_type {
     ROCSYS_REC_HSA_SYMBOL = 0x0060,   /* struct rocsys_rec_name: kernel object -> name */
     ROCSYS_REC_HSA_DISPATCH = 0x0061, /* struct rocsys_rec_hsa_dispatch */
     ROCSYS_REC_HSA_COPY = 0x0062,     /* struct rocsys_rec_hsa_copy */
+    ROCSYS_REC_HSA_TABLE = 0x0063,    /* struct rocsys_rec_hsa_table */
     ROCSYS_REC_REGION_NAME = 0x0080,  /* struct rocsys_rec_region_name */
     ROCSYS_REC_REGION_BEGIN = 0x0081, /* struct rocsys_rec_region */
     ROCSYS_REC_REGION_END = 0x0082,   /* struct rocsys_rec_region */
@@ -576,6 +577,25 @@ struct rocsys_rec_hsa_copy {
     uint64_t src_agent; /* hsa_agent_t handles */
     uint64_t dst_agent;
 };
+
+/* HSA_TABLE: what OnLoad made of the HSA runtime's API table (once per OnLoad with a session):
+ * the version fields of its root, core and AMD extension tables (major, step, size in bytes;
+ * zeros for one not read), the known release whose layout it is read with, and why not. */
+struct rocsys_rec_hsa_table {
+    struct rocsys_rec_header h;
+    uint32_t pid;
+    uint32_t status;  /* ROCSYS_HSA_TABLE_* */
+    uint32_t root[3]; /* major, step, bytes */
+    uint32_t core[3]; /* major, step, bytes */
+    uint32_t amd[3];  /* major, step, bytes */
+    uint32_t pad;
+    char release[16]; /* the layout used ("6.4.3"), NUL-terminated; "" when refused */
+    char why[112];    /* refused or compatible: why, NUL-terminated */
+};
+#define ROCSYS_HSA_TABLE_EXACT      0 /* a known release's table: patched */
+#define ROCSYS_HSA_TABLE_COMPATIBLE 1 /* a known release's majors, other sizes: patched */
+#define ROCSYS_HSA_TABLE_UNKNOWN    2 /* majors no known release has: declined, untouched */
+#define ROCSYS_HSA_TABLE_UNUSABLE   3 /* a table missing, too small or an entry empty: declined */
 
 /* Round a record size up to the 8-byte record alignment. */
 static inline uint32_t rocsys_rec_align(uint32_t n)

@@ -2,6 +2,7 @@
  * gaps. Statistics are kept by (pid, key) as the records come, and joined with names (which
  * come in records of their own, maybe later) when a list is built. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -667,4 +668,62 @@ const struct model_copy *model_copy_at(const struct model *m, int i)
 int model_gpu_seen(const struct model *m)
 {
     return m->kernels && m->kernels->seen;
+}
+
+void model_hsa_table(struct model *m, const struct rocsys_rec_hsa_table *r)
+{
+    struct model_session *s = &m->session;
+
+    if ((int)r->status < s->hsa_table_status)
+        return; /* a declined table stays reported */
+    s->hsa_table_status = (int)r->status;
+    snprintf(s->hsa_release, sizeof(s->hsa_release), "%.*s", (int)sizeof(r->release), r->release);
+    snprintf(s->hsa_why, sizeof(s->hsa_why), "%.*s", (int)sizeof(r->why), r->why);
+    memcpy(s->hsa_root, r->root, sizeof(s->hsa_root));
+    memcpy(s->hsa_core, r->core, sizeof(s->hsa_core));
+    memcpy(s->hsa_amd, r->amd, sizeof(s->hsa_amd));
+}
+
+int model_hsa_notice(const struct model *m, char *buf, size_t n)
+{
+    const struct model_session *s = &m->session;
+
+    if (s->hsa_table_status != ROCSYS_HSA_TABLE_UNKNOWN &&
+        s->hsa_table_status != ROCSYS_HSA_TABLE_UNUSABLE)
+        return 0;
+    snprintf(buf, n, "GPU kernels not timed: the HSA runtime's API table was declined: %s",
+             s->hsa_why);
+    return 1;
+}
+
+int model_hsa_table_text(const struct model *m, char *buf, size_t n)
+{
+    const struct model_session *s = &m->session;
+    char head[160];
+
+    switch (s->hsa_table_status) {
+    case ROCSYS_HSA_TABLE_EXACT:
+        snprintf(head, sizeof(head), "ROCm %s layout", s->hsa_release);
+        break;
+    case ROCSYS_HSA_TABLE_COMPATIBLE:
+        snprintf(head, sizeof(head), "read as ROCm %s: %s", s->hsa_release, s->hsa_why);
+        break;
+    case ROCSYS_HSA_TABLE_UNKNOWN:
+    case ROCSYS_HSA_TABLE_UNUSABLE:
+        snprintf(head, sizeof(head), "declined: %s", s->hsa_why);
+        break;
+    default:
+        return 0;
+    }
+    size_t k = (size_t)snprintf(buf, n, "%s (API table %u.%u, %u bytes", head, s->hsa_root[0],
+                                s->hsa_root[1], s->hsa_root[2]);
+    if (k < n && (s->hsa_core[0] || s->hsa_core[2])) /* the sub-tables were read */
+        k += (size_t)snprintf(buf + k, n - k, "; core %u.%u, %u", s->hsa_core[0], s->hsa_core[1],
+                              s->hsa_core[2]);
+    if (k < n && (s->hsa_amd[0] || s->hsa_amd[2]))
+        k += (size_t)snprintf(buf + k, n - k, "; AMD ext %u.%u, %u", s->hsa_amd[0], s->hsa_amd[1],
+                              s->hsa_amd[2]);
+    if (k < n)
+        snprintf(buf + k, n - k, ")");
+    return 1;
 }

@@ -275,6 +275,13 @@ struct model_session {
     int python_status;
     uint32_t python_version_hex;
     uint64_t python_unreadable;
+    /* The HSA runtime's API table as a collector's OnLoad found it: ROCSYS_HSA_TABLE_* (-1: no
+     * OnLoad seen; a declined table outranks an accepted one: the worst report is kept), the
+     * release whose layout read it, the tables' major, step and size, and why (declined) */
+    int hsa_table_status;
+    char hsa_release[16];
+    uint32_t hsa_root[3], hsa_core[3], hsa_amd[3];
+    char hsa_why[112];
 };
 
 struct model *model_new(void);
@@ -649,6 +656,15 @@ void model_gpu_dispatch(struct model *m, uint32_t pid, uint32_t agent, uint64_t 
                         const uint32_t grid[3], const uint16_t block[3]);
 void model_gpu_copy(struct model *m, uint32_t pid, uint64_t bytes, uint64_t start_ns,
                     uint64_t end_ns, int bad_time);
+/* What a collector's OnLoad made of the HSA runtime's API table (an HSA_TABLE record). */
+struct rocsys_rec_hsa_table;
+void model_hsa_table(struct model *m, const struct rocsys_rec_hsa_table *r);
+/* The one-line notice about a declined HSA table (GPU kernels not timed): 1 and buf filled, or
+ * 0. */
+int model_hsa_notice(const struct model *m, char *buf, size_t n);
+/* The HSA table's report in one line ("ROCm 6.4.3 layout (API table 3.1, 64 bytes; ...)"): 1
+ * and buf filled, or 0 when no OnLoad was seen. */
+int model_hsa_table_text(const struct model *m, char *buf, size_t n);
 
 /* The collector's launch stack key of process pid stands for the call stack frames (as a
  * sample's), or (a replay) for a known trie path. model_launch_stack_path gives its path (0:

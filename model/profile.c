@@ -30,6 +30,7 @@ struct model *model_new(void)
     m->session.window_seconds = 5;
     m->session.rank = -1;
     m->session.python_status = -1;
+    m->session.hsa_table_status = -1;
     m->session.mode = "cpu";
     m->session.profile_min_pct = MODEL_PROFILE_MIN_PCT;
     snprintf(m->session.status_text, sizeof(m->session.status_text), "starting");

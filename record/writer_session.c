@@ -182,6 +182,17 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
                 (s->python_version_hex >> 8) & 0xff,
                 s->python_status == ROCSYS_PY_OK ? "true" : "false",
                 (unsigned long long)s->python_unreadable);
+    char hsa[300];
+    if (model_hsa_table_text(m, hsa, sizeof(hsa))) { /* what the collector read the table as */
+        fprintf(f, "\n  \"hsa_table\": {\"status\": \"%s\", \"release\": ",
+                s->hsa_table_status == ROCSYS_HSA_TABLE_EXACT        ? "exact"
+                : s->hsa_table_status == ROCSYS_HSA_TABLE_COMPATIBLE ? "compatible"
+                                                                     : "declined");
+        json_str(f, s->hsa_release);
+        fprintf(f, ", \"text\": ");
+        json_str(f, hsa);
+        fprintf(f, "},");
+    }
     json_gpus(f, s->gpu);
     fprintf(f, ",\n  \"files\": [");
     for (int i = 0; end && end->files && end->files[i]; i++) {

@@ -257,7 +257,8 @@ static void update_stats(struct session *s)
     else if (s->o->wall && ms->engine && strcmp(ms->engine, "signal") == 0)
         snprintf(ms->notice, sizeof(ms->notice),
                  "wall mode with in-target signals: waits may end early (EINTR)");
-    else if (!model_python_notice(s->m, ms->notice, sizeof(ms->notice)))
+    else if (!model_hsa_notice(s->m, ms->notice, sizeof(ms->notice)) &&
+             !model_python_notice(s->m, ms->notice, sizeof(ms->notice)))
         ms->notice[0] = '\0';
 }
 

@@ -332,6 +332,10 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
     case ROCSYS_REC_PY_CODE:
         on_py_code(s, ctl, h);
         break;
+    case ROCSYS_REC_HSA_TABLE:
+        if (h->size >= sizeof(struct rocsys_rec_hsa_table))
+            model_hsa_table(s->m, (const struct rocsys_rec_hsa_table *)h);
+        break;
     case ROCSYS_REC_GPU_WAIT: { /* for the perf engine's samples: a device wait began */
         const struct rocsys_rec_gpu_wait *r = (const void *)h;
         if (h->size >= sizeof(*r) && rocsys_hip_api_waits((int)r->api))

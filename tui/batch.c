@@ -66,7 +66,7 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
     uint64_t end = s->end_ns ? s->end_ns : now;
     double elapsed = s->start_ns && end > s->start_ns ? (double)(end - s->start_ns) / 1e9 : 0.0;
     int nproc = model_process_count(m);
-    char target[sizeof(s->target) + 8], notice[sizeof(s->notice) + 8];
+    char target[sizeof(s->target) + 8], notice[sizeof(s->notice) + 8], hsa[sizeof(notice)];
 
     tui_sanitize(target, sizeof(target), s->target);
     fprintf(out, "rocsys-top frame %d  elapsed %.1fs  target [%s]: %s\n", frame_no, elapsed,
@@ -113,6 +113,10 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
                 (s->python_version_hex >> 16) & 0xff, (s->python_version_hex >> 8) & 0xff,
                 s->python_status == ROCSYS_PY_OK ? "frames" : "native frames only",
                 (unsigned long long)s->python_unreadable);
+    if (model_hsa_table_text(m, hsa, sizeof(hsa))) { /* the layout the collector read */
+        tui_sanitize(notice, sizeof(notice), hsa);
+        fprintf(out, "hsa table: %s\n", notice);
+    }
     if (s->notice[0]) {
         tui_sanitize(notice, sizeof(notice), s->notice);
         fprintf(out, "notice: %s\n", notice);

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end: the collector as an HSA tools library, against tp_hsa_harness, which plays the
-# ROCr runtime's part with a table in ROCm 5.2.3's layout (no machine here has an AMD GPU, so
-# dispatch timing is verified against this harness, not on hardware). Checked: kernel names
+# ROCr runtime's part with tables in ROCm 5.2.3's layout (6.1.2's, 6.4.3's and others' with
+# TP_HSA_LAYOUT; no machine here has an AMD GPU, so dispatch timing is verified against this
+# harness, not on hardware). Checked: kernel names
 # from executable freeze (demangled, .kd stripped), exact dispatch counts and GPU times in the
 # view, kernels.csv and the trace (every dispatch exactly once), launch->dispatch flows, async
-# copies, every original completion signal completed; an unknown table version or a too-small
-# table is declined without patching; a second tools library before or after the collector;
+# copies, every original completion signal completed; the tables of every known release (5.2,
+# 6.1, 6.4) and of a later one of the newest ABI are read and timed; an unknown table version
+# or a too-small table is declined without patching, with a notice; a second tools library before or after the collector;
 # bursts of 200,000 dispatches (and HIP launches) as fast as the harness can submit them from
 # several threads and queues: every one recorded exactly once, nothing dropped (the producers
 # wait for the front end instead; no timing is asserted).
@@ -174,15 +176,54 @@ e=$(json_dropped "$D/session.json")
 check "stalled front end: events dropped and counted (kernels.csv ${n:-?} + dropped ${e:-?} >= $LONG)" \
     test "${e:-0}" -gt 0 -a "${n:-0}" -lt $LONG -a $(( ${n:-0} + ${e:-0} )) -ge $LONG
 
-# an unknown table version, and a table too small for the slots we need: declined, untouched
-for mode in badversion badsize; do
+# the tables of every known release (TP_HSA_LAYOUT: the harness lays them out as that release's
+# runtime does, collector/hsa_layout.c), and of a later release of the newest ABI (larger
+# tables, later steps: read with the newest known offsets): the collector takes the layout from
+# the tables' own versions and sizes, and every dispatch and copy is timed
+for layout in 5.2 6.1 6.4 newer; do
+    D=$WORK/layout_$layout
     rc=0
-    "$ROCSYS_TOP" -b --record "$WORK/$mode" -- "$H" $mode 5 > "$WORK/$mode.txt" 2>&1 || rc=$?
-    check "$mode: exit 0 (got $rc)" test "$rc" -eq 0
-    check "$mode: OnLoad declined" grep -q "librocsys-collector.so: OnLoad -> 0" "$WORK/$mode/output.log"
-    check "$mode: table unchanged" grep -q "declined, table unchanged" "$WORK/$mode/output.log"
-    check "$mode: the workload still completes" grep -q "completed 35/35 intercept_queues 0 plain_queues 1" "$WORK/$mode/output.log"
-    check "$mode: no dispatch timed" test "$(wc -l < "$WORK/$mode/kernels.csv")" -eq 1
+    TP_HSA_LAYOUT=$layout "$ROCSYS_TOP" -b --record "$D" -- "$H" normal 5 > "$D.txt" 2>&1 || rc=$?
+    check "layout $layout: exit 0 (got $rc)" test "$rc" -eq 0
+    # the release whose slots the harness played, as it says
+    rel=$(sed -n 's/^harness: layout [^ ]* (slots of ROCm \([0-9.]*\)).*/\1/p' "$D/output.log")
+    check "layout $layout: the harness played a known release's slots (got '$rel')" test -n "$rel"
+    if [ "$layout" = newer ]; then
+        check "layout $layout: read as ROCm $rel, the newest known" grep -q "^hsa table: read as ROCm $rel: " "$D.txt"
+        check "layout $layout: session.json says compatible" grep -q "\"hsa_table\": {\"status\": \"compatible\", \"release\": \"$rel\"" "$D/session.json"
+    else
+        check "layout $layout: the release played ($rel)" test "${rel#"$layout".}" != "$rel"
+        check "layout $layout: ROCm $rel's layout recognized" grep -q "^hsa table: ROCm $rel layout (" "$D.txt"
+        check "layout $layout: session.json says exact" grep -q "\"hsa_table\": {\"status\": \"exact\", \"release\": \"$rel\"" "$D/session.json"
+    fi
+    check "layout $layout: OnLoad accepted the table" grep -q "librocsys-collector.so: OnLoad -> 1" "$D/output.log"
+    check "layout $layout: queue intercepted, profiling on" grep -q "completed 35/35 intercept_queues 1 plain_queues 0 profiling 1 copy_profiling 1" "$D/output.log"
+    check "layout $layout: no notice" bash -c "! grep -q '^notice:' '$D.txt'"
+    r=$(csv_row "$D/kernels.csv" "saxpy_c")
+    check "layout $layout: saxpy_c 15 x 1000 ns (got $r)" test "$r" = "15,15000,1000"
+    r=$(csv_row "$D/kernels.csv" "void reduce_sum<256, float>(float const*, float*, int)")
+    check "layout $layout: reduce_sum 10 x 7000 ns (got $r)" test "$r" = "10,70000,7000"
+    r=$(csv_row "$D/kernels.csv" "vector_add(float*, float const*, float const*, int)")
+    check "layout $layout: vector_add 5 x 2000 ns (got $r)" test "$r" = "5,10000,2000"
+    check "layout $layout: 5 async copies of 3000 ns" grep -qx '"async","hsa",5,5242880,15000,3000,3000,3000' "$D/copies.csv"
+done
+
+# tables the collector does not know: an ABI no release has (unknown), a core table whose major
+# its root's release does not have (badversion), a table too small for the slots we need
+# (badsize): declined, untouched, with a notice; the program runs as without rocsys-top
+for run in "unknown normal" "5.2 badversion" "6.4 badversion" "5.2 badsize" "6.1 badsize"; do
+    read -r layout mode <<< "$run"
+    D=$WORK/declined_${layout}_$mode
+    rc=0
+    TP_HSA_LAYOUT=$layout "$ROCSYS_TOP" -b --record "$D" -- "$H" "$mode" 5 > "$D.txt" 2>&1 || rc=$?
+    check "$layout $mode: exit 0 (got $rc)" test "$rc" -eq 0
+    check "$layout $mode: OnLoad declined" grep -q "librocsys-collector.so: OnLoad -> 0" "$D/output.log"
+    check "$layout $mode: table unchanged" grep -q "declined, table unchanged" "$D/output.log"
+    check "$layout $mode: the workload still completes" grep -q "completed 35/35 intercept_queues 0 plain_queues 1" "$D/output.log"
+    check "$layout $mode: no dispatch timed" test "$(wc -l < "$D/kernels.csv")" -eq 1
+    check "$layout $mode: the notice says kernels are not timed, and why" \
+        grep -Eq "^notice: GPU kernels not timed: the HSA runtime's API table was declined: .*(not a layout of ROCm|too small)" "$D.txt"
+    check "$layout $mode: session.json says declined" grep -q '"hsa_table": {"status": "declined", "release": ""' "$D/session.json"
 done
 
 # a second tool listed before the collector (rocsys-top appends itself to HSA_TOOLS_LIB)
@@ -193,9 +234,10 @@ check "tool2 first: both loaded" grep -q "mode normal tools 2 declined 0 dispatc
 check "tool2 first: its freeze hook still runs" grep -q "tool2: queue_create 0 signal_create [0-9]* freeze 1" "$WORK/t2a/output.log"
 r=$(csv_row "$WORK/t2a/kernels.csv" "saxpy_c")
 check "tool2 first: dispatches timed (got $r)" test "$r" = "15,15000,1000"
-# ... and after it (the collector listed twice: the second OnLoad keeps the first patch)
+# ... and after it (the collector listed twice: the second OnLoad keeps the first patch), with
+# ROCm 6.4's tables
 rc=0
-HSA_TOOLS_LIB="$ROCSYS_COLLECTOR $TOOL2" "$ROCSYS_TOP" -b --record "$WORK/t2b" -- "$H" normal 5 > /dev/null 2>&1 || rc=$?
+TP_HSA_LAYOUT=6.4 HSA_TOOLS_LIB="$ROCSYS_COLLECTOR $TOOL2" "$ROCSYS_TOP" -b --record "$WORK/t2b" -- "$H" normal 5 > /dev/null 2>&1 || rc=$?
 check "tool2 after: exit 0 (got $rc)" test "$rc" -eq 0
 check "tool2 after: all completed" grep -q "tools 3 declined 0 dispatches 30 copies 5 completed 35/35" "$WORK/t2b/output.log"
 check "tool2 after: its hooks see our queue creation" grep -q "tool2: queue_create 1 signal_create [0-9]* freeze 1" "$WORK/t2b/output.log"

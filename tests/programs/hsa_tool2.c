@@ -1,12 +1,14 @@
 /* A second HSA tools library for the coexistence test: it patches hsa_queue_create,
- * hsa_signal_create and hsa_executable_freeze with wrappers that count calls and call the
- * pointers they replaced; tool2_report() prints the counts. */
+ * hsa_signal_create and hsa_executable_freeze (where the layout the collector would choose puts
+ * them) with wrappers that count calls and call the pointers they replaced; tool2_report()
+ * prints the counts. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "collector/hsa_abi.h"
+#include "collector/hsa_layout.h"
 
 typedef rocsys_hsa_status_t (*queue_create_fn)(rocsys_hsa_agent_t, uint32_t, uint32_t, void *,
                                                void *, uint32_t, uint32_t, void **);
@@ -46,22 +48,32 @@ static rocsys_hsa_status_t freeze_wrap(rocsys_hsa_executable_t e, const char *o)
 _Bool OnLoad(void *table, uint64_t runtime_version, uint64_t failed_count,
              const char *const *failed)
 {
-    struct rocsys_hsa_api_table *t = table;
-    char *core = t->core;
+    const struct rocsys_hsa_layout *l;
+    struct rocsys_hsa_seen seen;
+    char why[128], *core;
     void *p;
 
     (void)runtime_version;
     (void)failed_count;
     (void)failed;
-    memcpy(&next_queue_create, core + ROCSYS_HSA_CORE_QUEUE_CREATE, sizeof(void *));
-    memcpy(&next_signal_create, core + ROCSYS_HSA_CORE_SIGNAL_CREATE, sizeof(void *));
-    memcpy(&next_freeze, core + ROCSYS_HSA_CORE_EXECUTABLE_FREEZE, sizeof(void *));
+    rocsys_hsa_layout_pick(table, &l, &seen, why, sizeof(why)); /* the collector's choice */
+    if (!l) {
+        printf("tool2: declined: %s\n", why);
+        return 0;
+    }
+    memcpy(&core, (char *)table + l->root_core, sizeof(core));
+    uint16_t q = l->core_off[ROCSYS_HSA_CORE_QUEUE_CREATE];
+    uint16_t s = l->core_off[ROCSYS_HSA_CORE_SIGNAL_CREATE];
+    uint16_t f = l->core_off[ROCSYS_HSA_CORE_EXECUTABLE_FREEZE];
+    memcpy(&next_queue_create, core + q, sizeof(void *));
+    memcpy(&next_signal_create, core + s, sizeof(void *));
+    memcpy(&next_freeze, core + f, sizeof(void *));
     p = (void *)queue_create_wrap;
-    memcpy(core + ROCSYS_HSA_CORE_QUEUE_CREATE, &p, sizeof(p));
+    memcpy(core + q, &p, sizeof(p));
     p = (void *)signal_create_wrap;
-    memcpy(core + ROCSYS_HSA_CORE_SIGNAL_CREATE, &p, sizeof(p));
+    memcpy(core + s, &p, sizeof(p));
     p = (void *)freeze_wrap;
-    memcpy(core + ROCSYS_HSA_CORE_EXECUTABLE_FREEZE, &p, sizeof(p));
+    memcpy(core + f, &p, sizeof(p));
     return 1;
 }
 

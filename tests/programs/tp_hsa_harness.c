@@ -1,7 +1,9 @@
 /* Plays the ROCr runtime's part of the HSA tools interface, for testing the collector's HSA
- * side on machines without a GPU: it builds an API table in ROCm 5.2.3's layout (version
- * headers, sizes, slot offsets of collector/hsa_abi.h, checked against the real header by
- * test_hsa_layout) with fake core and AMD-extension functions, loads the libraries listed in
+ * side on machines without a GPU: it builds an API table in the layout of a known release
+ * (version headers, sizes and slot offsets of collector/hsa_layout.c, each row checked against
+ * its release's headers by test_hsa_layout; TP_HSA_LAYOUT=5.2 (default), 6.1 or 6.4), or of a
+ * later release of the newest ABI (newer: larger tables), or of an ABI no release has
+ * (unknown), with fake core and AMD-extension functions, loads the libraries listed in
  * HSA_TOOLS_LIB as ROCr does (dlopen, dlsym OnLoad, call it with the live table), then acts as
  * the application: creates a queue and an executable through the (patched) table, submits AQL
  * kernel-dispatch packets for known kernel objects (some through hipLaunchKernel of a stand-in
@@ -9,7 +11,7 @@
  * every original completion signal. The async-events thread is started with libc's own
  * pthread_create, as a thread the collector never saw.
  *
- * Usage: tp_hsa_harness [normal|badversion|badsize] [ROUNDS]
+ * Usage: [TP_HSA_LAYOUT=L] tp_hsa_harness [normal|badversion|badsize] [ROUNDS]
  *        tp_hsa_harness rate N [THREADS] [hip]
  * Per round: vector_add x1 (via hipLaunchKernel: from harness_setup_launch every 4th round, from
  * harness_step_launch in the others), reduce_sum<256, float> x2, saxpy_c x3, and
@@ -32,6 +34,7 @@
 #include <time.h>
 
 #include "collector/hsa_abi.h"
+#include "hsa_harness_tables.h"
 
 #define DISPATCH_GAP_NS  5000
 #define COPY_NS          3000
@@ -90,9 +93,7 @@ static uint64_t gpu_clock_ns; /* the fake GPU's timeline (BOOTTIME ns) */
 static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct fqueue *writing_queue; /* the queue whose handler is writing */
 
-static uint8_t core_table[ROCSYS_HSA_CORE_BYTES];
-static uint8_t amd_table[ROCSYS_HSA_AMD_EXT_BYTES];
-static struct rocsys_hsa_api_table root;
+static struct harness_tables tables; /* what the tools patch, in the layout played */
 
 /* Host stubs of the HIP kernels (their addresses identify them). */
 static void stub_vector_add(void) {}
@@ -479,50 +480,46 @@ static void *async_thread(void *unused)
     return NULL;
 }
 
-/* Fill a table slot. */
-static void put(uint8_t *table, uint32_t off, void *fn)
+/* Build the tables in the layout named by TP_HSA_LAYOUT (default 5.2); mode may break their
+ * version or size. 0, or -1 (unknown layout name). */
+static int build_tables(const char *mode, const char *layout)
 {
-    memcpy(table + off, &fn, sizeof(fn));
+    void *const core_fns[ROCSYS_HSA_CORE_NSLOTS] = {
+        [ROCSYS_HSA_CORE_SYSTEM_GET_INFO] = (void *)f_system_get_info,
+        [ROCSYS_HSA_CORE_QUEUE_CREATE] = (void *)f_queue_create,
+        [ROCSYS_HSA_CORE_QUEUE_DESTROY] = NULL, /* never called */
+        [ROCSYS_HSA_CORE_SIGNAL_CREATE] = (void *)f_signal_create,
+        [ROCSYS_HSA_CORE_SIGNAL_DESTROY] = (void *)f_signal_destroy,
+        [ROCSYS_HSA_CORE_SIGNAL_LOAD_RELAXED] = (void *)f_signal_load,
+        [ROCSYS_HSA_CORE_SIGNAL_STORE_RELAXED] = (void *)f_signal_store,
+        [ROCSYS_HSA_CORE_SIGNAL_STORE_SCRELEASE] = (void *)f_signal_store,
+        [ROCSYS_HSA_CORE_SIGNAL_SUB_SCRELEASE] = (void *)f_signal_subtract,
+        [ROCSYS_HSA_CORE_EXECUTABLE_FREEZE] = (void *)f_freeze,
+        [ROCSYS_HSA_CORE_SYMBOL_GET_INFO] = (void *)f_symbol_get_info,
+        [ROCSYS_HSA_CORE_ITERATE_SYMBOLS] = (void *)f_iterate_symbols,
+    };
+    void *const amd_fns[ROCSYS_HSA_AMD_NSLOTS] = {
+        [ROCSYS_HSA_AMD_PROFILER_ENABLE] = (void *)f_profiler_enable,
+        [ROCSYS_HSA_AMD_ASYNC_COPY_ENABLE] = (void *)f_async_copy_enable,
+        [ROCSYS_HSA_AMD_GET_DISPATCH_TIME] = (void *)f_get_time,
+        [ROCSYS_HSA_AMD_GET_ASYNC_COPY_TIME] = (void *)f_get_copy_time,
+        [ROCSYS_HSA_AMD_SIGNAL_ASYNC_HANDLER] = (void *)f_async_handler,
+        [ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY] = (void *)f_memory_async_copy,
+        [ROCSYS_HSA_AMD_INTERCEPT_CREATE] = (void *)f_intercept_create,
+        [ROCSYS_HSA_AMD_INTERCEPT_REGISTER] = (void *)f_intercept_register,
+    };
+    char line[256];
+
+    if (harness_tables_build(&tables, layout, mode, core_fns, amd_fns) != 0)
+        return -1;
+    harness_tables_describe(&tables, layout, line, sizeof(line));
+    printf("harness: %s\n", line);
+    return 0;
 }
 
-/* Build the 5.2.3-layout table; mode may break its version or size. */
-static void build_table(const char *mode)
-{
-    struct rocsys_hsa_version core_v = {ROCSYS_HSA_MAJOR, ROCSYS_HSA_CORE_BYTES, 0, 0};
-    struct rocsys_hsa_version amd_v = {ROCSYS_HSA_MAJOR, ROCSYS_HSA_AMD_EXT_BYTES, 0, 0};
-
-    if (strcmp(mode, "badversion") == 0)
-        core_v.major_id = 2; /* ROCm 6's tables */
-    if (strcmp(mode, "badsize") == 0)
-        amd_v.minor_id = 200; /* too small to hold the intercept slots */
-    memcpy(core_table, &core_v, sizeof(core_v));
-    memcpy(amd_table, &amd_v, sizeof(amd_v));
-    put(core_table, ROCSYS_HSA_CORE_SYSTEM_GET_INFO, (void *)f_system_get_info);
-    put(core_table, ROCSYS_HSA_CORE_QUEUE_CREATE, (void *)f_queue_create);
-    put(core_table, ROCSYS_HSA_CORE_SIGNAL_CREATE, (void *)f_signal_create);
-    put(core_table, ROCSYS_HSA_CORE_SIGNAL_DESTROY, (void *)f_signal_destroy);
-    put(core_table, ROCSYS_HSA_CORE_SIGNAL_LOAD_RELAXED, (void *)f_signal_load);
-    put(core_table, ROCSYS_HSA_CORE_SIGNAL_STORE_RELAXED, (void *)f_signal_store);
-    put(core_table, ROCSYS_HSA_CORE_SIGNAL_STORE_SCRELEASE, (void *)f_signal_store);
-    put(core_table, ROCSYS_HSA_CORE_SIGNAL_SUB_SCRELEASE, (void *)f_signal_subtract);
-    put(core_table, ROCSYS_HSA_CORE_EXECUTABLE_FREEZE, (void *)f_freeze);
-    put(core_table, ROCSYS_HSA_CORE_SYMBOL_GET_INFO, (void *)f_symbol_get_info);
-    put(core_table, ROCSYS_HSA_CORE_ITERATE_SYMBOLS, (void *)f_iterate_symbols);
-    put(amd_table, ROCSYS_HSA_AMD_PROFILER_ENABLE, (void *)f_profiler_enable);
-    put(amd_table, ROCSYS_HSA_AMD_ASYNC_COPY_ENABLE, (void *)f_async_copy_enable);
-    put(amd_table, ROCSYS_HSA_AMD_GET_DISPATCH_TIME, (void *)f_get_time);
-    put(amd_table, ROCSYS_HSA_AMD_GET_ASYNC_COPY_TIME, (void *)f_get_copy_time);
-    put(amd_table, ROCSYS_HSA_AMD_SIGNAL_ASYNC_HANDLER, (void *)f_async_handler);
-    put(amd_table, ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY, (void *)f_memory_async_copy);
-    put(amd_table, ROCSYS_HSA_AMD_INTERCEPT_CREATE, (void *)f_intercept_create);
-    put(amd_table, ROCSYS_HSA_AMD_INTERCEPT_REGISTER, (void *)f_intercept_register);
-    root.version = (struct rocsys_hsa_version){ROCSYS_HSA_MAJOR, ROCSYS_HSA_ROOT_BYTES, 0, 0};
-    root.core = core_table;
-    root.amd_ext = amd_table;
-}
-
-/* Read a slot of a table as a function pointer of type T. */
-#define SLOT(T, table, off) (*(T *)((table) + (off)))
+/* The function in a core / AMD extension slot of the tables, as type T. */
+#define CORE(T, slot) ((T)harness_core_fn(&tables, ROCSYS_HSA_CORE_##slot))
+#define AMD(T, slot)  ((T)harness_amd_fn(&tables, ROCSYS_HSA_AMD_##slot))
 
 typedef rocsys_hsa_status_t (*queue_create_t)(rocsys_hsa_agent_t, uint32_t, uint32_t, void *,
                                               void *, uint32_t, uint32_t, void **);
@@ -557,7 +554,7 @@ static void dispatch_to(struct fqueue *q, rocsys_hsa_signal_t sig, uint64_t kern
 /* Submit one dispatch of kernel_object with a fresh completion signal of the application. */
 static void dispatch(uint64_t kernel_object, uint32_t grid, uint16_t block)
 {
-    SLOT(signal_create_t, core_table, ROCSYS_HSA_CORE_SIGNAL_CREATE)
+    CORE(signal_create_t, SIGNAL_CREATE)
     (1, 0, NULL, &app_signals[napp]);
     dispatch_to(app_queue, app_signals[napp++], kernel_object, grid, block);
 }
@@ -605,10 +602,10 @@ static void *rate_main(void *arg)
     struct rate_thread *t = arg;
     rocsys_hsa_agent_t gpu = {0x1234};
 
-    t->ready = SLOT(queue_create_t, core_table, ROCSYS_HSA_CORE_QUEUE_CREATE)(
-                   gpu, 1024, 0, NULL, NULL, 0, 0, (void **)&t->q) == ROCSYS_HSA_STATUS_SUCCESS &&
-               SLOT(signal_create_t, core_table, ROCSYS_HSA_CORE_SIGNAL_CREATE)(
-                   t->count, 0, NULL, &t->sig) == ROCSYS_HSA_STATUS_SUCCESS;
+    t->ready = CORE(queue_create_t, QUEUE_CREATE)(gpu, 1024, 0, NULL, NULL, 0, 0, (void **)&t->q) ==
+                   ROCSYS_HSA_STATUS_SUCCESS &&
+               CORE(signal_create_t, SIGNAL_CREATE)(t->count, 0, NULL, &t->sig) ==
+                   ROCSYS_HSA_STATUS_SUCCESS;
     pthread_barrier_wait(&rate_start);
     if (!t->ready)
         return NULL;
@@ -689,15 +686,18 @@ int main(int argc, char **argv)
     const char *tools = getenv("HSA_TOOLS_LIB");
     void *handles[MAX_TOOLS];
     int ntools = 0, loaded = 0, declined = 0;
-    uint8_t core_copy[sizeof(core_table)], amd_copy[sizeof(amd_table)];
+    static struct harness_tables before; /* to tell whether a declining tool left them alone */
+    const char *layout = getenv("TP_HSA_LAYOUT") ? getenv("TP_HSA_LAYOUT") : "5.2";
     int (*real_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
     pthread_t async;
     int ok = 0, copies = 0, rc = 1;
     static uint8_t copy_src[1 << 20], copy_dst[1 << 20];
 
-    build_table(mode);
-    memcpy(core_copy, core_table, sizeof(core_table));
-    memcpy(amd_copy, amd_table, sizeof(amd_table));
+    if (build_tables(mode, layout) != 0) {
+        fprintf(stderr, "harness: unknown layout %s (5.2, 6.1, 6.4, newer, unknown)\n", layout);
+        return 2;
+    }
+    before = tables;
     gpu_clock_ns = boot_ns();
     /* libc's pthread_create, not an interposed one: a thread no tool saw being created */
     void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
@@ -722,7 +722,10 @@ int main(int argc, char **argv)
             printf("harness: tool %s: no OnLoad\n", name);
             continue;
         }
-        _Bool r = on_load(&root, 5023, 0, NULL);
+        /* ROCm 6.x passes the root table's major as runtime_version */
+        uint32_t root_major;
+        memcpy(&root_major, tables.root, sizeof(root_major));
+        _Bool r = on_load(tables.root, root_major, 0, NULL);
         printf("harness: tool %s: OnLoad -> %d\n",
                strrchr(name, '/') ? strrchr(name, '/') + 1 : name, (int)r);
         if (r) {
@@ -734,17 +737,14 @@ int main(int argc, char **argv)
     }
     if (declined && !loaded)
         printf("harness: declined, table %s\n",
-               memcmp(core_copy, core_table, sizeof(core_table)) == 0 &&
-                       memcmp(amd_copy, amd_table, sizeof(amd_table)) == 0
-                   ? "unchanged"
-                   : "CHANGED");
+               memcmp(&before, &tables, sizeof(tables)) == 0 ? "unchanged" : "CHANGED");
 
     /* the application */
     rocsys_hsa_agent_t gpu = {0x1234};
-    SLOT(queue_create_t, core_table, ROCSYS_HSA_CORE_QUEUE_CREATE)
+    CORE(queue_create_t, QUEUE_CREATE)
     (gpu, 1024, 0, NULL, NULL, 0, 0, (void **)&app_queue);
     rocsys_hsa_executable_t exe = {1};
-    SLOT(freeze_t, core_table, ROCSYS_HSA_CORE_EXECUTABLE_FREEZE)(exe, "");
+    CORE(freeze_t, EXECUTABLE_FREEZE)(exe, "");
     __hipRegisterFunction(NULL, (const void *)stub_vector_add, "_Z10vector_addPfPKfS1_i",
                           "_Z10vector_addPfPKfS1_i", 0, NULL, NULL, NULL, NULL, NULL);
     fakehip_launch_hook = launch_hook;
@@ -774,9 +774,9 @@ int main(int argc, char **argv)
             dispatch(0x20000, 65536, 256);
         for (int i = 0; i < 3; i++)
             dispatch(0x30000, 65536, 64);
-        SLOT(signal_create_t, core_table, ROCSYS_HSA_CORE_SIGNAL_CREATE)
+        CORE(signal_create_t, SIGNAL_CREATE)
         (1, 0, NULL, &copy_signals[copies]);
-        SLOT(copy_t, amd_table, ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY)
+        AMD(copy_t, MEMORY_ASYNC_COPY)
         (copy_dst, gpu, copy_src, gpu, sizeof(copy_src), 0, NULL, copy_signals[copies]);
         copies++;
     }

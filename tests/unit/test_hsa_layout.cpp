@@ -1,55 +1,95 @@
-// The collector's C mirror of the HSA tools interface (collector/hsa_abi.h) against the real
-// C++ header of the installed ROCm (hsa_api_trace.h): table sizes, versions and slot offsets.
-// Built only when the header is installed (tests/unit/layout.cmake).
+// The collector's knowledge of the HSA tools interface against the real C++ header of one ROCm
+// release (hsa_api_trace.h): the versions the release's runtime gives its tables (an
+// HsaApiTableContainer, which the runtime fills), the row of collector/hsa_layout.c the
+// collector picks for them (it must be an exact match, and with ROCSYS_EXPECT_RELEASE that
+// release's row), every slot offset of that row, and the C mirrors of collector/hsa_abi.h.
+// Built against the installed header (tests/unit/layout.cmake) and, by
+// tests/unit/hsa_layout_releases.sh, against other releases' headers extracted from their
+// packages.
 #include <hsa/hsa_api_trace.h>
+
+#include <cstring>
 
 extern "C" {
 #include "collector/hsa_abi.h"
+#include "collector/hsa_layout.h"
 }
 
 #include "layout_check.h"
 
+// CORE_SLOT(slot, field): the row's offset of a CoreApiTable slot is the header's
+#define CORE_SLOT(slot, field)                                                                     \
+    SAME(l->core_off[ROCSYS_HSA_CORE_##slot], offsetof(CoreApiTable, field))
+// AMD_SLOT(slot, field): the row's offset of an AmdExtTable slot is the header's
+#define AMD_SLOT(slot, field) SAME(l->amd_off[ROCSYS_HSA_AMD_##slot], offsetof(AmdExtTable, field))
+
+// The row the collector picks for this release's tables, checked against the header
+static int check_layout()
+{
+    static HsaApiTableContainer c; // the tables as this release's runtime makes them
+    const rocsys_hsa_layout *l = nullptr;
+    rocsys_hsa_seen seen;
+    char why[128];
+    rocsys_hsa_pick pick = rocsys_hsa_layout_pick(&c.root, &l, &seen, why, sizeof(why));
+
+    std::printf("tables: API %u.%u %u bytes, core %u.%u %u, AMD ext %u.%u %u\n", seen.root.major,
+                seen.root.step, seen.root.bytes, seen.core.major, seen.core.step, seen.core.bytes,
+                seen.amd.major, seen.amd.step, seen.amd.bytes);
+    if (!l) {
+        std::fprintf(stderr, "the collector declines this release's tables: %s\n", why);
+        return 1;
+    }
+    std::printf("picked: ROCm %s (%s)\n", l->release,
+                pick == ROCSYS_HSA_PICK_EXACT ? "exact" : why);
+    SAME(pick, ROCSYS_HSA_PICK_EXACT); // every release checked has a row of its own
+#ifdef ROCSYS_EXPECT_RELEASE
+    if (std::strcmp(l->release, ROCSYS_EXPECT_RELEASE) != 0) {
+        failed++;
+        std::fprintf(stderr, "picked ROCm %s, the headers are %s's\n", l->release,
+                     ROCSYS_EXPECT_RELEASE);
+    }
+#endif
+    SAME(l->root.major, HSA_API_TABLE_MAJOR_VERSION);
+    SAME(l->root.step, HSA_API_TABLE_STEP_VERSION);
+    SAME(l->root.bytes, sizeof(HsaApiTable));
+    SAME(l->core.major, HSA_CORE_API_TABLE_MAJOR_VERSION);
+    SAME(l->core.step, HSA_CORE_API_TABLE_STEP_VERSION);
+    SAME(l->core.bytes, sizeof(CoreApiTable));
+    SAME(l->amd.major, HSA_AMD_EXT_API_TABLE_MAJOR_VERSION);
+    SAME(l->amd.step, HSA_AMD_EXT_API_TABLE_STEP_VERSION);
+    SAME(l->amd.bytes, sizeof(AmdExtTable));
+    SAME(l->root_core, offsetof(HsaApiTable, core_));
+    SAME(l->root_amd, offsetof(HsaApiTable, amd_ext_));
+    CORE_SLOT(SYSTEM_GET_INFO, hsa_system_get_info_fn);
+    CORE_SLOT(QUEUE_CREATE, hsa_queue_create_fn);
+    CORE_SLOT(QUEUE_DESTROY, hsa_queue_destroy_fn);
+    CORE_SLOT(SIGNAL_CREATE, hsa_signal_create_fn);
+    CORE_SLOT(SIGNAL_DESTROY, hsa_signal_destroy_fn);
+    CORE_SLOT(SIGNAL_LOAD_RELAXED, hsa_signal_load_relaxed_fn);
+    CORE_SLOT(SIGNAL_STORE_RELAXED, hsa_signal_store_relaxed_fn);
+    CORE_SLOT(SIGNAL_STORE_SCRELEASE, hsa_signal_store_screlease_fn);
+    CORE_SLOT(SIGNAL_SUB_SCRELEASE, hsa_signal_subtract_screlease_fn);
+    CORE_SLOT(EXECUTABLE_FREEZE, hsa_executable_freeze_fn);
+    CORE_SLOT(SYMBOL_GET_INFO, hsa_executable_symbol_get_info_fn);
+    CORE_SLOT(ITERATE_SYMBOLS, hsa_executable_iterate_symbols_fn);
+    AMD_SLOT(PROFILER_ENABLE, hsa_amd_profiling_set_profiler_enabled_fn);
+    AMD_SLOT(ASYNC_COPY_ENABLE, hsa_amd_profiling_async_copy_enable_fn);
+    AMD_SLOT(GET_DISPATCH_TIME, hsa_amd_profiling_get_dispatch_time_fn);
+    AMD_SLOT(GET_ASYNC_COPY_TIME, hsa_amd_profiling_get_async_copy_time_fn);
+    AMD_SLOT(SIGNAL_ASYNC_HANDLER, hsa_amd_signal_async_handler_fn);
+    AMD_SLOT(MEMORY_ASYNC_COPY, hsa_amd_memory_async_copy_fn);
+    AMD_SLOT(INTERCEPT_CREATE, hsa_amd_queue_intercept_create_fn);
+    AMD_SLOT(INTERCEPT_REGISTER, hsa_amd_queue_intercept_register_fn);
+    return 0;
+}
+
 int main()
 {
-    SAME(ROCSYS_HSA_MAJOR, HSA_API_TABLE_MAJOR_VERSION);
-    SAME(ROCSYS_HSA_MAJOR, HSA_CORE_API_TABLE_MAJOR_VERSION);
-    SAME(ROCSYS_HSA_MAJOR, HSA_AMD_EXT_API_TABLE_MAJOR_VERSION);
-    SAME(ROCSYS_HSA_ROOT_BYTES, sizeof(HsaApiTable));
-    SAME(ROCSYS_HSA_CORE_BYTES, sizeof(CoreApiTable));
-    SAME(ROCSYS_HSA_AMD_EXT_BYTES, sizeof(AmdExtTable));
-    SAME(sizeof(struct rocsys_hsa_api_table), sizeof(HsaApiTable));
-    SAME(ROCSYS_HSA_ROOT_OFF_CORE, offsetof(HsaApiTable, core_));
-    SAME(ROCSYS_HSA_ROOT_OFF_AMD, offsetof(HsaApiTable, amd_ext_));
-    SAME(ROCSYS_HSA_CORE_SYSTEM_GET_INFO, offsetof(CoreApiTable, hsa_system_get_info_fn));
-    SAME(ROCSYS_HSA_CORE_QUEUE_CREATE, offsetof(CoreApiTable, hsa_queue_create_fn));
-    SAME(ROCSYS_HSA_CORE_QUEUE_DESTROY, offsetof(CoreApiTable, hsa_queue_destroy_fn));
-    SAME(ROCSYS_HSA_CORE_SIGNAL_CREATE, offsetof(CoreApiTable, hsa_signal_create_fn));
-    SAME(ROCSYS_HSA_CORE_SIGNAL_DESTROY, offsetof(CoreApiTable, hsa_signal_destroy_fn));
-    SAME(ROCSYS_HSA_CORE_SIGNAL_LOAD_RELAXED, offsetof(CoreApiTable, hsa_signal_load_relaxed_fn));
-    SAME(ROCSYS_HSA_CORE_SIGNAL_STORE_RELAXED, offsetof(CoreApiTable, hsa_signal_store_relaxed_fn));
-    SAME(ROCSYS_HSA_CORE_SIGNAL_STORE_SCRELEASE,
-         offsetof(CoreApiTable, hsa_signal_store_screlease_fn));
-    SAME(ROCSYS_HSA_CORE_SIGNAL_SUB_SCRELEASE,
-         offsetof(CoreApiTable, hsa_signal_subtract_screlease_fn));
-    SAME(ROCSYS_HSA_CORE_EXECUTABLE_FREEZE, offsetof(CoreApiTable, hsa_executable_freeze_fn));
-    SAME(ROCSYS_HSA_CORE_SYMBOL_GET_INFO,
-         offsetof(CoreApiTable, hsa_executable_symbol_get_info_fn));
-    SAME(ROCSYS_HSA_CORE_ITERATE_SYMBOLS,
-         offsetof(CoreApiTable, hsa_executable_iterate_symbols_fn));
-    SAME(ROCSYS_HSA_AMD_PROFILER_ENABLE,
-         offsetof(AmdExtTable, hsa_amd_profiling_set_profiler_enabled_fn));
-    SAME(ROCSYS_HSA_AMD_ASYNC_COPY_ENABLE,
-         offsetof(AmdExtTable, hsa_amd_profiling_async_copy_enable_fn));
-    SAME(ROCSYS_HSA_AMD_GET_DISPATCH_TIME,
-         offsetof(AmdExtTable, hsa_amd_profiling_get_dispatch_time_fn));
-    SAME(ROCSYS_HSA_AMD_GET_ASYNC_COPY_TIME,
-         offsetof(AmdExtTable, hsa_amd_profiling_get_async_copy_time_fn));
-    SAME(ROCSYS_HSA_AMD_SIGNAL_ASYNC_HANDLER,
-         offsetof(AmdExtTable, hsa_amd_signal_async_handler_fn));
-    SAME(ROCSYS_HSA_AMD_MEMORY_ASYNC_COPY, offsetof(AmdExtTable, hsa_amd_memory_async_copy_fn));
-    SAME(ROCSYS_HSA_AMD_INTERCEPT_CREATE, offsetof(AmdExtTable, hsa_amd_queue_intercept_create_fn));
-    SAME(ROCSYS_HSA_AMD_INTERCEPT_REGISTER,
-         offsetof(AmdExtTable, hsa_amd_queue_intercept_register_fn));
+    if (check_layout() != 0)
+        return 1;
+    SAME(sizeof(struct rocsys_hsa_version), sizeof(ApiTableVersion));
+    SAME(offsetof(struct rocsys_hsa_version, minor_id), offsetof(ApiTableVersion, minor_id));
+    SAME(offsetof(struct rocsys_hsa_version, step_id), offsetof(ApiTableVersion, step_id));
     SAME(offsetof(struct rocsys_hsa_queue, id), offsetof(hsa_queue_t, id));
     SAME(sizeof(struct rocsys_hsa_dispatch_packet), sizeof(hsa_kernel_dispatch_packet_t));
     SAME(offsetof(struct rocsys_hsa_dispatch_packet, kernel_object),
