@@ -54,7 +54,7 @@ dd if=/dev/zero of="$WORK/mid/filler" bs=4k > /dev/null 2>&1 || true
 rc=0
 wait "$pid" || rc=$?
 check "disk full mid-run: exit 74 (got $rc)" test "$rc" -eq 74
-check "disk full mid-run: one line says which file and why" \
+check "disk full mid-run: one line says which file and why (stderr: $(head -c 400 "$WORK/mid.err"))" \
     grep -q '^rocsys-top: the recording is incomplete: [a-z_.]*: No space left on device$' "$WORK/mid.err"
 check "disk full mid-run: the header says the recording stopped, while the target runs" \
     grep -q '^notice: RECORDING STOPPED: trace.pftrace: No space left on device' "$WORK/mid.out"
