@@ -68,7 +68,8 @@ struct session {
     struct session_perf *perf;       /* the out-of-process sampler, or NULL */
     int use_perf;                    /* the engine is perf (the collector takes no samples) */
     struct session_perf_grant grant; /* what the kernel grants (probed when choosing) */
-    const char *engine_reason;       /* why the signal engine: "" when asked for */
+    int engine_cause;                /* why the signal engine: SESSION_CAUSE_* */
+    char engine_reason[200];         /* ... with SESSION_CAUSE_KERNEL: the refusal */
     int attached;                    /* -p: running processes, sampled from outside only */
     pid_t *pids;                     /* -p: the processes */
     int npids;
@@ -109,6 +110,8 @@ struct session_source {
 };
 enum { SESSION_SRC_RINGS, SESSION_SRC_PERF };            /* their rows in session_sources[] */
 extern const struct session_source session_source_rings; /* source_perf.c */
+/* Why a launched target has the signal engine (session.engine_cause). */
+enum { SESSION_CAUSE_ASKED = 0, SESSION_CAUSE_PYTHON = 1, SESSION_CAUSE_KERNEL = 2 };
 /* The header's engine line (model_session's engine_why) from the engine, its reason, the timer
  * that runs and what the kernel grants: what a fallback loses and the command to allow more. */
 void session_engine_explain(struct session *s);

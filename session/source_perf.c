@@ -189,31 +189,40 @@ static void why_add(char *buf, size_t cap, const char *part)
         snprintf(buf + n, cap - n, "%s%s", n ? "; " : "", part);
 }
 
+/* The part that says samples are of user time only. */
+static void why_user_only(char *buf, size_t cap, const struct session_perf_grant *g)
+{
+    char part[160];
+
+    snprintf(part, sizeof(part),
+             "user-space samples only (kernel.perf_event_paranoid=%d): time in system calls is "
+             "not sampled",
+             g->paranoid);
+    why_add(buf, cap, part);
+}
+
 void session_engine_explain(struct session *s)
 {
     struct model_session *ms = model_session(s->m);
     const struct session_perf_grant *g = &s->grant;
     const char *timer = ms->timer ? ms->timer : "";
-    char buf[sizeof(ms->engine_why)] = "", part[200], cmd[96];
-    int want = 0; /* what to ask the administrator for, if anything was lost to the kernel */
-    int user_only = strstr(timer, ":u") != NULL;
+    char buf[sizeof(ms->engine_why)] = "", part[160];
+    int want = 0; /* what to ask the administrator for, when the kernel took something */
 
     if (!s->o)
         return; /* records decoded without a live session (tests/fuzz) */
-
     if (s->use_perf) {
-        if (!session_perf_kernel(s->perf) && s->perf) {
-            snprintf(part, sizeof(part),
-                     "user-space samples only (kernel.perf_event_paranoid=%d): time in system "
-                     "calls is not sampled",
-                     g->paranoid);
-            why_add(buf, sizeof(buf), part);
+        if (s->perf && !session_perf_kernel(s->perf)) {
+            why_user_only(buf, sizeof(buf), g);
             want = SESSION_PERF_FULL;
         }
     } else {
-        why_add(buf, sizeof(buf), s->engine_reason ? s->engine_reason : "");
+        if (s->engine_cause == SESSION_CAUSE_PYTHON)
+            why_add(buf, sizeof(buf), "a Python program: its frames are read in its threads");
+        else if (s->engine_cause == SESSION_CAUSE_KERNEL)
+            why_add(buf, sizeof(buf), s->engine_reason);
         if (s->o->wall) {
-            if (!g->wall_ok && s->engine_reason && *s->engine_reason && !strstr(buf, "Python")) {
+            if (s->engine_cause == SESSION_CAUSE_KERNEL) {
                 why_add(buf, sizeof(buf), "a timer signal in each thread samples instead");
                 want = SESSION_PERF_FULL;
             }
@@ -222,19 +231,15 @@ void session_engine_explain(struct session *s)
                     "POSIX CPU timers at the scheduler tick instead: coarse, shares biased "
                     "under load");
             want = g->timer == SESSION_PERF_DENIED ? SESSION_PERF_USER : 0;
-        } else if (user_only) {
-            snprintf(part, sizeof(part),
-                     "user-space samples only (kernel.perf_event_paranoid=%d): time in system "
-                     "calls is not sampled",
-                     g->paranoid);
-            why_add(buf, sizeof(buf), part);
+        } else if (strstr(timer, ":u")) {
+            why_user_only(buf, sizeof(buf), g);
             want = SESSION_PERF_FULL;
         }
     }
     if (want) {
-        session_perf_allow_cmd(g, want, cmd, sizeof(cmd));
-        snprintf(part, sizeof(part), "to allow more: %s", cmd);
-        why_add(buf, sizeof(buf), part);
+        session_perf_allow_cmd(g, want, part, sizeof(part));
+        why_add(buf, sizeof(buf), "to allow more: ");
+        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s", part);
     }
     snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", buf);
 }
@@ -250,7 +255,6 @@ int session_choose_engine(struct session *s, const char *program)
     struct model_session *ms = model_session(s->m);
     const struct inject_options *o = s->o;
     struct session_perf_grant *g = &s->grant;
-    static char reason[200];
     char cmd[96];
     int perf_ok;
 
@@ -258,34 +262,35 @@ int session_choose_engine(struct session *s, const char *program)
     perf_ok = o->wall ? g->wall_ok : g->cpu != SESSION_PERF_DENIED;
     ms->engine = "signal";
     ms->engine_why[0] = '\0';
-    reason[0] = '\0';
-    s->engine_reason = reason;
     /* what the in-target sampler's timer will be (the samples' flags confirm it) */
     if (!o->wall && inject_resolve_cpu_timer(o->cpu_timer) == INJECT_TIMER_PERF)
         ms->timer = g->timer == SESSION_PERF_FULL   ? "task-clock"
                     : g->timer == SESSION_PERF_USER ? "task-clock:u"
                                                     : "tick";
     if (!perf_ok && g->cpu != SESSION_PERF_DENIED) /* wall mode at paranoid 2 */
-        snprintf(reason, sizeof(reason),
+        snprintf(s->engine_reason, sizeof(s->engine_reason),
                  "wall mode from outside needs kernel samples, which "
                  "kernel.perf_event_paranoid=%d refuses",
                  g->paranoid);
     else if (!perf_ok)
-        session_perf_refusal(g, g->err, reason, sizeof(reason));
+        session_perf_refusal(g, g->err, s->engine_reason, sizeof(s->engine_reason));
     if (o->engine == INJECT_ENGINE_PERF && !perf_ok) {
         session_perf_allow_cmd(g, o->wall ? SESSION_PERF_FULL : SESSION_PERF_USER, cmd,
                                sizeof(cmd));
-        snprintf(ms->engine_why, sizeof(ms->engine_why), "%s; to allow it: %s", reason, cmd);
+        snprintf(ms->engine_why, sizeof(ms->engine_why), "%s; to allow it: %s", s->engine_reason,
+                 cmd);
         return -1;
     }
     if (o->engine == INJECT_ENGINE_SIGNAL)
-        reason[0] = '\0'; /* asked for: only what its timer loses is said */
+        s->engine_cause = SESSION_CAUSE_ASKED; /* only what its timer loses is said */
     else if (o->engine == INJECT_ENGINE_AUTO && o->python != INJECT_PYTHON_OFF &&
              inject_program_is_python(program))
-        snprintf(reason, sizeof(reason), "a Python program: its frames are read in its threads");
+        s->engine_cause = SESSION_CAUSE_PYTHON;
     else if (o->engine == INJECT_ENGINE_AUTO && o->cpu_timer != INJECT_TIMER_AUTO)
-        reason[0] = '\0'; /* an explicit --cpu-timer asks for the in-target sampler's timer */
-    else if (perf_ok) {
+        s->engine_cause = SESSION_CAUSE_ASKED; /* --cpu-timer names the in-target timer */
+    else if (!perf_ok)
+        s->engine_cause = SESSION_CAUSE_KERNEL;
+    else {
         ms->engine = "perf";
         s->use_perf = 1;
         return 0; /* explained once the events are open (session_perf_before_exec) */

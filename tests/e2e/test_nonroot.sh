@@ -232,6 +232,14 @@ for level in 1 2 3; do
     dpid=$(pgrep -u "$U" -n -x rocsys-demo || true)
     rc=0
     as_user rocsys-top -p "${dpid:-0}" -b -d 10 -n 2 --rows 0 > "$WORK/$tag-p.frames" 2> "$WORK/$tag-p.err" || rc=$?
+    # ... in wall mode: from outside only with kernel samples, else one line says why
+    if [ "$g" = user ]; then
+        rcw=0
+        as_user rocsys-top -p "${dpid:-0}" --sample wall -b -n 1 > /dev/null 2> "$WORK/$tag-pw.err" || rcw=$?
+        check "$tag-attach wall: refused with exit 1 (got $rcw)" test "$rcw" -eq 1
+        check "$tag-attach wall: what would allow it ($(head -c 300 "$WORK/$tag-pw.err"))" \
+            grep -q '^rocsys-top: -p: wall mode from outside needs kernel samples.*to allow it: sudo sysctl kernel.perf_event_paranoid=1$' "$WORK/$tag-pw.err"
+    fi
     wait "${demo_pids[-1]}" || true
     last_frame "$WORK/$tag-p.frames" > "$WORK/$tag-p.last"
     if [ "$g" = none ]; then
