@@ -5,9 +5,20 @@ set -euo pipefail
 TP="$ROCSYS_PROGRAMS"
 TMUX_SOCKET="rocsys-e2e-$$" # one tmux server per test run
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-e2e.XXXXXX")
-# e2e_cleanup: stop this run's tmux server (if any) and remove the work directory
-e2e_cleanup() { tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; rm -rf "$WORK"; }
+# e2e_cleanup: stop the test's background jobs (servers, loads, targets) and this run's tmux
+# server (if any), and remove the work directory: whatever happens, nothing outlives the test
+e2e_cleanup() {
+    local j
+    j=$(jobs -p)
+    [ -z "$j" ] || kill $j 2> /dev/null || true
+    tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true
+    rm -rf "$WORK"
+}
 trap e2e_cleanup EXIT
+# A command that fails outside a check ends the test (set -e): say which, where, and its status,
+# so that no test dies without a message (errtrace: in functions too)
+set -E
+trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: exit status $? from: $BASH_COMMAND" >&2' ERR
 failures=0
 passes=0
 
@@ -18,7 +29,7 @@ check() { local d=$1; shift; if "$@"; then pass; else fail "$d"; fi; }
 skip() { echo "SKIP: $*"; exit 77; }
 finish() {
     echo "$passes passed, $failures failed"
-    [ "$failures" -eq 0 ]
+    if [ "$failures" -ne 0 ]; then exit 1; fi
 }
 
 # The last batch frame of a frames file (frames start with "rocsys-top frame").
