@@ -314,35 +314,49 @@ void session_perf_close(struct session_perf *p)
     free(p);
 }
 
-/* Cut a SAMPLE record's stack copy to the bytes the kernel filled (dyn_size, rounded up to 8):
- * a thread whose stack is shallower than the size asked for leaves the rest empty, and
- * only what is kept costs memory and copying in the spool. Returns the record's new length. */
-static uint32_t trim_stack(uint8_t *rec, uint32_t len)
+/* Copy n bytes at offset off (any, wrapping) of ring r's data into dst. */
+static void ring_read(const struct perf_ring *r, uint64_t off, void *dst, uint64_t n)
 {
-    struct perf_event_header h;
-    size_t at = sizeof(h) + 24 + 8 * PERF_NREGS; /* TID, TIME, REGS_USER abi + registers */
-    uint64_t abi, size, dyn;
+    uint64_t at = off & (r->size - 1);
+    uint64_t first = r->size - at < n ? r->size - at : n;
 
-    memcpy(&h, rec, sizeof(h));
-    if (h.type != PERF_RECORD_SAMPLE || at + 8 > len)
-        return len;
-    memcpy(&abi, rec + sizeof(h) + 16, 8);
-    if (abi == PERF_SAMPLE_REGS_ABI_NONE)
-        return len;
+    memcpy(dst, r->data + at, first);
+    memcpy((uint8_t *)dst + first, r->data, n - first);
+}
+
+/* Copy the record of header h at ring offset off into rec; a SAMPLE's stack copy only as far
+ * as the kernel filled it (dyn_size, rounded up to 8): a record reserves the whole size asked
+ * for (up to 64 KiB), a thread whose stack is shallower leaves the rest empty, and only what is
+ * kept costs copying here and memory in the spool. Returns the copy's length. */
+static uint32_t record_copy(const struct perf_ring *r, uint64_t off,
+                            const struct perf_event_header *h, uint8_t *rec)
+{
+    uint32_t at = sizeof(*h) + 24 + 8 * PERF_NREGS; /* TID, TIME, REGS_USER abi + registers */
+    uint64_t abi, size, dyn, keep;
+
+    if (h->type != PERF_RECORD_SAMPLE || at + 8u > h->size) {
+        ring_read(r, off, rec, h->size);
+        return h->size;
+    }
+    ring_read(r, off, rec, at + 8u);
+    memcpy(&abi, rec + sizeof(*h) + 16, 8);
     memcpy(&size, rec + at, 8);
-    if (size == 0 || at + 8 + size + 8 > len)
-        return len;
-    memcpy(&dyn, rec + at + 8 + size, 8);
-    uint64_t keep = (dyn + 7) & ~(uint64_t)7;
-    if (keep >= size)
-        return len;
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE || size == 0 || at + 8u + size + 8u > h->size) {
+        ring_read(r, off, rec, h->size);
+        return h->size;
+    }
+    ring_read(r, off + at + 8u + size, &dyn, 8);
+    keep = (dyn + 7) & ~(uint64_t)7;
+    keep = keep < size ? keep : size;
+    uint32_t tail = (uint32_t)(h->size - (at + 8u + size + 8u)); /* (none for our samples) */
+    ring_read(r, off + at + 8u, rec + at + 8u, keep);
     memcpy(rec + at, &keep, 8);
-    memmove(rec + at + 8 + keep, rec + at + 8 + size, 8); /* dyn_size after the kept bytes */
-    memmove(rec + at + 8 + keep + 8, rec + at + 8 + size + 8, len - (at + 8 + size + 8));
-    len -= (uint32_t)(size - keep);
-    h.size = (uint16_t)len;
-    memcpy(rec, &h, sizeof(h));
-    return len;
+    memcpy(rec + at + 8u + keep, &dyn, 8);
+    ring_read(r, off + at + 8u + size + 8u, rec + at + 8u + keep + 8u, tail);
+    struct perf_event_header nh = *h;
+    nh.size = (uint16_t)(at + 8u + keep + 8u + tail);
+    memcpy(rec, &nh, sizeof(nh));
+    return nh.size;
 }
 
 void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *ctx)
@@ -355,16 +369,10 @@ void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *
         uint64_t tail = r->page->data_tail;
         while (tail < head) {
             struct perf_event_header h;
-            uint64_t off = tail & (r->size - 1);
-            uint64_t first = r->size - off < sizeof(h) ? r->size - off : sizeof(h);
-            memcpy(&h, r->data + off, first);
-            memcpy((uint8_t *)&h + first, r->data, sizeof(h) - first);
+            ring_read(r, tail, &h, sizeof(h));
             if (h.size < sizeof(h) || h.size > head - tail)
                 break;
-            first = r->size - off < h.size ? r->size - off : h.size;
-            memcpy(rec, r->data + off, first);
-            memcpy(rec + first, r->data, h.size - first);
-            fn(ctx, r->kind, rec, trim_stack(rec, h.size));
+            fn(ctx, r->kind, rec, record_copy(r, tail, &h, rec));
             tail += h.size;
         }
         __atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
