@@ -237,11 +237,12 @@ static uint32_t unwind_dwfl(Dwfl *dwfl, const struct symbolizer_stack *st, uint6
     cur = st;
     read_past_copy = false;
     w.sp = st->regs[R_SP];
-    /* 0: the outermost frame was reached; else an error or the callback ended the chain */
+    /* 0: the outermost frame was reached (or a return address could not be read: libdwfl
+     * takes it as undefined too); else an error or the callback ended the chain */
     int rc = dwfl_getthread_frames(dwfl, (pid_t)st->tid, on_frame, &w);
     cur = NULL;
     if (rc == 0 && w.n > 0)
-        *end = SYMBOLIZER_END_OUTERMOST;
+        *end = read_past_copy ? SYMBOLIZER_END_COPY : SYMBOLIZER_END_OUTERMOST;
     else if (rc == DWARF_CB_ABORT)
         *end = w.end;
     else

@@ -101,8 +101,8 @@ while time.monotonic() < end:
 print("train done")
 EOF
     R="$WORK/torch"
-    "$ROCSYS_TOP" -b -d 10 -n 6 --rows 5 --engine perf --python off --record "$R" \
-        -- /usr/bin/python3 "$WORK/train.py" 4 > "$WORK/torch.txt" 2>&1 || true
+    "$ROCSYS_TOP" -b -d 10 --rows 5 --engine perf --python off --record "$R" \
+        -- /usr/bin/python3 "$WORK/train.py" 3 > "$WORK/torch.txt" 2>&1 || true
     check "torch launched: finished" grep -q '^train done' "$R/output.log"
     whole_check "torch launched" "$R"
     /usr/bin/python3 "$WORK/train.py" 10 > "$WORK/torch-p.out" 2>&1 &
