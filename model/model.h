@@ -91,10 +91,22 @@ struct symbolizer_stack {
     const uint8_t *stack;
     uint64_t stack_len;
 };
+/* How an unwind ended: at the outermost frame (its return address undefined by the CFI, as
+ * _start's, clone's and clone3's, or 0: the thread's start), or cut: the stack copy ended
+ * before the next return address (a deeper stack than the copy), max frames were taken, or
+ * anything else stopped it (no rule, a frame that does not move up the stack). */
+enum {
+    SYMBOLIZER_END_OUTERMOST,
+    SYMBOLIZER_END_COPY,
+    SYMBOLIZER_END_FRAMES,
+    SYMBOLIZER_END_OTHER,
+};
 /* Unwind st with the CFI of pid's modules (libdwfl): pcs innermost first (the first is the
- * interrupted pc, the others return addresses), at most max. Returns how many (0: none). */
+ * interrupted pc, the others return addresses), at most max, and (sps not NULL) each frame's
+ * stack pointer (a caller's: the CFA of the frame below). *end (may be NULL) gets how it ended
+ * (SYMBOLIZER_END_*). Returns how many (0: none). */
 uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *st, uint64_t *out,
-                           uint32_t max);
+                           uint64_t *sps, uint32_t max, int *end);
 /* How samples were unwound: by cached rules, else by libdwfl; with ROCSYS_UNWIND_CHECK=1 every
  * cached result is compared with libdwfl's (checked, of which differ). */
 struct symbolizer_unwind_stats {
@@ -247,6 +259,13 @@ struct model_session {
     /* processes sampled (perf engine) whose collector sent no record, every ring being in use:
      * their samples have no modules ([unknown]), never another process's names */
     uint64_t procs_unannounced, samples_unannounced;
+    /* samples whose stack did not reach its thread's start (cut: the stack copy ended, or it
+     * was deeper than the frames a sample keeps), counted under one MODEL_TRUNCATED_FRAME root */
+    uint64_t samples_truncated;
+    /* the perf engine: the user stack the kernel copies per sample (bytes, 0: another engine),
+     * and the samples whose cut stack was joined to their thread's last whole one */
+    uint32_t perf_stack_bytes;
+    uint64_t samples_joined;
     double sample_cost_avg_ns;    /* collector's handler CPU time per sample, mean (measured on one
                                      sample in 16, on the thread's CPU clock) */
     double sample_cost_median_ns; /* the same, median */
@@ -344,6 +363,10 @@ uint64_t model_state_frame(struct model *m, const char *label);
 /* The pseudo-frame of a thread that stopped running at leaf_pc: "[preempted]", or "[blocked]
  * CALL" with the system call its libc function (leaf_pc's symbol) waits in. */
 uint64_t model_blocked_frame(struct model *m, uint32_t pid, uint64_t leaf_pc, int preempted);
+
+/* The root pseudo-frame (model_state_frame) of a stack that did not reach its thread's start:
+ * every cut stack under one root, never a top-level function */
+#define MODEL_TRUNCATED_FRAME "[truncated]"
 
 /* Functions a stack keeps at most (deeper ones lose their middle: root and leaf side stay). */
 #define MODEL_MAX_STACK 1024

@@ -7,6 +7,8 @@
 #include "hashmap.h"
 #include "model_internal.h"
 
+#include "collector/protocol.h"
+
 #define PATH_ROOT 0u /* the synthetic root of the trie */
 
 /* Hash of the pair (a, b). */
@@ -158,6 +160,18 @@ static void expire_bucket(struct model *m, struct model_bucket *b)
     }
 }
 
+/* Whether seq (root first) is a cut stack: MODEL_TRUNCATED_FRAME at its root, or below the
+ * user regions open above it. */
+static int seq_truncated(const struct model *m, const uint32_t *seq, uint32_t len)
+{
+    for (uint32_t i = 0; i < len && i <= ROCSYS_REGION_DEPTH_MAX; i++) {
+        const char *name = m->funcs[seq[i]].name;
+        if (name && name[0] == '[' && strcmp(name, MODEL_TRUNCATED_FRAME) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 uint32_t model_stack_count(struct model *m, uint32_t thread, const uint32_t *seq, uint32_t len,
                            uint32_t weight)
 {
@@ -176,6 +190,8 @@ uint32_t model_stack_count(struct model *m, uint32_t thread, const uint32_t *seq
     m->threads[thread].samples += weight;
     m->threads[thread].window_samples += weight;
     m->session.samples += weight;
+    if (seq_truncated(m, seq, len))
+        m->session.samples_truncated += weight;
     if (b->n && b->ids[b->n - 1].id == id) {
         b->ids[b->n - 1].weight += weight;
         return path;
@@ -246,7 +262,7 @@ void model_reset_counts(struct model *m)
     }
     for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
         m->buckets[i].n = 0;
-    m->session.samples = 0;
+    m->session.samples = m->session.samples_truncated = 0;
     model_lines_reset(m);
 }
 

@@ -22,8 +22,10 @@
 /* perf's x86-64 register order (PERF_REG_X86_*, DS..GS left out) */
 enum { R_AX, R_BX, R_CX, R_DX, R_SI, R_DI, R_BP, R_SP, R_IP, R_FLAGS, R_CS, R_SS, R_R8 };
 
-/* The sample being unwound (the front end's main thread unwinds one at a time). */
+/* The sample being unwound (the front end's main thread unwinds one at a time), and whether
+ * libdwfl asked for a word past the end of its stack copy. */
 static const struct symbolizer_stack *cur;
+static bool read_past_copy;
 
 /* The load bias of the ELF file at path mapped at start from file offset off: start minus the
  * virtual address of that file offset. 0 and -1 when the file cannot be read. */
@@ -146,6 +148,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
     Dwarf_Addr bias;
     Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
     size_t n;
+    if (!mod && addr >= sp + cur->stack_len)
+        read_past_copy = true; /* the stack goes on above the copy */
     if (!elf || elf_getphdrnum(elf, &n) != 0)
         return false;
     for (size_t i = 0; i < n; i++) {
@@ -187,9 +191,10 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 /* Where frames are collected. */
 struct walk {
-    uint64_t *out;
+    uint64_t *out, *sps;
     uint32_t n, max;
     uint64_t sp; /* the last frame's stack pointer: each caller's must be higher */
+    int end;     /* SYMBOLIZER_END_* when the callback ended the walk */
 };
 
 /* One frame: its pc (a return address for every frame but the first). */
@@ -201,28 +206,47 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 
     Dwarf_Word sp;
 
-    if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
+    if (!dwfl_frame_pc(state, &pc, &activation))
         return DWARF_CB_ABORT;
+    if (pc == 0) { /* a return address of 0: the end of the chain */
+        w->end = SYMBOLIZER_END_OUTERMOST;
+        return DWARF_CB_ABORT;
+    }
     /* a frame that does not move up the stack would repeat forever (recursion does move) */
     if (dwfl_frame_reg(state, 7 /* rsp */, &sp) == 0) {
         if (w->n > 0 && sp <= w->sp)
             return DWARF_CB_ABORT;
         w->sp = sp;
     }
+    if (w->sps)
+        w->sps[w->n] = w->sp;
     w->out[w->n++] = pc;
-    return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+    if (w->n < w->max)
+        return DWARF_CB_OK;
+    w->end = SYMBOLIZER_END_FRAMES;
+    return DWARF_CB_ABORT;
 }
 
 /* The full unwinder: libdwfl's, every register tracked, every kind of CFI rule, frame-pointer
- * fallback where a module has no CFI. */
+ * fallback where a module has no CFI. *end: how it ended. */
 static uint32_t unwind_dwfl(Dwfl *dwfl, const struct symbolizer_stack *st, uint64_t *out,
-                            uint32_t max)
+                            uint64_t *sps, uint32_t max, int *end)
 {
-    struct walk w = {.out = out, .n = 0, .max = max};
+    struct walk w = {.out = out, .sps = sps, .max = max, .end = SYMBOLIZER_END_OTHER};
 
     cur = st;
-    dwfl_getthread_frames(dwfl, (pid_t)st->tid, on_frame, &w); /* an error ends every chain */
+    read_past_copy = false;
+    w.sp = st->regs[R_SP];
+    /* 0: the outermost frame was reached (or a return address could not be read: libdwfl
+     * takes it as undefined too); else an error or the callback ended the chain */
+    int rc = dwfl_getthread_frames(dwfl, (pid_t)st->tid, on_frame, &w);
     cur = NULL;
+    if (rc == 0 && w.n > 0)
+        *end = read_past_copy ? SYMBOLIZER_END_COPY : SYMBOLIZER_END_OUTERMOST;
+    else if (rc == DWARF_CB_ABORT)
+        *end = w.end;
+    else
+        *end = read_past_copy ? SYMBOLIZER_END_COPY : SYMBOLIZER_END_OTHER;
     return w.n;
 }
 
@@ -359,35 +383,63 @@ static bool stack_word(const struct symbolizer_stack *st, uint64_t addr, uint64_
     return true;
 }
 
-/* Walk st's frames by the rules rule(ctx, pc) gives (pc: the call site for callers). Returns
- * the frames, or -1 when a rule is not a simple one (libdwfl must unwind the sample). */
+/* Whether addr is past the end of st's stack copy (the stack goes on above it). */
+static bool past_copy(const struct symbolizer_stack *st, uint64_t addr)
+{
+    return addr >= st->regs[R_SP] && addr - st->regs[R_SP] + 8 > st->stack_len;
+}
+
+/* Walk st's frames by the rules rule(ctx, pc) gives (pc: the call site for callers), each
+ * frame's stack pointer into sps (may be NULL), how the walk ended into *end. Returns the
+ * frames, or -1 when a rule is not a simple one (libdwfl must unwind the sample). */
 typedef uint32_t (*rule_fn)(void *ctx, uint64_t at);
 static int walk_rules(const struct symbolizer_stack *st, rule_fn rule, void *ctx, uint64_t *out,
-                      uint32_t max)
+                      uint64_t *sps, uint32_t max, int *end)
 {
     uint64_t pc = st->regs[R_IP], sp = st->regs[R_SP], bp = st->regs[R_BP], last_sp = 0;
-    bool bp_ok = true;
+    bool bp_ok = true, bp_past = false;
     uint32_t n = 0;
 
+    *end = SYMBOLIZER_END_OTHER;
     for (;;) {
-        if (pc == 0 || (n > 0 && sp <= last_sp))
+        if (pc == 0) { /* a return address of 0: the end of the chain */
+            *end = n > 0 ? SYMBOLIZER_END_OUTERMOST : SYMBOLIZER_END_OTHER;
+            break;
+        }
+        if (n > 0 && sp <= last_sp)
             break;
         last_sp = sp;
+        if (sps)
+            sps[n] = sp;
         out[n++] = pc;
-        if (n == max)
-            break;
         uint32_t r = rule(ctx, n == 1 ? pc : pc - 1); /* a return address: look up the call */
         if ((r & 3) != RULE_SIMPLE)
             return -1;
-        if ((r & RULE_CFA_RBP) && !bp_ok)
+        if (r & RULE_RA_UNDEF) {
+            *end = SYMBOLIZER_END_OUTERMOST;
             break;
+        }
+        if (n == max) {
+            *end = SYMBOLIZER_END_FRAMES;
+            break;
+        }
+        if ((r & RULE_CFA_RBP) && !bp_ok) {
+            *end = bp_past ? SYMBOLIZER_END_COPY : SYMBOLIZER_END_OTHER;
+            break;
+        }
         uint64_t cfa = (r & RULE_CFA_RBP ? bp : sp) + (int64_t)rule_field(r, RULE_CFA_SHIFT, 19);
-        if (r & RULE_RA_UNDEF || !stack_word(st, cfa - 8, &pc))
+        if (!stack_word(st, cfa - 8, &pc)) {
+            *end = past_copy(st, cfa - 8) ? SYMBOLIZER_END_COPY : SYMBOLIZER_END_OTHER;
             break;
-        if (r & RULE_BP_UNDEF)
+        }
+        if (r & RULE_BP_UNDEF) {
             bp_ok = false;
-        else if (r & RULE_BP_AT)
-            bp_ok = stack_word(st, cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, 7), &bp);
+            bp_past = false;
+        } else if (r & RULE_BP_AT) {
+            uint64_t at = cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, 7);
+            bp_ok = stack_word(st, at, &bp);
+            bp_past = !bp_ok && past_copy(st, at);
+        }
         sp = cfa;
     }
     return (int)n;
@@ -468,12 +520,15 @@ void symbolizer_unwind_stats(struct symbolizer_unwind_stats *out)
 }
 
 uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *st, uint64_t *out,
-                           uint32_t max)
+                           uint64_t *sps, uint32_t max, int *end)
 {
     struct hashmap *rules = NULL;
     Dwfl *dwfl;
-    int n;
+    int n, how = SYMBOLIZER_END_OTHER;
 
+    if (!end)
+        end = &how;
+    *end = SYMBOLIZER_END_OTHER;
     if (max == 0)
         return 0;
     if (check_mode < 0) {
@@ -483,49 +538,56 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
     /* the files' rules first: most samples need no per-process Dwfl at all (a build's
      * hundreds of short processes would each build one) */
     struct file_rules fr = {.s = s, .pid = st->pid};
-    if (!check_mode && (n = walk_rules(st, file_pc_rule, &fr, out, max)) > 0) {
+    if (!check_mode && (n = walk_rules(st, file_pc_rule, &fr, out, sps, max, end)) > 0) {
         stats.samples++;
         stats.cached++;
         return (uint32_t)n;
     }
     dwfl = symbolizer_dwfl_all(s, st->pid, &rules);
-    if (!dwfl) {
-        out[0] = st->regs[R_IP]; /* no module known yet: the pc alone */
+    if (!dwfl || (dwfl_pid(dwfl) <= 0 &&
+                  !dwfl_attach_state(dwfl, NULL, (pid_t)st->pid, &thread_callbacks, NULL))) {
+        /* no module known yet (or the architecture from the reported modules, once per Dwfl:
+         * a new one after exec, could not be set): the pc alone */
+        out[0] = st->regs[R_IP];
+        if (sps)
+            sps[0] = st->regs[R_SP];
+        *end = SYMBOLIZER_END_OTHER;
         return 1;
     }
     /* (a pc outside every module, JIT code, is unwound by its frame pointer: libdwfl's
      * fallback where there is no CFI) */
-    /* the architecture comes from the reported modules; once per Dwfl (a new one after exec) */
-    if (dwfl_pid(dwfl) <= 0 &&
-        !dwfl_attach_state(dwfl, NULL, (pid_t)st->pid, &thread_callbacks, NULL)) {
-        out[0] = st->regs[R_IP];
-        return 1;
-    }
     stats.samples++;
     struct proc_rules pr = {.dwfl = dwfl, .rules = rules};
-    n = check_mode ? walk_rules(st, file_pc_rule, &fr, out, max) : -1;
+    n = check_mode ? walk_rules(st, file_pc_rule, &fr, out, sps, max, end) : -1;
     if (n < 0)
-        n = walk_rules(st, proc_rule, &pr, out, max);
+        n = walk_rules(st, proc_rule, &pr, out, sps, max, end);
     if (n >= 0) {
         stats.cached++;
         if (check_mode) {
             uint64_t ref[max];
-            uint32_t m = unwind_dwfl(dwfl, st, ref, max);
+            int ref_end;
+            uint32_t m = unwind_dwfl(dwfl, st, ref, NULL, max, &ref_end);
             stats.checked++;
             if (m == 0)
                 ref[m++] = st->regs[R_IP];
-            bool same = m == (uint32_t)n && memcmp(ref, out, m * sizeof(*out)) == 0;
+            /* the same frames, and both whole or both cut */
+            bool same = m == (uint32_t)n && memcmp(ref, out, m * sizeof(*out)) == 0 &&
+                        (ref_end == SYMBOLIZER_END_OUTERMOST) == (*end == SYMBOLIZER_END_OUTERMOST);
             if (!same && stats.differ++ < 3) { /* the first few, for a developer */
-                fprintf(stderr, "unwind check: tid %u differs:\n", st->tid);
+                fprintf(stderr, "unwind check: tid %u differs (ends: libdwfl %d, cached %d):\n",
+                        st->tid, ref_end, *end);
                 for (uint32_t i = 0; i < m || i < (uint32_t)n; i++)
                     fprintf(stderr, "  %2u libdwfl %#" PRIx64 "  cached %#" PRIx64 "\n", i,
                             i < m ? ref[i] : 0, i < (uint32_t)n ? out[i] : 0);
             }
         }
     } else {
-        n = (int)unwind_dwfl(dwfl, st, out, max);
+        n = (int)unwind_dwfl(dwfl, st, out, sps, max, end);
     }
-    if (n == 0)
+    if (n == 0) {
         out[n++] = st->regs[R_IP];
+        if (sps)
+            sps[0] = st->regs[R_SP];
+    }
     return (uint32_t)n;
 }

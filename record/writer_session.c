@@ -167,13 +167,14 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
     fprintf(f, ", \"engine_note\": ");
     json_str(f, s->engine_why);
     fprintf(f,
-            "},\n  \"samples\": %llu,\n  \"dropped\": %llu,\n  \"dropped_events\": %llu,"
+            "},\n  \"samples\": %llu,\n  \"truncated_samples\": %llu,\n  \"dropped\": %llu,"
+            "\n  \"dropped_events\": %llu,"
             "\n  \"unsampled_threads\": %llu,\n  \"unannounced_processes\": %llu,"
             "\n  \"unannounced_samples\": %llu,\n  \"threads\": %d,",
-            (unsigned long long)s->samples, (unsigned long long)s->dropped,
-            (unsigned long long)s->dropped_events, (unsigned long long)s->threads_unsampled,
-            (unsigned long long)s->procs_unannounced, (unsigned long long)s->samples_unannounced,
-            model_thread_count(m));
+            (unsigned long long)s->samples, (unsigned long long)s->samples_truncated,
+            (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
+            (unsigned long long)s->threads_unsampled, (unsigned long long)s->procs_unannounced,
+            (unsigned long long)s->samples_unannounced, model_thread_count(m));
     if (s->python_status >= 0)
         fprintf(f,
                 "\n  \"python\": {\"version\": \"%u.%u.%u\", \"frames\": %s, "
@@ -182,6 +183,9 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
                 (s->python_version_hex >> 8) & 0xff,
                 s->python_status == ROCSYS_PY_OK ? "true" : "false",
                 (unsigned long long)s->python_unreadable);
+    if (s->perf_stack_bytes) /* the perf engine's stack copies */
+        fprintf(f, "\n  \"perf_stack\": {\"bytes\": %u, \"joined_samples\": %llu},",
+                s->perf_stack_bytes, (unsigned long long)s->samples_joined);
     char hsa[300];
     if (model_hsa_table_text(m, hsa, sizeof(hsa))) { /* what the collector read the table as */
         fprintf(f, "\n  \"hsa_table\": {\"status\": \"%s\", \"release\": ",

@@ -19,13 +19,20 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "session/perf_stacks.h"
 
-#define PERF_STACK_BYTES 8192u       /* the user stack copied per sample (as perf's default) */
+/* The user stack the kernel copies per sample at most (it copies only the used part, but a
+ * record reserves the whole size in the ring): the kernel's limit, so that deep stacks (C++,
+ * interpreters) reach their thread's start (docs/performance.md, "Whole stacks") */
+#define PERF_STACK_BYTES 65528u
+#define PERF_STACK_MIN   8192u       /* perf's default; where locked memory is short */
 #define PERF_REGS_MASK   0xff0fffull /* AX..SS, R8..R15: not DS, ES, FS, GS */
 #define PERF_NREGS       20
-#define RING_PAGES       512u /* data pages per ring (2 MiB): 240 samples of 8.4 KiB */
-#define RING_PAGES_MIN   16u  /* when locked memory is short (unprivileged users) */
-#define MAX_UNWIND       ROCSYS_MAX_FRAMES
+#define RING_PAGES       512u        /* data pages per ring per 8 KiB of stack: 240 samples */
+#define RING_PAGES_MIN   16u         /* when locked memory is short (unprivileged users) */
+#define RING_BUDGET      (64u << 20) /* all CPUs' rings, beyond 512 pages each */
+#define RING_RECORDS_MIN 8u          /* a smaller stack rather than a ring of fewer samples */
+#define MAX_UNWIND       SESSION_PERF_MAX_FRAMES
 #define MAX_RECORD       65536u
 
 /* One perf ring: a clock (CPU samples) or switch (wall mode) event of one CPU. */
@@ -45,11 +52,13 @@ struct perf_offcpu {
     uint64_t carry_ns; /* blocked time not yet turned into whole sampling periods */
     int ours;          /* 1: the collector's own helper thread (not the program's), -1 unknown */
     uint32_t n;
-    uint64_t frames[MAX_UNWIND];
+    uint64_t frames[MAX_UNWIND + 1]; /* (+ the [truncated] root) */
 };
 
 struct session_perf {
     int wall, kernel;
+    uint32_t stack_bytes, ring_pages; /* the stack asked for per sample; data pages per ring */
+    struct perf_stacks *stacks;       /* threads' last whole stacks, cut stacks' roots */
     int *fds; /* attached: every thread's events, their records sent to the CPU's ring */
     size_t nfds, fdcap;
     uint64_t period_ns;
@@ -67,10 +76,54 @@ static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
     return (int)syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* The stack to ask the kernel for: ROCSYS_PERF_STACK=BYTES (8192 to 65528, for measurements:
+ * bench/perf_stacks.sh), else PERF_STACK_BYTES. */
+static uint32_t stack_bytes_wanted(void)
+{
+    const char *e = getenv("ROCSYS_PERF_STACK");
+    long v = e && *e ? strtol(e, NULL, 10) : 0;
+
+    if (v < (long)PERF_STACK_MIN || v > (long)PERF_STACK_BYTES)
+        return PERF_STACK_BYTES;
+    return (uint32_t)v & ~7u; /* the kernel wants a multiple of 8 */
+}
+
+/* Data pages per ring for the stack size (240 samples, within RING_BUDGET for every CPU, and
+ * at least RING_PAGES): a power of two. */
+static uint32_t ring_pages_for(uint32_t stack_bytes)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    uint64_t want = (uint64_t)RING_PAGES * stack_bytes / PERF_STACK_MIN;
+    uint64_t cap = RING_BUDGET / 4096u / (uint64_t)(ncpu > 0 ? ncpu : 1);
+    uint32_t pages = RING_PAGES;
+
+    while (pages * 2ull <= want && pages * 2ull <= cap)
+        pages *= 2;
+    return pages;
+}
+
+/* A new perf engine state: what the kernel is asked for, and how cut stacks are handled. */
+static struct session_perf *perf_new(int wall, uint64_t period_ns, int kernel, uint32_t stack)
+{
+    struct session_perf *p = xcalloc(1, sizeof(*p));
+    const char *join = getenv("ROCSYS_PERF_JOIN");
+
+    p->wall = wall;
+    p->period_ns = period_ns;
+    p->kernel = kernel;
+    p->stack_bytes = stack;
+    p->ring_pages = ring_pages_for(stack);
+    p->stacks = perf_stacks_new(!(join && join[0] == '0'));
+    return p;
+}
+
 /* The attributes of the clock (kind CLOCK) or context-switch (SWITCH) event. */
-static void attr_init(struct perf_event_attr *a, int kind, uint64_t period_ns, int kernel,
+static void attr_init(struct perf_event_attr *a, const struct session_perf *p, int kind,
                       int inherit)
 {
+    uint64_t period_ns = p->period_ns;
+    int kernel = p->kernel;
+
     memset(a, 0, sizeof(*a));
     a->size = sizeof(*a);
     a->type = PERF_TYPE_SOFTWARE;
@@ -85,7 +138,7 @@ static void attr_init(struct perf_event_attr *a, int kind, uint64_t period_ns, i
     a->sample_type =
         PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
     a->sample_regs_user = PERF_REGS_MASK;
-    a->sample_stack_user = PERF_STACK_BYTES;
+    a->sample_stack_user = p->stack_bytes;
     a->sample_id_all = 1;
     a->use_clockid = 1;
     a->clockid = CLOCK_MONOTONIC; /* the collector's clock */
@@ -97,15 +150,21 @@ static void attr_init(struct perf_event_attr *a, int kind, uint64_t period_ns, i
     a->disabled = 1;
     a->watermark = 1;
     /* the spool thread polls the rings: woken when one is a quarter full */
-    a->wakeup_watermark = RING_PAGES * 4096u / 4u;
+    a->wakeup_watermark = p->ring_pages * 4096u / 4u;
 }
 
-/* Map fd's ring of pages data pages (fewer when locked memory is short). */
-static int ring_map(struct perf_ring *r, int fd, int kind)
+/* Map fd's ring of p->ring_pages data pages (fewer when locked memory is short, but room for
+ * RING_RECORDS_MIN samples: else -ENOBUFS, and a smaller stack is asked for). */
+static int ring_map(const struct session_perf *sp, struct perf_ring *r, int fd, int kind)
 {
     long pg = sysconf(_SC_PAGESIZE);
+    uint64_t least = sp->stack_bytes > PERF_STACK_MIN
+                         ? (uint64_t)RING_RECORDS_MIN * (sp->stack_bytes + 512u)
+                         : (uint64_t)RING_PAGES_MIN * (uint64_t)pg;
 
-    for (uint32_t pages = RING_PAGES; pages >= RING_PAGES_MIN; pages /= 2) {
+    for (uint32_t pages = sp->ring_pages; pages >= RING_PAGES_MIN; pages /= 2) {
+        if ((uint64_t)pages * (uint64_t)pg < least)
+            return -ENOBUFS;
         void *p =
             mmap(NULL, (size_t)(pages + 1) * (size_t)pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED)
@@ -141,7 +200,7 @@ static int open_kind(struct session_perf *p, int kind, pid_t pid, int enable_on_
     int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
     struct perf_event_attr a;
 
-    attr_init(&a, kind, p->period_ns, p->kernel, 1);
+    attr_init(&a, p, kind, 1);
     a.enable_on_exec = (unsigned)enable_on_exec;
     for (int cpu = 0; cpu < ncpu; cpu++) {
         int fd = perf_open(&a, pid, cpu, -1);
@@ -160,7 +219,7 @@ static int open_kind(struct session_perf *p, int kind, pid_t pid, int enable_on_
             continue;
         }
         p->rings = xrealloc(p->rings, (size_t)(p->nrings + 1) * sizeof(*p->rings));
-        int rc = ring_map(&p->rings[p->nrings], fd, kind);
+        int rc = ring_map(p, &p->rings[p->nrings], fd, kind);
         if (rc != 0) {
             close(fd);
             return rc;
@@ -176,14 +235,12 @@ struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, 
                                        char *why, size_t cap)
 {
     struct session_perf *p = NULL;
+    uint32_t stack = stack_bytes_wanted();
     int rc = 0;
 
     /* kernel-mode samples (syscall time at its call site) where permitted, else user only */
     for (int kernel = 1; kernel >= 0; kernel--) {
-        p = xcalloc(1, sizeof(*p));
-        p->wall = wall;
-        p->period_ns = period_ns;
-        p->kernel = kernel;
+        p = perf_new(wall, period_ns, kernel, stack);
         rc = open_kind(p, SESSION_PERF_CLOCK, pid, on_exec, NULL, NULL);
         if (rc == 0 && wall)
             rc = open_kind(p, SESSION_PERF_SWITCH, pid, on_exec, NULL, NULL);
@@ -191,6 +248,11 @@ struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, 
             break;
         session_perf_close(p);
         p = NULL;
+        if (rc == -ENOBUFS && stack > PERF_STACK_MIN) { /* locked memory is short */
+            stack = stack / 2 < PERF_STACK_MIN ? PERF_STACK_MIN : (stack / 2) & ~7u;
+            kernel++;
+            continue;
+        }
         if (wall || (rc != -EACCES && rc != -EPERM))
             break; /* wall mode needs the switch samples, which are kernel-mode samples */
     }
@@ -223,6 +285,13 @@ void session_perf_counts(const struct session_perf *p, uint64_t *samples, uint64
     *unwind_us = p && p->unwinds ? (double)p->unwind_ns / (double)p->unwinds / 1e3 : 0;
 }
 
+void session_perf_stack_counts(const struct session_perf *p, uint32_t *stack_bytes, uint64_t *whole,
+                               uint64_t *joined, uint64_t *cut)
+{
+    *stack_bytes = p ? p->stack_bytes : 0;
+    perf_stacks_counts(p ? p->stacks : NULL, whole, joined, cut);
+}
+
 void session_perf_close(struct session_perf *p)
 {
     long pg = sysconf(_SC_PAGESIZE);
@@ -241,38 +310,53 @@ void session_perf_close(struct session_perf *p)
     }
     free(p->rings);
     free(p->off);
+    perf_stacks_free(p->stacks);
     free(p);
 }
 
-/* Cut a SAMPLE record's stack copy to the bytes the kernel filled (dyn_size, rounded up to 8):
- * a thread whose stack is shallower than the 8 KiB asked for leaves the rest empty, and
- * only what is kept costs memory and copying in the spool. Returns the record's new length. */
-static uint32_t trim_stack(uint8_t *rec, uint32_t len)
+/* Copy n bytes at offset off (any, wrapping) of ring r's data into dst. */
+static void ring_read(const struct perf_ring *r, uint64_t off, void *dst, uint64_t n)
 {
-    struct perf_event_header h;
-    size_t at = sizeof(h) + 24 + 8 * PERF_NREGS; /* TID, TIME, REGS_USER abi + registers */
-    uint64_t abi, size, dyn;
+    uint64_t at = off & (r->size - 1);
+    uint64_t first = r->size - at < n ? r->size - at : n;
 
-    memcpy(&h, rec, sizeof(h));
-    if (h.type != PERF_RECORD_SAMPLE || at + 8 > len)
-        return len;
-    memcpy(&abi, rec + sizeof(h) + 16, 8);
-    if (abi == PERF_SAMPLE_REGS_ABI_NONE)
-        return len;
+    memcpy(dst, r->data + at, first);
+    memcpy((uint8_t *)dst + first, r->data, n - first);
+}
+
+/* Copy the record of header h at ring offset off into rec; a SAMPLE's stack copy only as far
+ * as the kernel filled it (dyn_size, rounded up to 8): a record reserves the whole size asked
+ * for (up to 64 KiB), a thread whose stack is shallower leaves the rest empty, and only what is
+ * kept costs copying here and memory in the spool. Returns the copy's length. */
+static uint32_t record_copy(const struct perf_ring *r, uint64_t off,
+                            const struct perf_event_header *h, uint8_t *rec)
+{
+    uint32_t at = sizeof(*h) + 24 + 8 * PERF_NREGS; /* TID, TIME, REGS_USER abi + registers */
+    uint64_t abi, size, dyn, keep;
+
+    if (h->type != PERF_RECORD_SAMPLE || at + 8u > h->size) {
+        ring_read(r, off, rec, h->size);
+        return h->size;
+    }
+    ring_read(r, off, rec, at + 8u);
+    memcpy(&abi, rec + sizeof(*h) + 16, 8);
     memcpy(&size, rec + at, 8);
-    if (size == 0 || at + 8 + size + 8 > len)
-        return len;
-    memcpy(&dyn, rec + at + 8 + size, 8);
-    uint64_t keep = (dyn + 7) & ~(uint64_t)7;
-    if (keep >= size)
-        return len;
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE || size == 0 || at + 8u + size + 8u > h->size) {
+        ring_read(r, off, rec, h->size);
+        return h->size;
+    }
+    ring_read(r, off + at + 8u + size, &dyn, 8);
+    keep = (dyn + 7) & ~(uint64_t)7;
+    keep = keep < size ? keep : size;
+    uint32_t tail = (uint32_t)(h->size - (at + 8u + size + 8u)); /* (none for our samples) */
+    ring_read(r, off + at + 8u, rec + at + 8u, keep);
     memcpy(rec + at, &keep, 8);
-    memmove(rec + at + 8 + keep, rec + at + 8 + size, 8); /* dyn_size after the kept bytes */
-    memmove(rec + at + 8 + keep + 8, rec + at + 8 + size + 8, len - (at + 8 + size + 8));
-    len -= (uint32_t)(size - keep);
-    h.size = (uint16_t)len;
-    memcpy(rec, &h, sizeof(h));
-    return len;
+    memcpy(rec + at + 8u + keep, &dyn, 8);
+    ring_read(r, off + at + 8u + size + 8u, rec + at + 8u + keep + 8u, tail);
+    struct perf_event_header nh = *h;
+    nh.size = (uint16_t)(at + 8u + keep + 8u + tail);
+    memcpy(rec, &nh, sizeof(nh));
+    return nh.size;
 }
 
 void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *ctx)
@@ -285,16 +369,10 @@ void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *
         uint64_t tail = r->page->data_tail;
         while (tail < head) {
             struct perf_event_header h;
-            uint64_t off = tail & (r->size - 1);
-            uint64_t first = r->size - off < sizeof(h) ? r->size - off : sizeof(h);
-            memcpy(&h, r->data + off, first);
-            memcpy((uint8_t *)&h + first, r->data, sizeof(h) - first);
+            ring_read(r, tail, &h, sizeof(h));
             if (h.size < sizeof(h) || h.size > head - tail)
                 break;
-            first = r->size - off < h.size ? r->size - off : h.size;
-            memcpy(rec, r->data + off, first);
-            memcpy(rec + first, r->data, h.size - first);
-            fn(ctx, r->kind, rec, trim_stack(rec, h.size));
+            fn(ctx, r->kind, rec, record_copy(r, tail, &h, rec));
             tail += h.size;
         }
         __atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
@@ -378,7 +456,7 @@ static int own_thread(struct perf_offcpu *o)
 static void offcpu_done(struct session_perf *p, struct model *m, struct perf_offcpu *o,
                         session_perf_sample_fn fn, void *ctx)
 {
-    uint64_t frames[MAX_UNWIND + 1];
+    uint64_t frames[MAX_UNWIND + 2];
 
     if (!o->have_out || o->in_ns <= o->out_ns)
         return; /* the switch-in is still to come */
@@ -402,7 +480,8 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
 {
     const struct perf_event_header *h = (const void *)rec;
     struct perf_sample s;
-    uint64_t frames[MAX_UNWIND];
+    uint64_t frames[MAX_UNWIND + 1], sps[MAX_UNWIND + 1];
+    int end;
 
     if (!p || len < sizeof(*h))
         return;
@@ -433,7 +512,9 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
     if (h->type != PERF_RECORD_SAMPLE || parse_sample(rec, len, &s) != 0)
         return;
     uint64_t t0 = model_clock_ns(CLOCK_MONOTONIC);
-    uint32_t n = symbolizer_unwind(model_symbolizer(m), &s.st, frames, MAX_UNWIND);
+    uint32_t n = symbolizer_unwind(model_symbolizer(m), &s.st, frames, sps, MAX_UNWIND, &end);
+    /* whole, joined to the thread's last whole stack, or under a [truncated] root */
+    n = perf_stacks_finish(p->stacks, m, s.pid, s.tid, frames, sps, n, MAX_UNWIND, end);
     p->unwind_ns += model_clock_ns(CLOCK_MONOTONIC) - t0;
     p->unwinds++;
     p->unwound += n;
@@ -472,7 +553,7 @@ static int attach_thread(struct session_perf *p, int kind, pid_t tid, int *ring_
 {
     struct perf_event_attr a;
 
-    attr_init(&a, kind, p->period_ns, p->kernel, 1);
+    attr_init(&a, p, kind, 1);
     a.disabled = 0;
     for (int cpu = 0; cpu < ncpu; cpu++) {
         int fd = perf_open(&a, tid, cpu, -1);
@@ -483,7 +564,7 @@ static int attach_thread(struct session_perf *p, int kind, pid_t tid, int *ring_
         }
         if (ring_fd[cpu] < 0) {
             p->rings = xrealloc(p->rings, (size_t)(p->nrings + 1) * sizeof(*p->rings));
-            int rc = ring_map(&p->rings[p->nrings], fd, kind);
+            int rc = ring_map(p, &p->rings[p->nrings], fd, kind);
             if (rc != 0) {
                 close(fd);
                 return rc;
@@ -538,12 +619,10 @@ struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall,
     int ncpu = (int)sysconf(_SC_NPROCESSORS_CONF), rc = 0, bad = 0;
     int *ring_fd = xcalloc((size_t)ncpu * 2, sizeof(int));
     struct session_perf *p = NULL;
+    uint32_t stack = stack_bytes_wanted();
 
     for (int kernel = 1; kernel >= 0; kernel--) {
-        p = xcalloc(1, sizeof(*p));
-        p->wall = wall;
-        p->period_ns = period_ns;
-        p->kernel = kernel;
+        p = perf_new(wall, period_ns, kernel, stack);
         for (int i = 0; i < ncpu * 2; i++)
             ring_fd[i] = -1;
         for (bad = 0; bad < npids && rc == 0; bad++) {
@@ -555,6 +634,12 @@ struct session_perf *session_perf_attach(const pid_t *pids, int npids, int wall,
             break;
         session_perf_close(p);
         p = NULL;
+        if (rc == -ENOBUFS && stack > PERF_STACK_MIN) { /* locked memory is short */
+            stack = stack / 2 < PERF_STACK_MIN ? PERF_STACK_MIN : (stack / 2) & ~7u;
+            kernel++;
+            rc = 0;
+            continue;
+        }
         if (wall || kernel == 0 || (rc != -EACCES && rc != -EPERM))
             break; /* (user-only events were refused too: rc says why) */
         rc = 0;

@@ -217,6 +217,11 @@ static void update_stats(struct session *s)
     }
     uint64_t perf_samples, perf_lost;
     session_perf_counts(s->perf, &perf_samples, &perf_lost, &ms->unwind_us_mean);
+    if (s->perf) {
+        uint64_t whole, cut;
+        session_perf_stack_counts(s->perf, &ms->perf_stack_bytes, &whole, &ms->samples_joined,
+                                  &cut);
+    }
     dropped += perf_lost; /* samples the kernel could not write: a perf ring was full */
     if (dropped < dropped_events)
         dropped = dropped_events;

@@ -75,6 +75,10 @@ enum {
     SESSION_PERF_BARRIER = 3 /* 8 bytes: every collector record committed before this time
                                 (CLOCK_MONOTONIC) is in the spool before it */
 };
+/* Frames a perf sample is unwound to at most (as many as the model keeps: MODEL_MAX_STACK);
+ * a decoded sample may have one more, the "[truncated]" root of a cut stack, and in wall mode
+ * one more, its thread state */
+#define SESSION_PERF_MAX_FRAMES 1024
 struct session_perf;
 struct model;
 /* A perf record copied out of a ring (kind: SESSION_PERF_CLOCK or _SWITCH). */
@@ -103,6 +107,10 @@ int session_perf_kernel(const struct session_perf *p);
  * to unwind one (µs). */
 void session_perf_counts(const struct session_perf *p, uint64_t *samples, uint64_t *lost,
                          double *unwind_us);
+/* The user stack asked for per sample (bytes), and the samples whose stacks reached their
+ * thread's start, were joined to their thread's last whole stack, or stayed cut. */
+void session_perf_stack_counts(const struct session_perf *p, uint32_t *stack_bytes, uint64_t *whole,
+                               uint64_t *joined, uint64_t *cut);
 /* Disable, unmap and close every event: nothing of ours stays in the target. */
 void session_perf_close(struct session_perf *p);
 /* Copy every record in the rings to fn (the spool thread, under the spool's lock). */

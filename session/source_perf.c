@@ -86,7 +86,7 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
                            const uint64_t *frames, uint32_t n, uint32_t weight)
 {
     struct session *s = ctx;
-    uint64_t all[ROCSYS_MAX_FRAMES + 1 + ROCSYS_REGION_DEPTH_MAX];
+    uint64_t all[SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_REGION_DEPTH_MAX];
     int nreg;
 
     if (s->attached) /* no collector: threads named from /proc */
@@ -99,7 +99,7 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
         symbolizer_load_maps(model_symbolizer(s->m), pid);
         s->maps_read_ns = model_clock_ns(CLOCK_MONOTONIC);
     }
-    n = n < ROCSYS_MAX_FRAMES + 1 ? n : ROCSYS_MAX_FRAMES + 1;
+    n = n < SESSION_PERF_MAX_FRAMES + 2 ? n : SESSION_PERF_MAX_FRAMES + 2;
     memcpy(all, frames, n * sizeof(*all));
     int api = n ? session_context_wait_at(s->ctx, pid, tid, t) : 0;
     if (api) /* waiting for the device: the runtime's frames become "[gpu wait] CALL" */

@@ -214,6 +214,23 @@ static void samples_timer(struct session *s, uint32_t flags)
     session_engine_explain(s);
 }
 
+/* A sample of the in-target sampler whose native stack was deeper than the frames it keeps
+ * (the leaf side is kept): the "[truncated]" root above its outermost frame, below its open
+ * user regions, as the perf engine roots its cut stacks. */
+static void truncated_sample(struct session *s, const struct rocsys_ring_ctl *ctl,
+                             const struct rocsys_rec_sample *r)
+{
+    uint64_t all[ROCSYS_MAX_FRAMES + ROCSYS_MAX_PY_FRAMES + 1];
+    uint32_t n = r->nframes, native = n;
+
+    while (native > 0 && ROCSYS_IS_REGION_FRAME(r->frames[native - 1]))
+        native--;
+    memcpy(all, r->frames, native * sizeof(*all));
+    all[native] = model_state_frame(s->m, MODEL_TRUNCATED_FRAME);
+    memcpy(all + native + 1, r->frames + native, (n - native) * sizeof(*all));
+    session_sample(s, ctl->pid, ctl->tid, r->time_ns, all, n + 1, r->weight ? r->weight : 1);
+}
+
 /* Transport callback: turn one record into model input. Every record is validated. */
 static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
                       const struct rocsys_rec_header *h)
@@ -310,6 +327,11 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
                                 r->weight ? r->weight : 1);
         if (h->flags & ROCSYS_SAMPLE_PY_DROPPED)
             model_session(s->m)->python_unreadable += r->weight ? r->weight : 1;
+        if ((h->flags & (ROCSYS_SAMPLE_TRUNCATED | ROCSYS_SAMPLE_PYTHON)) ==
+            ROCSYS_SAMPLE_TRUNCATED) { /* deeper than the frames a sample keeps */
+            truncated_sample(s, ctl, r);
+            break;
+        }
         session_sample(s, ctl->pid, ctl->tid, r->time_ns, r->frames, r->nframes,
                        r->weight ? r->weight : 1);
         break;

@@ -73,29 +73,32 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
             s->status_text[0] ? s->status_text : "starting", target);
     if (s->replay) /* what was recorded, and the part of the run counted */
         fprintf(out,
-                "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  stacks %zu  range "
-                "%.3f-%.3f s of %.3f s\n",
+                "mode %s %d Hz  samples %llu  truncated %llu  dropped %llu (events %llu)  stacks "
+                "%zu  range %.3f-%.3f s of %.3f s\n",
                 s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
-                (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
-                model_distinct_stacks(m), (double)(s->range_start_ns - s->start_ns) / 1e9,
+                (unsigned long long)s->samples_truncated, (unsigned long long)s->dropped,
+                (unsigned long long)s->dropped_events, model_distinct_stacks(m),
+                (double)(s->range_start_ns - s->start_ns) / 1e9,
                 (double)(s->range_end_ns - s->start_ns) / 1e9, elapsed);
     else {
         /* the cost of a sample: the handler's in the target, or (perf engine, no handler) the
          * front end's unwinding */
-        char cost[96];
+        char cost[128];
         if (s->engine && strcmp(s->engine, "perf") == 0)
-            snprintf(cost, sizeof(cost), "unwind %.1f us/sample", s->unwind_us_mean);
+            snprintf(cost, sizeof(cost), "unwind %.1f us/sample  stack copy %u bytes  joined %llu",
+                     s->unwind_us_mean, s->perf_stack_bytes, (unsigned long long)s->samples_joined);
         else
             snprintf(cost, sizeof(cost), "sample cost %.0f ns  (p99 %.0f ns, mean %.0f ns)",
                      s->sample_cost_median_ns, s->sample_cost_p99_ns, s->sample_cost_avg_ns);
         fprintf(out,
-                "mode %s %d Hz  samples %llu  dropped %llu (events %llu)  unsampled threads %llu  "
-                "%s  stacks %zu  front end %.1f%% cpu  timer %s  engine %s%s%s\n",
+                "mode %s %d Hz  samples %llu  truncated %llu  dropped %llu (events %llu)  "
+                "unsampled threads %llu  %s  stacks %zu  front end %.1f%% cpu  timer %s  engine "
+                "%s%s%s\n",
                 s->mode ? s->mode : "?", s->freq_hz, (unsigned long long)s->samples,
-                (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
-                (unsigned long long)s->threads_unsampled, cost, model_distinct_stacks(m),
-                s->frontend_cpu_pct, s->timer ? s->timer : "?", s->engine ? s->engine : "?",
-                s->engine_why[0] ? ": " : "", s->engine_why);
+                (unsigned long long)s->samples_truncated, (unsigned long long)s->dropped,
+                (unsigned long long)s->dropped_events, (unsigned long long)s->threads_unsampled,
+                cost, model_distinct_stacks(m), s->frontend_cpu_pct, s->timer ? s->timer : "?",
+                s->engine ? s->engine : "?", s->engine_why[0] ? ": " : "", s->engine_why);
     }
     uint64_t wait_ns, wait_cpu_ns;
     model_gpu_wait_totals(m, &wait_ns, &wait_cpu_ns);

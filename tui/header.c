@@ -186,6 +186,11 @@ void tui_header_draw(struct tui *t, const struct tui_rect *r)
             tui_seg(t, y, &x, w, lab, " %s", strcmp(s->engine, "perf") == 0 ? "perf" : "signals");
         tui_seg(t, y, &x, w, lab, "  samples ");
         tui_seg(t, y, &x, w, val, "%llu", (unsigned long long)s->samples);
+        if (s->samples_truncated) { /* stacks that did not reach their thread's start */
+            tui_seg(t, y, &x, w, lab, "  truncated ");
+            tui_seg(t, y, &x, w, tui_style(t, TUI_S_BAD), "%llu",
+                    (unsigned long long)s->samples_truncated);
+        }
         tui_seg(t, y, &x, w, lab, "  dropped ");
         tui_seg(t, y, &x, w, tui_style(t, s->dropped ? TUI_S_BAD : TUI_S_VALUE), "%llu",
                 (unsigned long long)s->dropped);
