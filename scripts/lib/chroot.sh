@@ -77,6 +77,9 @@ chroot_mounted() {
 # /sys and /dev are recursive bind mounts made slaves, so unmounting them never reaches the host
 chroot_mount() {
     local root=$1 src=$2 dest=$3 d
+    # the root a mount point of its own: unshare -m inside (the GPU tests) changes the
+    # propagation of /, which fails on a plain directory
+    mount --bind "$root" "$root"
     mount -t proc proc "$root/proc"
     for d in sys dev; do
         mount --rbind "/$d" "$root/$d"
@@ -86,11 +89,11 @@ chroot_mount() {
     mount --bind "$src" "$root$dest"
 }
 
-# chroot_umount ROOT: every mount under ROOT, deepest first; lazily when one is busy
+# chroot_umount ROOT: every mount at or under ROOT, deepest first; lazily when one is busy
 chroot_umount() {
     local root m
     root=$(realpath -m "$1")
-    awk -v r="$root" 'index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r |
+    awk -v r="$root" '$5 == r || index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r |
         while read -r m; do
             umount "$m" 2> /dev/null || umount -l "$m" 2> /dev/null || echo "chroot: cannot unmount $m" >&2
         done
