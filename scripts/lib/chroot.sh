@@ -60,6 +60,8 @@ chroot_make() {
     fi
     rm -f "$log"
     cp /etc/resolv.conf "$root/etc/resolv.conf"
+    # an archive served as a snapshot outlives sid's Release files (valid for a week): accept them
+    echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99rocsys-chroot"
     # services stay down in a chroot (debuginfod, openmpi's helpers)
     printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
     chmod +x "$root/usr/sbin/policy-rc.d"
