@@ -205,3 +205,16 @@ uint64_t hip_launch_begin(uint64_t t0)
     hip_tls_launch = c;
     return c;
 }
+
+int hip_runtime_major(void)
+{
+    static _Atomic int major;
+    int m = atomic_load_explicit(&major, memory_order_relaxed), saved = errno;
+
+    if (m)
+        return m;
+    m = dlvsym(RTLD_NEXT, "hipGetDevicePropertiesR0600", "hip_6.0") ? 6 : 5;
+    atomic_store_explicit(&major, m, memory_order_relaxed);
+    errno = saved;
+    return m;
+}

@@ -265,9 +265,22 @@ COLLECTOR_EXPORT int hipMemcpy3D_spt(const void *parms)
              fill_param3d(&r_, parms));
 }
 
-/* The side a hipMemoryType is on: 0 host, 1 device (arrays are device memory), -1 unknown. */
+/* The side a hipMemoryType is on: 0 host, 1 device (arrays are device memory), -1 unknown.
+ * ROCm 6 renumbered the type: the loaded runtime's numbering applies (a program runs with the
+ * runtime of its headers' major version: the soname changed with it). */
 static int memory_side(int type)
 {
+    if (hip_runtime_major() >= 6) {
+        switch (type) {
+        case ROCSYS_HIP6_MEMORY_HOST:
+            return 0;
+        case ROCSYS_HIP6_MEMORY_DEVICE:
+        case ROCSYS_HIP6_MEMORY_ARRAY:
+            return 1;
+        default: /* unregistered, managed, unified or invalid: the runtime decides */
+            return -1;
+        }
+    }
     switch (type) {
     case ROCSYS_HIP_MEMORY_HOST:
         return 0;
@@ -279,21 +292,27 @@ static int memory_side(int type)
     }
 }
 
+/* The direction of a copy between two hipMemoryTypes (default when either is not known). */
+static uint32_t kind_of(int src_type, int dst_type)
+{
+    int src = memory_side(src_type), dst = memory_side(dst_type);
+
+    if (src < 0 || dst < 0)
+        return KIND_DEFAULT;
+    return src ? (dst ? KIND_DTOD : KIND_DTOH) : (dst ? KIND_HTOD : KIND_HTOH);
+}
+
 /* Bytes and direction of a hipMemcpyParam2D copy, read from its parameter block (none: 0 bytes,
  * direction default). */
 static void fill_param2d(struct rocsys_rec_hip_api *r, const void *copy)
 {
     const struct rocsys_hip_memcpy2d *p = copy;
-    int src, dst;
 
     r->copy_kind = KIND_DEFAULT;
     if (!p)
         return;
     r->bytes = p->width_bytes * p->height;
-    src = memory_side(p->src_memory_type);
-    dst = memory_side(p->dst_memory_type);
-    if (src >= 0 && dst >= 0)
-        r->copy_kind = src ? (dst ? KIND_DTOD : KIND_DTOH) : (dst ? KIND_HTOD : KIND_HTOH);
+    r->copy_kind = kind_of(p->src_memory_type, p->dst_memory_type);
 }
 
 COLLECTOR_EXPORT int hipMemcpyParam2D(const void *copy)
@@ -431,3 +450,43 @@ COLLECTOR_EXPORT int hipMemcpyHtoA(void *dst, size_t dst_offset, const void *src
 
 /* hipMemsetD8/D16/D32: count elements of 1, 2 or 4 bytes (the value is passed as an int,
  * which is how the C calling convention passes unsigned char and unsigned short too). */
+
+/* Bytes and direction of a hipDrvMemcpy3D copy, read from its HIP_MEMCPY3D in the loaded
+ * runtime's layout (32-bit sizes in 5.x, size_t in 6.x). No block: 0 bytes, direction default. */
+static void fill_drv3d(struct rocsys_rec_hip_api *r, const void *copy)
+{
+    r->copy_kind = KIND_DEFAULT;
+    if (!copy)
+        return;
+    if (hip_runtime_major() >= 6) {
+        const struct rocsys_hip6_drv_memcpy3d *p = copy;
+        r->bytes = p->width_bytes * p->height * p->depth;
+        r->copy_kind = kind_of(p->src_memory_type, p->dst_memory_type);
+    } else {
+        const struct rocsys_hip5_drv_memcpy3d *p = copy;
+        r->bytes = (uint64_t)p->width_bytes * p->height * p->depth;
+        r->copy_kind = kind_of(p->src_memory_type, p->dst_memory_type);
+    }
+}
+
+/* ---- the rest of the copy family: 5.3+ per-thread default stream forms, 6.x array copies,
+ * the driver-style copies (one HIP_WRAP row each; hipArray_t and hipDeviceptr_t are pointers) */
+
+/* clang-format off */
+HIP_WRAP(hipMemcpy2DAsync_spt, "hip_5.3", (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind, void *stream), (dst, dpitch, src, spitch, width, height, kind, stream), NOTHING, COPY_ON(width * height, kind, stream))
+HIP_WRAP(hipMemcpy2DFromArrayAsync_spt, "hip_5.3", (void *dst, size_t dpitch, const void *src, size_t w_offset, size_t h_offset, size_t width, size_t height, int kind, void *stream), (dst, dpitch, src, w_offset, h_offset, width, height, kind, stream), NOTHING, COPY_ON(width * height, kind, stream))
+HIP_WRAP(hipMemcpy2DToArrayAsync_spt, "hip_5.3", (void *dst, size_t w_offset, size_t h_offset, const void *src, size_t spitch, size_t width, size_t height, int kind, void *stream), (dst, w_offset, h_offset, src, spitch, width, height, kind, stream), NOTHING, COPY_ON(width * height, kind, stream))
+HIP_WRAP(hipMemcpy3DAsync_spt, "hip_5.3", (const void *parms, void *stream), (parms, stream), NOTHING, (fill_param3d(&r_, parms), STREAM(stream)))
+HIP_WRAP(hipMemcpyFromArray_spt, "hip_5.3", (void *dst, const void *src, size_t w_offset, size_t h_offset, size_t count, int kind), (dst, src, w_offset, h_offset, count, kind), NOTHING, COPY(count, kind))
+HIP_WRAP(hipMemcpyFromSymbolAsync_spt, "hip_5.3", (void *dst, const void *symbol, size_t bytes, size_t offset, int kind, void *stream), (dst, symbol, bytes, offset, kind, stream), NOTHING, COPY_ON(bytes, kind, stream))
+HIP_WRAP(hipMemcpyToSymbolAsync_spt, "hip_5.3", (const void *symbol, const void *src, size_t bytes, size_t offset, int kind, void *stream), (symbol, src, bytes, offset, kind, stream), NOTHING, COPY_ON(bytes, kind, stream))
+HIP_WRAP(hipMemcpy2DArrayToArray, "hip_6.2", (void *dst, size_t dst_w, size_t dst_h, const void *src, size_t src_w, size_t src_h, size_t width, size_t height, int kind), (dst, dst_w, dst_h, src, src_w, src_h, width, height, kind), NOTHING, COPY(width * height, kind))
+HIP_WRAP(hipMemcpyAtoA, "hip_6.2", (void *dst, size_t dst_offset, void *src, size_t src_offset, size_t bytes), (dst, dst_offset, src, src_offset, bytes), NOTHING, COPY(bytes, KIND_DTOD))
+HIP_WRAP(hipMemcpyAtoD, "hip_6.2", (void *dst, void *src, size_t src_offset, size_t bytes), (dst, src, src_offset, bytes), NOTHING, COPY(bytes, KIND_DTOD))
+HIP_WRAP(hipMemcpyAtoHAsync, "hip_6.2", (void *dst, void *src, size_t src_offset, size_t bytes, void *stream), (dst, src, src_offset, bytes, stream), NOTHING, COPY_ON(bytes, KIND_DTOH, stream))
+HIP_WRAP(hipMemcpyDtoA, "hip_6.2", (void *dst, size_t dst_offset, void *src, size_t bytes), (dst, dst_offset, src, bytes), NOTHING, COPY(bytes, KIND_DTOD))
+HIP_WRAP(hipMemcpyHtoAAsync, "hip_6.2", (void *dst, size_t dst_offset, const void *src, size_t bytes, void *stream), (dst, dst_offset, src, bytes, stream), NOTHING, COPY_ON(bytes, KIND_HTOD, stream))
+HIP_WRAP(hipDrvMemcpy2DUnaligned, "hip_4.3", (const void *copy), (copy), NOTHING, fill_param2d(&r_, copy))
+HIP_WRAP(hipDrvMemcpy3D, "hip_4.2", (const void *copy), (copy), NOTHING, fill_drv3d(&r_, copy))
+HIP_WRAP(hipDrvMemcpy3DAsync, "hip_4.2", (const void *copy, void *stream), (copy, stream), NOTHING, (fill_drv3d(&r_, copy), STREAM(stream)))
+/* clang-format on */

@@ -131,42 +131,38 @@ COLLECTOR_EXPORT int hipLaunchCooperativeKernel_spt(const void *f, struct hip_di
 
 #define MULTI_LAUNCH_MAX 64 /* entries of a multi-device launch list the collector reads */
 
-/* Copy up to n entries of an application's launch list without ever faulting: the runtime
- * checks n against the device count before it reads the list, so a failed call may come with
- * a list shorter than n, or none. After a successful call the runtime has read all n entries;
- * otherwise process_vm_readv copies what is readable, entry by entry. Returns entries copied. */
-static int copy_launch_list(struct rocsys_hip_launch_params *out, const void *list, int n, int rc)
+/* Copy up to n entries of size bytes of an application's launch list without ever faulting:
+ * the runtime checks n against the device count before it reads the list, so a failed call may
+ * come with a list shorter than n, or none. After a successful call the runtime has read all n
+ * entries; otherwise process_vm_readv copies what is readable, entry by entry. Returns entries
+ * copied. */
+static int copy_launch_list(void *out, const void *list, int n, size_t size, int rc)
 {
-    struct iovec local = {out, (size_t)n * sizeof(*out)};
+    struct iovec local = {out, (size_t)n * size};
     struct iovec remote[MULTI_LAUNCH_MAX];
     ssize_t got;
 
     if (rc == 0) {
-        memcpy(out, list, (size_t)n * sizeof(*out));
+        memcpy(out, list, (size_t)n * size);
         return n;
     }
     for (int i = 0; i < n; i++) {
-        remote[i].iov_base = (char *)(uintptr_t)list + (size_t)i * sizeof(*out);
-        remote[i].iov_len = sizeof(*out);
+        remote[i].iov_base = (char *)(uintptr_t)list + (size_t)i * size;
+        remote[i].iov_len = size;
     }
     got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)n, 0);
-    return got > 0 ? (int)((size_t)got / sizeof(*out)) : 0;
+    return got > 0 ? (int)((size_t)got / size) : 0;
 }
 
-/* Launch fields of a multi-device launch: grid, block and stream of the first entry; the kernel
- * name only when every one of the n entries could be read and launches the same kernel (the
- * entries of hipExtLaunchMultiKernelMultiDevice may differ: then the call is recorded without
- * a name). */
-static void fill_multi_launch(struct rocsys_rec_hip_api *r, const void *list, int n, int rc,
-                              uint64_t corr)
+/* Launch fields of a multi-device launch from its first entry (func, grid, block, stream) and
+ * the kernels of the got entries read of n: the kernel name only when all n could be read and
+ * launch the same kernel (the entries of hipExtLaunchMultiKernelMultiDevice may differ: then the
+ * call is recorded without a name). */
+static void fill_multi_entries(struct rocsys_rec_hip_api *r,
+                               const struct rocsys_hip_launch_params *p, int got, int n,
+                               uint64_t corr)
 {
-    struct rocsys_hip_launch_params p[MULTI_LAUNCH_MAX];
-    int got;
-
     r->correlation = corr;
-    if (!list || n <= 0)
-        return;
-    got = copy_launch_list(p, list, n < MULTI_LAUNCH_MAX ? n : MULTI_LAUNCH_MAX, rc);
     if (got == 0)
         return;
     fill_launch(r, p[0].func, p[0].grid, p[0].block, p[0].stream, corr);
@@ -180,6 +176,39 @@ static void fill_multi_launch(struct rocsys_rec_hip_api *r, const void *list, in
             break;
         }
     }
+}
+
+/* Launch fields of a multi-device launch of a hipLaunchParams list. */
+static void fill_multi_launch(struct rocsys_rec_hip_api *r, const void *list, int n, int rc,
+                              uint64_t corr)
+{
+    struct rocsys_hip_launch_params p[MULTI_LAUNCH_MAX];
+    int got = 0;
+
+    if (list && n > 0)
+        got =
+            copy_launch_list(p, list, n < MULTI_LAUNCH_MAX ? n : MULTI_LAUNCH_MAX, sizeof(*p), rc);
+    fill_multi_entries(r, p, got, n, corr);
+}
+
+/* Launch fields of a multi-device launch of a hipFunctionLaunchParams list (module functions,
+ * hipModuleLaunchCooperativeKernelMultiDevice). */
+static void fill_multi_function_launch(struct rocsys_rec_hip_api *r, const void *list, unsigned n,
+                                       int rc, uint64_t corr)
+{
+    struct rocsys_hip_function_launch_params f[MULTI_LAUNCH_MAX];
+    struct rocsys_hip_launch_params p[MULTI_LAUNCH_MAX];
+    int want = n < MULTI_LAUNCH_MAX ? (int)n : MULTI_LAUNCH_MAX, got = 0;
+
+    if (list && n > 0)
+        got = copy_launch_list(f, list, want, sizeof(*f), rc);
+    for (int i = 0; i < got; i++) {
+        p[i].func = f[i].function;
+        p[i].grid = (struct hip_dim3){f[i].grid_x, f[i].grid_y, f[i].grid_z};
+        p[i].block = (struct hip_dim3){f[i].block_x, f[i].block_y, f[i].block_z};
+        p[i].stream = f[i].stream;
+    }
+    fill_multi_entries(r, p, got, n > (unsigned)INT32_MAX ? INT32_MAX : (int)n, corr);
 }
 
 /* One call launches a kernel on each of n devices (one correlation id for all its dispatches). */
@@ -290,3 +319,27 @@ COLLECTOR_EXPORT int hipLaunchByPtr(const void *f)
         r_.stack = collector_launch_stack();
     });
 }
+
+/* A dim3 from its three sizes. */
+static struct hip_dim3 dim3_of(uint32_t x, uint32_t y, uint32_t z)
+{
+    struct hip_dim3 d = {x, y, z};
+    return d;
+}
+
+/* ---- the rest of the launch family (5.3+, 5.5+ and the C names of 6.x; one row each) ---- */
+
+/* clang-format off */
+HIP_WRAP(hipModuleLaunchCooperativeKernel, "hip_5.5", (void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem, void *stream, void **params), (f, gx, gy, gz, bx, by, bz, shmem, stream, params), LAUNCH, fill_launch(&r_, f, dim3_of(gx, gy, gz), dim3_of(bx, by, bz), stream, corr_))
+HIP_WRAP(hipModuleLaunchCooperativeKernelMultiDevice, "hip_5.5", (void *list, unsigned int n, unsigned int flags), (list, n, flags), LAUNCH, fill_multi_function_launch(&r_, list, n, rc_, corr_))
+/* 6.x declares hipExtModuleLaunchKernel / hipHccModuleLaunchKernel extern "C": programs built
+ * against its hip_ext.h call these names, not the mangled ones above (the same API rows). */
+HIP_WRAP(hipExtModuleLaunchKernel, "hip_4.2", (void *f, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz, size_t shmem, void *stream, void **params, void **extra, void *start, void *stop, uint32_t flags), (f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra, start, stop, flags), LAUNCH, fill_launch(&r_, f, blocks_of(gx, gy, gz, dim3_of(bx, by, bz)), dim3_of(bx, by, bz), stream, corr_))
+HIP_WRAP(hipHccModuleLaunchKernel, "hip_4.2", (void *f, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz, size_t shmem, void *stream, void **params, void **extra, void *start, void *stop), (f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra, start, stop), LAUNCH, fill_launch(&r_, f, blocks_of(gx, gy, gz, dim3_of(bx, by, bz)), dim3_of(bx, by, bz), stream, corr_))
+/* graphs: their kernels are dispatched by the runtime (the HSA side times them) */
+HIP_WRAP(hipGraphLaunch_spt, "hip_5.3", (void *exec, void *stream), (exec, stream), LAUNCH, STREAM(stream))
+HIP_WRAP(hipGraphUpload, "hip_5.3", (void *exec, void *stream), (exec, stream), NOTHING, STREAM(stream))
+/* a host function queued on a stream (no kernel) */
+HIP_WRAP(hipLaunchHostFunc, "hip_5.3", (void *stream, void *fn, void *data), (stream, fn, data), NOTHING, STREAM(stream))
+HIP_WRAP(hipLaunchHostFunc_spt, "hip_5.3", (void *stream, void *fn, void *data), (stream, fn, data), NOTHING, STREAM(stream))
+/* clang-format on */

@@ -212,3 +212,10 @@ COLLECTOR_EXPORT int hipArrayDestroy(void *array)
 {
     HIP_BODY(hipArrayDestroy, "hip_4.3", int (*)(void *), (array), NOTHING, NOTHING);
 }
+
+/* The async sets on the per-thread default stream (5.3+; one row each). */
+/* clang-format off */
+HIP_WRAP(hipMemsetAsync_spt, "hip_5.3", (void *dst, int value, size_t bytes, void *stream), (dst, value, bytes, stream), NOTHING, (r_.bytes = bytes, STREAM(stream)))
+HIP_WRAP(hipMemset2DAsync_spt, "hip_5.3", (void *dst, size_t pitch, int value, size_t width, size_t height, void *stream), (dst, pitch, value, width, height, stream), NOTHING, (r_.bytes = width * height, STREAM(stream)))
+HIP_WRAP(hipMemset3DAsync_spt, "hip_5.3", (struct rocsys_hip_pitched_ptr ptr, int value, struct rocsys_hip_extent extent, void *stream), (ptr, value, extent, stream), NOTHING, (r_.bytes = extent.width * extent.height * extent.depth, STREAM(stream)))
+/* clang-format on */

@@ -107,3 +107,22 @@ COLLECTOR_EXPORT int hipEventQuery(void *event)
 {
     HIP_BODY(hipEventQuery, "hip_4.2", int (*)(void *), (event), NOTHING, NOTHING);
 }
+
+/* ---- the rest of the stream and event family (5.3+ and 6.x names; one row each) ---- */
+
+/* clang-format off */
+HIP_WRAP(hipEventRecord_spt, "hip_5.2", (void *event, void *stream), (event, stream), NOTHING, STREAM(stream))
+HIP_WRAP(hipEventRecordWithFlags, "hip_6.4", (void *event, void *stream, unsigned int flags), (event, stream, flags), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamAddCallback, "hip_4.2", (void *stream, void *callback, void *data, unsigned int flags), (stream, callback, data, flags), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamAddCallback_spt, "hip_5.3", (void *stream, void *callback, void *data, unsigned int flags), (stream, callback, data, flags), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamBeginCapture, "hip_4.3", (void *stream, int mode), (stream, mode), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamBeginCapture_spt, "hip_5.3", (void *stream, int mode), (stream, mode), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamEndCapture, "hip_4.3", (void *stream, void **graph), (stream, graph), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamEndCapture_spt, "hip_5.3", (void *stream, void **graph), (stream, graph), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamIsCapturing, "hip_4.3", (void *stream, int *status), (stream, status), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamIsCapturing_spt, "hip_5.3", (void *stream, int *status), (stream, status), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamGetFlags, "hip_4.2", (void *stream, unsigned int *flags), (stream, flags), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamGetFlags_spt, "hip_5.2", (void *stream, unsigned int *flags), (stream, flags), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamGetPriority, "hip_4.2", (void *stream, int *priority), (stream, priority), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamGetPriority_spt, "hip_5.2", (void *stream, int *priority), (stream, priority), NOTHING, STREAM(stream))
+/* clang-format on */

@@ -52,6 +52,10 @@ uint64_t hip_thread_cpu_ns(void);
 uint64_t hip_wait_begin(int api, uint64_t t0);
 /* Begin a launch: a correlation id for the dispatch it makes on this thread. */
 uint64_t hip_launch_begin(uint64_t t0);
+/* The major version of the HIP runtime the wrappers forward to: 6 when it defines symbol
+ * version hip_6.0 (libamdhip64.so.6), else 5. Some types changed with it (hipMemoryType's
+ * numbers, HIP_MEMCPY3D's sizes). */
+int hip_runtime_major(void);
 
 /* Start of a traced call: its start time, or 0 when not tracing. */
 static inline uint64_t hip_begin(void)
@@ -90,6 +94,21 @@ static inline uint64_t hip_begin(void)
         errno = saved_;                                                                            \
     }                                                                                              \
     return rc_
+
+/* One row, one traced entry point: HIP_WRAP(api, "version", (parameters), (arguments), pre, fill)
+ * defines api (returning hipError_t) with those parameters; it forwards to the runtime's
+ * definition of that symbol version (or of any version: an entry point the loaded runtime
+ * lacks returns hipErrorNotInitialized without a record). */
+#define HIP_WRAP(api, ver, params, args, pre, fill)                                                \
+    COLLECTOR_EXPORT int api params                                                                \
+    {                                                                                              \
+        HIP_BODY(api, ver, int(*) params, args, pre, fill);                                        \
+    }
+
+/* Fill helpers for HIP_WRAP rows: the stream; bytes and direction of a copy. */
+#define STREAM(s)        r_.stream = (uint64_t)(uintptr_t)(s)
+#define COPY(n, k)       (r_.bytes = (n), r_.copy_kind = (uint32_t)(k))
+#define COPY_ON(n, k, s) (COPY(n, k), STREAM(s))
 
 #define NOTHING ((void)0)
 #define LAUNCH  corr_ = hip_launch_begin(t0_)
