@@ -30,13 +30,15 @@ static const struct opt_def opt_table[] = {
     {"engine", 0, OPT_CHOICE, "auto|perf|signal", 0, 0, "auto perf signal", OFF(engine), 0,
      "how threads are sampled: perf (from outside with perf events: no signal ever reaches the "
      "target, stacks unwound by rocsys-top) or signal (a handler in each thread: needed for "
-     "Python frames); auto: perf where permitted, signal for Python programs or with an "
-     "explicit --cpu-timer"},
+     "Python frames); auto: by what the kernel grants (probed): perf where its events open "
+     "(user-space samples only at perf_event_paranoid 2; wall mode needs 1), signal for Python "
+     "programs, with an explicit --cpu-timer or where perf cannot run; the header's engine "
+     "line says why and what would allow more"},
     {"cpu-timer", 0, OPT_CHOICE, "auto|perf|posix", 0, 0, "auto perf posix", OFF(cpu_timer), 0,
      "with --engine signal, what raises CPU samples: perf events (exact; an interrupt per sample, "
      "costly in a VM) or "
-     "POSIX CPU timers (cheap; kernel-tick resolution); auto: perf (posix where perf events are "
-     "not permitted)"},
+     "POSIX CPU timers (cheap; kernel-tick resolution); auto: perf (user time only where kernel "
+     "samples are refused, posix where perf events are not permitted)"},
     {"delay", 'd', OPT_INT, "TENTHS", 1, 600, NULL, OFF(delay_tenths), 0,
      "refresh delay in tenths of a second (default 10)"},
     {"iterations", 'n', OPT_INT, "N", 1, 1000000, NULL, OFF(iterations), 0,
