@@ -6,6 +6,7 @@
 #ifndef ROCSYS_GPU_GPU_H
 #define ROCSYS_GPU_GPU_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,6 +97,9 @@ struct gpu_backend {
     void (*shutdown)(void);
     /* What went wrong last (for the one-line reason), "" if nothing. */
     const char *(*last_error)(void);
+    /* The library function called last ("rsmi_init"), to name one that did not answer; read
+     * from any thread while the monitor's thread may be inside it. NULL: not said. */
+    const char *(*calling)(void);
 };
 
 extern const struct gpu_backend gpu_backend_rocm_smi;
@@ -133,12 +137,16 @@ void gpu_running_add(struct gpu_running *r, double v);
 /* ---- the monitor ---- */
 struct gpu_monitor;
 
-enum gpu_state { GPU_STATE_UNAVAILABLE, GPU_STATE_OK };
+/* STARTING: the library is being loaded and initialized on the monitor's thread; once that has
+ * taken GPU_ANSWER_WAIT_MS, the status says UNAVAILABLE, "GPU library did not answer (CALL after
+ * N s)", until it answers (if ever). */
+enum gpu_state { GPU_STATE_UNAVAILABLE, GPU_STATE_OK, GPU_STATE_STARTING };
+#define GPU_ANSWER_WAIT_MS 2000
 
 /* Everything the views show, copied out under the monitor's lock. */
 struct gpu_status {
     enum gpu_state state;
-    char reason[256];    /* UNAVAILABLE: one line saying why */
+    char reason[256];    /* UNAVAILABLE, STARTING: one line saying why */
     const char *backend; /* "rocm-smi", or NULL */
     int count;           /* devices */
     uint32_t interval_ms;
@@ -149,6 +157,8 @@ struct gpu_status {
     struct gpu_static info[GPU_MAX_DEVICES];
     struct gpu_sample now[GPU_MAX_DEVICES]; /* latest readings (valid 0 before the first) */
     int replay; /* readings from a recording (gpu_monitor_replay): never stale, no processes */
+    char waiting_call[64]; /* the library call the monitor's thread is in ("" if none) */
+    uint64_t waiting_ms;   /* ... since how long */
     int nproc;
     struct gpu_proc procs[GPU_MAX_PROCS];
 };
@@ -159,11 +169,20 @@ struct gpu_monitor_options {
     const struct gpu_backend *backend; /* NULL: the first of gpu_backends[] */
 };
 
-/* Initialize the backend (on the calling thread, so that a failure is known at once) and
- * start the sampling thread. Never NULL: an unavailable monitor reports why. */
+/* Start the monitor's thread, which initializes the backend and then samples. Returns at once
+ * (STARTING); never NULL: an unavailable monitor reports why. */
 struct gpu_monitor *gpu_monitor_start(const struct gpu_monitor_options *o);
-/* Stop the thread, shut the backend down, free. NULL is fine. */
+/* Wait until the backend has started (its first readings are there, or it is unavailable), at
+ * most timeout_ms, and no longer once a signal of stop_on (NULL: none) is pending. Returns 1 if
+ * it has started; if not, what the library prints from then on goes to stderr. */
+int gpu_monitor_wait_started(struct gpu_monitor *m, int timeout_ms, const sigset_t *stop_on);
+/* Stop the thread, shut the backend down, free. NULL is fine. A thread that is inside the
+ * library (starting, or stuck in a call) is not waited for: it is left behind with the monitor,
+ * and gpu_monitor_left_behind() says so. */
 void gpu_monitor_stop(struct gpu_monitor *m);
+/* Whether a monitor's thread was left inside the library: the process must then end with
+ * _exit (exit() would run the library's destructors under that thread). */
+int gpu_monitor_left_behind(void);
 /* Copy the current state into out. */
 void gpu_monitor_status(struct gpu_monitor *m, struct gpu_status *out);
 /* The newest readings of metric of device dev, oldest first, into out (at most max; NAN =

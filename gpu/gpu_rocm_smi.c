@@ -13,10 +13,10 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <rocm_smi/rocm_smi.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 /* Where KFD lists processes (the library reads it; without it, it prints to stderr). */
@@ -157,36 +157,11 @@ static void *load_library(void)
     return load_amd_smi();
 }
 
-/* rsmi_init with the library's own stderr chatter captured: its first line completes the
- * reason shown to the user instead of scribbling over the terminal. Runs before any other
- * thread exists, so that borrowing fd 2 is safe. */
-static rsmi_status_t init_quietly(char *said, size_t n)
-{
-    int cap = memfd_create("rocsys-rsmi", MFD_CLOEXEC), saved = -1;
-    rsmi_status_t st;
-    ssize_t got;
+/* The library function called last (the monitor names it when it does not answer). */
+static const char *_Atomic calling;
 
-    said[0] = '\0';
-    if (cap >= 0)
-        saved = dup(STDERR_FILENO);
-    if (saved >= 0) {
-        fflush(stderr);
-        dup2(cap, STDERR_FILENO);
-    }
-    st = smi.init(0);
-    if (saved < 0)
-        goto out;
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    got = pread(cap, said, n - 1, 0);
-    said[got > 0 ? got : 0] = '\0';
-    said[strcspn(said, "\n")] = '\0';
-out:
-    if (cap >= 0)
-        close(cap);
-    return st;
-}
+/* Call the library's function fn (a member of smi, rsmi_ + its name), noting which first. */
+#define SMI(fn, ...) (atomic_store(&calling, "rsmi_" #fn), smi.fn(__VA_ARGS__))
 
 /* The loaded library's own major version (ROCm SMI 6.0 is 6, ROCm 6.1's is 7; Debian's 5.2.3
  * says 1), 0 when it does not say. */
@@ -195,7 +170,7 @@ static unsigned library_major(void)
     rsmi_version_t v;
 
     memset(&v, 0, sizeof(v));
-    if (!smi.version_get || smi.version_get(&v) != RSMI_STATUS_SUCCESS)
+    if (!smi.version_get || SMI(version_get, &v) != RSMI_STATUS_SUCCESS)
         return 0;
     return v.major;
 }
@@ -213,11 +188,11 @@ static unsigned library_major(void)
 /* Load, resolve, initialize. */
 static int rsmi_backend_init(void)
 {
-    char said[160];
     rsmi_status_t st;
     int rc = GPU_OK;
 
     smi.error[0] = '\0';
+    atomic_store(&calling, "dlopen"); /* a library's constructors run there */
     smi.lib = load_library();
     if (!smi.lib)
         return GPU_NO_LIBRARY;
@@ -243,10 +218,9 @@ static int rsmi_backend_init(void)
     *(void **)&smi.dev_power_get = dlsym(smi.lib, "rsmi_dev_power_get");
     *(void **)&smi.version_get = dlsym(smi.lib, "rsmi_version_get");
     smi.freqs_v6 = library_major() >= 6;
-    st = init_quietly(said, sizeof(said));
+    st = SMI(init, 0); /* the monitor catches what it prints meanwhile */
     if (st != RSMI_STATUS_SUCCESS) {
-        snprintf(smi.error, sizeof(smi.error), "no amdgpu driver: rsmi_init: %s%s%.120s%s",
-                 status_text(st), said[0] ? " (" : "", said, said[0] ? ")" : "");
+        snprintf(smi.error, sizeof(smi.error), "no amdgpu driver: rsmi_init: %s", status_text(st));
         rc = GPU_NO_DRIVER;
         goto out;
     }
@@ -259,7 +233,7 @@ out:
 static int rsmi_backend_discover(void)
 {
     uint32_t n = 0;
-    rsmi_status_t st = smi.num_monitor_devices(&n);
+    rsmi_status_t st = SMI(num_monitor_devices, &n);
 
     if (st != RSMI_STATUS_SUCCESS) {
         snprintf(smi.error, sizeof(smi.error), "rsmi_num_monitor_devices: %s", status_text(st));
@@ -275,11 +249,11 @@ static void rsmi_backend_static_info(int dev, struct gpu_static *out)
     uint64_t bdf;
 
     memset(out, 0, sizeof(*out));
-    if (smi.dev_name_get((uint32_t)dev, out->name, sizeof(out->name)) != RSMI_STATUS_SUCCESS)
+    if (SMI(dev_name_get, (uint32_t)dev, out->name, sizeof(out->name)) != RSMI_STATUS_SUCCESS)
         out->name[0] = '\0';
     out->name[sizeof(out->name) - 1] = '\0';
     /* BDF id: domain in bits 32-63, bus 8-15, device 3-7, function 0-2 */
-    if (smi.dev_pci_id_get((uint32_t)dev, &bdf) == RSMI_STATUS_SUCCESS)
+    if (SMI(dev_pci_id_get, (uint32_t)dev, &bdf) == RSMI_STATUS_SUCCESS)
         snprintf(out->pci, sizeof(out->pci), "%04x:%02x:%02x.%x", (unsigned)((bdf >> 32) & 0xffff),
                  (unsigned)((bdf >> 8) & 0xff), (unsigned)((bdf >> 3) & 0x1f),
                  (unsigned)(bdf & 0x7));
@@ -293,7 +267,7 @@ static int clock_mhz(uint32_t d, rsmi_clk_type_t t, double *mhz)
     uint32_t n, cur;
 
     memset(&f, 0, sizeof(f));
-    if (smi.dev_gpu_clk_freq_get(d, t, &f) != RSMI_STATUS_SUCCESS)
+    if (SMI(dev_gpu_clk_freq_get, d, t, &f) != RSMI_STATUS_SUCCESS)
         return 0;
     n = smi.freqs_v6 ? f.v6.num_supported : f.v5.num_supported;
     cur = smi.freqs_v6 ? f.v6.current : f.v5.current;
@@ -309,9 +283,9 @@ static int power_uw(uint32_t d, uint64_t *uw)
 {
     int type = 0;
 
-    if (smi.dev_power_ave_get(d, 0, uw) == RSMI_STATUS_SUCCESS)
+    if (SMI(dev_power_ave_get, d, 0, uw) == RSMI_STATUS_SUCCESS)
         return 1;
-    return smi.dev_power_get && smi.dev_power_get(d, uw, &type) == RSMI_STATUS_SUCCESS;
+    return smi.dev_power_get && SMI(dev_power_get, d, uw, &type) == RSMI_STATUS_SUCCESS;
 }
 
 /* Store v as metric m of s. */
@@ -333,36 +307,36 @@ static void rsmi_backend_sample(int dev, uint32_t want, struct gpu_sample *out)
 
 #define W(metric) ((want >> (metric)) & 1u)
 
-    if (W(GPU_M_BUSY) && smi.dev_busy_percent_get(d, &busy) == RSMI_STATUS_SUCCESS)
+    if (W(GPU_M_BUSY) && SMI(dev_busy_percent_get, d, &busy) == RSMI_STATUS_SUCCESS)
         put(out, GPU_M_BUSY, busy);
     if (W(GPU_M_POWER) && power_uw(d, &u64))
         put(out, GPU_M_POWER, (double)u64 / 1e6);
-    if (W(GPU_M_POWER_CAP) && smi.dev_power_cap_get(d, 0, &u64) == RSMI_STATUS_SUCCESS && u64 > 0)
+    if (W(GPU_M_POWER_CAP) && SMI(dev_power_cap_get, d, 0, &u64) == RSMI_STATUS_SUCCESS && u64 > 0)
         put(out, GPU_M_POWER_CAP, (double)u64 / 1e6);
     for (size_t i = 0; i < sizeof(temps) / sizeof(temps[0]); i++) /* millidegrees C */
-        if (W(temps[i][1]) &&
-            smi.dev_temp_metric_get(d, temps[i][0], RSMI_TEMP_CURRENT, &i64) == RSMI_STATUS_SUCCESS)
+        if (W(temps[i][1]) && SMI(dev_temp_metric_get, d, temps[i][0], RSMI_TEMP_CURRENT, &i64) ==
+                                  RSMI_STATUS_SUCCESS)
             put(out, (int)temps[i][1], (double)i64 / 1000.0);
     if (W(GPU_M_VRAM_USED) &&
-        smi.dev_memory_usage_get(d, RSMI_MEM_TYPE_VRAM, &u64) == RSMI_STATUS_SUCCESS)
+        SMI(dev_memory_usage_get, d, RSMI_MEM_TYPE_VRAM, &u64) == RSMI_STATUS_SUCCESS)
         put(out, GPU_M_VRAM_USED, (double)u64);
     if (W(GPU_M_VRAM_TOTAL) &&
-        smi.dev_memory_total_get(d, RSMI_MEM_TYPE_VRAM, &u64) == RSMI_STATUS_SUCCESS)
+        SMI(dev_memory_total_get, d, RSMI_MEM_TYPE_VRAM, &u64) == RSMI_STATUS_SUCCESS)
         put(out, GPU_M_VRAM_TOTAL, (double)u64);
     if (W(GPU_M_GTT_USED) &&
-        smi.dev_memory_usage_get(d, RSMI_MEM_TYPE_GTT, &u64) == RSMI_STATUS_SUCCESS)
+        SMI(dev_memory_usage_get, d, RSMI_MEM_TYPE_GTT, &u64) == RSMI_STATUS_SUCCESS)
         put(out, GPU_M_GTT_USED, (double)u64);
     if (W(GPU_M_GTT_TOTAL) &&
-        smi.dev_memory_total_get(d, RSMI_MEM_TYPE_GTT, &u64) == RSMI_STATUS_SUCCESS)
+        SMI(dev_memory_total_get, d, RSMI_MEM_TYPE_GTT, &u64) == RSMI_STATUS_SUCCESS)
         put(out, GPU_M_GTT_TOTAL, (double)u64);
     if (W(GPU_M_SCLK) && clock_mhz(d, RSMI_CLK_TYPE_SYS, &mhz))
         put(out, GPU_M_SCLK, mhz);
     if (W(GPU_M_MCLK) && clock_mhz(d, RSMI_CLK_TYPE_MEM, &mhz))
         put(out, GPU_M_MCLK, mhz);
-    if (W(GPU_M_FAN_RPM) && smi.dev_fan_rpms_get(d, 0, &i64) == RSMI_STATUS_SUCCESS && i64 >= 0)
+    if (W(GPU_M_FAN_RPM) && SMI(dev_fan_rpms_get, d, 0, &i64) == RSMI_STATUS_SUCCESS && i64 >= 0)
         put(out, GPU_M_FAN_RPM, (double)i64);
-    if (W(GPU_M_FAN_PCT) && smi.dev_fan_speed_get(d, 0, &i64) == RSMI_STATUS_SUCCESS && i64 >= 0 &&
-        smi.dev_fan_speed_max_get(d, 0, &max) == RSMI_STATUS_SUCCESS && max > 0)
+    if (W(GPU_M_FAN_PCT) && SMI(dev_fan_speed_get, d, 0, &i64) == RSMI_STATUS_SUCCESS && i64 >= 0 &&
+        SMI(dev_fan_speed_max_get, d, 0, &max) == RSMI_STATUS_SUCCESS && max > 0)
         put(out, GPU_M_FAN_PCT, 100.0 * (double)i64 / (double)max);
 }
 #undef W
@@ -376,7 +350,7 @@ static int rsmi_backend_processes(struct gpu_proc *out, int max)
 
     if (access(KFD_PROC_DIR, F_OK) != 0)
         return 0;
-    st = smi.compute_process_info_get(list, &n);
+    st = SMI(compute_process_info_get, list, &n);
     if (st != RSMI_STATUS_SUCCESS && st != RSMI_STATUS_INSUFFICIENT_SIZE)
         return 0; /* more than GPU_MAX_PROCS: the first ones are shown */
     for (uint32_t i = 0; i < n && i < GPU_MAX_PROCS && count < max; i++) {
@@ -386,13 +360,13 @@ static int rsmi_backend_processes(struct gpu_proc *out, int max)
 
         memset(p, 0, sizeof(*p));
         p->pid = list[i].process_id;
-        if (smi.compute_process_info_by_pid_get(p->pid, &info) == RSMI_STATUS_SUCCESS) {
+        if (SMI(compute_process_info_by_pid_get, p->pid, &info) == RSMI_STATUS_SUCCESS) {
             p->valid = 1;
             p->vram_bytes = info.vram_usage;
             p->sdma_us = info.sdma_usage;
             p->cu_pct = info.cu_occupancy;
         }
-        if (smi.compute_process_gpus_get(p->pid, devs, &nd) == RSMI_STATUS_SUCCESS)
+        if (SMI(compute_process_gpus_get, p->pid, devs, &nd) == RSMI_STATUS_SUCCESS)
             for (uint32_t k = 0; k < nd && k < GPU_MAX_DEVICES; k++)
                 if (devs[k] < GPU_MAX_DEVICES)
                     p->gpu_mask |= 1u << devs[k];
@@ -403,13 +377,18 @@ static int rsmi_backend_processes(struct gpu_proc *out, int max)
 static void rsmi_backend_shutdown(void)
 {
     if (smi.initialized)
-        smi.shut_down();
+        (void)(atomic_store(&calling, "rsmi_shut_down"), smi.shut_down());
     smi.initialized = 0;
 }
 
 static const char *rsmi_backend_last_error(void)
 {
     return smi.error;
+}
+
+static const char *rsmi_backend_calling(void)
+{
+    return atomic_load(&calling);
 }
 
 const struct gpu_backend gpu_backend_rocm_smi = {
@@ -421,4 +400,5 @@ const struct gpu_backend gpu_backend_rocm_smi = {
     .processes = rsmi_backend_processes,
     .shutdown = rsmi_backend_shutdown,
     .last_error = rsmi_backend_last_error,
+    .calling = rsmi_backend_calling,
 };

@@ -1,10 +1,24 @@
 /* rocsys-top: entry point. */
 #include <malloc.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "collector/protocol.h"
+#include "gpu/gpu.h"
 #include "inject/inject.h"
 #include "session/session.h"
+
+/* The modes that run sessions; their exit status. */
+static int run(const struct inject_options *o)
+{
+    if (o->merge_dir)
+        return session_merge(o->merge_dir);
+    if (o->replay_dir)
+        return o->live ? session_replay_live(o) : session_replay(o);
+    if (o->attach_gpu)
+        return session_attach_gpu(o);
+    return session_run(o);
+}
 
 int main(int argc, char **argv)
 {
@@ -27,11 +41,12 @@ int main(int argc, char **argv)
         printf("rocsys-top %s (collector protocol %d)\n", ROCSYS_VERSION, ROCSYS_PROTOCOL_VERSION);
         return 0;
     }
-    if (o.merge_dir)
-        return session_merge(o.merge_dir);
-    if (o.replay_dir)
-        return o.live ? session_replay_live(&o) : session_replay(&o);
-    if (o.attach_gpu)
-        return session_attach_gpu(&o);
-    return session_run(&o);
+    int rc = run(&o);
+    if (gpu_monitor_left_behind()) {
+        /* a thread is still inside the GPU library (it never answered): exit() would run the
+         * library's destructors under it; everything of ours is closed and written already */
+        fflush(NULL);
+        _exit(rc);
+    }
+    return rc;
 }

@@ -360,9 +360,19 @@ int model_sample_symbolized(struct model *m, uint32_t pid, uint32_t tid, uint64_
 #define MODEL_IS_STATE_FRAME(a) (((a)&0xffffffff00000000ull) == MODEL_STATE_FRAME_TAG)
 /* The pseudo-frame of label (added on first use). */
 uint64_t model_state_frame(struct model *m, const char *label);
-/* The pseudo-frame of a thread that stopped running at leaf_pc: "[preempted]", or "[blocked]
- * CALL" with the system call its libc function (leaf_pc's symbol) waits in. */
-uint64_t model_blocked_frame(struct model *m, uint32_t pid, uint64_t leaf_pc, int preempted);
+/* The pseudo-frame of a thread that stopped running with stack frames (leaf first):
+ * "[preempted]", or "[blocked] CALL" with the system call its libc function waits in, named by
+ * the first frame from the leaf that says it (past glibc 2.41's cancellation wrappers and C
+ * library functions without symbols); "[blocked] other" when none does. */
+uint64_t model_blocked_frame(struct model *m, uint32_t pid, const uint64_t *frames, int nframes,
+                             int preempted);
+/* One frame of that walk (pure, unit-tested): f is a function of the leaf pc (leaf 1) or of a
+ * caller. Returns 1 when f decides, with *call the call's name or NULL (not a wait it knows);
+ * 0 when f says nothing (look at the next frame). */
+int model_blocked_step(const struct sym_frame *f, int leaf, const char **call);
+/* The walk over frames already symbolized, leaf first (the first nleaf are the leaf pc's,
+ * outermost function first): the call's name, or "other". */
+const char *model_blocked_call(const struct sym_frame *frames, int n, int nleaf);
 
 /* The root pseudo-frame (model_state_frame) of a stack that did not reach its thread's start:
  * every cut stack under one root, never a top-level function */

@@ -51,10 +51,21 @@ static int profile_process(const struct inject_options *o, int pid)
 struct gpu_monitor *session_gpu_start(const struct inject_options *o)
 {
     struct gpu_monitor_options go = {.interval_ms = (uint32_t)o->gpu_interval_ms, .history_s = 300};
+    struct gpu_monitor *g;
+    sigset_t stop_on;
 
     if (o->gpu_interval_ms <= 0)
         return NULL;
-    return gpu_monitor_start(&go);
+    g = gpu_monitor_start(&go);
+    /* the first frame shows the GPUs where the library answers in time; one that does not
+     * answer (or a signal to end rocsys-top) does not hold the views back */
+    sigemptyset(&stop_on);
+    sigaddset(&stop_on, SIGINT);
+    sigaddset(&stop_on, SIGTERM);
+    sigaddset(&stop_on, SIGHUP);
+    sigaddset(&stop_on, SIGQUIT);
+    gpu_monitor_wait_started(g, GPU_ANSWER_WAIT_MS, &stop_on);
+    return g;
 }
 
 /* One GPU sample: a counter event per metric that was read. */
@@ -162,7 +173,7 @@ static void print_gpu_summary(struct attach *a)
            (double)(model_clock_ns(CLOCK_MONOTONIC) - model_session(a->m)->start_ns) / 1e9,
            a->ended_by ? a->ended_by : "?");
     if (st->state != GPU_STATE_OK)
-        printf("gpu: unavailable: %s\n", st->reason);
+        printf("gpu: %s%s\n", st->state == GPU_STATE_STARTING ? "" : "unavailable: ", st->reason);
     for (int d = 0; d < st->count; d++)
         for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
             struct gpu_running r;

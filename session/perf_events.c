@@ -465,7 +465,7 @@ static void offcpu_done(struct session_perf *p, struct model *m, struct perf_off
         uint64_t periods = ns / p->period_ns;
         o->carry_ns = ns % p->period_ns;
         if (periods > 0) {
-            frames[0] = model_blocked_frame(m, o->pid, o->frames[0], o->preempted);
+            frames[0] = model_blocked_frame(m, o->pid, o->frames, (int)o->n, o->preempted);
             memcpy(frames + 1, o->frames, o->n * sizeof(*frames));
             fn(ctx, o->pid, o->tid, o->out_ns, frames, o->n + 1,
                (uint32_t)(periods > UINT32_MAX ? UINT32_MAX : periods));

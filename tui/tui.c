@@ -6,6 +6,7 @@
 #include "collector/protocol.h"
 #include "tui/tui_internal.h"
 #include "gpu/gpu.h"
+#include "model/stderr_route.h"
 
 #include <curses.h>
 #include <math.h>
@@ -632,7 +633,7 @@ static void stray_output_capture(struct tui *t)
     char path[512];
     int fd;
 
-    t->saved_fd[0] = t->saved_fd[1] = t->stray_fd = -1;
+    t->saved_stdout = t->stray_fd = t->stderr_route = -1;
     snprintf(path, sizeof(path), "%s/rocsys-top-stray.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     fd = mkostemp(path, O_CLOEXEC);
     if (fd < 0) {
@@ -644,11 +645,10 @@ static void stray_output_capture(struct tui *t)
     unlink(path);
     fflush(stdout);
     fflush(stderr);
-    t->saved_fd[0] = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-    t->saved_fd[1] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    t->saved_stdout = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
     t->stray_fd = fd;
     dup2(fd, STDOUT_FILENO);
-    dup2(fd, STDERR_FILENO);
+    t->stderr_route = stderr_route_push(fd); /* the GPU monitor's thread may move fd 2 too */
 }
 
 /* Give stdout and stderr back and show (the end of) what was printed while the display was
@@ -664,14 +664,12 @@ static void stray_output_release(struct tui *t)
         return;
     fflush(stdout);
     fflush(stderr);
-    if (t->saved_fd[0] >= 0) {
-        dup2(t->saved_fd[0], STDOUT_FILENO);
-        close(t->saved_fd[0]);
+    if (t->saved_stdout >= 0) {
+        dup2(t->saved_stdout, STDOUT_FILENO);
+        close(t->saved_stdout);
     }
-    if (t->saved_fd[1] >= 0) {
-        dup2(t->saved_fd[1], STDERR_FILENO);
-        close(t->saved_fd[1]);
-    }
+    if (t->stderr_route > 0)
+        stderr_route_pop(t->stderr_route);
     size = lseek(t->stray_fd, 0, SEEK_END);
     n = size > 0 ? pread(t->stray_fd, buf, sizeof(buf) - 1,
                          size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0)

@@ -159,13 +159,14 @@ enum tui_style {
 struct tui {
     struct model *m;
     struct tui_options opt;
-    void *screen;    /* SCREEN * */
-    void *tty;       /* FILE * on a copy of the terminal: the screen is drawn there */
-    int saved_fd[2]; /* stdout and stderr while the display is open */
-    int stray_fd;    /* an unlinked file that catches what others print meanwhile */
-    int utf8;        /* the locale is UTF-8: Unicode glyphs */
-    int color;       /* colour pairs in use */
-    int view;        /* index into tui_views */
+    void *screen;     /* SCREEN * */
+    void *tty;        /* FILE * on a copy of the terminal: the screen is drawn there */
+    int saved_stdout; /* stdout while the display is open */
+    int stderr_route; /* stderr's redirection meanwhile (model/stderr_route.h) */
+    int stray_fd;     /* an unlinked file that catches what others print meanwhile */
+    int utf8;         /* the locale is UTF-8: Unicode glyphs */
+    int color;        /* colour pairs in use */
+    int view;         /* index into tui_views */
     void *state[TUI_MAX_VIEWS];
     unsigned built_filter[TUI_MAX_VIEWS]; /* filter_gen the view's data was built for */
     unsigned built_data[TUI_MAX_VIEWS];   /* data_gen the view's data was built at */

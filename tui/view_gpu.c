@@ -314,7 +314,8 @@ void tui_gpu_draw(struct tui *t, void *st, const struct tui_rect *r)
         return;
     }
     if (v->st->state != GPU_STATE_OK) {
-        snprintf(title, sizeof(title), "GPU: unavailable: %s", v->st->reason);
+        snprintf(title, sizeof(title), "GPU: %s%s",
+                 v->st->state == GPU_STATE_STARTING ? "" : "unavailable: ", v->st->reason);
         tui_put(t, r->y, r->x, r->w, tui_style(t, TUI_S_NOTICE), title, 1);
         return;
     }
@@ -326,7 +327,10 @@ void tui_gpu_draw(struct tui *t, void *st, const struct tui_rect *r)
         n += snprintf(title + n, sizeof(title) - (size_t)n, "  processes: %d", v->st->nproc);
     double age_s = stale_seconds(v->st);
     if (age_s > 0)
-        snprintf(title + n, sizeof(title) - (size_t)n, "  STALE: last reading %.0f s ago", age_s);
+        n += snprintf(title + n, sizeof(title) - (size_t)n, "  STALE: last reading %.0f s ago",
+                      age_s);
+    if (age_s > 0 && v->st->waiting_ms >= GPU_ANSWER_WAIT_MS)
+        snprintf(title + n, sizeof(title) - (size_t)n, " (%s did not answer)", v->st->waiting_call);
     tui_put(t, lay.title.y, lay.title.x, lay.title.w, tui_style(t, TUI_S_TITLE), title, 1);
     for (int i = 0; i < lay.npanels; i++) {
         if (lay.compact)
@@ -416,7 +420,8 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
     v = tui_gpu_create();
     gpu_monitor_status(g, v->st);
     if (v->st->state != GPU_STATE_OK) {
-        fprintf(out, "gpu: unavailable: %s\n", v->st->reason);
+        fprintf(out, "gpu: %s%s\n",
+                v->st->state == GPU_STATE_STARTING ? "" : "unavailable: ", v->st->reason);
         goto out;
     }
     if (v->st->sweeps == 0 && tui_replay_no_data(m, "GPU", text, sizeof(text))) {
@@ -437,7 +442,10 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
                 (unsigned long long)v->st->sweeps, v->st->sweep_cpu_us_mean,
                 v->st->sweep_cpu_us_max);
     if (stale_seconds(v->st) > 0)
-        fprintf(out, "gpu: STALE: last reading %.0f s ago\n", stale_seconds(v->st));
+        fprintf(out, "gpu: STALE: last reading %.0f s ago%s%s%s\n", stale_seconds(v->st),
+                v->st->waiting_ms >= GPU_ANSWER_WAIT_MS ? " (" : "",
+                v->st->waiting_ms >= GPU_ANSWER_WAIT_MS ? v->st->waiting_call : "",
+                v->st->waiting_ms >= GPU_ANSWER_WAIT_MS ? " did not answer)" : "");
     for (int i = 0; i < v->nshown; i++) {
         int d = v->shown[i];
         fprintf(out, "GPU%d pci=%s name=\"%s\"", d,

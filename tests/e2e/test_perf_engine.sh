@@ -4,7 +4,8 @@
 #    stacks down from start_thread, engine "perf" in session.json, 0 samples taken in the target;
 #  - wall mode (default engine where permitted): a program that sleeps shows its sleep as
 #    "[blocked] nanosleep" under the function that sleeps, with about the share of wall time
-#    the program measured, and no sleep returns early;
+#    the program measured, and no sleep returns early; tp_blockers' calls (read, poll, select,
+#    epoll_wait, nanosleep, a condition wait, waitpid) each named "[blocked] CALL";
 #  - a 32-level recursion unwound in full;
 #  - the cached unwinder gives libdwfl's stacks exactly (ROCSYS_UNWIND_CHECK=1 unwinds every
 #    sample both ways) and serves nearly every sample of plain C programs;
@@ -102,4 +103,16 @@ want=$(awk '/^sleepy done/{print $NF}' "$R/output.log")
 got=$(awk '{t+=$NF} /\[blocked\]/{s+=$NF} END{if (t) printf "%.1f", 100*s/t}' <(grep -v 'rocsys-' "$F" | grep 'tp_sleepy-'))
 check "wall: blocked share ${got:-none}% within 5 of the program's ${want:-?}%" within "$got" "$want" 5
 check "wall: no sleep ended early" grep -q '^sleepy early 0$' "$R/output.log"
+
+# -- wall mode: each blocked call named by libc's function, past glibc 2.41's cancellation
+#    wrappers (sem_wait is left out: without libc's symbols its slow path has no name)
+R="$WORK/blockers"
+"$ROCSYS_TOP" -b -d 5 -n 6 --sample wall --record "$R" -- "$TP/tp_blockers" 2 > "$WORK/blockers.txt" 2>&1 || true
+F="$R/stacks.folded"
+for pair in read:read poll:poll select:select epoll_wait:epoll_wait nanosleep:nanosleep \
+    cond_wait:futex waitpid:wait; do
+    fn=blk_${pair%%:*} call=${pair#*:}
+    got=$(grep -o "$fn;.*" "$F" | sed -E 's/ [0-9]+$//; s/.*;//' | sort | uniq -c | sort -rn | head -1 | awk '{print $2, $3}')
+    check "wall: $fn blocked in [blocked] $call (mostly: ${got:-no stack})" test "$got" = "[blocked] $call"
+done
 finish

@@ -28,6 +28,12 @@ add_library(standin-rsmi-noisy SHARED ${CMAKE_CURRENT_LIST_DIR}/standin_rsmi_noi
 set_target_properties(standin-rsmi-noisy PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 
+# standin_rsmi_hang: a librocm_smi64 stand-in whose rsmi_init (or a later read) never returns,
+# for the "never hang, always stoppable" test (test_gpu_hang).
+add_library(standin-rsmi-hang SHARED ${CMAKE_CURRENT_LIST_DIR}/standin_rsmi_hang.c)
+set_target_properties(standin-rsmi-hang PROPERTIES
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
 # tp_fakepy: exports the symbols a CPython 3.12 exports (-rdynamic), with a frame chain into
 # unmapped memory: the collector's guarded reads of Python frames fault (test_python_safety).
 target_link_options(tp_fakepy PRIVATE -rdynamic)

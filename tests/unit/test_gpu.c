@@ -1,18 +1,23 @@
 /* Unit tests of GPU monitoring without a GPU: history rings and their min/avg/max, value
  * formatting, the monitor driven by a fake backend (sampling thread, N/A metrics, history,
- * drain order, unavailable reasons), the gpu.csv writer, and the GPU view's layout math and
- * glyphs. */
+ * drain order, unavailable reasons, a library that never answers), stderr's redirections undone
+ * in any order, the gpu.csv writer, and the GPU view's layout math and glyphs. */
 #define _GNU_SOURCE 1
 #include "gpu/gpu.h"
 
 #include <math.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "model/model.h"
+#include "model/stderr_route.h"
 #include "record/record.h"
 #include "tui/tui_internal.h"
 
@@ -185,9 +190,10 @@ static void test_monitor(void)
     fake_devices = 2;
     fake_reads = 0;
     m = gpu_monitor_start(&o);
+    CHECK(gpu_monitor_wait_started(m, 30000, NULL) == 1);
     gpu_monitor_status(m, st);
     CHECK(st->state == GPU_STATE_OK && st->count == 2);
-    CHECK(st->sweeps >= 1); /* the first sweep is taken before start returns */
+    CHECK(st->sweeps >= 1); /* the first sweep is taken before it says it started */
     CHECK_STR(st->info[1].pci, "0000:04:00.0");
     CHECK(gpu_sample_has(&st->now[0], GPU_M_POWER));
     CHECK(!gpu_sample_has(&st->now[1], GPU_M_POWER)); /* N/A stays N/A */
@@ -222,6 +228,7 @@ static void test_monitor(void)
 
     fake_fail = GPU_NO_LIBRARY;
     m = gpu_monitor_start(&o);
+    CHECK(gpu_monitor_wait_started(m, 30000, NULL) == 1);
     gpu_monitor_status(m, st);
     CHECK(st->state == GPU_STATE_UNAVAILABLE && st->count == 0);
     CHECK_STR(st->reason, "fake library missing");
@@ -229,12 +236,141 @@ static void test_monitor(void)
     fake_fail = 0;
     fake_devices = 0;
     m = gpu_monitor_start(&o);
+    CHECK(gpu_monitor_wait_started(m, 30000, NULL) == 1);
     gpu_monitor_status(m, st);
     CHECK(st->state == GPU_STATE_UNAVAILABLE);
     CHECK_STR(st->reason, "no fake GPU");
     gpu_monitor_stop(m);
     free(st);
     free(dr);
+}
+
+/* ---- a library that never answers (ROCm SMI 6.1's rsmi_init without a card) ---- */
+static sem_t hang_release;             /* posted at the end: the stuck thread may go */
+static struct gpu_monitor *hang_stuck; /* left behind by gpu_monitor_stop (still reachable) */
+
+static int hang_init(void)
+{
+    fprintf(stderr, "HANG-INIT says this while it starts\n"); /* caught, then given back */
+    while (sem_wait(&hang_release) != 0)
+        ;
+    return GPU_NO_DRIVER;
+}
+
+static const char *hang_calling(void)
+{
+    return "hang_lib_init";
+}
+
+static const struct gpu_backend hang_backend = {
+    .name = "hang",
+    .init = hang_init,
+    .discover = fake_discover,
+    .static_info = fake_static_info,
+    .sample = fake_sample,
+    .processes = fake_processes,
+    .shutdown = fake_shutdown,
+    .last_error = fake_last_error,
+    .calling = hang_calling,
+};
+
+/* The identity (device, inode) of what fd refers to. */
+static int same_file(int a, int b)
+{
+    struct stat sa, sb;
+    return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+static void test_monitor_hang(void)
+{
+    struct gpu_monitor_options o = {.interval_ms = 10, .history_s = 60, .backend = &hang_backend};
+    struct gpu_status *st = xcalloc(1, sizeof(*st));
+    int err0 = dup(STDERR_FILENO);
+    sigset_t usr1, old;
+    uint64_t t0;
+
+    sem_init(&hang_release, 0, 0);
+    hang_stuck = gpu_monitor_start(&o);
+    t0 = model_clock_ns(CLOCK_MONOTONIC);
+    CHECK(gpu_monitor_wait_started(hang_stuck, 300, NULL) == 0);
+    CHECK_MSG(model_clock_ns(CLOCK_MONOTONIC) - t0 < 10000000000ull, "the wait took %.1f s",
+              (double)(model_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+    /* not started: stderr is ours again (the library's capture was given back) */
+    CHECK_MSG(same_file(STDERR_FILENO, err0), "stderr still redirected after the wait");
+    gpu_monitor_status(hang_stuck, st);
+    CHECK_MSG(st->state == GPU_STATE_STARTING || st->state == GPU_STATE_UNAVAILABLE, "state %d",
+              (int)st->state);
+    CHECK_MSG(st->count == 0 && st->sweeps == 0, "count %d, sweeps %llu", st->count,
+              (unsigned long long)st->sweeps);
+
+    /* a signal to end rocsys-top, pending: the wait ends at once */
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, &old);
+    raise(SIGUSR1);
+    t0 = model_clock_ns(CLOCK_MONOTONIC);
+    CHECK(gpu_monitor_wait_started(hang_stuck, 60000, &usr1) == 0);
+    CHECK_MSG(model_clock_ns(CLOCK_MONOTONIC) - t0 < 5000000000ull,
+              "a pending signal did not end the wait (%.1f s)",
+              (double)(model_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+    int sig = 0;
+    sigwait(&usr1, &sig);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    /* once it has not answered for GPU_ANSWER_WAIT_MS, the status says so and names the call */
+    for (int i = 0; i < 3000 && st->state != GPU_STATE_UNAVAILABLE; i++) {
+        usleep(10000);
+        gpu_monitor_status(hang_stuck, st);
+    }
+    CHECK_MSG(st->state == GPU_STATE_UNAVAILABLE, "state %d after 30 s", (int)st->state);
+    CHECK_MSG(strstr(st->reason, "did not answer (hang_lib_init after ") != NULL, "reason \"%s\"",
+              st->reason);
+    CHECK_MSG(st->waiting_ms >= GPU_ANSWER_WAIT_MS, "waiting_ms %llu",
+              (unsigned long long)st->waiting_ms);
+    CHECK(!gpu_monitor_left_behind());
+
+    /* stopping does not wait for it: the thread is left behind, and said so */
+    t0 = model_clock_ns(CLOCK_MONOTONIC);
+    gpu_monitor_stop(hang_stuck);
+    CHECK_MSG(model_clock_ns(CLOCK_MONOTONIC) - t0 < 500000000ull, "stop took %.2f s",
+              (double)(model_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+    CHECK(gpu_monitor_left_behind());
+    CHECK(same_file(STDERR_FILENO, err0));
+    sem_post(&hang_release); /* it ends on its own: stopped, it does not sample */
+    close(err0);
+    free(st);
+}
+
+/* ---- stderr redirections undone in any order ---- */
+static void test_stderr_route(void)
+{
+    int err0 = dup(STDERR_FILENO), a = memfd_create("route-a", 0), b = memfd_create("route-b", 0);
+    char buf[64];
+    ssize_t n;
+
+    int ha = stderr_route_push(a);
+    CHECK(ha > 0 && same_file(STDERR_FILENO, a));
+    int hb = stderr_route_push(b);
+    CHECK(hb > 0 && hb != ha && same_file(STDERR_FILENO, b));
+    CHECK(stderr_route_pop(ha) == 1); /* the older one first: fd 2 stays with the newer */
+    CHECK(same_file(STDERR_FILENO, b));
+    CHECK(stderr_route_pop(ha) == 0); /* twice: the second does nothing */
+    fprintf(stderr, "to b");
+    CHECK(stderr_route_pop(hb) == 1); /* then back where it began, not to a */
+    CHECK_MSG(same_file(STDERR_FILENO, err0), "stderr not back after popping both");
+    n = pread(b, buf, sizeof(buf) - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    CHECK_STR(buf, "to b");
+    CHECK(pread(a, buf, sizeof(buf), 0) == 0);
+    /* the usual order too */
+    ha = stderr_route_push(a);
+    hb = stderr_route_push(b);
+    CHECK(stderr_route_pop(hb) == 1 && same_file(STDERR_FILENO, a));
+    CHECK(stderr_route_pop(ha) == 1 && same_file(STDERR_FILENO, err0));
+    close(a);
+    close(b);
+    close(err0);
 }
 
 /* ---- gpu.csv from counter events ---- */
@@ -417,6 +553,8 @@ int main(void)
     test_history();
     test_format();
     test_monitor();
+    test_stderr_route();
+    test_monitor_hang(); /* last of the monitors: leaves a thread behind */
     test_replay_monitor();
     test_csv();
     test_layout();
