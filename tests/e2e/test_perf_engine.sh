@@ -27,7 +27,7 @@ F="$R/stacks.folded"
 total=$(awk '{s+=$NF} END{print s+0}' "$F")
 # one sample per ms of CPU (1000 Hz): at least 80 % of what the solver threads measured of
 # themselves (a busy machine gives them less CPU, and so fewer samples)
-solver_ms=$(grep -Eo 'of [0-9]+ ms' "$R/output.log" | grep -Eo '[0-9]+' | tail -n 1 || true)
+solver_ms=$(grep -Eo 'CPU split .* of [0-9]+ ms' "$R/output.log" | grep -Eo '[0-9]+ ms' | grep -Eo '[0-9]+' | tail -n 1 || true)
 check "samples taken ($total) for the ${solver_ms:-?} ms of CPU the solvers measured" \
     awk -v n="$total" -v ms="${solver_ms:-0}" 'BEGIN{exit !(ms > 200 && n >= 0.8 * ms)}'
 for pair in demo_solve:50 demo_butterfly:30 demo_reduce:20; do

@@ -43,7 +43,7 @@ done
 cpu_max=$(awk '$1=="track" && $3=="counter" && $4=="\"CPU" {print $(NF)}' "$WORK/check.txt" | head -1)
 # (the floor: the mean the demo's solver threads measured of themselves over its 3 s, less 20 %,
 # so that a busy machine, which gives the demo less CPU, is no failure)
-solver_ms=$(grep -Eo 'of [0-9]+ ms' "$D/output.log" | grep -Eo '[0-9]+' | tail -n 1 || true)
+solver_ms=$(grep -Eo 'CPU split .* of [0-9]+ ms' "$D/output.log" | grep -Eo '[0-9]+ ms' | grep -Eo '[0-9]+' | tail -n 1 || true)
 check "trace: CPU % counter track (max ${cpu_max:-missing}, the solvers measured ${solver_ms:-?} ms in 3 s)" \
     awk -v v="${cpu_max:-0}" -v ms="${solver_ms:-0}" 'BEGIN{exit !(ms > 0 && v >= 0.8 * ms / 30 && v < 450)}'
 rss_n=$(awk '$1=="track" && $3=="counter" && $4=="\"RSS\"" && $6=="\"bytes\"" {print $8}' "$WORK/check.txt" | head -1)
