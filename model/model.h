@@ -100,6 +100,8 @@ enum {
     SYMBOLIZER_END_COPY,
     SYMBOLIZER_END_FRAMES,
     SYMBOLIZER_END_OTHER,
+    SYMBOLIZER_END_UNKNOWN, /* no module of the process is known yet: the pc alone, nothing
+                               to say of the rest (not a cut stack) */
 };
 /* Unwind st with the CFI of pid's modules (libdwfl): pcs innermost first (the first is the
  * interrupted pc, the others return addresses), at most max, and (sps not NULL) each frame's

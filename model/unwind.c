@@ -551,7 +551,7 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
         out[0] = st->regs[R_IP];
         if (sps)
             sps[0] = st->regs[R_SP];
-        *end = SYMBOLIZER_END_OTHER;
+        *end = SYMBOLIZER_END_UNKNOWN;
         return 1;
     }
     /* (a pc outside every module, JIT code, is unwound by its frame pointer: libdwfl's

@@ -114,6 +114,8 @@ uint32_t perf_stacks_finish(struct perf_stacks *ps, struct model *m, uint32_t pi
 {
     uint32_t joined;
 
+    if (end == SYMBOLIZER_END_UNKNOWN)
+        return n; /* a process none of whose modules is known: [unknown], not cut */
     if (end == SYMBOLIZER_END_OUTERMOST) {
         ps->whole++;
         if (ps->join)
