@@ -5,7 +5,8 @@
  *            3 num, 4 num_unit}}
  *   3 mapping {1 id, 5 filename, 7 has_functions, 8 has_filenames, 9 has_line_numbers}
  *   4 location {1 id, 2 mapping_id, 4 line {1 function_id, 2 line}}
- *   5 function {1 id, 2 name, 3 system_name, 4 filename, 5 start_line}
+ *   5 function {1 id, 2 name, 4 filename, 5 start_line} (system_name unset: pprof would
+ *            shorten a demangled C++ name taken for a mangled one)
  *   6 string_table (string_table[0] = "")
  *   9 time_nanos, 10 duration_nanos, 11 period_type {1 type, 2 unit}, 12 period,
  *   13 comment (packed string indexes), 14 default_sample_type
@@ -37,6 +38,7 @@ struct pp_tab {
 struct pprof {
     struct pb types, samples, mappings, locations, functions, strtab, tmp, sub;
     int ntypes;
+    int64_t type_names[PPROF_MAX_TYPES]; /* string index of each sample type's name */
     struct pp_tab strs; /* k[0] = hash, id = the string's index (never 0: "" is not in it) */
     char **strings;
     size_t nstrings;
@@ -167,6 +169,7 @@ int pprof_sample_type(struct pprof *p, const char *type, const char *unit)
     pb_uint(&p->tmp, 1, (uint64_t)pp_str(p, type));
     pb_uint(&p->tmp, 2, (uint64_t)pp_str(p, unit));
     pb_bytes(&p->types, 1, p->tmp.p, p->tmp.n);
+    p->type_names[p->ntypes] = pp_str(p, type);
     return p->ntypes++;
 }
 
@@ -221,8 +224,7 @@ uint64_t pprof_function(struct pprof *p, const char *name, const char *file, int
     if (made) {
         p->tmp.n = 0;
         pb_uint(&p->tmp, 1, id);
-        pb_uint(&p->tmp, 2, k[0]);
-        pb_uint(&p->tmp, 3, k[0]);
+        pb_uint(&p->tmp, 2, k[0]); /* no system_name: readers would "demangle" the name */
         if (k[1])
             pb_uint(&p->tmp, 4, k[1]);
         if (start_line > 0)
@@ -280,6 +282,81 @@ void pprof_sample(struct pprof *p, const uint64_t *locs, size_t nlocs, const int
         pb_bytes(&p->tmp, 3, p->sub.p, p->sub.n);
     }
     pb_bytes(&p->samples, 2, p->tmp.p, p->tmp.n);
+}
+
+/* p's location for location id of d (0 when d has none). */
+static uint64_t pp_copy_location(struct pprof *p, const struct pprof_data *d, uint64_t id)
+{
+    const struct pprof_location_data *l = pprof_data_location(d, id);
+    const struct pprof_function_data *f =
+        l && l->nlines ? pprof_data_function(d, l->lines[0].function) : NULL;
+    const struct pprof_mapping_data *m = l ? pprof_data_mapping(d, l->mapping) : NULL;
+
+    if (!f)
+        return pprof_location(p, 0, pprof_function(p, "?", NULL, 0), 0);
+    return pprof_location(
+        p, m ? pprof_mapping(p, d->strings[m->filename]) : 0,
+        pprof_function(p, d->strings[f->name], d->strings[f->filename], f->start_line),
+        l->lines[0].line);
+}
+
+void pprof_add_data(struct pprof *p, const struct pprof_data *d, const struct pprof_label *extra,
+                    size_t nextra)
+{
+    int to[PPROF_MAX_TYPES]; /* p's type index of each of d's, -1: none */
+    uint64_t *locs = NULL;
+    struct pprof_label *labels = NULL;
+    size_t caplocs = 0, caplabels = 0;
+
+    if (p->ntypes == 0) {
+        for (size_t i = 0; i < d->ntypes; i++)
+            pprof_sample_type(p, d->strings[d->types[i][0]], d->strings[d->types[i][1]]);
+        pprof_set_period(p, d->strings[d->period_type[0]], d->strings[d->period_type[1]],
+                         d->period);
+        if (d->default_type)
+            pprof_set_default_type(p, d->strings[d->default_type]);
+        for (size_t i = 0; i < d->ncomments; i++)
+            pprof_comment(p, d->strings[d->comments[i]]);
+    }
+    for (size_t i = 0; i < d->ntypes; i++) {
+        to[i] = -1;
+        for (int t = 0; t < p->ntypes; t++)
+            if (strcmp(p->strings[p->type_names[t]], d->strings[d->types[i][0]]) == 0)
+                to[i] = t;
+    }
+    if (d->duration_nanos > p->duration_nanos)
+        p->duration_nanos = d->duration_nanos;
+    for (size_t i = 0; i < d->nsamples; i++) {
+        const struct pprof_sample_data *s = &d->samples[i];
+        int64_t v[PPROF_MAX_TYPES] = {0};
+        size_t nl = 0;
+        xgrow(&locs, &caplocs, s->nlocs + 1, sizeof(*locs));
+        xgrow(&labels, &caplabels, s->nlabels + nextra + 1, sizeof(*labels));
+        for (size_t k = 0; k < s->nlocs; k++)
+            locs[k] = pp_copy_location(p, d, s->locs[k]);
+        for (size_t k = 0; k < s->nvalues && k < d->ntypes; k++)
+            if (to[k] >= 0)
+                v[to[k]] += s->values[k];
+        for (size_t k = 0; k < s->nlabels; k++, nl++) {
+            const struct pprof_label_data *l = &s->labels[k];
+            labels[nl] = (struct pprof_label){
+                .key = d->strings[l->key],
+                .str = l->str ? d->strings[l->str] : NULL,
+                .num = l->num,
+                .num_unit = l->num_unit ? d->strings[l->num_unit] : NULL,
+            };
+        }
+        for (size_t e = 0; e < nextra; e++) {
+            size_t k = 0;
+            while (k < s->nlabels && strcmp(d->strings[s->labels[k].key], extra[e].key) != 0)
+                k++;
+            if (k == s->nlabels)
+                labels[nl++] = extra[e];
+        }
+        pprof_sample(p, locs, s->nlocs, v, labels, nl);
+    }
+    free(locs);
+    free(labels);
 }
 
 /* Write n bytes to fd: 0 or errno. */

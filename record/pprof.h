@@ -11,6 +11,7 @@
 #define PPROF_MAX_TYPES 8 /* sample types a profile may have */
 
 struct pprof;
+struct pprof_data;
 
 /* A sample's label: str set (a string label), else num with num_unit (may be NULL). */
 struct pprof_label {
@@ -41,6 +42,12 @@ uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t function, in
 /* A sample: locations leaf first, one value per sample type (as many as were added). */
 void pprof_sample(struct pprof *p, const uint64_t *locs, size_t nlocs, const int64_t *values,
                   const struct pprof_label *labels, size_t nlabels);
+/* Add profile d (read by pprof_read) to p: when p has no sample type yet, d's sample types,
+ * period, default type and comments become p's; else d's values go to p's types of the same
+ * name (others are dropped). Every sample keeps its frames (the first line of each location)
+ * and labels, and gets the labels of extra whose key it does not have. */
+void pprof_add_data(struct pprof *p, const struct pprof_data *d, const struct pprof_label *extra,
+                    size_t nextra);
 /* Write the profile, gzip-compressed, to fd: 0, or the errno of a write that failed. */
 int pprof_write_gz(struct pprof *p, int fd);
 

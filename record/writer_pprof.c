@@ -6,11 +6,13 @@
  *    the same as the second, period the sampling period in ns; duration_nanos the run's length.
  *  - CPU samples: one per stack record of the model (thread and call path, as stacks.folded),
  *    values {count, count x period, 0}, labels thread (name), tid, pid, process (basename of
- *    its executable) and rank (under MPI).
+ *    its executable) and rank (under MPI; a string: pprof drops a numeric label of value 0).
  *  - GPU samples: one per kernel and launch call path (as gpu.folded), values {0, 0, GPU ns},
  *    the kernel as the leaf frame (mapping "[gpu]"), the launch path above it ("[call path not
  *    captured]" when none; "[no HIP launch]" for dispatches no HIP launch made), labels kernel
  *    and rank.
+ *  - Mappings: the launched program's executable first (readers take mapping 1 for the main
+ *    binary), then one per module basename as functions meet them.
  *  - Frames: a location per function as the call trees show it (an inlined function is its
  *    own location), one Line each. Native: Function {name, filename = the definition's file,
  *    start_line}, in a mapping per module basename. Python: Function {qualname, co_filename}
@@ -106,9 +108,12 @@ static void add_cpu_samples(struct pprof *p, struct model *m, uint64_t *locs, ui
             {.key = "process", .str = base ? base + 1 : exe},
         };
         size_t nl = 4;
+        char rs[16];
         int r = pr && pr->rank >= 0 ? pr->rank : rank;
-        if (r >= 0)
-            l[nl++] = (struct pprof_label){.key = "rank", .num = r};
+        if (r >= 0) {
+            snprintf(rs, sizeof(rs), "%d", r);
+            l[nl++] = (struct pprof_label){.key = "rank", .str = rs};
+        }
         size_t n = path_locations(p, m, locs, si.path, stack, 0);
         if (n == 0)
             stack[n++] = named_location(p, "[no frames]");
@@ -123,8 +128,11 @@ static void add_gpu_samples(struct pprof *p, struct model *m, uint64_t *locs, ui
 {
     struct model_launch_path_list *lp = model_launch_paths(m, NULL);
     struct model_kernel_list *k = model_kernels_list(m);
-    struct pprof_label l[2] = {{.key = "kernel"}, {.key = "rank", .num = rank}};
+    char rs[16];
+    struct pprof_label l[2] = {{.key = "kernel"}, {.key = "rank", .str = rs}};
     size_t nl = rank >= 0 ? 2 : 1;
+
+    snprintf(rs, sizeof(rs), "%d", rank);
 
     for (int i = 0; i < lp->count; i++) {
         const struct model_launch_path *e = &lp->items[i];
@@ -167,6 +175,15 @@ static struct pprof *build_profile(struct model *m)
     uint64_t *stack = xmalloc((MODEL_MAX_STACK + 2) * sizeof(*stack));
     char line[512];
 
+    /* mapping 1 is the main binary for readers: the launched program's */
+    for (int i = 0; i < model_process_count(m); i++) {
+        const struct model_process *pr = model_process_at(m, i);
+        if (pr->is_root && pr->exe) {
+            const char *base = strrchr(pr->exe, '/');
+            pprof_mapping(p, base ? base + 1 : pr->exe);
+            break;
+        }
+    }
     pprof_sample_type(p, "samples", "count");
     pprof_sample_type(p, clock, "nanoseconds");
     pprof_sample_type(p, "gpu", "nanoseconds");

@@ -204,6 +204,50 @@ static void test_refused(void)
     pprof_free(p);
 }
 
+/* Merging (--merge): two profiles read back and added with a rank label each. */
+static void test_add_data(void)
+{
+    struct pprof *p = small_profile(), *q = pprof_new();
+    size_t n, k;
+    uint8_t *b = written(p, &n);
+    char err[256] = "", buf[32];
+    struct pprof_data *d = pprof_read(b, n, err, sizeof(err));
+
+    CHECK_MSG(d != NULL, "read back: %s", err);
+    if (!d)
+        goto out;
+    struct pprof_label l0 = {.key = "rank", .str = "0"}, l1 = {.key = "rank", .str = "1"};
+    pprof_add_data(q, d, &l0, 1);
+    pprof_add_data(q, d, &l1, 1);
+    uint8_t *c = written(q, &k);
+    struct pprof_data *m = pprof_read(c, k, err, sizeof(err));
+    CHECK_MSG(m != NULL, "merged read back: %s", err);
+    if (m) {
+        CHECK(m->ntypes == 2 && strcmp(str(m, m->types[1][0]), "cpu") == 0);
+        CHECK(m->period == d->period && strcmp(str(m, m->default_type), "cpu") == 0);
+        CHECK_MSG(m->nsamples == 4, "%zu samples", m->nsamples);
+        CHECK_MSG(m->nfunctions == d->nfunctions && m->nlocations == d->nlocations,
+                  "frames interned once across ranks: %zu functions, %zu locations", m->nfunctions,
+                  m->nlocations);
+        const char *want[] = {"0", NULL, "1", NULL};
+        for (size_t i = 0; i < m->nsamples && i < 4; i++) {
+            const char *r = label(m, &m->samples[i], "rank", buf, sizeof(buf));
+            /* the second sample of each has a rank label of its own (3): kept */
+            CHECK_STR(r ? r : "(none)", want[i] ? want[i] : "3");
+            CHECK(m->samples[i].values[0] == d->samples[i % 2].values[0]);
+            CHECK_STR(frame(m, &m->samples[i], 0, NULL, NULL),
+                      frame(d, &d->samples[i % 2], 0, NULL, NULL));
+        }
+        pprof_data_free(m);
+    }
+    free(c);
+    pprof_data_free(d);
+out:
+    free(b);
+    pprof_free(p);
+    pprof_free(q);
+}
+
 /* The writer: a model's stacks become samples with thread labels, leaf first. */
 static void test_writer(void)
 {
@@ -258,6 +302,7 @@ int main(void)
     test_round_trip();
     test_deterministic();
     test_refused();
+    test_add_data();
     test_writer();
     return check_summary();
 }
