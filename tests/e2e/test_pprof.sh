@@ -4,6 +4,7 @@
 #    functions (within 3 points), and the demo's documented 50/30/20 split; -tags lists the
 #    threads and the process, and -tagfocus on one thread keeps that thread's samples
 #    (profile.txt's thread table);
+#  - wall mode (--sample wall): wall/nanoseconds, the same leading function as profile.txt;
 #  - a Python program (tests/programs/python/split.py): f_a/f_b/f_c's shares in -top (a
 #    function's lines summed) match the split the program measured within 3 points, and -lines
 #    shows split.py:LINE;
@@ -68,6 +69,18 @@ got=$(go tool pprof -top -sample_index=samples -nodefraction=0 -tagfocus=thread=
     sed -nE 's/^Showing nodes accounting for ([0-9]+),.*/\1/p')
 check "demo: -tagfocus=thread=solver-0 keeps ${got:-no} samples, profile.txt's thread has ${want:-none}" \
     test -n "$want" -a "${got:-x}" = "$want"
+
+# wall mode: the time is wall time, and profile.txt's hot functions lead there too
+W=$WORK/wall
+"$ROCSYS_TOP" --record "$W" --no-tui --sample wall --gpu-interval 0 -- "$ROCSYS_DEMO" --seconds 1 > /dev/null 2>&1 || true
+go tool pprof -raw "$W/profile.pb.gz" > "$WORK/wall.raw" 2>&1 || true
+check "wall mode: the period type is wall nanoseconds" grep -q '^PeriodType: wall nanoseconds' "$WORK/wall.raw"
+check "wall mode: sample types samples/count, wall/nanoseconds, gpu/nanoseconds" \
+    grep -Eq '^samples/count +wall/nanoseconds(\[dflt\])? +gpu/nanoseconds' "$WORK/wall.raw"
+T=$(top "$W/profile.pb.gz" -sample_index=samples)
+IFS=$'\t' read -r want fn <<< "$(hot_rows "$W/profile.txt" | head -n 1)"
+check "wall mode: $fn leads in pprof too ($(head -n 1 <<< "$T" | tr '\t' ' ')), ${want}% in profile.txt" \
+    within "$(share "$T" "$fn")" "${want:-x}" 3
 
 # ---- Python ----
 if py=$(find_python 3.13 3.12 3.11 3.10 3.9 3.8); then
