@@ -12,7 +12,7 @@
 #include "pb.h"
 #include "pprof.h"
 
-#define PPROF_READ_MAX (1ull << 32) /* inflated size refused beyond this */
+#define PPROF_READ_MAX (1ull << 30) /* inflated size refused beyond this */
 
 /* Inflate gzip data: the bytes (malloc'd) and *n, or NULL. */
 static uint8_t *pr_inflate(const uint8_t *buf, size_t len, size_t *n)
@@ -49,10 +49,21 @@ static uint8_t *pr_inflate(const uint8_t *buf, size_t len, size_t *n)
     return out;
 }
 
+/* Room for element n of the array *a of elem-byte entries: it doubles when n reaches a power
+ * of two, so that n appends cost O(n) without a capacity field. */
+static void pr_room(void *a, size_t n, size_t elem)
+{
+    void **p = a;
+
+    if (n >= 4 && (n & (n - 1)) != 0)
+        return;
+    *p = xrealloc(*p, (n < 4 ? 4 : 2 * n) * elem);
+}
+
 /* Append x to a growable array of int64 (*a, *n). */
 static void pr_push(int64_t **a, size_t *n, int64_t x)
 {
-    *a = xrealloc(*a, (*n + 1) * sizeof(**a));
+    pr_room(a, *n, sizeof(**a));
     (*a)[(*n)++] = x;
 }
 
@@ -98,7 +109,7 @@ static int pr_sample(struct pprof_data *d, const struct pb_field *f)
     const uint8_t *p = f->data;
     int rc;
 
-    d->samples = xrealloc(d->samples, (d->nsamples + 1) * sizeof(*d->samples));
+    pr_room(&d->samples, d->nsamples, sizeof(*d->samples));
     s = &d->samples[d->nsamples++];
     memset(s, 0, sizeof(*s));
     while ((rc = pb_next(&p, f->data + f->len, &g)) == 1) {
@@ -110,7 +121,7 @@ static int pr_sample(struct pprof_data *d, const struct pb_field *f)
         if (g.field == 3) {
             if (pr_small(&g, v) != 0)
                 return -1;
-            s->labels = xrealloc(s->labels, (s->nlabels + 1) * sizeof(*s->labels));
+            pr_room(&s->labels, s->nlabels, sizeof(*s->labels));
             s->labels[s->nlabels++] = (struct pprof_label_data){v[1], v[2], v[3], v[4]};
         }
     }
@@ -125,7 +136,7 @@ static int pr_location(struct pprof_data *d, const struct pb_field *f)
     const uint8_t *p = f->data;
     int rc;
 
-    d->locations = xrealloc(d->locations, (d->nlocations + 1) * sizeof(*d->locations));
+    pr_room(&d->locations, d->nlocations, sizeof(*d->locations));
     l = &d->locations[d->nlocations++];
     memset(l, 0, sizeof(*l));
     while ((rc = pb_next(&p, f->data + f->len, &g)) == 1) {
@@ -137,7 +148,7 @@ static int pr_location(struct pprof_data *d, const struct pb_field *f)
         else if (g.field == 4) {
             if (pr_small(&g, v) != 0)
                 return -1;
-            l->lines = xrealloc(l->lines, (l->nlines + 1) * sizeof(*l->lines));
+            pr_room(&l->lines, l->nlines, sizeof(*l->lines));
             l->lines[l->nlines++] = (struct pprof_line){(uint64_t)v[1], v[2]};
         }
     }
@@ -194,7 +205,7 @@ static int pr_profile(struct pprof_data *d, const uint8_t *p, const uint8_t *end
         case 3:
             if (pr_small(&f, v) != 0)
                 return -1;
-            d->mappings = xrealloc(d->mappings, (d->nmappings + 1) * sizeof(*d->mappings));
+            pr_room(&d->mappings, d->nmappings, sizeof(*d->mappings));
             d->mappings[d->nmappings++] = (struct pprof_mapping_data){(uint64_t)v[1], v[5]};
             break;
         case 4:
@@ -204,14 +215,14 @@ static int pr_profile(struct pprof_data *d, const uint8_t *p, const uint8_t *end
         case 5:
             if (pr_small(&f, v) != 0)
                 return -1;
-            d->functions = xrealloc(d->functions, (d->nfunctions + 1) * sizeof(*d->functions));
+            pr_room(&d->functions, d->nfunctions, sizeof(*d->functions));
             d->functions[d->nfunctions++] =
                 (struct pprof_function_data){(uint64_t)v[1], v[2], v[4], v[5]};
             break;
         case 6:
             if (f.wire != 2)
                 return -1;
-            d->strings = xrealloc(d->strings, (d->nstrings + 1) * sizeof(*d->strings));
+            pr_room(&d->strings, d->nstrings, sizeof(*d->strings));
             d->strings[d->nstrings] = xmalloc(f.len + 1);
             memcpy(d->strings[d->nstrings], f.data, f.len);
             d->strings[d->nstrings++][f.len] = '\0';
