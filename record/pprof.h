@@ -103,7 +103,7 @@ struct pprof_data {
 /* Read the profile in buf (gzip-compressed, or not): a decoded profile, or NULL with a
  * one-line reason in err. */
 struct pprof_data *pprof_read(const uint8_t *buf, size_t len, char *err, size_t errlen);
-/* Read the profile in file path (as pprof_read). */
+/* Read the profile in file path (as pprof_read; err starts with the path). */
 struct pprof_data *pprof_read_file(const char *path, char *err, size_t errlen);
 void pprof_data_free(struct pprof_data *d);
 /* The location id's entry, or NULL. */

@@ -262,6 +262,11 @@ struct pprof_data *pprof_read(const uint8_t *buf, size_t len, char *err, size_t 
     uint8_t *raw = NULL;
     size_t n = len;
 
+    if (len == 0) {
+        snprintf(err, errlen, "empty (the recording did not end: killed?)");
+        free(d);
+        return NULL;
+    }
     if (len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
         raw = pr_inflate(buf, len, &n);
         if (!raw) {
@@ -311,9 +316,10 @@ struct pprof_data *pprof_read_file(const char *path, char *err, size_t errlen)
         len += (size_t)k;
     }
     close(fd);
-    struct pprof_data *d = k < 0 ? NULL : pprof_read(buf, len, err, errlen);
-    if (k < 0)
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    char why[192] = "";
+    struct pprof_data *d = k < 0 ? NULL : pprof_read(buf, len, why, sizeof(why));
+    if (!d)
+        snprintf(err, errlen, "%s: %s", path, k < 0 ? strerror(errno) : why);
     free(buf);
     return d;
 }

@@ -11,7 +11,8 @@
 #  - GPU time (tp_hsa_harness, when built): -sample_index=gpu gives each kernel the share of
 #    GPU time gpu.folded gives it;
 #  - --merge of two recordings as ranks: merged.pb.gz holds both, each with its rank label,
-#    the same shares, and is the same bytes when merged again.
+#    the same shares, and is the same bytes when merged again; a rank whose profile.pb.gz is
+#    empty (killed) is left out with one line.
 source "$(dirname "$0")/lib.sh"
 command -v go > /dev/null || skip "go is not installed (Debian: golang-go; scripts/deps installs it)"
 go tool pprof -h > /dev/null 2>&1 || skip "go tool pprof does not run"
@@ -144,6 +145,14 @@ for r in 0 1; do
         test -n "$one" -a "${got:-x}" = "$one"
 done
 cp "$M/merged.pb.gz" "$WORK/merged1.pb.gz"
+# a rank killed before its end left profile.pb.gz empty: left out, with one line naming it
+cp -r "$D" "$M/rank-2" && : > "$M/rank-2/profile.pb.gz"
+rc=0
+"$ROCSYS_TOP" --merge "$M" > /dev/null 2> "$WORK/merge2.err" || rc=$?
+check "merge with an empty rank-2/profile.pb.gz: exit 0 (got $rc), one line naming it: $(head -c 200 "$WORK/merge2.err")" \
+    test "$rc" -eq 0 -a "$(grep -c 'rank-2/profile.pb.gz: empty' "$WORK/merge2.err")" = 1
+check "merged.pb.gz without the empty rank: the same as before" cmp -s "$M/merged.pb.gz" "$WORK/merged1.pb.gz"
+rm -rf "$M/rank-2"
 "$ROCSYS_TOP" --merge "$M" > /dev/null 2>&1 || true
 check "merged.pb.gz: the same bytes when merged again" cmp -s "$M/merged.pb.gz" "$WORK/merged1.pb.gz"
 finish

@@ -174,6 +174,9 @@ static void test_refused(void)
     char err[256];
     struct pb raw = {0}, sub = {0};
 
+    struct pprof_data *e = pprof_read(b, 0, err, sizeof(err));
+    CHECK_MSG(e == NULL && strstr(err, "empty"), "an empty file: %s", e ? "read" : err);
+    pprof_data_free(e);
     for (size_t cut = 1; cut < n; cut += 7) {
         struct pprof_data *d = pprof_read(b, n - cut, err, sizeof(err));
         CHECK_MSG(d == NULL, "a gzip stream cut %zu bytes short was read", cut);
