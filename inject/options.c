@@ -64,10 +64,11 @@ static const struct opt_def opt_table[] = {
      "events from outside; leaving leaves them as they were), process metrics, GPU use"},
     {"record", 'o', OPT_STRING, "DIR", 0, 0, NULL, OFF(record_dir), 0,
      "also record the session into DIR: trace.pftrace (Perfetto), profile.txt, stacks.folded, "
-     "output.log, session.json, and gpu.csv, kernels.csv, hip_api.csv, copies.csv"},
+     "profile.pb.gz (pprof), output.log, session.json, and gpu.csv, kernels.csv, hip_api.csv, "
+     "copies.csv"},
     {"merge", 0, OPT_STRING, "DIR", 0, 0, NULL, OFF(merge_dir), 0,
      "merge the MPI ranks' recordings in DIR/rank-N into DIR/merged.pftrace, merged.folded, "
-     "merged-gpu.folded and merged-profile.txt, then exit"},
+     "merged-gpu.folded, merged-profile.txt and merged.pb.gz, then exit"},
     {"replay", 0, OPT_STRING, "DIR", 0, 0, NULL, OFF(replay_dir), 0,
      "show the recording in DIR (the same views; w [ ] { } choose a time range), then exit"},
     {"live", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(live), 1,

@@ -66,6 +66,7 @@
 
 #include "model/model.h"
 #include "collector/protocol.h"
+#include "pb.h"
 #include "record.h"
 
 #define PF_CHUNK       65536 /* write the buffer out once it holds this much */
@@ -79,12 +80,6 @@
 #define PF_CLOCK_DELTA 64         /* sequence-scoped incremental clock of the samples */
 #define PF_REORDER_NS  250000000u /* samples held back this far behind the newest one */
 #define PF_REORDER_MAX 65536      /* ... and never more than this many */
-
-/* A growable byte buffer holding protobuf encoding. */
-struct pb {
-    uint8_t *p;
-    size_t n, cap;
-};
 
 /* One slot of an open-addressing table; the meaning of k, a, b, c, d depends on the table. */
 struct ient {
@@ -140,56 +135,6 @@ struct record_writer {
     uint64_t newest_ns, arrivals; /* latest sample time seen; samples seen */
     struct pb pend_in;            /* interned data for the next sample packet written */
 };
-
-/* ---- encoding ---- */
-
-/* Make room for more bytes. */
-static void pb_reserve(struct pb *b, size_t more)
-{
-    if (b->n + more <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + more)
-        cap *= 2;
-    b->p = xrealloc(b->p, cap);
-    b->cap = cap;
-}
-
-static void pb_varint(struct pb *b, uint64_t v)
-{
-    pb_reserve(b, 10);
-    while (v >= 0x80) {
-        b->p[b->n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b->p[b->n++] = (uint8_t)v;
-}
-
-/* A varint field: tag (field, wire type 0) and value. */
-static void pb_uint(struct pb *b, uint32_t field, uint64_t v)
-{
-    pb_varint(b, (uint64_t)field << 3);
-    pb_varint(b, v);
-}
-
-/* A length-delimited field. */
-static void pb_bytes(struct pb *b, uint32_t field, const void *data, size_t n)
-{
-    pb_varint(b, (uint64_t)field << 3 | 2);
-    pb_varint(b, n);
-    pb_reserve(b, n);
-    if (n)
-        memcpy(b->p + b->n, data, n);
-    b->n += n;
-}
-
-static void pb_append(struct pb *b, const struct pb *src)
-{
-    pb_reserve(b, src->n);
-    if (src->n)
-        memcpy(b->p + b->n, src->p, src->n);
-    b->n += src->n;
-}
 
 /* ---- hash tables ---- */
 
@@ -636,14 +581,6 @@ static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, u
     pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
     packet_end(w);
     return uuid;
-}
-
-static void pb_fixed64(struct pb *b, uint32_t field, uint64_t v)
-{
-    pb_varint(b, (uint64_t)field << 3 | 1);
-    pb_reserve(b, 8);
-    for (int i = 0; i < 8; i++)
-        b->p[b->n++] = (uint8_t)(v >> (8 * i));
 }
 
 /* Write a TrackEvent (already encoded in w->sub) at time t. */

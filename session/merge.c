@@ -12,6 +12,7 @@
 #include "session/session.h"
 #include "model/model.h"
 #include "record/perfetto_read.h"
+#include "record/pprof.h"
 
 int session_mpi_rank(void)
 {
@@ -108,6 +109,25 @@ static void write_table(FILE *f, const char *title, struct fcount *t, size_t n)
                 total ? 100.0 * (double)t[i].self / (double)total : 0);
 }
 
+/* Add rank's profile.pb.gz in dir (when it has one) to p, its samples labelled with the rank. */
+static void merge_pprof(struct pprof *p, const char *dir, int rank)
+{
+    char path[4096], err[256], rs[16];
+    struct pprof_label l = {.key = "rank", .str = rs};
+
+    snprintf(rs, sizeof(rs), "%d", rank);
+    snprintf(path, sizeof(path), "%s/rank-%d/profile.pb.gz", dir, rank);
+    if (access(path, F_OK) != 0)
+        return; /* a recording made before profile.pb.gz existed */
+    struct pprof_data *d = pprof_read_file(path, err, sizeof(err));
+    if (!d) {
+        fprintf(stderr, "rocsys-top: --merge: %s; skipped\n", err);
+        return;
+    }
+    pprof_add_data(p, d, &l, 1);
+    pprof_data_free(d);
+}
+
 /* Order rank numbers. */
 static int by_int(const void *a, const void *b)
 {
@@ -117,7 +137,8 @@ static int by_int(const void *a, const void *b)
 int session_merge(const char *dir)
 {
     char path[4096], line[65536];
-    int ranks[4096], nranks = 0, rc = 1, trace_fd = -1;
+    int ranks[4096], nranks = 0, rc = 1, trace_fd = -1, pprof_fd = -1;
+    struct pprof *pp = pprof_new();
     FILE *folded = NULL, *prof = NULL, *gpu = NULL;
     struct fcount *all = NULL;
     size_t nall = 0;
@@ -148,7 +169,9 @@ int session_merge(const char *dir)
     prof = fopen(path, "we");
     snprintf(path, sizeof(path), "%s/merged-gpu.folded", dir);
     gpu = fopen(path, "we");
-    if (trace_fd < 0 || !folded || !prof || !gpu) {
+    snprintf(path, sizeof(path), "%s/merged.pb.gz", dir);
+    pprof_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (trace_fd < 0 || !folded || !prof || !gpu || pprof_fd < 0) {
         fprintf(stderr, "rocsys-top: --merge: cannot write into %s: %s\n", dir, strerror(errno));
         goto out;
     }
@@ -173,6 +196,7 @@ int session_merge(const char *dir)
             fprintf(gpu, "rank-%d;%s", ranks[i], line);
         if (in)
             fclose(in);
+        merge_pprof(pp, dir, ranks[i]);
         snprintf(path, sizeof(path), "%s/rank-%d/stacks.folded", dir, ranks[i]);
         in = fopen(path, "re");
         if (!in) {
@@ -202,8 +226,13 @@ int session_merge(const char *dir)
     fprintf(prof, "\n== Ranks: load per rank and its distance from the mean (IMBAL) ==\n");
     if (session_ranks_table(dir, prof) != 0)
         fprintf(prof, "(no rank's trace could be read)\n");
+    if ((errno = pprof_write_gz(pp, pprof_fd)) != 0) {
+        fprintf(stderr, "rocsys-top: --merge: cannot write %s/merged.pb.gz: %s\n", dir,
+                strerror(errno));
+        goto out;
+    }
     printf("rocsys-top: merged %d ranks into %s/merged.pftrace, merged.folded, "
-           "merged-gpu.folded, merged-profile.txt\n",
+           "merged-gpu.folded, merged-profile.txt, merged.pb.gz\n",
            nranks, dir);
     rc = 0;
 out:
@@ -212,6 +241,9 @@ out:
     free(all);
     if (trace_fd >= 0)
         close(trace_fd);
+    if (pprof_fd >= 0)
+        close(pprof_fd);
+    pprof_free(pp);
     if (folded)
         fclose(folded);
     if (prof)

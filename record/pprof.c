@@ -1,0 +1,428 @@
+/* Builder of pprof profiles (pprof.h). File format (perftools.profiles.Profile, proto3, every
+ * integer a varint; the file is the message gzip-compressed):
+ *   1 sample_type {1 type, 2 unit}        one per value of a sample, in order
+ *   2 sample {1 location_id (packed, leaf first), 2 value (packed), 3 label {1 key, 2 str,
+ *            3 num, 4 num_unit}}
+ *   3 mapping {1 id, 5 filename, 7 has_functions, 8 has_filenames, 9 has_line_numbers}
+ *   4 location {1 id, 2 mapping_id, 4 line {1 function_id, 2 line}}
+ *   5 function {1 id, 2 name, 4 filename, 5 start_line} (system_name unset: pprof would
+ *            shorten a demangled C++ name taken for a mangled one)
+ *   6 string_table (string_table[0] = "")
+ *   9 time_nanos, 10 duration_nanos, 11 period_type {1 type, 2 unit}, 12 period,
+ *   13 comment (packed string indexes), 14 default_sample_type
+ * Strings are referenced by their index in string_table; ids start at 1 and follow the order
+ * of first use. Each entry is encoded when it is made, so the profile costs its encoded size
+ * plus the interning tables. */
+#include "pprof.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "model/model.h"
+#include "pb.h"
+
+/* One slot of an interning table: a key of four numbers (or a string's hash) and its id. */
+struct pp_ent {
+    uint64_t k[4];
+    uint64_t id; /* 0: free */
+};
+
+struct pp_tab {
+    struct pp_ent *e;
+    size_t cap, count;
+};
+
+struct pprof {
+    struct pb types, samples, mappings, locations, functions, strtab, tmp, sub;
+    int ntypes;
+    int64_t type_names[PPROF_MAX_TYPES]; /* string index of each sample type's name */
+    struct pp_tab strs; /* k[0] = hash, id = the string's index (never 0: "" is not in it) */
+    char **strings;
+    size_t nstrings;
+    struct pp_tab maps, funcs, locs;
+    int64_t period_type[2], period, time_nanos, duration_nanos, default_type;
+    struct pb comments; /* packed string indexes */
+};
+
+static uint64_t pp_mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t pp_hash_key(const uint64_t k[4])
+{
+    return pp_mix(k[0] ^ pp_mix(k[1] ^ pp_mix(k[2] ^ pp_mix(k[3] + 1))));
+}
+
+/* Double the table (rehashing with hash(entry)). */
+static void pp_grow(struct pp_tab *t, uint64_t (*hash)(const struct pp_ent *))
+{
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    struct pp_ent *e = xcalloc(cap, sizeof(*e));
+
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->e[i].id)
+            continue;
+        size_t j = hash(&t->e[i]) & (cap - 1);
+        while (e[j].id)
+            j = (j + 1) & (cap - 1);
+        e[j] = t->e[i];
+    }
+    free(t->e);
+    t->e = e;
+    t->cap = cap;
+}
+
+static uint64_t pp_tuple_hash(const struct pp_ent *e)
+{
+    return pp_hash_key(e->k);
+}
+
+static uint64_t pp_str_hash(const struct pp_ent *e)
+{
+    return e->k[0];
+}
+
+/* The id of tuple k in t, made (the next id) when new: *made tells which. */
+static uint64_t pp_tuple(struct pp_tab *t, const uint64_t k[4], int *made)
+{
+    if ((t->count + 1) * 4 > t->cap * 3)
+        pp_grow(t, pp_tuple_hash);
+    size_t j = pp_hash_key(k) & (t->cap - 1);
+    for (; t->e[j].id; j = (j + 1) & (t->cap - 1))
+        if (memcmp(t->e[j].k, k, sizeof(t->e[j].k)) == 0) {
+            *made = 0;
+            return t->e[j].id;
+        }
+    memcpy(t->e[j].k, k, sizeof(t->e[j].k));
+    t->e[j].id = ++t->count;
+    *made = 1;
+    return t->e[j].id;
+}
+
+/* The string table index of s (added when new; NULL and "" are 0). */
+static int64_t pp_str(struct pprof *p, const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *c = s; *c; c++)
+        h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+    h = pp_mix(h);
+    if ((p->strs.count + 1) * 4 > p->strs.cap * 3)
+        pp_grow(&p->strs, pp_str_hash);
+    size_t j = h & (p->strs.cap - 1);
+    for (; p->strs.e[j].id; j = (j + 1) & (p->strs.cap - 1))
+        if (p->strs.e[j].k[0] == h && strcmp(p->strings[p->strs.e[j].id], s) == 0)
+            return (int64_t)p->strs.e[j].id;
+    p->strs.e[j].k[0] = h;
+    p->strs.e[j].id = p->nstrings;
+    p->strs.count++;
+    p->strings = xrealloc(p->strings, (p->nstrings + 1) * sizeof(*p->strings));
+    p->strings[p->nstrings++] = xstrdup(s);
+    pb_bytes(&p->strtab, 6, s, strlen(s));
+    return (int64_t)p->nstrings - 1;
+}
+
+struct pprof *pprof_new(void)
+{
+    struct pprof *p = xcalloc(1, sizeof(*p));
+
+    /* string_table[0] must be "" */
+    p->strings = xmalloc(sizeof(*p->strings));
+    p->strings[0] = xstrdup("");
+    p->nstrings = 1;
+    pb_bytes(&p->strtab, 6, "", 0);
+    return p;
+}
+
+void pprof_free(struct pprof *p)
+{
+    if (!p)
+        return;
+    struct pb *bufs[] = {&p->types,  &p->samples, &p->mappings, &p->locations, &p->functions,
+                         &p->strtab, &p->tmp,     &p->sub,      &p->comments};
+    for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+        pb_free(bufs[i]);
+    for (size_t i = 0; i < p->nstrings; i++)
+        free(p->strings[i]);
+    free(p->strings);
+    free(p->strs.e);
+    free(p->maps.e);
+    free(p->funcs.e);
+    free(p->locs.e);
+    free(p);
+}
+
+int pprof_sample_type(struct pprof *p, const char *type, const char *unit)
+{
+    if (p->ntypes >= PPROF_MAX_TYPES)
+        return -1;
+    p->tmp.n = 0;
+    pb_uint(&p->tmp, 1, (uint64_t)pp_str(p, type));
+    pb_uint(&p->tmp, 2, (uint64_t)pp_str(p, unit));
+    pb_bytes(&p->types, 1, p->tmp.p, p->tmp.n);
+    p->type_names[p->ntypes] = pp_str(p, type);
+    return p->ntypes++;
+}
+
+void pprof_set_period(struct pprof *p, const char *type, const char *unit, int64_t period)
+{
+    p->period_type[0] = pp_str(p, type);
+    p->period_type[1] = pp_str(p, unit);
+    p->period = period;
+}
+
+void pprof_set_default_type(struct pprof *p, const char *type)
+{
+    p->default_type = pp_str(p, type);
+}
+
+void pprof_set_times(struct pprof *p, int64_t time_nanos, int64_t duration_nanos)
+{
+    p->time_nanos = time_nanos;
+    p->duration_nanos = duration_nanos;
+}
+
+void pprof_comment(struct pprof *p, const char *text)
+{
+    pb_varint(&p->comments, (uint64_t)pp_str(p, text));
+}
+
+uint64_t pprof_mapping(struct pprof *p, const char *file)
+{
+    uint64_t k[4] = {(uint64_t)pp_str(p, file), 0, 0, 0};
+    int made;
+    uint64_t id = pp_tuple(&p->maps, k, &made);
+
+    if (made) {
+        /* symbolized already: readers use the functions as they are */
+        p->tmp.n = 0;
+        pb_uint(&p->tmp, 1, id);
+        pb_uint(&p->tmp, 5, k[0]);
+        pb_uint(&p->tmp, 7, 1);
+        pb_uint(&p->tmp, 8, 1);
+        pb_uint(&p->tmp, 9, 1);
+        pb_bytes(&p->mappings, 3, p->tmp.p, p->tmp.n);
+    }
+    return id;
+}
+
+uint64_t pprof_function(struct pprof *p, const char *name, const char *file, int64_t start_line)
+{
+    uint64_t k[4] = {(uint64_t)pp_str(p, name), (uint64_t)pp_str(p, file), (uint64_t)start_line, 0};
+    int made;
+    uint64_t id = pp_tuple(&p->funcs, k, &made);
+
+    if (made) {
+        p->tmp.n = 0;
+        pb_uint(&p->tmp, 1, id);
+        pb_uint(&p->tmp, 2, k[0]); /* no system_name: readers would "demangle" the name */
+        if (k[1])
+            pb_uint(&p->tmp, 4, k[1]);
+        if (start_line > 0)
+            pb_uint(&p->tmp, 5, (uint64_t)start_line);
+        pb_bytes(&p->functions, 5, p->tmp.p, p->tmp.n);
+    }
+    return id;
+}
+
+uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t function, int64_t line)
+{
+    uint64_t k[4] = {mapping, function, (uint64_t)line, 0};
+    int made;
+    uint64_t id = pp_tuple(&p->locs, k, &made);
+
+    if (made) {
+        p->tmp.n = 0;
+        pb_uint(&p->tmp, 1, id);
+        if (mapping)
+            pb_uint(&p->tmp, 2, mapping);
+        p->sub.n = 0;
+        pb_uint(&p->sub, 1, function);
+        if (line > 0)
+            pb_uint(&p->sub, 2, (uint64_t)line);
+        pb_bytes(&p->tmp, 4, p->sub.p, p->sub.n);
+        pb_bytes(&p->locations, 4, p->tmp.p, p->tmp.n);
+    }
+    return id;
+}
+
+void pprof_sample(struct pprof *p, const uint64_t *locs, size_t nlocs, const int64_t *values,
+                  const struct pprof_label *labels, size_t nlabels)
+{
+    p->tmp.n = 0;
+    p->sub.n = 0;
+    for (size_t i = 0; i < nlocs; i++)
+        pb_varint(&p->sub, locs[i]);
+    if (p->sub.n)
+        pb_bytes(&p->tmp, 1, p->sub.p, p->sub.n);
+    p->sub.n = 0;
+    for (int i = 0; i < p->ntypes; i++)
+        pb_varint(&p->sub, (uint64_t)values[i]);
+    if (p->sub.n)
+        pb_bytes(&p->tmp, 2, p->sub.p, p->sub.n);
+    for (size_t i = 0; i < nlabels; i++) {
+        p->sub.n = 0;
+        pb_uint(&p->sub, 1, (uint64_t)pp_str(p, labels[i].key));
+        if (labels[i].str) {
+            pb_uint(&p->sub, 2, (uint64_t)pp_str(p, labels[i].str));
+        } else {
+            pb_uint(&p->sub, 3, (uint64_t)labels[i].num);
+            if (labels[i].num_unit)
+                pb_uint(&p->sub, 4, (uint64_t)pp_str(p, labels[i].num_unit));
+        }
+        pb_bytes(&p->tmp, 3, p->sub.p, p->sub.n);
+    }
+    pb_bytes(&p->samples, 2, p->tmp.p, p->tmp.n);
+}
+
+/* p's location for location id of d (0 when d has none). */
+static uint64_t pp_copy_location(struct pprof *p, const struct pprof_data *d, uint64_t id)
+{
+    const struct pprof_location_data *l = pprof_data_location(d, id);
+    const struct pprof_function_data *f =
+        l && l->nlines ? pprof_data_function(d, l->lines[0].function) : NULL;
+    const struct pprof_mapping_data *m = l ? pprof_data_mapping(d, l->mapping) : NULL;
+
+    if (!f)
+        return pprof_location(p, 0, pprof_function(p, "?", NULL, 0), 0);
+    return pprof_location(
+        p, m ? pprof_mapping(p, d->strings[m->filename]) : 0,
+        pprof_function(p, d->strings[f->name], d->strings[f->filename], f->start_line),
+        l->lines[0].line);
+}
+
+void pprof_add_data(struct pprof *p, const struct pprof_data *d, const struct pprof_label *extra,
+                    size_t nextra)
+{
+    int to[PPROF_MAX_TYPES]; /* p's type index of each of d's, -1: none */
+    uint64_t *locs = NULL;
+    struct pprof_label *labels = NULL;
+    size_t caplocs = 0, caplabels = 0;
+
+    if (p->ntypes == 0) {
+        for (size_t i = 0; i < d->ntypes; i++)
+            pprof_sample_type(p, d->strings[d->types[i][0]], d->strings[d->types[i][1]]);
+        pprof_set_period(p, d->strings[d->period_type[0]], d->strings[d->period_type[1]],
+                         d->period);
+        if (d->default_type)
+            pprof_set_default_type(p, d->strings[d->default_type]);
+        for (size_t i = 0; i < d->ncomments; i++)
+            pprof_comment(p, d->strings[d->comments[i]]);
+    }
+    for (size_t i = 0; i < d->ntypes; i++) {
+        to[i] = -1;
+        for (int t = 0; t < p->ntypes; t++)
+            if (strcmp(p->strings[p->type_names[t]], d->strings[d->types[i][0]]) == 0)
+                to[i] = t;
+    }
+    if (d->duration_nanos > p->duration_nanos)
+        p->duration_nanos = d->duration_nanos;
+    for (size_t i = 0; i < d->nsamples; i++) {
+        const struct pprof_sample_data *s = &d->samples[i];
+        int64_t v[PPROF_MAX_TYPES] = {0};
+        size_t nl = 0;
+        xgrow(&locs, &caplocs, s->nlocs + 1, sizeof(*locs));
+        xgrow(&labels, &caplabels, s->nlabels + nextra + 1, sizeof(*labels));
+        for (size_t k = 0; k < s->nlocs; k++)
+            locs[k] = pp_copy_location(p, d, s->locs[k]);
+        for (size_t k = 0; k < s->nvalues && k < d->ntypes; k++)
+            if (to[k] >= 0)
+                v[to[k]] += s->values[k];
+        for (size_t k = 0; k < s->nlabels; k++, nl++) {
+            const struct pprof_label_data *l = &s->labels[k];
+            labels[nl] = (struct pprof_label){
+                .key = d->strings[l->key],
+                .str = l->str ? d->strings[l->str] : NULL,
+                .num = l->num,
+                .num_unit = l->num_unit ? d->strings[l->num_unit] : NULL,
+            };
+        }
+        for (size_t e = 0; e < nextra; e++) {
+            size_t k = 0;
+            while (k < s->nlabels && strcmp(d->strings[s->labels[k].key], extra[e].key) != 0)
+                k++;
+            if (k == s->nlabels)
+                labels[nl++] = extra[e];
+        }
+        pprof_sample(p, locs, s->nlocs, v, labels, nl);
+    }
+    free(locs);
+    free(labels);
+}
+
+/* Write n bytes to fd: 0 or errno. */
+static int pp_write_all(int fd, const uint8_t *b, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, b, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k < 0 ? errno : EIO;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+int pprof_write_gz(struct pprof *p, int fd)
+{
+    struct pb msg = {0}, tail = {0};
+    z_stream z;
+    int err = 0;
+
+    /* the scalars after the tables, in field order */
+    if (p->time_nanos)
+        pb_uint(&tail, 9, (uint64_t)p->time_nanos);
+    if (p->duration_nanos)
+        pb_uint(&tail, 10, (uint64_t)p->duration_nanos);
+    if (p->period_type[0] || p->period_type[1]) {
+        p->tmp.n = 0;
+        pb_uint(&p->tmp, 1, (uint64_t)p->period_type[0]);
+        pb_uint(&p->tmp, 2, (uint64_t)p->period_type[1]);
+        pb_bytes(&tail, 11, p->tmp.p, p->tmp.n);
+    }
+    if (p->period)
+        pb_uint(&tail, 12, (uint64_t)p->period);
+    if (p->comments.n)
+        pb_bytes(&tail, 13, p->comments.p, p->comments.n);
+    if (p->default_type)
+        pb_uint(&tail, 14, (uint64_t)p->default_type);
+    const struct pb *parts[] = {&p->types,     &p->samples, &p->mappings, &p->locations,
+                                &p->functions, &p->strtab,  &tail};
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        pb_append(&msg, parts[i]);
+    pb_free(&tail);
+
+    /* gzip (windowBits 15 + 16): zlib writes mtime 0 and a fixed OS byte, so the bytes
+     * depend on the profile only */
+    memset(&z, 0, sizeof(z));
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK) {
+        pb_free(&msg);
+        return ENOMEM;
+    }
+    uLong bound = deflateBound(&z, (uLong)msg.n);
+    uint8_t *gz = xmalloc(bound);
+    z.next_in = msg.p;
+    z.avail_in = (uInt)msg.n;
+    z.next_out = gz;
+    z.avail_out = (uInt)bound;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+        err = EIO;
+    else
+        err = pp_write_all(fd, gz, z.total_out);
+    deflateEnd(&z);
+    free(gz);
+    pb_free(&msg);
+    return err;
+}
