@@ -102,6 +102,12 @@ check "module: man finds the manual" grep -q "^man=$R/share/man/man1/rocsys-top.
 check "module: pkg-config's prefix (resolved) is the unpacked tree" grep -q "^pc=$R\$" "$WORK/module.out"
 check "module unload takes it away" grep -q "^after=none\$" "$WORK/module.out"
 
+# a site's module tree with a link to the archive's module file: the link is followed
+ulogin "mkdir -p ~/site/rocsys-top && ln -s '$R/share/modulefiles/rocsys-top/'* ~/site/rocsys-top/ &&
+    module use ~/site; module load rocsys-top; echo which=\$(command -v rocsys-top)" > "$WORK/site.out" 2>&1 ||
+    { cat "$WORK/site.out" >&2; fail "module load through a link in a site's tree failed"; }
+check "module through a link: rocsys-top is the archive's" grep -q "^which=$R/bin/rocsys-top\$" "$WORK/site.out"
+
 # the demo, from the module
 rc=0
 ulogin "module use '$R/share/modulefiles'; module load rocsys-top; cd ~;

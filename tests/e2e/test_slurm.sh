@@ -283,8 +283,12 @@ echo "    sbatch + scancel: $((SECONDS - t0)) s"
 for r in 0 1 2 3; do
     j="$C/rank-$r/session.json"
     check "scancel: rank-$r's recording is complete" grep -q '"complete": true' "$j"
-    check "scancel: rank-$r says it was ended by SIGTERM" grep -q '"ended_by": "SIGTERM to rocsys-top' "$j"
-    check "scancel: rank-$r's program was killed by SIGTERM" grep -q '"status": "killed by signal 15"' "$j"
+    how=$(grep -E '"(ended_by|status)"' "$j" 2> /dev/null | tr -s ' \n' ' ')
+    # Slurm signals the step's processes one by one: rocsys-top's SIGTERM first (ended_by says
+    # Slurm's), or the program's (it ends first: ended_by "target ended", status says SIGTERM)
+    check "scancel: rank-$r says it was ended by Slurm's SIGTERM ($how)" \
+        grep -Eq '"ended_by": "(SIGTERM to rocsys-top \(from Slurm: scancel|target ended)' "$j"
+    check "scancel: rank-$r's program was killed by SIGTERM ($how)" grep -q '"status": "killed by signal 15"' "$j"
     rc=0
     ulogin "rocsys-top --replay cancelled/rank-$r -b --rows 3" > "$WORK/replay-$r.txt" 2>&1 || rc=$?
     check "scancel: rank-$r replays (exit $rc) with its samples" grep -q "mpi_burn" "$WORK/replay-$r.txt"
