@@ -45,7 +45,8 @@ chown "$U:$U" "$UH"
 chmod 700 "$UH"
 as_user() {
     env -i HOME="$UH" USER="rsuser" LOGNAME="rsuser" PATH="/usr/local/bin:/usr/bin:/bin" LANG=C.UTF-8 \
-        TERM=dumb setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all "$@"
+        TERM=dumb ${ASAN_OPTIONS+ASAN_OPTIONS="$ASAN_OPTIONS"} ${UBSAN_OPTIONS+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
+        setpriv --reuid="$U" --regid="$U" --clear-groups --inh-caps=-all "$@"
 }
 # ulogin SCRIPT: SCRIPT in the user's login shell (bash -l: /etc/profile, Lmod's profile.d),
 # with `module` set up as a login shell has it (Debian's lmod: /etc/profile.d/lmod.sh, or its

@@ -8,7 +8,8 @@
 #  - srun -n 4 --mpi=pmix rocsys-top --record DIR -- ./mpi_burn (Open MPI, through Slurm's PMIx):
 #    four DIR/rank-N named by Slurm's ranks (SLURM_PROCID = the MPI rank = N) with the host,
 #    followed by `rocsys-top --replay DIR --live` while the job runs, joined by --merge after;
-#  - the sbatch example (share/rocsys-top/examples/rocsys-top.sbatch) cancelled with scancel:
+#  - the sbatch example (share/rocsys-top/examples/rocsys-top.sbatch) to its end (merged), and
+#    cancelled with scancel:
 #    every rank's recording is complete up to then and says how it ended.
 source "$(dirname "$0")/lib.sh"
 
@@ -85,6 +86,7 @@ chmod 700 "$UH"
 ulogin() {
     env -i HOME="$UH" USER="$USR" LOGNAME="$USR" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
         SLURM_CONF="$S/slurm.conf" TERM=dumb \
+        ${ASAN_OPTIONS+ASAN_OPTIONS="$ASAN_OPTIONS"} ${UBSAN_OPTIONS+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
         setpriv --reuid="$USR" --regid=nogroup --init-groups bash -l -c \
         "type module > /dev/null 2>&1 || source /usr/share/lmod/lmod/init/bash; set -euo pipefail;
          load() { module use ~/opt/*/share/modulefiles && module load rocsys-top; }
@@ -260,7 +262,21 @@ for r in 0 1 2 3; do
     check "--merge: rank $r in the merged profile" grep -q "Hot functions: rank $r " "$D/merged-profile.txt"
 done
 
-# -- 2. the sbatch example, cancelled with scancel while the ranks run
+# -- 2. the sbatch example, to its end: the ranks recorded, then merged by the script
+t0=$SECONDS
+rc=0
+ulogin "ROCSYS_DIR=batch sbatch --wait -o batch.out \$ROCSYS_TOP_ROOT/share/rocsys-top/examples/rocsys-top.sbatch \
+    ./mpi_burn 2" > "$WORK/batch.sbatch" 2>&1 || rc=$?
+echo "    sbatch to its end: $((SECONDS - t0)) s"
+check "sbatch of the example: exit 0 (got $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$WORK/batch.sbatch" "$UH/batch.out" >&2 || true
+for r in 0 1 2 3; do
+    check "sbatch: rank-$r recorded, complete" grep -q '"complete": true' "$UH/batch/rank-$r/session.json"
+    check "sbatch: rank $r in the merged profile" grep -q "Hot functions: rank $r " "$UH/batch/merged-profile.txt"
+done
+check "sbatch: the script says where the recordings are" grep -q "^recorded: batch/rank-N" "$UH/batch.out"
+
+# -- 3. the sbatch example, cancelled with scancel while the ranks run
 t0=$SECONDS
 job=$(ulogin "ROCSYS_DIR=cancelled sbatch --parsable -o job-%j.out \
     \$ROCSYS_TOP_ROOT/share/rocsys-top/examples/rocsys-top.sbatch ./mpi_burn 60" 2> "$WORK/sbatch.err") || true
