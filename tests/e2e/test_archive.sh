@@ -115,7 +115,8 @@ ulogin "module use '$R/share/modulefiles'; module load rocsys-top; cd ~;
     rocsys-top -b -d 10 --rows 0 -- rocsys-demo --seconds 3" > "$WORK/demo.txt" 2> "$WORK/demo.err" || rc=$?
 check "demo under the archive's rocsys-top: exit 0 (got $rc)" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || cat "$WORK/demo.err" >&2
-solve=$(last_frame "$WORK/demo.txt" | hot_self demo_solve)
+last_frame "$WORK/demo.txt" > "$WORK/demo.last"
+solve=$(hot_self demo_solve < "$WORK/demo.last")
 check "demo: demo_solve ~50 % (${solve:-none})" within "${solve:-}" 50 10
 
 # a Python program (/usr/bin/python3): the archive's rocsys module, its region counted

@@ -139,7 +139,8 @@ PartitionName=test Nodes=$H Default=YES MaxTime=10 State=UP OverSubscribe=YES
 EOF
 export SLURM_CONF="$S/slurm.conf"
 env "$MARK" munged -F -f --socket="$S/munge/sock" --key-file="$S/munge/key" \
-    --log-file="$S/log/munged.log" --pid-file="$S/munge/pid" --seed-file="$S/munge/seed" &
+    --log-file="$S/log/munged.log" --pid-file="$S/munge/pid" --seed-file="$S/munge/seed" \
+    > "$S/log/munged.out" 2>&1 &
 daemons+=($!)
 for ((i = 0; i < 50; i++)); do [ -S "$S/munge/sock" ] && break; sleep 0.1; done
 env "$MARK" slurmctld -D -i -f "$SLURM_CONF" > "$S/log/slurmctld.out" 2>&1 &
