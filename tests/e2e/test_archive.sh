@@ -3,7 +3,8 @@
 # user of no account (setpriv, a clean environment, a home of its own) on a machine where
 # rocsys-top is not installed: the user unpacks the archive into a fresh directory of its home,
 # rocsys-top-check names the system libraries (and a missing one, with its package), and in a
-# login shell `module use` / `module load` (Lmod) sets PATH, MANPATH, PKG_CONFIG_PATH,
+# login shell `module use` / `module load` (Lmod; environment-modules where it is installed
+# instead: they conflict) sets PATH, MANPATH, PKG_CONFIG_PATH,
 # CMAKE_PREFIX_PATH and LD_LIBRARY_PATH to the unpacked tree; from there the demo runs under
 # rocsys-top, a Python program (/usr/bin/python3) gets the archive's rocsys module and its
 # region, the manual is found, and programs build against the user API with pkg-config and with
@@ -14,7 +15,13 @@ source "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root: runs as another user (setpriv)"
 command -v setpriv > /dev/null || skip "setpriv (util-linux) missing"
 command -v cpack > /dev/null || skip "cpack (cmake) missing"
-[ -r /usr/share/lmod/lmod/init/bash ] || skip "Lmod missing (Debian package lmod; scripts/deps)"
+# the modules' shell init: Lmod's (scripts/deps), else environment-modules' (they conflict)
+MODINIT=""
+for f in /usr/share/lmod/lmod/init/bash /usr/share/modules/init/bash; do
+    [ -r "$f" ] && { MODINIT=$f; break; }
+done
+[ -n "$MODINIT" ] || skip "no environment modules: Debian package lmod (scripts/deps) or environment-modules"
+echo "    modules: $MODINIT"
 [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 missing"
 
 build=$(dirname "$ROCSYS_TOP")
@@ -52,7 +59,7 @@ as_user() {
 # with `module` set up as a login shell has it (Debian's lmod: /etc/profile.d/lmod.sh, or its
 # init script where profile.d does not define it)
 ulogin() {
-    as_user bash -l -c "type module > /dev/null 2>&1 || source /usr/share/lmod/lmod/init/bash; set -euo pipefail; $1"
+    as_user bash -l -c "type module > /dev/null 2>&1 || source $MODINIT; set -euo pipefail; $1"
 }
 check "the user id is not root" test "$(as_user id -u)" = "$U"
 check "rocsys-top is not installed on the machine" sh -c '! PATH=/usr/local/bin:/usr/bin:/bin command -v rocsys-top'

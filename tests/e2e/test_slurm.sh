@@ -17,7 +17,12 @@ source "$(dirname "$0")/lib.sh"
 for c in setpriv useradd userdel munged slurmctld slurmd srun sbatch scancel squeue sinfo mpicc cpack; do
     command -v "$c" > /dev/null || skip "$c missing (scripts/deps: slurm-wlm munge libopenmpi-dev)"
 done
-[ -r /usr/share/lmod/lmod/init/bash ] || skip "Lmod missing (Debian package lmod; scripts/deps)"
+# the modules' shell init: Lmod's (scripts/deps), else environment-modules' (they conflict)
+MODINIT=""
+for f in /usr/share/lmod/lmod/init/bash /usr/share/modules/init/bash; do
+    [ -r "$f" ] && { MODINIT=$f; break; }
+done
+[ -n "$MODINIT" ] || skip "no environment modules: Debian package lmod (scripts/deps) or environment-modules"
 
 build=$(dirname "$ROCSYS_TOP")
 chmod 711 "$WORK"
@@ -88,7 +93,7 @@ ulogin() {
         SLURM_CONF="$S/slurm.conf" TERM=dumb \
         ${ASAN_OPTIONS+ASAN_OPTIONS="$ASAN_OPTIONS"} ${UBSAN_OPTIONS+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
         setpriv --reuid="$USR" --regid=nogroup --init-groups bash -l -c \
-        "type module > /dev/null 2>&1 || source /usr/share/lmod/lmod/init/bash; set -euo pipefail;
+        "type module > /dev/null 2>&1 || source $MODINIT; set -euo pipefail;
          load() { module use ~/opt/*/share/modulefiles && module load rocsys-top; }
          ! compgen -G '$UH/opt/*/share/modulefiles' > /dev/null || load; cd ~; $1"
 }
