@@ -386,8 +386,13 @@ static void on_signal(struct session *s)
         case SIGQUIT:
             if (!s->ended_by)
                 s->ended_by = si.ssi_signo == SIGINT    ? "SIGINT to rocsys-top (Ctrl-C)"
-                              : si.ssi_signo == SIGTERM ? "SIGTERM to rocsys-top"
-                                                        : "SIGQUIT to rocsys-top";
+                              : si.ssi_signo != SIGTERM ? "SIGQUIT to rocsys-top"
+                              /* what Slurm sends a job step that it ends: scancel, the
+                               * job's time limit, preemption (SIGKILL KillWait later) */
+                              : getenv("SLURM_JOB_ID")
+                                  ? "SIGTERM to rocsys-top (from Slurm: scancel, time limit "
+                                    "or preemption)"
+                                  : "SIGTERM to rocsys-top";
             if (s->attached) {
                 session_stop_target(s); /* detach */
             } else if (s->kill_sent) {
