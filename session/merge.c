@@ -138,7 +138,7 @@ int session_merge(const char *dir)
 {
     char path[4096], line[65536];
     int ranks[4096], nranks = 0, rc = 1, trace_fd = -1, pprof_fd = -1;
-    struct pprof *pp = pprof_new();
+    struct pprof *pp = NULL;
     FILE *folded = NULL, *prof = NULL, *gpu = NULL;
     struct fcount *all = NULL;
     size_t nall = 0;
@@ -161,6 +161,7 @@ int session_merge(const char *dir)
         return 1;
     }
     qsort(ranks, (size_t)nranks, sizeof(ranks[0]), by_int);
+    pp = pprof_new(); /* (after the early returns above: nothing to free there) */
     snprintf(path, sizeof(path), "%s/merged.pftrace", dir);
     trace_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     snprintf(path, sizeof(path), "%s/merged.folded", dir);
