@@ -111,11 +111,13 @@ int model_python_notice(const struct model *m, char *buf, size_t n)
     uint32_t v = s->python_version_hex;
     const char *why = s->python_status == ROCSYS_PY_FREE_THREAD
                           ? "free-threaded builds are not supported"
+                      : s->python_status == ROCSYS_PY_MISMATCH && ((v >> 16) & 0xff) >= 13
+                          ? "the layout it publishes (_Py_DebugOffsets) failed a check"
                       : s->python_status == ROCSYS_PY_MISMATCH ? "its layout failed a check"
                       : s->python_status == ROCSYS_PY_GUARD_LOST
                           ? "stopped: the program replaced the fault handler Python frames are "
                             "read under"
-                          : "supported: 3.8 to 3.13";
+                          : "supported: 3.8 and later";
 
     if (s->python_status < 0 || s->python_status == ROCSYS_PY_OK)
         return 0;
