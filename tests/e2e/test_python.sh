@@ -23,10 +23,20 @@ source "$(dirname "$0")/lib.sh"
 PYDIR="$ROCSYS_SOURCE/tests/programs/python"
 [ -f "$PYDIR/split.py" ] && [ -f "$PYDIR/shapes.py" ] || skip "Python workloads missing in $PYDIR"
 
-# -- the interpreters: "PATH LABEL" pairs
+# -- the interpreters: "PATH LABEL" pairs; ROCSYS_PYTHONS="python3.14 /usr/bin/python3.15 ..."
+# names the ones to run instead (e.g. inside the sid chroot: scripts/chroot-python)
 interps=()
 labels=()
+for py in ${ROCSYS_PYTHONS:-}; do
+    if p=$(command -v "$py") && "$p" -c 'import sys' 2>/dev/null; then
+        interps+=("$p")
+        labels+=("$(basename "$p")-$("$p" -c 'import platform; print(platform.python_version())')")
+    else
+        echo "SKIP python $py: not found"
+    fi
+done
 for v in 8 9 10 11 12 13; do
+    [ -z "${ROCSYS_PYTHONS:-}" ] || break
     py=$(ls -d "$HOME"/.pyenv/versions/3."$v".*/bin/python3 2>/dev/null | sort -V | tail -n 1 || true)
     if [ -n "$py" ] && "$py" -c 'import sys' 2>/dev/null; then
         interps+=("$py")
@@ -35,7 +45,9 @@ for v in 8 9 10 11 12 13; do
         echo "SKIP python 3.$v: not installed (no $HOME/.pyenv/versions/3.$v.*/bin/python3)"
     fi
 done
-if [ -x /usr/bin/python3.11 ] && /usr/bin/python3.11 -c 'import sys' 2>/dev/null; then
+if [ -n "${ROCSYS_PYTHONS:-}" ]; then
+    :
+elif [ -x /usr/bin/python3.11 ] && /usr/bin/python3.11 -c 'import sys' 2>/dev/null; then
     interps+=(/usr/bin/python3.11)
     labels+=(debian-3.11)
 else

@@ -17,12 +17,16 @@ first_py() { # the first installed interpreter of the minor versions given
 }
 pys=()
 for v in 3.8 3.13; do
+    [ -z "${ROCSYS_PYTHONS:-}" ] || break # ROCSYS_PYTHONS: the interpreters named there instead
     if p=$(first_py "$v"); then pys+=("$p"); else echo "SKIP python $v: not installed"; fi
+done
+for p in ${ROCSYS_PYTHONS:-}; do
+    if p=$(command -v "$p"); then pys+=("$p"); else echo "SKIP python $p: not found"; fi
 done
 [ ${#pys[@]} -gt 0 ] || skip "no CPython 3.8 or 3.13 here"
 
 for py in "${pys[@]}"; do
-    tag=$(basename "$(dirname "$(dirname "$py")")")
+    case $py in "$PYROOT"/*) tag=$(basename "$(dirname "$(dirname "$py")")") ;; *) tag=$(basename "$py") ;; esac
     # a genuine segfault with faulthandler on: same status, faulthandler's report on stderr
     code='import ctypes; print("before", flush=True); ctypes.string_at(0)'
     set +e
