@@ -36,7 +36,14 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY "=")
 # ldconfig runs through dpkg's trigger (lintian: a package with a public library in /usr/lib
 # must activate it); CPack's own postinst/postrm calling ldconfig stay, harmless
 file(WRITE ${CMAKE_BINARY_DIR}/debian/triggers "activate-noawait ldconfig\n")
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/debian/triggers)
+# the byte code a Python target run as root writes beside the rocsys module (__pycache__, by
+# Debian 13's python3.13) is not the package's: prerm removes it, so that removal leaves nothing
+file(WRITE ${CMAKE_BINARY_DIR}/debian/prerm.in "#!/bin/sh\nset -e\n\
+rm -rf ${CPACK_PACKAGING_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/rocsys-top/python/rocsys/__pycache__\n")
+file(COPY ${CMAKE_BINARY_DIR}/debian/prerm.in DESTINATION ${CMAKE_BINARY_DIR}/debian/tmp
+  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+file(RENAME ${CMAKE_BINARY_DIR}/debian/tmp/prerm.in ${CMAKE_BINARY_DIR}/debian/prerm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/debian/triggers ${CMAKE_BINARY_DIR}/debian/prerm)
 # the GPU gauges load librocm_smi64 with dlopen: a suggestion, not a dependency
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "librocm-smi64-1, python3")
 include(CPack)

@@ -172,7 +172,7 @@ uint64_t collector_launch_stack(void);
  * Returns the new count. AS-safe. */
 uint32_t collector_gpu_wait_frames(uint64_t *frames, uint32_t n, int api);
 
-/* hip.c (HIP API interposition) */
+/* write.c (records that must not be lost) */
 /* Write a record that must not be lost from normal context on any thread: a thread the
  * collector never set up (one not started through our pthread_create, e.g. a runtime's helper,
  * or one that found every ring taken) claims a ring first, then writes with
@@ -184,6 +184,8 @@ int collector_write_any(const void *rec);
 /* Write a name record (struct rocsys_rec_name of this type: key -> name, at most
  * ROCSYS_KERNEL_NAME_MAX bytes of it) with collector_write_any. */
 void collector_write_name(uint32_t type, uint64_t key, const char *name, size_t len);
+
+/* hip.c (HIP API interposition; the wrappers in hip_*.c) */
 /* The correlation id of the HIP launch the calling thread is inside right now, or 0. */
 uint64_t collector_hip_current_launch(void);
 

@@ -1,5 +1,6 @@
 /* The HIP runtime types whose fields the collector reads (ROCm 5.2.3's driver_types.h and
- * hip_runtime_api.h, which need a HIP platform and C++ to compile), mirrored in C for x86-64.
+ * hip_runtime_api.h, which need a HIP platform and C++ to compile; where ROCm 6 changed a type,
+ * 6.4.3's too), mirrored in C for x86-64.
  * Used by collector/hip.c; checked against the real headers by tests/unit/test_hip_layout.cpp
  * when they are installed. Everything else the wrappers pass on is an opaque pointer. */
 #ifndef ROCSYS_COLLECTOR_HIP_ABI_H
@@ -19,6 +20,16 @@ enum {
     ROCSYS_HIP_MEMORY_DEVICE = 1,
     ROCSYS_HIP_MEMORY_ARRAY = 2,
     ROCSYS_HIP_MEMORY_UNIFIED = 3,
+};
+
+/* hipMemoryType as ROCm 6 numbers it (hip_runtime_api.h of 6.4.3). */
+enum {
+    ROCSYS_HIP6_MEMORY_UNREGISTERED = 0,
+    ROCSYS_HIP6_MEMORY_HOST = 1,
+    ROCSYS_HIP6_MEMORY_DEVICE = 2,
+    ROCSYS_HIP6_MEMORY_MANAGED = 3,
+    ROCSYS_HIP6_MEMORY_ARRAY = 10,
+    ROCSYS_HIP6_MEMORY_UNIFIED = 11,
 };
 
 /* hip_Memcpy2D: the parameter block of hipMemcpyParam2D(Async). */
@@ -71,6 +82,50 @@ struct rocsys_hip_memcpy3d_parms {
     struct rocsys_hip_pitched_ptr dst_ptr;
     struct rocsys_hip_extent extent;
     int kind; /* hipMemcpyKind */
+};
+
+/* HIP_MEMCPY3D: the parameter block of hipDrvMemcpy3D(Async) in ROCm 5.x (32-bit sizes). */
+struct rocsys_hip5_drv_memcpy3d {
+    uint32_t src_x_bytes, src_y, src_z, src_lod;
+    int src_memory_type; /* hipMemoryType */
+    const void *src_host;
+    void *src_device;
+    void *src_array;
+    uint32_t src_pitch, src_height;
+    uint32_t dst_x_bytes, dst_y, dst_z, dst_lod;
+    int dst_memory_type; /* hipMemoryType */
+    void *dst_host;
+    void *dst_device;
+    void *dst_array;
+    uint32_t dst_pitch, dst_height;
+    uint32_t width_bytes, height, depth;
+};
+
+/* HIP_MEMCPY3D in ROCm 6.x (6.4.3's driver_types.h: every size is a size_t). */
+struct rocsys_hip6_drv_memcpy3d {
+    size_t src_x_bytes, src_y, src_z, src_lod;
+    int src_memory_type; /* hipMemoryType, ROCm 6 numbering */
+    const void *src_host;
+    void *src_device;
+    void *src_array;
+    size_t src_pitch, src_height;
+    size_t dst_x_bytes, dst_y, dst_z, dst_lod;
+    int dst_memory_type; /* hipMemoryType, ROCm 6 numbering */
+    void *dst_host;
+    void *dst_device;
+    void *dst_array;
+    size_t dst_pitch, dst_height;
+    size_t width_bytes, height, depth;
+};
+
+/* hipFunctionLaunchParams (ROCm 5.5+): one entry of hipModuleLaunchCooperativeKernelMultiDevice. */
+struct rocsys_hip_function_launch_params {
+    void *function; /* hipFunction_t */
+    uint32_t grid_x, grid_y, grid_z;
+    uint32_t block_x, block_y, block_z;
+    uint32_t shared_mem;
+    void *stream;
+    void **params;
 };
 
 /* hipLaunchParams: one entry of a multi-device launch. */

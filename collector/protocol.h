@@ -396,9 +396,60 @@ struct rocsys_rec_py_code {
     X(95, hipMemcpy2DFromArray_spt, 0) X(96, hipMemcpy3D_spt, 0) X(97, hipMemcpyToSymbol_spt, 0)   \
     X(98, hipMemcpyFromSymbol_spt, 0) X(99, hipMemset2D_spt, 0) X(100, hipMemset3D_spt, 0)         \
     X(101, hipStreamSynchronize_spt, 0) X(102, hipStreamQuery_spt, 0)                              \
-    X(103, hipStreamWaitEvent_spt, 0) X(104, hipLaunchByPtr, 1)
+    X(103, hipStreamWaitEvent_spt, 0) X(104, hipLaunchByPtr, 1)                                    \
+    X(105, hipGetDeviceCount, 0)                                                                   \
+    X(106, hipGetDeviceProperties, 0)                                                              \
+    X(107, hipGetDevicePropertiesR0000, 0)                                                         \
+    X(108, hipGetDevicePropertiesR0600, 0)                                                         \
+    X(109, hipChooseDevice, 0)                                                                     \
+    X(110, hipChooseDeviceR0000, 0)                                                                \
+    X(111, hipChooseDeviceR0600, 0)                                                                \
+    X(112, hipSetDevice, 0)                                                                        \
+    X(113, hipGetDevice, 0)                                                                        \
+    X(114, hipDeviceGetAttribute, 0)                                                               \
+    X(115, hipInit, 0)                                                                             \
+    X(116, hipDeviceReset, 0)                                                                      \
+    X(117, hipModuleLaunchCooperativeKernel, 1)                                                    \
+    X(118, hipModuleLaunchCooperativeKernelMultiDevice, 2)                                         \
+    X(119, hipGraphLaunch_spt, 0)                                                                  \
+    X(120, hipGraphUpload, 0)                                                                      \
+    X(121, hipLaunchHostFunc, 0)                                                                   \
+    X(122, hipLaunchHostFunc_spt, 0)                                                               \
+    X(123, hipMemcpy2DAsync_spt, 0)                                                                \
+    X(124, hipMemcpy2DFromArrayAsync_spt, 0)                                                       \
+    X(125, hipMemcpy2DToArrayAsync_spt, 0)                                                         \
+    X(126, hipMemcpy3DAsync_spt, 0)                                                                \
+    X(127, hipMemcpyFromArray_spt, 0)                                                              \
+    X(128, hipMemcpyFromSymbolAsync_spt, 0)                                                        \
+    X(129, hipMemcpyToSymbolAsync_spt, 0)                                                          \
+    X(130, hipMemcpy2DArrayToArray, 0)                                                             \
+    X(131, hipMemcpyAtoA, 0)                                                                       \
+    X(132, hipMemcpyAtoD, 0)                                                                       \
+    X(133, hipMemcpyAtoHAsync, 0)                                                                  \
+    X(134, hipMemcpyDtoA, 0)                                                                       \
+    X(135, hipMemcpyHtoAAsync, 0)                                                                  \
+    X(136, hipDrvMemcpy2DUnaligned, 0)                                                             \
+    X(137, hipDrvMemcpy3D, 0)                                                                      \
+    X(138, hipDrvMemcpy3DAsync, 0)                                                                 \
+    X(139, hipMemsetAsync_spt, 0)                                                                  \
+    X(140, hipMemset2DAsync_spt, 0)                                                                \
+    X(141, hipMemset3DAsync_spt, 0)                                                                \
+    X(142, hipEventRecord_spt, 0)                                                                  \
+    X(143, hipEventRecordWithFlags, 0)                                                             \
+    X(144, hipStreamAddCallback, 0)                                                                \
+    X(145, hipStreamAddCallback_spt, 0)                                                            \
+    X(146, hipStreamBeginCapture, 0)                                                               \
+    X(147, hipStreamBeginCapture_spt, 0)                                                           \
+    X(148, hipStreamEndCapture, 0)                                                                 \
+    X(149, hipStreamEndCapture_spt, 0)                                                             \
+    X(150, hipStreamIsCapturing, 0)                                                                \
+    X(151, hipStreamIsCapturing_spt, 0)                                                            \
+    X(152, hipStreamGetFlags, 0)                                                                   \
+    X(153, hipStreamGetFlags_spt, 0)                                                               \
+    X(154, hipStreamGetPriority, 0)                                                                \
+    X(155, hipStreamGetPriority_spt, 0)
 /* clang-format on */
-#define ROCSYS_HIP_API_MAX 128 /* ids are below this */
+#define ROCSYS_HIP_API_MAX 256 /* ids are below this */
 
 /* Whether a HIP call waits for the device: the calling thread blocks until work queued on the
  * GPU is done (synchronizations, blocking copies and sets). Samples of a thread inside one are
@@ -443,6 +494,13 @@ static inline int rocsys_hip_api_waits(int api)
     case 99:  /* hipMemset2D_spt */
     case 100: /* hipMemset3D_spt */
     case 101: /* hipStreamSynchronize_spt */
+    case 127: /* hipMemcpyFromArray_spt */
+    case 130: /* hipMemcpy2DArrayToArray */
+    case 131: /* hipMemcpyAtoA */
+    case 132: /* hipMemcpyAtoD */
+    case 134: /* hipMemcpyDtoA */
+    case 136: /* hipDrvMemcpy2DUnaligned */
+    case 137: /* hipDrvMemcpy3D */
         return 1;
     default:
         return 0;

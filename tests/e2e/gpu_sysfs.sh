@@ -43,6 +43,9 @@ make_gpu() {
     printf '0: 400Mhz\n1: 1600Mhz *\n' > "$d/pp_dpm_mclk"
     w "$d/drm/card$i/dev" "226:$i"
     ln -s "../../../$(bdf "$i")" "$d/drm/card$i/device"
+    # the render node beside the card, as amdgpu makes it (ROCm SMI 6.4 reads the GPU through it)
+    w "$d/drm/renderD$((128 + i))/dev" "226:$((128 + i))"
+    ln -s "../../../$(bdf "$i")" "$d/drm/renderD$((128 + i))/device"
     w "$hw/name" amdgpu
     w "$hw/temp1_label" edge
     w "$hw/temp1_input" $(((40 + i) * 1000))
@@ -62,6 +65,7 @@ make_gpu() {
     w "$hw/pwm1_enable" 2
     mkdir -p "$root/drm"
     ln -s "../devs/pci0000:00/$(bdf "$i")/drm/card$i" "$root/drm/card$i"
+    ln -s "../devs/pci0000:00/$(bdf "$i")/drm/renderD$((128 + i))" "$root/drm/renderD$((128 + i))"
     # KFD topology node i+1
     node=$root/kfd/kfd/topology/nodes/$((i + 1))
     w "$node/gpu_id" $((1000 + i))

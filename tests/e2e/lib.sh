@@ -79,3 +79,29 @@ wait_file() {
     for ((i = 0; i < n; i++)); do [ -s "$1" ] && return 0; sleep 0.1; done
     return 1
 }
+
+# Python interpreters: pyenv's (PYENV_ROOT, default ~/.pyenv) and the system's (/usr/bin and
+# /usr/local/bin: python3.11 on Debian 12, python3.13 on Debian 13).
+PYENV_DIR="${PYENV_ROOT:-$HOME/.pyenv}"
+# system_pythons: the system's CPython executables named python3.N that run, oldest first
+system_pythons() {
+    local p
+    for p in /usr/bin/python3.* /usr/local/bin/python3.*; do
+        [[ $(basename "$p") =~ ^python3\.[0-9]+$ ]] || continue
+        [ -x "$p" ] && "$p" -c 'import sys' 2> /dev/null && echo "$p"
+    done | sort -V -t. -k2,2 | awk '!seen[$0]++'
+}
+# find_python MINOR...: the first interpreter of these versions (3.13, 2.7...), pyenv's newest
+# patch release first, then the system's; fails when there is none
+find_python() {
+    local v p found
+    for v in "$@"; do
+        found=""
+        for p in "$PYENV_DIR"/versions/"$v".*/bin/python3 "$PYENV_DIR"/versions/"$v".*/bin/python \
+            /usr/bin/python"$v" /usr/local/bin/python"$v"; do
+            [ -x "$p" ] && "$p" -c 'import sys' 2> /dev/null && { found=$p; break; }
+        done
+        [ -n "$found" ] && { echo "$found"; return 0; }
+    done
+    return 1
+}

@@ -157,7 +157,7 @@ check "range: the demo's boxes" grep -q '\[demo_solve-' "$WORK/range.flame"
 
 # ---- a Python program: its functions as boxes, one per function ----
 py=""
-for p in "$HOME"/.pyenv/versions/3.1[0-9]*/bin/python3 /usr/bin/python3; do
+for p in "$PYENV_DIR"/versions/3.1[0-9]*/bin/python3 /usr/bin/python3; do
     [ -x "$p" ] && "$p" -c 'import sys' 2>/dev/null && py=$p
 done
 SPLIT="$ROCSYS_SOURCE/tests/programs/python/split.py"

@@ -274,6 +274,49 @@ check "headless: exit 0 (got $rc)" test "$rc" -eq 0
 check "headless: summary" grep -q '^GPU1 busy: min 11.0 mean 11.0 max 11.0 %' "$WORK/sum.txt"
 check "headless: files" grep -q 'rec2/gpu.csv' "$WORK/sum.txt"
 
+# ---- only AMD SMI installed: its library where it carries ROCm SMI's functions (Debian 13's
+# libamd_smi.so.0), else one line saying so (sid's .so.27: a stand-in library). Libraries are
+# hidden by mounting /dev/null over them, in this test's mount namespace only.
+# hide_libs PATTERN: /dev/null over every library file of ldconfig's cache matching PATTERN
+hide_libs() {
+    local f
+    for f in $(ldconfig -p | awk -v p="$1" '$1 ~ p {print $NF}') /opt/rocm/lib/*; do
+        [[ $(basename "$f") =~ $1 ]] && [ -e "$f" ] || continue
+        mountpoint -q "$(realpath "$f")" || mount --bind /dev/null "$(realpath "$f")"
+    done
+}
+if [ -z "${ROCSYS_ROCM_SMI:-}" ]; then
+    amd=$(ldconfig -p | awk '$1 ~ /^libamd_smi\.so/ {print $NF; exit}')
+    hide_libs '^librocm_smi64\.so'
+    fresh 1
+    if [ -n "$amd" ] && nm -D "$amd" 2> /dev/null | grep -q ' T rsmi_init$'; then
+        frame "$WORK/amd.txt" --attach-gpu -b -n 2 -d 2 --gpu-interval 100
+        check "AMD SMI only ($amd): exit 0 (got $RC)" test "$RC" -eq 0
+        check "AMD SMI only: one device" grep -q '^gpu: 1 devices (rocm-smi)' "$WORK/amd.txt"
+        l=$(gpu_line "$WORK/amd.txt" 0)
+        for kv in busy=10% power=100.0W temp_edge=40C vram_used=1073741824 sclk=1700MHz mclk=1600MHz; do
+            check "AMD SMI only: $kv as written" has "$l" " $kv"
+        done
+    else
+        echo "SKIP AMD SMI only, with ROCm SMI's functions: ${amd:-no libamd_smi} here"
+    fi
+    hide_libs '^libamd_smi\.so'
+    mkdir -p "$WORK/amdlib"
+    cp "$(ldconfig -p | awk '$1 == "libz.so.1" {print $NF; exit}')" "$WORK/amdlib/libamd_smi.so.27"
+    LD_LIBRARY_PATH="$WORK/amdlib" frame "$WORK/amd27.txt" --attach-gpu -b -n 1 -d 1
+    check "AMD SMI without ROCm SMI's functions: exit 0 (got $RC)" test "$RC" -eq 0
+    check "AMD SMI without ROCm SMI's functions: said, with what to install" \
+        grep -q '^gpu: unavailable: only AMD SMI is installed (libamd_smi.so.27.*install librocm-smi64-1' \
+        "$WORK/amd27.txt"
+    rm -rf "$WORK/amdlib"
+    frame "$WORK/none.txt" --attach-gpu -b -n 1 -d 1
+    check "neither library: said" grep -q '^gpu: unavailable: ROCm SMI library not found' "$WORK/none.txt"
+    # the libraries back for the rest
+    awk '$5 ~ /(librocm_smi64|libamd_smi)\.so/ {print $5}' /proc/self/mountinfo | xargs -r -n1 umount
+else
+    echo "SKIP AMD SMI only: ROCSYS_ROCM_SMI is set"
+fi
+
 # ---- no driver, no GPU, no library: one line, the rest works ----
 fresh 0
 frame "$WORK/nodrv.txt" --attach-gpu -b -n 1 -d 1

@@ -37,9 +37,20 @@ for pair in demo_solve:50 demo_butterfly:30 demo_reduce:20; do
         <(grep 'solver' "$F"))
     check "$fn leaf share ${got:-none}% within 3 of $want% (solver threads)" within "$got" "$want" 3
 done
-# (ASan builds have its thread_trampoline between start_thread and solver_main)
-check "full stacks: start_thread;solver_main;demo_step;demo_solve" \
-    grep -Eq 'start_thread;([a-z_]+;)?solver_main;demo_step;demo_solve ' "$F"
+# (ASan builds have its thread_trampoline between start_thread and solver_main). start_thread is
+# a local symbol of libc: only libc's debug file (libc6-dbg) names it
+libc=$(ldd "$ROCSYS_DEMO" | awk '$1 == "libc.so.6" {print $3}')
+bid=$(readelf -n "$libc" 2> /dev/null | awk '/Build ID:/ {print $3}')
+libc_debug=/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
+if [ -n "$bid" ] && [ -f "$libc_debug" ]; then
+    check "full stacks: start_thread;solver_main;demo_step;demo_solve" \
+        grep -Eq 'start_thread;([a-z_]+;)?solver_main;demo_step;demo_solve ' "$F"
+else
+    echo "SKIP (part) full stacks down to start_thread: no symbols for $libc" \
+        "(no ${libc_debug}; scripts/deps installs libc6-dbg)"
+    check "full stacks: a libc frame;solver_main;demo_step;demo_solve" \
+        grep -Eq ';[^;]+;([a-z_]+;)?solver_main;demo_step;demo_solve ' "$F"
+fi
 
 # -- recursion: 32 levels of the same function unwound in full (each frame moves up the stack)
 R="$WORK/deep"

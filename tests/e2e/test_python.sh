@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: Python targets. For each CPython found (pyenv 3.8-3.13 under ~/.pyenv/versions
-# and Debian's /usr/bin/python3.11, whose libpython is linked into the stripped executable;
+# and the system's /usr/bin/python3.N of 3.8-3.13: Debian's, whose libpython is linked into the
+# stripped executable, 3.11 on Debian 12, 3.13 on Debian 13;
 # the missing ones are reported as SKIP lines), rocsys-top --record on the workloads in
 # tests/programs/python:
 #  - split.py: f_a/f_b/f_c burn 50/30/20 % (measured by the program): the Hot functions view's
@@ -36,15 +37,20 @@ for py in ${ROCSYS_PYTHONS:-}; do
     fi
 done
 for v in 8 9 10 11 12 13; do
+<<<<<<< HEAD
     [ -z "${ROCSYS_PYTHONS:-}" ] || break
     py=$(ls -d "$HOME"/.pyenv/versions/3."$v".*/bin/python3 2>/dev/null | sort -V | tail -n 1 || true)
+=======
+    py=$(ls -d "$PYENV_DIR"/versions/3."$v".*/bin/python3 2>/dev/null | sort -V | tail -n 1 || true)
+>>>>>>> main
     if [ -n "$py" ] && "$py" -c 'import sys' 2>/dev/null; then
         interps+=("$py")
         labels+=("$(basename "$(dirname "$(dirname "$py")")")")
     else
-        echo "SKIP python 3.$v: not installed (no $HOME/.pyenv/versions/3.$v.*/bin/python3)"
+        echo "SKIP python 3.$v: not installed (no $PYENV_DIR/versions/3.$v.*/bin/python3)"
     fi
 done
+<<<<<<< HEAD
 if [ -n "${ROCSYS_PYTHONS:-}" ]; then
     :
 elif [ -x /usr/bin/python3.11 ] && /usr/bin/python3.11 -c 'import sys' 2>/dev/null; then
@@ -53,6 +59,17 @@ elif [ -x /usr/bin/python3.11 ] && /usr/bin/python3.11 -c 'import sys' 2>/dev/nu
 else
     echo "SKIP python debian-3.11: not installed (no /usr/bin/python3.11)"
 fi
+=======
+sys_found=0
+while read -r py; do
+    v=${py##*python3.}
+    [ "$v" -ge 8 ] && [ "$v" -le 13 ] || { echo "SKIP python $py: not a supported version"; continue; }
+    interps+=("$py")
+    labels+=("system-3.$v")
+    sys_found=1
+done < <(system_pythons)
+[ "$sys_found" -eq 1 ] || echo "SKIP python system-3.N: no /usr/bin/python3.N of 3.8 to 3.13"
+>>>>>>> main
 [ "${#interps[@]}" -gt 0 ] || skip "no Python interpreter found"
 
 # -- reading stacks.folded: lines "THREADNAME-TID;outermost;...;leaf COUNT"; a Python frame is

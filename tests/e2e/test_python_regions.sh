@@ -21,14 +21,18 @@ check "the build has the module ($MOD/rocsys/__init__.py)" test -f "$MOD/rocsys/
 # -- the interpreters: every CPython 3 found, as "VERSION PATH" sorted by version (one path per
 # executable), and Python 2 for the import check only
 found=()
+<<<<<<< HEAD
 cands=("$HOME"/.pyenv/versions/3.*/bin/python3 /usr/bin/python3.11 /usr/bin/python3)
 [ -z "${ROCSYS_PYTHONS:-}" ] || mapfile -t cands < <(for p in $ROCSYS_PYTHONS; do command -v "$p" || true; done)
 for py in "${cands[@]}"; do
+=======
+for py in "$PYENV_DIR"/versions/3.*/bin/python3 $(system_pythons) /usr/bin/python3; do
+>>>>>>> main
     [ -x "$py" ] || continue
     v=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null) || continue
     found+=("$v $py")
 done
-[ "${#found[@]}" -gt 0 ] || skip "no python3 found (pyenv 3.x, /usr/bin/python3.11, /usr/bin/python3)"
+[ "${#found[@]}" -gt 0 ] || skip "no python3 found (pyenv 3.x, /usr/bin/python3.N, /usr/bin/python3)"
 mapfile -t found < <(printf '%s\n' "${found[@]}" | sort -V -k1,1 | awk '!seen[$2]++')
 newest=${found[-1]}
 if ! printf '%s\n' "${found[@]}" | awk '{split($1, v, "."); if (v[1] == 3 && v[2] >= 8) ok = 1}
@@ -67,7 +71,7 @@ for entry in "${found[@]}"; do
         check "$v: librocsys-user.so's stubs are not taken for the collector (got: $out)" test "$out" = False
     fi
 done
-for py2 in "$HOME"/.pyenv/versions/2.*/bin/python; do
+for py2 in "$PYENV_DIR"/versions/2.*/bin/python /usr/bin/python2.7; do
     [ -x "$py2" ] || continue
     out=$(PYTHONPATH="$MOD" "$py2" -c 'import rocsys, sys; print(rocsys.active); rocsys.mark("x")
 with rocsys.region("r"): pass' 2>&1) || true

@@ -5,16 +5,8 @@
 # frames; --python off reads nothing. Versions absent from the machine are skipped, visibly.
 source "$(dirname "$0")/lib.sh"
 SRC="$ROCSYS_SOURCE/tests/programs/python_safety"
-PYROOT="${PYENV_ROOT:-$HOME/.pyenv}"
-first_py() { # the first installed interpreter of the minor versions given
-    local v p
-    for v in "$@"; do
-        for p in "$PYROOT"/versions/"$v".*/bin/python3 "$PYROOT"/versions/"$v".*/bin/python; do
-            [ -x "$p" ] && { echo "$p"; return 0; }
-        done
-    done
-    return 1
-}
+# first_py MINOR...: the first installed interpreter of these versions (pyenv's, then the system's)
+first_py() { find_python "$@"; }
 pys=()
 for v in 3.8 3.13; do
     [ -z "${ROCSYS_PYTHONS:-}" ] || break # ROCSYS_PYTHONS: the interpreters named there instead
@@ -26,7 +18,7 @@ done
 [ ${#pys[@]} -gt 0 ] || skip "no CPython 3.8 or 3.13 here"
 
 for py in "${pys[@]}"; do
-    case $py in "$PYROOT"/*) tag=$(basename "$(dirname "$(dirname "$py")")") ;; *) tag=$(basename "$py") ;; esac
+    case $py in "$PYENV_DIR"/*) tag=$(basename "$(dirname "$(dirname "$py")")") ;; *) tag=system-$(basename "$py") ;; esac
     # a genuine segfault with faulthandler on: same status, faulthandler's report on stderr
     code='import ctypes; print("before", flush=True); ctypes.string_at(0)'
     set +e

@@ -140,11 +140,7 @@ else
 fi
 
 # -- 6. JIT code: Python 3.12+ -X perf
-py=""
-for v in 3.13 3.12; do
-    for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/python3; do [ -x "$p" ] && py=$p; done
-    [ -n "$py" ] && break
-done
+py=$(find_python 3.13 3.12 || true)
 if [ -n "$py" ]; then
     cat > "$WORK/hot.py" << 'EOF'
 import time
@@ -169,7 +165,7 @@ EOF
     check "$py -X perf: Python stacks keep hot_py" grep -q ';hot_py (hot\.py:[0-9]*) ' "$R/stacks.folded"
     check "$py -X perf: Python stacks hide its trampolines" bash -c "! grep -q 'py::' '$R/stacks.folded'"
 else
-    echo "SKIP python -X perf: no CPython 3.12 or 3.13 under ${PYENV_ROOT:-$HOME/.pyenv}"
+    echo "SKIP python -X perf: no CPython 3.12 or 3.13 (under $PYENV_DIR or /usr/bin)"
 fi
 
 # -- 7. a slow debuginfod: the display keeps its pace while the debug file downloads, says so,

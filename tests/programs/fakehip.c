@@ -1,12 +1,19 @@
 /* A stand-in for libamdhip64 used by the HSA harness (tp_hsa_harness): the launch and
  * registration entry points the collector interposes, so that a launch reaches the harness's
  * "runtime" on the calling thread, as HIP's direct dispatch does, and a device wait of a chosen
- * length (hipDeviceSynchronize). Not a HIP implementation. */
+ * length (hipDeviceSynchronize). Not a HIP implementation.
+ *
+ * Its symbols carry libamdhip64's symbol versions (fakehip.map: hip_4.2 for the ones above,
+ * each 6.x entry point of fakehip6_api.h with its own), so that programs linked against it
+ * make versioned references as they do against the real libamdhip64.so.6 (tp_hip6,
+ * test_hip6.sh). Those entry points fail every other call with an error of their own. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "fakehip6_api.h"
 
 struct fakehip_dim3 {
     uint32_t x, y, z;
@@ -73,3 +80,38 @@ int hipDeviceSynchronize(void)
     while ((t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L < n);
     return 0;
 }
+
+/* The result of call number n of entry point name: an error on odd calls (100, 101 or 1, by
+ * the name), success on even ones. */
+static int fakehip_result(const char *name, unsigned n)
+{
+    static const int codes[3] = {100, 101, 1}; /* NoDevice, InvalidDevice, InvalidValue */
+
+    return n % 2 ? codes[strlen(name) % 3] : 0;
+}
+
+/* A module function handle for each name asked for (kernels launched by module entry points). */
+int hipModuleGetFunction(void **function, void *module, const char *name);
+int hipModuleGetFunction(void **function, void *module, const char *name)
+{
+    static char handles[256];
+    static unsigned used;
+
+    (void)module;
+    (void)name;
+    if (!function || used >= sizeof(handles))
+        return 1;
+    *function = &handles[used++];
+    return 0;
+}
+
+/* The 6.x entry points: fakehip6_NAME exported as NAME@@VERSION. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define FAKEHIP6_DEFINE(name, ver, params, args, launch)                                           \
+    __attribute__((symver(#name "@@" ver))) int fakehip6_##name params;                            \
+    int fakehip6_##name params                                                                     \
+    {                                                                                              \
+        static unsigned calls;                                                                     \
+        return fakehip_result(#name, ++calls);                                                     \
+    }
+FAKEHIP6_API(FAKEHIP6_DEFINE)

@@ -1,6 +1,9 @@
 // The collector's C mirror of the HIP types it reads (collector/hip_abi.h) against the real
 // headers of the installed HIP (hip_runtime_api.h, driver_types.h): sizes, field offsets and the
-// hipMemoryType values. Built only when the headers are installed (tests/unit/layout.cmake).
+// hipMemoryType values, each in the layout of the installed HIP's major version (ROCm 6 renumbered
+// hipMemoryType and widened HIP_MEMCPY3D's sizes). Built only when the headers are installed
+// (tests/unit/layout.cmake); 6.x is checked by compiling it against 6.4.3's headers
+// (scripts/sid-hip6).
 #include <hip/hip_runtime_api.h>
 
 extern "C" {
@@ -12,11 +15,49 @@ extern "C" {
 int main()
 {
     SAME(sizeof(struct hip_dim3), sizeof(dim3));
+#if HIP_VERSION_MAJOR >= 6
+    SAME(ROCSYS_HIP6_MEMORY_UNREGISTERED, hipMemoryTypeUnregistered);
+    SAME(ROCSYS_HIP6_MEMORY_HOST, hipMemoryTypeHost);
+    SAME(ROCSYS_HIP6_MEMORY_DEVICE, hipMemoryTypeDevice);
+    SAME(ROCSYS_HIP6_MEMORY_MANAGED, hipMemoryTypeManaged);
+    SAME(ROCSYS_HIP6_MEMORY_ARRAY, hipMemoryTypeArray);
+    SAME(ROCSYS_HIP6_MEMORY_UNIFIED, hipMemoryTypeUnified);
+#define DRV3D rocsys_hip6_drv_memcpy3d
+#else
     SAME(ROCSYS_HIP_MEMORY_HOST, hipMemoryTypeHost);
     SAME(ROCSYS_HIP_MEMORY_DEVICE, hipMemoryTypeDevice);
     SAME(ROCSYS_HIP_MEMORY_ARRAY, hipMemoryTypeArray);
     SAME(ROCSYS_HIP_MEMORY_UNIFIED, hipMemoryTypeUnified);
+#define DRV3D rocsys_hip5_drv_memcpy3d
+#endif
     SAME(sizeof(int), sizeof(hipMemoryType));
+
+    SAME(sizeof(struct DRV3D), sizeof(HIP_MEMCPY3D));
+    FIELD(DRV3D, src_x_bytes, HIP_MEMCPY3D, srcXInBytes);
+    FIELD(DRV3D, src_memory_type, HIP_MEMCPY3D, srcMemoryType);
+    FIELD(DRV3D, src_host, HIP_MEMCPY3D, srcHost);
+    FIELD(DRV3D, src_device, HIP_MEMCPY3D, srcDevice);
+    FIELD(DRV3D, src_array, HIP_MEMCPY3D, srcArray);
+    FIELD(DRV3D, src_pitch, HIP_MEMCPY3D, srcPitch);
+    FIELD(DRV3D, dst_x_bytes, HIP_MEMCPY3D, dstXInBytes);
+    FIELD(DRV3D, dst_memory_type, HIP_MEMCPY3D, dstMemoryType);
+    FIELD(DRV3D, dst_host, HIP_MEMCPY3D, dstHost);
+    FIELD(DRV3D, dst_array, HIP_MEMCPY3D, dstArray);
+    FIELD(DRV3D, dst_height, HIP_MEMCPY3D, dstHeight);
+    FIELD(DRV3D, width_bytes, HIP_MEMCPY3D, WidthInBytes);
+    FIELD(DRV3D, height, HIP_MEMCPY3D, Height);
+    FIELD(DRV3D, depth, HIP_MEMCPY3D, Depth);
+
+#if HIP_VERSION_MAJOR >= 6 || (HIP_VERSION_MAJOR == 5 && HIP_VERSION_MINOR >= 5)
+    SAME(sizeof(struct rocsys_hip_function_launch_params), sizeof(hipFunctionLaunchParams));
+    FIELD(rocsys_hip_function_launch_params, function, hipFunctionLaunchParams, function);
+    FIELD(rocsys_hip_function_launch_params, grid_x, hipFunctionLaunchParams, gridDimX);
+    FIELD(rocsys_hip_function_launch_params, block_x, hipFunctionLaunchParams, blockDimX);
+    FIELD(rocsys_hip_function_launch_params, block_z, hipFunctionLaunchParams, blockDimZ);
+    FIELD(rocsys_hip_function_launch_params, shared_mem, hipFunctionLaunchParams, sharedMemBytes);
+    FIELD(rocsys_hip_function_launch_params, stream, hipFunctionLaunchParams, hStream);
+    FIELD(rocsys_hip_function_launch_params, params, hipFunctionLaunchParams, kernelParams);
+#endif
 
     SAME(sizeof(struct rocsys_hip_memcpy2d), sizeof(hip_Memcpy2D));
     FIELD(rocsys_hip_memcpy2d, src_x_bytes, hip_Memcpy2D, srcXInBytes);
