@@ -37,12 +37,8 @@ for py in ${ROCSYS_PYTHONS:-}; do
     fi
 done
 for v in 8 9 10 11 12 13; do
-<<<<<<< HEAD
     [ -z "${ROCSYS_PYTHONS:-}" ] || break
-    py=$(ls -d "$HOME"/.pyenv/versions/3."$v".*/bin/python3 2>/dev/null | sort -V | tail -n 1 || true)
-=======
     py=$(ls -d "$PYENV_DIR"/versions/3."$v".*/bin/python3 2>/dev/null | sort -V | tail -n 1 || true)
->>>>>>> main
     if [ -n "$py" ] && "$py" -c 'import sys' 2>/dev/null; then
         interps+=("$py")
         labels+=("$(basename "$(dirname "$(dirname "$py")")")")
@@ -50,26 +46,16 @@ for v in 8 9 10 11 12 13; do
         echo "SKIP python 3.$v: not installed (no $PYENV_DIR/versions/3.$v.*/bin/python3)"
     fi
 done
-<<<<<<< HEAD
-if [ -n "${ROCSYS_PYTHONS:-}" ]; then
-    :
-elif [ -x /usr/bin/python3.11 ] && /usr/bin/python3.11 -c 'import sys' 2>/dev/null; then
-    interps+=(/usr/bin/python3.11)
-    labels+=(debian-3.11)
-else
-    echo "SKIP python debian-3.11: not installed (no /usr/bin/python3.11)"
-fi
-=======
 sys_found=0
-while read -r py; do
+while [ -z "${ROCSYS_PYTHONS:-}" ] && read -r py; do
     v=${py##*python3.}
-    [ "$v" -ge 8 ] && [ "$v" -le 13 ] || { echo "SKIP python $py: not a supported version"; continue; }
+    [ "$v" -ge 8 ] || { echo "SKIP python $py: not a supported version"; continue; }
     interps+=("$py")
     labels+=("system-3.$v")
     sys_found=1
 done < <(system_pythons)
-[ "$sys_found" -eq 1 ] || echo "SKIP python system-3.N: no /usr/bin/python3.N of 3.8 to 3.13"
->>>>>>> main
+[ "$sys_found" -eq 1 ] || [ -n "${ROCSYS_PYTHONS:-}" ] ||
+    echo "SKIP python system-3.N: no /usr/bin/python3.N of 3.8 or later"
 [ "${#interps[@]}" -gt 0 ] || skip "no Python interpreter found"
 
 # -- reading stacks.folded: lines "THREADNAME-TID;outermost;...;leaf COUNT"; a Python frame is

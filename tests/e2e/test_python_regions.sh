@@ -21,13 +21,9 @@ check "the build has the module ($MOD/rocsys/__init__.py)" test -f "$MOD/rocsys/
 # -- the interpreters: every CPython 3 found, as "VERSION PATH" sorted by version (one path per
 # executable), and Python 2 for the import check only
 found=()
-<<<<<<< HEAD
-cands=("$HOME"/.pyenv/versions/3.*/bin/python3 /usr/bin/python3.11 /usr/bin/python3)
+cands=("$PYENV_DIR"/versions/3.*/bin/python3 $(system_pythons) /usr/bin/python3)
 [ -z "${ROCSYS_PYTHONS:-}" ] || mapfile -t cands < <(for p in $ROCSYS_PYTHONS; do command -v "$p" || true; done)
 for py in "${cands[@]}"; do
-=======
-for py in "$PYENV_DIR"/versions/3.*/bin/python3 $(system_pythons) /usr/bin/python3; do
->>>>>>> main
     [ -x "$py" ] || continue
     v=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null) || continue
     found+=("$v $py")
