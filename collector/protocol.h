@@ -37,7 +37,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 6
+#define ROCSYS_PROTOCOL_VERSION 7
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -316,6 +316,18 @@ struct rocsys_rec_region_range {
 #define ROCSYS_MAX_PY_DEPTH       4096 /* Python frames walked at most (py-spy's cap too) */
 #define ROCSYS_PY_FRAME_CODE(a)   ((uint32_t)(((a) >> 24) & 0x7fffffu))
 #define ROCSYS_PY_FRAME_LASTI(a)  ((uint32_t)((a)&0xffffffu))
+/* After a group's ENTRY frame (protocol 7): the native frame that runs the group, as an index
+ * into the sample's native frames (0 = innermost), found by stack address: the evaluation call
+ * whose stack range [its SP, its caller's SP) holds the group's entry frame (3.12+: the
+ * interpreter's entry/shim frame is on the C stack). Without it (3.8-3.11, launch stacks, no
+ * match) the front end places groups by the name _PyEval_EvalFrameDefault. */
+#define ROCSYS_PY_AT_TAG       0xfffa000000000000ull
+#define ROCSYS_PY_AT(index)    (ROCSYS_PY_AT_TAG | (uint64_t)(uint32_t)(index))
+#define ROCSYS_IS_PY_AT(a)     (((a)&0xffff000000000000ull) == ROCSYS_PY_AT_TAG)
+#define ROCSYS_PY_AT_NATIVE(a) ((uint32_t)((a)&0xffffffffu))
+#define ROCSYS_PY_AT_UNKNOWN   0xffffffffu /* no native frame was found: placed by name */
+/* any word of the Python part of a sample */
+#define ROCSYS_IS_PY_WORD(a) (ROCSYS_IS_PY_FRAME(a) || ROCSYS_IS_PY_REPEAT(a) || ROCSYS_IS_PY_AT(a))
 
 /* PY_INFO: what the collector made of the CPython in the process (once per process image). */
 struct rocsys_rec_py_info {

@@ -302,8 +302,23 @@ int collector_python_active(void)
     return py.state == 1;
 }
 
+/* Write a group's PY_AT word (its native frame still unknown) and note where the group's entry
+ * frame is on the C stack, so that the sampler can fill it in (at most PY_AT_MAX groups). */
+static uint32_t put_at(uint64_t *out, uint32_t n, uint32_t room, uint64_t entry_addr,
+                       struct py_at *at, uint32_t *nat)
+{
+    if (!at || *nat >= PY_AT_MAX || n >= room)
+        return n;
+    at[*nat].pos = n;
+    at[*nat].addr = entry_addr;
+    (*nat)++;
+    out[n] = ROCSYS_PY_AT(ROCSYS_PY_AT_UNKNOWN);
+    return n + 1;
+}
+
 uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
-                                 struct py_announce *ann, uint32_t *nann)
+                                 struct py_announce *ann, uint32_t *nann, struct py_at *at,
+                                 uint32_t *nat)
 {
     const struct py_layout *l = py.l;
     struct code_memo memo[MEMO_SLOTS], *cm;
@@ -313,6 +328,8 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
     uint32_t n = 0, group = 0; /* frames written in the current group */
     int64_t lasti;
 
+    if (nat)
+        *nat = 0;
     if (py.state != 1 || room == 0)
         return 0;
     for (int i = 0; i < MEMO_SLOTS; i++)
@@ -339,7 +356,7 @@ walk:
         int owner = 0, entry = 0;
         if (!ptr_ok(frame))
             goto torn;
-        if (n + 2 >= room || depth >= ROCSYS_MAX_PY_DEPTH) {
+        if (n + 3 >= room || depth >= ROCSYS_MAX_PY_DEPTH) {
             *flags |= ROCSYS_SAMPLE_TRUNCATED;
             break;
         }
@@ -364,7 +381,12 @@ walk:
             if (owner >= PY_OWNER_SHIM) { /* the shim below an evaluation call's first frame */
                 if (checking && (checking = 0, next != expected))
                     goto unlinked;
+                if (!next && group == 0 && n > 0) { /* 3.15: the thread's base frame, not on */
+                    frame = next;                   /* the C stack, no evaluation call's */
+                    continue;
+                }
                 n = end_group(out, n, room, group > 0);
+                n = put_at(out, n, room, frame, at, nat); /* the shim is on the C stack */
                 group = 0;
                 frame = next;
                 continue;
@@ -402,6 +424,8 @@ unlinked:
      * then its caller's frames */
     checking = 0;
     group = 0;
+    if (nat)
+        *nat = 0; /* the words written are dropped (this group is not placed: by name) */
     n = end_group(out, 0, room, 0);
     frame = expected;
     goto walk;
