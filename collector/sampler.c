@@ -74,11 +74,75 @@ static uint32_t unwind(void *ucontext, uint64_t *frames, uint32_t max, int *trun
     return out;
 }
 
+/* Code ranges (libunwind's procedure bounds) learnt to run groups of Python frames: the
+ * evaluation loop, named or not. A slot is claimed with lo = ~0 (matches nothing), then hi,
+ * then lo are set. */
+#define EVAL_RANGES 8
+static _Atomic uint64_t eval_lo[EVAL_RANGES], eval_hi[EVAL_RANGES];
+
+/* Whether pc lies in a learnt evaluation range. AS-safe. */
+static int in_eval(uint64_t pc)
+{
+    for (int i = 0; i < EVAL_RANGES; i++) {
+        uint64_t lo = atomic_load_explicit(&eval_lo[i], memory_order_acquire);
+        if (!lo)
+            break;
+        if (pc >= lo && pc < atomic_load_explicit(&eval_hi[i], memory_order_relaxed))
+            return 1;
+    }
+    return 0;
+}
+
+/* Remember the procedure holding pc (a frame that ran a group) as an evaluation range. AS-safe. */
+static void learn_eval(uint64_t pc)
+{
+    unw_proc_info_t pi;
+
+    if (in_eval(pc) ||
+        unw_get_proc_info_by_ip(unw_local_addr_space, (unw_word_t)pc, &pi, NULL) < 0 ||
+        pi.start_ip == 0 || pi.end_ip <= pi.start_ip)
+        return;
+    for (int i = 0; i < EVAL_RANGES; i++) {
+        uint64_t zero = 0;
+        if (atomic_compare_exchange_strong(&eval_lo[i], &zero, ~0ull)) {
+            atomic_store_explicit(&eval_hi[i], (uint64_t)pi.end_ip, memory_order_relaxed);
+            atomic_store_explicit(&eval_lo[i], (uint64_t)pi.start_ip, memory_order_release);
+            return;
+        }
+        if (zero == (uint64_t)pi.start_ip)
+            return; /* another thread learnt it */
+    }
+}
+
+/* The cheap placement: when the sample has exactly as many native frames in learnt evaluation
+ * ranges as there are groups, group j runs in the j-th of them (each evaluation call runs one
+ * group; a call entering or leaving, without its entry frame linked, makes the counts differ).
+ * 1 when placed. AS-safe. */
+static int place_known(const uint64_t *frames, uint32_t nnative, uint64_t *py,
+                       const struct py_at *at, uint32_t nat)
+{
+    uint32_t idx[PY_AT_MAX], m = 0;
+
+    for (uint32_t k = 0; k < nnative; k++)
+        if (in_eval(k ? frames[k] - 1 : frames[k])) { /* a return address: the call's pc */
+            if (m == nat)
+                return 0;
+            idx[m++] = k;
+        }
+    if (m != nat)
+        return 0;
+    for (uint32_t j = 0; j < nat; j++)
+        py[at[j].pos] = ROCSYS_PY_AT(idx[j]);
+    return 1;
+}
+
 /* Fill in the PY_AT words of the Python groups listed in at (innermost first, so at rising
  * addresses): the native frame whose stack range [its SP, its caller's SP) holds a group's entry
- * frame runs that group. The stack pointers come from libunwind's DWARF cursor (the fast trace
- * keeps none); its frame k is the sample's native frame k - cut (cut: frames a GPU wait took
- * out above), checked by address. Groups left unplaced keep ROCSYS_PY_AT_UNKNOWN. AS-safe. */
+ * frame runs that group. From learnt code ranges when they account for every group, else from
+ * the stack pointers of libunwind's DWARF cursor (the fast trace keeps none), whose frame k is
+ * the sample's native frame k - cut (cut: frames a GPU wait took out above), checked by
+ * address; the procedures found there are learnt. Groups left unplaced keep
+ * ROCSYS_PY_AT_UNKNOWN. AS-safe. */
 static __attribute__((noinline)) void place_groups(void *ucontext, const uint64_t *frames,
                                                    uint32_t nnative, uint32_t cut, uint64_t *py,
                                                    const struct py_at *at, uint32_t nat)
@@ -87,6 +151,8 @@ static __attribute__((noinline)) void place_groups(void *ucontext, const uint64_
     unw_word_t ip = 0, sp = 0, caller_sp = 0;
     uint32_t j = 0;
 
+    if (place_known(frames, nnative, py, at, nat))
+        return;
     if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0 ||
         unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || unw_get_reg(&cursor, UNW_REG_SP, &sp) < 0)
         return;
@@ -97,8 +163,10 @@ static __attribute__((noinline)) void place_groups(void *ucontext, const uint64_
             return;
         for (; j < nat && at[j].addr < caller_sp; j++) {
             uint32_t i = k - cut; /* the sample's index of cursor frame k */
-            if (at[j].addr >= sp && (cut == 0 || k > cut) && frames[i] == (uint64_t)ip)
+            if (at[j].addr >= sp && (cut == 0 || k > cut) && frames[i] == (uint64_t)ip) {
                 py[at[j].pos] = ROCSYS_PY_AT(i);
+                learn_eval(k ? (uint64_t)ip - 1 : (uint64_t)ip);
+            }
         }
         ip = next_ip;
         sp = caller_sp;
