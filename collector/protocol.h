@@ -293,8 +293,9 @@ struct rocsys_rec_region_range {
 /* ---- Python (0x00a0-0x00af) ----
  * A CPython frame in a sample is one pseudo-frame: the code object's id (per process, announced
  * by PY_CODE in some ring of the process, maybe after the sample that first uses it) and the
- * instruction being executed, in code units. Every native frame of _PyEval_EvalFrameDefault
- * runs one group of Python frames: ENTRY marks the outermost frame of each group. */
+ * instruction being executed, in code units. Every evaluation call (a native frame of
+ * _PyEval_EvalFrameDefault, named or not) runs one group of Python frames: ENTRY marks the
+ * outermost frame of each group, maybe followed by a PY_AT word naming that native frame. */
 #define ROCSYS_MAX_PY_FRAMES   512 /* words of Python frames a sample carries, innermost first */
 #define ROCSYS_PY_FRAME_TAG    0xfffe000000000000ull
 #define ROCSYS_PY_FRAME_ENTRY  (1ull << 47)
