@@ -358,16 +358,24 @@ static int role_of(struct model *m, uint32_t f)
 }
 
 /* Whether every group of Python frames says which native frame runs it (PY_AT), innermost group
- * at the innermost native frame: then the groups are placed by those indices. */
+ * at the innermost native frame: then the groups are placed by those indices. The outermost
+ * group may say nothing (the callers a torn chain hides, or an evaluation call the native unwind
+ * did not reach): it goes on the outermost side. */
 static int groups_placed(const int *pentry, const uint32_t *pat, uint32_t np, uint32_t nn)
 {
     int64_t prev = -1;
-    int any = 0;
+    int any = 0, open = 0; /* open: a group said nothing (only the outermost may) */
 
     for (uint32_t j = 0; j < np; j++) {
         if (!pentry[j])
             continue;
-        if (pat[j] == ROCSYS_PY_AT_UNKNOWN || pat[j] >= nn || (int64_t)pat[j] <= prev)
+        if (open)
+            return 0;
+        if (pat[j] == ROCSYS_PY_AT_UNKNOWN) {
+            open = 1;
+            continue;
+        }
+        if (pat[j] >= nn || (int64_t)pat[j] <= prev)
             return 0;
         prev = pat[j];
         any = 1;
@@ -386,7 +394,7 @@ uint32_t model_python_merge(struct model *m, const uint32_t *const *native, cons
 
     if (placed) /* the frames that run Python code are the interpreter's, whatever their name */
         for (uint32_t j = 0; j < np; j++)
-            if (pentry[j] && nlen[pat[j]])
+            if (pentry[j] && pat[j] < nn && nlen[pat[j]])
                 note_interp(p, m->funcs[native[pat[j]][nlen[pat[j]] - 1]].module);
     for (uint32_t i = 0; i < nn; i++) /* the evaluation frames name the interpreter's modules */
         if (nlen[i])

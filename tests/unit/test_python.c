@@ -112,6 +112,13 @@ static void test_merge(void)
     CHECK(n >= 3 && out[n - 2] == inner && out[n - 1] == outer);
     n = model_python_merge(m, native, nlen, 5, py, plen, pentry, bad, 2, out, 16);
     CHECK(n >= 3 && out[n - 2] == inner && out[n - 1] == outer);
+    /* the outermost group unplaced (a torn chain's rest): placed ones in place, it outermost */
+    const uint32_t half[] = {1, ROCSYS_PY_AT_UNKNOWN}, half_inner[] = {ROCSYS_PY_AT_UNKNOWN, 3};
+    n = model_python_merge(m, native, nlen, 5, py, plen, pentry, half, 2, out, 16);
+    CHECK(n == 4 && out[0] == leaf && out[1] == inner && out[2] == start && out[3] == outer);
+    /* an inner group unplaced: nothing is trusted, the name rule (none here): all outermost */
+    n = model_python_merge(m, native, nlen, 5, py, plen, pentry, half_inner, 2, out, 16);
+    CHECK(n >= 3 && out[n - 2] == inner && out[n - 1] == outer);
     model_free(m);
 
     /* a named evaluation loop (3.8-3.11, unstripped): placed by name */
