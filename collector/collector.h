@@ -165,6 +165,11 @@ int collector_python_active(void);
 uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
                                  struct py_announce *ann, uint32_t *nann, struct py_at *at,
                                  uint32_t *nat);
+/* Fill in the PY_AT words of a stack taken outside the sampling handler (a launch stack: native
+ * frames, then the Python words py) from the evaluation code ranges the samples learnt; groups
+ * it cannot place keep ROCSYS_PY_AT_UNKNOWN (placed by name in the front end). AS-safe. */
+void collector_python_place_known(const uint64_t *frames, uint32_t nnative, uint64_t *py,
+                                  const struct py_at *at, uint32_t nat);
 /* Write PY_CODE records for the listed code objects into ring r (after the sample). AS-safe. */
 void collector_python_announce(struct transport_ring *r, const struct py_announce *ann,
                                uint32_t nann);

@@ -136,6 +136,13 @@ static int place_known(const uint64_t *frames, uint32_t nnative, uint64_t *py,
     return 1;
 }
 
+void collector_python_place_known(const uint64_t *frames, uint32_t nnative, uint64_t *py,
+                                  const struct py_at *at, uint32_t nat)
+{
+    if (nat)
+        (void)place_known(frames, nnative, py, at, nat);
+}
+
 /* Fill in the PY_AT words of the Python groups listed in at (innermost first, so at rising
  * addresses): the native frame whose stack range [its SP, its caller's SP) holds a group's entry
  * frame runs that group. From learnt code ranges when they account for every group, else from
