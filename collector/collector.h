@@ -140,6 +140,13 @@ struct py_announce {
     uint32_t id;
 };
 #define PY_ANNOUNCE_MAX 64
+/* A group of Python frames whose native frame is to be found: its PY_AT word at out[pos], its
+ * entry frame at addr on the C stack (3.12+). */
+struct py_at {
+    uint32_t pos;
+    uint64_t addr;
+};
+#define PY_AT_MAX 32
 /* the largest SAMPLE record: native and region frames, then Python frames */
 #define SAMPLE_MAX_BYTES                                                                           \
     (sizeof(struct rocsys_rec_sample) + 8u * (ROCSYS_MAX_FRAMES + ROCSYS_MAX_PY_FRAMES))
@@ -153,9 +160,16 @@ void collector_python_watch(void);
 int collector_python_active(void);
 /* The calling thread's Python frames as ROCSYS_PY_FRAME pseudo-frames, innermost first, at
  * most room; or'es ROCSYS_SAMPLE_PYTSTATE / GIL / PY_DROPPED / TRUNCATED into *flags; code
- * objects seen for the first time are listed in ann (PY_ANNOUNCE_MAX). AS-safe. */
+ * objects seen for the first time are listed in ann (PY_ANNOUNCE_MAX); with at (PY_AT_MAX), the
+ * groups whose entry frame is on the C stack get a PY_AT word to fill in, listed in at. AS-safe. */
 uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
-                                 struct py_announce *ann, uint32_t *nann);
+                                 struct py_announce *ann, uint32_t *nann, struct py_at *at,
+                                 uint32_t *nat);
+/* Fill in the PY_AT words of a stack taken outside the sampling handler (a launch stack: native
+ * frames, then the Python words py) from the evaluation code ranges the samples learnt; groups
+ * it cannot place keep ROCSYS_PY_AT_UNKNOWN (placed by name in the front end). AS-safe. */
+void collector_python_place_known(const uint64_t *frames, uint32_t nnative, uint64_t *py,
+                                  const struct py_at *at, uint32_t nat);
 /* Write PY_CODE records for the listed code objects into ring r (after the sample). AS-safe. */
 void collector_python_announce(struct transport_ring *r, const struct py_announce *ann,
                                uint32_t nann);

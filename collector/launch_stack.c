@@ -132,8 +132,11 @@ uint64_t collector_launch_stack(void)
         sigset_t cur; /* Python memory is read under the fault guard: not if faults are blocked */
         pthread_sigmask(SIG_BLOCK, NULL, &cur);
         if (!sigismember(&cur, SIGSEGV) && !sigismember(&cur, SIGBUS)) {
-            uint32_t npy =
-                collector_python_frames(frames + n, ROCSYS_LAUNCH_PY_MAX, &flags, ann, &nann);
+            struct py_at at[PY_AT_MAX];
+            uint32_t nat = 0;
+            uint32_t npy = collector_python_frames(frames + n, ROCSYS_LAUNCH_PY_MAX, &flags, ann,
+                                                   &nann, at, &nat);
+            collector_python_place_known(frames, n, frames + n, at, nat);
             n += npy;
             flags |= npy ? ROCSYS_SAMPLE_PYTHON : 0;
         }

@@ -37,7 +37,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 6
+#define ROCSYS_PROTOCOL_VERSION 7
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -293,8 +293,9 @@ struct rocsys_rec_region_range {
 /* ---- Python (0x00a0-0x00af) ----
  * A CPython frame in a sample is one pseudo-frame: the code object's id (per process, announced
  * by PY_CODE in some ring of the process, maybe after the sample that first uses it) and the
- * instruction being executed, in code units. Every native frame of _PyEval_EvalFrameDefault
- * runs one group of Python frames: ENTRY marks the outermost frame of each group. */
+ * instruction being executed, in code units. Every evaluation call (a native frame of
+ * _PyEval_EvalFrameDefault, named or not) runs one group of Python frames: ENTRY marks the
+ * outermost frame of each group, maybe followed by a PY_AT word naming that native frame. */
 #define ROCSYS_MAX_PY_FRAMES   512 /* words of Python frames a sample carries, innermost first */
 #define ROCSYS_PY_FRAME_TAG    0xfffe000000000000ull
 #define ROCSYS_PY_FRAME_ENTRY  (1ull << 47)
@@ -316,6 +317,18 @@ struct rocsys_rec_region_range {
 #define ROCSYS_MAX_PY_DEPTH       4096 /* Python frames walked at most (py-spy's cap too) */
 #define ROCSYS_PY_FRAME_CODE(a)   ((uint32_t)(((a) >> 24) & 0x7fffffu))
 #define ROCSYS_PY_FRAME_LASTI(a)  ((uint32_t)((a)&0xffffffu))
+/* After a group's ENTRY frame (protocol 7): the native frame that runs the group, as an index
+ * into the sample's native frames (0 = innermost), found by stack address: the evaluation call
+ * whose stack range [its SP, its caller's SP) holds the group's entry frame (3.12+: the
+ * interpreter's entry/shim frame is on the C stack). Without it (3.8-3.11, launch stacks, no
+ * match) the front end places groups by the name _PyEval_EvalFrameDefault. */
+#define ROCSYS_PY_AT_TAG       0xfffa000000000000ull
+#define ROCSYS_PY_AT(index)    (ROCSYS_PY_AT_TAG | (uint64_t)(uint32_t)(index))
+#define ROCSYS_IS_PY_AT(a)     (((a)&0xffff000000000000ull) == ROCSYS_PY_AT_TAG)
+#define ROCSYS_PY_AT_NATIVE(a) ((uint32_t)((a)&0xffffffffu))
+#define ROCSYS_PY_AT_UNKNOWN   0xffffffffu /* no native frame was found: placed by name */
+/* any word of the Python part of a sample */
+#define ROCSYS_IS_PY_WORD(a) (ROCSYS_IS_PY_FRAME(a) || ROCSYS_IS_PY_REPEAT(a) || ROCSYS_IS_PY_AT(a))
 
 /* PY_INFO: what the collector made of the CPython in the process (once per process image). */
 struct rocsys_rec_py_info {

@@ -1,7 +1,8 @@
-/* CPython frames for the sampling handler (CPython 3.8-3.13, x86-64, GIL builds).
+/* CPython frames for the sampling handler (CPython 3.8 and later, x86-64, GIL builds).
  *
  * The handler finds the interrupted thread's PyThreadState through the GIL-state TSS key in
- * _PyRuntime (pthread_getspecific: no lock, works whether or not the thread holds the GIL),
+ * _PyRuntime (pthread_getspecific: no lock, works whether or not the thread holds the GIL), or
+ * where there is none (3.15+) in the interpreters' thread lists (remembered per thread),
  * walks its frame chain innermost first, and writes one pseudo-frame per Python frame: a code
  * object id and the instruction being run. A code object is announced once per process (PY_CODE:
  * qualified name, file, first line, line table, copied raw); names and lines are resolved in
@@ -12,10 +13,11 @@
  * return, so a frame or object torn or freed under the reader costs a dropped stack (counted),
  * never the target. The guard stays first in line: a handler the program installs later for
  * SIGSEGV or SIGBUS is kept by our sigaction and called for every fault that is not ours.
- * Layouts per minor version: ../shared/notes/python-frames.md, checked against each version's
- * headers (tests/e2e/test_python.sh runs every version on the machine). */
+ * Layouts: python_layout.c (by hand to 3.12, from the interpreter's _Py_DebugOffsets from 3.13);
+ * tests/e2e/test_python.sh runs every version on the machine. */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "python_layout.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -58,217 +60,6 @@ __asm__(".text\n"
         "    ret\n"
         ".size py_read_fault, .-py_read_fault\n");
 
-/* ---- per-version layouts ---- */
-
-enum { LASTI_BYTES, LASTI_UNITS, LASTI_POINTER };
-
-struct py_layout {
-    int minor;
-    uint32_t tss;            /* _PyRuntime: the GIL-state Py_tss_t (_is_initialized, _key @+4) */
-    int32_t tstate_current;  /* _PyRuntime: gilstate.tstate_current (<= 3.11), else -1 */
-    int32_t interp_gil;      /* 3.12+: interp->ceval.gil (a pointer), else -1 */
-    uint32_t ts_interp;      /* tstate->interp */
-    uint32_t ts_thread_id;   /* tstate->thread_id (pthread_self()) */
-    uint32_t ts_frame;       /* tstate->frame (<= 3.10), ->cframe (3.11, 3.12), ->current_frame */
-    int32_t cframe_current;  /* _PyCFrame.current_frame (3.11, 3.12), else -1 */
-    int32_t cframe_previous; /* _PyCFrame.previous (3.11, 3.12), else -1 */
-    uint32_t fr_back;        /* f_back / previous */
-    uint32_t fr_code;        /* f_code / f_executable */
-    uint32_t fr_lasti;       /* f_lasti (int) / prev_instr / instr_ptr */
-    int32_t fr_is_entry;     /* 3.11 is_entry (bool), else -1 */
-    int32_t fr_owner;        /* 3.11+ owner (char), else -1 */
-    uint32_t co_firstlineno; /* int */
-    uint32_t co_filename;
-    uint32_t co_name;      /* co_qualname (3.11+), co_name before */
-    uint32_t co_table;     /* co_lnotab / co_linetable (bytes) */
-    int32_t co_adaptive;   /* 3.11+ co_code_adaptive (inline code units), else -1 */
-    int32_t co_firsttrace; /* 3.11+ _co_firsttraceable (int), else -1 */
-    int lasti_kind;
-    int table_kind;
-    uint32_t str_ascii_size;   /* sizeof(PyASCIIObject) */
-    uint32_t str_compact_size; /* sizeof(PyCompactUnicodeObject) */
-    int32_t gil_last_holder;   /* 3.12+: struct _gil_runtime_state.last_holder, else -1 */
-    int32_t gil_locked;        /* 3.12+: .locked (int), else -1 */
-    int32_t fr_flags;          /* 3.11+: the 8-byte word holding is_entry / owner, else -1 */
-};
-
-/* Object layout shared by the GIL builds of 3.8-3.13: ob_type, ob_size (PyVarObject: a code
- * object's length in code units from 3.11, a bytes object's length), bytes data, str fields */
-#define OB_TYPE    8
-#define OB_SIZE    16
-#define BYTES_DATA 32
-#define STR_LENGTH 16
-#define STR_STATE  32
-
-/* Offsets in bytes, x86-64, from each version's headers (../shared/notes/python-frames.md §8). */
-static const struct py_layout py_layouts[] = {
-    {.minor = 8,
-     .tss = 1392,
-     .tstate_current = 1368,
-     .interp_gil = -1,
-     .ts_interp = 16,
-     .ts_thread_id = 176,
-     .ts_frame = 24,
-     .cframe_current = -1,
-     .cframe_previous = -1,
-     .fr_back = 24,
-     .fr_code = 32,
-     .fr_lasti = 104,
-     .fr_is_entry = -1,
-     .fr_owner = -1,
-     .co_firstlineno = 40,
-     .co_filename = 104,
-     .co_name = 112,
-     .co_table = 120,
-     .co_adaptive = -1,
-     .co_firsttrace = -1,
-     .lasti_kind = LASTI_BYTES,
-     .table_kind = ROCSYS_PY_TABLE_LNOTAB,
-     .str_ascii_size = 48,
-     .str_compact_size = 72,
-     .gil_last_holder = -1,
-     .gil_locked = -1,
-     .fr_flags = -1},
-    {.minor = 9,
-     .tss = 584,
-     .tstate_current = 568,
-     .interp_gil = -1,
-     .ts_interp = 16,
-     .ts_thread_id = 176,
-     .ts_frame = 24,
-     .cframe_current = -1,
-     .cframe_previous = -1,
-     .fr_back = 24,
-     .fr_code = 32,
-     .fr_lasti = 104,
-     .fr_is_entry = -1,
-     .fr_owner = -1,
-     .co_firstlineno = 40,
-     .co_filename = 104,
-     .co_name = 112,
-     .co_table = 120,
-     .co_adaptive = -1,
-     .co_firsttrace = -1,
-     .lasti_kind = LASTI_BYTES,
-     .table_kind = ROCSYS_PY_TABLE_LNOTAB,
-     .str_ascii_size = 48,
-     .str_compact_size = 72,
-     .gil_last_holder = -1,
-     .gil_locked = -1,
-     .fr_flags = -1},
-    {.minor = 10,
-     .tss = 584,
-     .tstate_current = 568,
-     .interp_gil = -1,
-     .ts_interp = 16,
-     .ts_thread_id = 176,
-     .ts_frame = 24,
-     .cframe_current = -1,
-     .cframe_previous = -1,
-     .fr_back = 24,
-     .fr_code = 32,
-     .fr_lasti = 96,
-     .fr_is_entry = -1,
-     .fr_owner = -1,
-     .co_firstlineno = 40,
-     .co_filename = 104,
-     .co_name = 112,
-     .co_table = 120,
-     .co_adaptive = -1,
-     .co_firsttrace = -1,
-     .lasti_kind = LASTI_UNITS,
-     .table_kind = ROCSYS_PY_TABLE_LINETABLE,
-     .str_ascii_size = 48,
-     .str_compact_size = 72,
-     .gil_last_holder = -1,
-     .gil_locked = -1,
-     .fr_flags = -1},
-    {.minor = 11,
-     .tss = 592,
-     .tstate_current = 576,
-     .interp_gil = -1,
-     .ts_interp = 16,
-     .ts_thread_id = 152,
-     .ts_frame = 56,
-     .cframe_current = 8,
-     .cframe_previous = 16,
-     .fr_back = 48,
-     .fr_code = 32,
-     .fr_lasti = 56,
-     .fr_is_entry = 68,
-     .fr_owner = 69,
-     .co_firstlineno = 72,
-     .co_filename = 112,
-     .co_name = 128,
-     .co_table = 136,
-     .co_adaptive = 184,
-     .co_firsttrace = 168,
-     .lasti_kind = LASTI_POINTER,
-     .table_kind = ROCSYS_PY_TABLE_LOCATIONS,
-     .str_ascii_size = 48,
-     .str_compact_size = 72,
-     .gil_last_holder = -1,
-     .gil_locked = -1,
-     .fr_flags = 64},
-    {.minor = 12,
-     .tss = 1544,
-     .tstate_current = -1,
-     .interp_gil = 384,
-     .ts_interp = 16,
-     .ts_thread_id = 136,
-     .ts_frame = 56,
-     .cframe_current = 0,
-     .cframe_previous = 8,
-     .fr_back = 8,
-     .fr_code = 0,
-     .fr_lasti = 56,
-     .fr_is_entry = -1,
-     .fr_owner = 70,
-     .co_firstlineno = 68,
-     .co_filename = 112,
-     .co_name = 128,
-     .co_table = 136,
-     .co_adaptive = 192,
-     .co_firsttrace = 176,
-     .lasti_kind = LASTI_POINTER,
-     .table_kind = ROCSYS_PY_TABLE_LOCATIONS,
-     .str_ascii_size = 40,
-     .str_compact_size = 56,
-     .gil_last_holder = 8,
-     .gil_locked = 16,
-     .fr_flags = 64},
-    {.minor = 13,
-     .tss = 2160,
-     .tstate_current = -1,
-     .interp_gil = 16,
-     .ts_interp = 16,
-     .ts_thread_id = 152,
-     .ts_frame = 72,
-     .cframe_current = -1,
-     .cframe_previous = -1,
-     .fr_back = 8,
-     .fr_code = 0,
-     .fr_lasti = 56,
-     .fr_is_entry = -1,
-     .fr_owner = 70,
-     .co_firstlineno = 68,
-     .co_filename = 112,
-     .co_name = 128,
-     .co_table = 136,
-     .co_adaptive = 200,
-     .co_firsttrace = 184,
-     .lasti_kind = LASTI_POINTER,
-     .table_kind = ROCSYS_PY_TABLE_LOCATIONS,
-     .str_ascii_size = 40,
-     .str_compact_size = 56,
-     .gil_last_holder = 8,
-     .gil_locked = 16,
-     .fr_flags = 64},
-};
-
-#define OWNER_GENERATOR 1 /* FRAME_OWNED_BY_GENERATOR */
-#define OWNER_CSTACK    3 /* FRAME_OWNED_BY_CSTACK: a shim frame (3.12+) */
-
 /* ---- code object ids: a lock-free table shared by the process's threads ---- */
 
 #define CODE_SLOTS  32768 /* a power of two; ids are slot + 1 */
@@ -286,6 +77,7 @@ static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static struct {
     volatile int state; /* 0 undecided, 1 reading frames, 2 nothing to do (told the front end) */
     const struct py_layout *l;
+    struct py_layout layout;
     uintptr_t runtime, code_type, unicode_type, bytes_type, frame_type;
     uint32_t version_hex;
     struct sigaction app_segv, app_bus; /* the program's own handlers (called for its faults) */
@@ -346,12 +138,52 @@ static uint32_t code_id(uintptr_t code, uint64_t sig, struct py_announce *ann, u
 
 /* ---- reading a thread's frames (the handler) ---- */
 
+/* The thread state of the calling thread found last (3.15+: found by a walk). */
+static __thread uint64_t py_tstate_seen;
+
+#define WALK_INTERPS 8    /* interpreters looked at */
+#define WALK_THREADS 4096 /* thread states looked at, in all */
+
+/* The calling thread's PyThreadState from the interpreters' thread lists (no TSS key, 3.15+):
+ * the one found last if it is still this thread's, else a walk of the lists (no lock: a
+ * thread state freed under the walk reads as garbage, which the guarded reads, the cap and
+ * the thread id check turn into "none"). 0 if none. AS-safe. */
+static uint64_t walk_tstate(uint64_t self)
+{
+    const struct py_layout *l = py.l;
+    uint64_t interp, ts, tid;
+    uint32_t seen = 0;
+
+    ts = py_tstate_seen;
+    if (ts && py_read8(ts + l->ts_thread_id, &tid) == 0 && tid == self)
+        return ts;
+    if (py_read8(py.runtime + (uint32_t)l->rt_interp_head, &interp) != 0)
+        return 0;
+    for (int i = 0; i < WALK_INTERPS && ptr_ok(interp); i++) {
+        if (py_read8(interp + l->interp_threads, &ts) != 0)
+            return 0;
+        for (; ptr_ok(ts) && seen < WALK_THREADS; seen++) {
+            if (py_read8(ts + l->ts_thread_id, &tid) != 0)
+                return 0;
+            if (tid == self)
+                return py_tstate_seen = ts;
+            if (py_read8(ts + l->ts_next, &ts) != 0)
+                return 0;
+        }
+        if (py_read8(interp + l->interp_next, &interp) != 0)
+            return 0;
+    }
+    return 0;
+}
+
 /* The calling thread's PyThreadState, or 0. AS-safe. */
 static uintptr_t this_tstate(void)
 {
     uint64_t init, ts, tid;
 
-    if (py_read8(py.runtime + py.l->tss, &init) != 0 || (uint32_t)init != 1)
+    if (py.l->tss < 0)
+        return (uintptr_t)walk_tstate((uint64_t)pthread_self());
+    if (py_read8(py.runtime + (uint32_t)py.l->tss, &init) != 0 || (uint32_t)init != 1)
         return 0;
     ts = (uint64_t)(uintptr_t)pthread_getspecific((pthread_key_t)(init >> 32));
     if (!ptr_ok(ts) || py_read8(ts + py.l->ts_thread_id, &tid) != 0 ||
@@ -417,11 +249,11 @@ static int frame_code(uintptr_t code, uint64_t *sig, uint64_t *size_out)
     const struct py_layout *l = py.l;
     uint64_t type, file, name, table, first, size = 0;
 
-    if (!ptr_ok(code) || py_read8(code + OB_TYPE, &type) != 0 || type != py.code_type ||
+    if (!ptr_ok(code) || py_read8(code + PY_OB_TYPE, &type) != 0 || type != py.code_type ||
         py_read8(code + l->co_filename, &file) != 0 || py_read8(code + l->co_name, &name) != 0 ||
         py_read8(code + l->co_table, &table) != 0 ||
         py_read8(code + l->co_firstlineno, &first) != 0 ||
-        (l->co_adaptive >= 0 && py_read8(code + OB_SIZE, &size) != 0))
+        (l->co_adaptive >= 0 && py_read8(code + PY_OB_SIZE, &size) != 0))
         return -1;
     /* a code object freed and another made at its address (exec of generated code) differs in
      * one of these, or has the same name, file, first line and length */
@@ -470,8 +302,23 @@ int collector_python_active(void)
     return py.state == 1;
 }
 
+/* Write a group's PY_AT word (its native frame still unknown) and note where the group's entry
+ * frame is on the C stack, so that the sampler can fill it in (at most PY_AT_MAX groups). */
+static uint32_t put_at(uint64_t *out, uint32_t n, uint32_t room, uint64_t entry_addr,
+                       struct py_at *at, uint32_t *nat)
+{
+    if (!at || *nat >= PY_AT_MAX || n >= room)
+        return n;
+    at[*nat].pos = n;
+    at[*nat].addr = entry_addr;
+    (*nat)++;
+    out[n] = ROCSYS_PY_AT(ROCSYS_PY_AT_UNKNOWN);
+    return n + 1;
+}
+
 uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
-                                 struct py_announce *ann, uint32_t *nann)
+                                 struct py_announce *ann, uint32_t *nann, struct py_at *at,
+                                 uint32_t *nat)
 {
     const struct py_layout *l = py.l;
     struct code_memo memo[MEMO_SLOTS], *cm;
@@ -481,6 +328,8 @@ uint32_t collector_python_frames(uint64_t *out, uint32_t room, uint32_t *flags,
     uint32_t n = 0, group = 0; /* frames written in the current group */
     int64_t lasti;
 
+    if (nat)
+        *nat = 0;
     if (py.state != 1 || room == 0)
         return 0;
     for (int i = 0; i < MEMO_SLOTS; i++)
@@ -507,19 +356,20 @@ walk:
         int owner = 0, entry = 0;
         if (!ptr_ok(frame))
             goto torn;
-        if (n + 2 >= room || depth >= ROCSYS_MAX_PY_DEPTH) {
+        if (n + 3 >= room || depth >= ROCSYS_MAX_PY_DEPTH) {
             *flags |= ROCSYS_SAMPLE_TRUNCATED;
             break;
         }
         if (py_read8(frame + l->fr_back, &next) != 0 || next == frame ||
             py_read8(frame + l->fr_code, &code) != 0 || py_read8(frame + l->fr_lasti, &w) != 0)
             goto torn;
-        if (l->lasti_kind != LASTI_POINTER) {
+        code &= l->code_mask; /* 3.14+: a _PyStackRef, tagged in its low bits */
+        if (l->lasti_kind != PY_LASTI_POINTER) {
             uint64_t type;
-            if (py_read8(frame + OB_TYPE, &type) != 0 || type != py.frame_type)
+            if (py_read8(frame + PY_OB_TYPE, &type) != 0 || type != py.frame_type)
                 goto torn;
             lasti = (int32_t)(uint32_t)w;
-            lasti = lasti < 0 ? -1 : l->lasti_kind == LASTI_BYTES ? lasti / 2 : lasti;
+            lasti = lasti < 0 ? -1 : l->lasti_kind == PY_LASTI_BYTES ? lasti / 2 : lasti;
             entry = 1; /* one frame per evaluation call */
         } else {
             uint64_t ow;
@@ -528,10 +378,15 @@ walk:
             owner = (int)((ow >> (8 * (uint32_t)(l->fr_owner - l->fr_flags))) & 0xff);
             if (l->fr_is_entry >= 0)
                 entry = (int)((ow >> (8 * (uint32_t)(l->fr_is_entry - l->fr_flags))) & 0xff) != 0;
-            if (owner == OWNER_CSTACK) { /* the shim below an evaluation call's first frame */
+            if (owner >= PY_OWNER_SHIM) { /* the shim below an evaluation call's first frame */
                 if (checking && (checking = 0, next != expected))
                     goto unlinked;
+                if (!next && group == 0 && n > 0) { /* 3.15: the thread's base frame, not on */
+                    frame = next;                   /* the C stack, no evaluation call's */
+                    continue;
+                }
                 n = end_group(out, n, room, group > 0);
+                n = put_at(out, n, room, frame, at, nat); /* the shim is on the C stack */
                 group = 0;
                 frame = next;
                 continue;
@@ -544,7 +399,7 @@ walk:
             /* an incomplete frame (being set up: CPython hides it too) */
             if (entry && checking && (checking = 0, next != expected))
                 goto unlinked;
-            if (owner != OWNER_GENERATOR && lasti < cm->first_trace) {
+            if (owner != PY_OWNER_GENERATOR && lasti < cm->first_trace) {
                 if (entry) {
                     n = end_group(out, n, room, group > 0);
                     group = 0;
@@ -553,7 +408,7 @@ walk:
                 continue;
             }
         }
-        if (l->lasti_kind != LASTI_POINTER && code_facts(code, memo, ann, nann, &cm) != 0)
+        if (l->lasti_kind != PY_LASTI_POINTER && code_facts(code, memo, ann, nann, &cm) != 0)
             goto torn;
         n = put_frame(
             out, n, room,
@@ -569,6 +424,8 @@ unlinked:
      * then its caller's frames */
     checking = 0;
     group = 0;
+    if (nat)
+        *nat = 0; /* the words written are dropped (this group is not placed: by name) */
     n = end_group(out, 0, room, 0);
     frame = expected;
     goto walk;
@@ -587,8 +444,8 @@ static int str_data(uint64_t s, uintptr_t *data, uint32_t *kind, uint32_t *bytes
 {
     uint64_t type, len, state, p;
 
-    if (!ptr_ok(s) || py_read8(s + OB_TYPE, &type) != 0 || type != py.unicode_type ||
-        py_read8(s + STR_LENGTH, &len) != 0 || py_read8(s + STR_STATE, &state) != 0)
+    if (!ptr_ok(s) || py_read8(s + PY_OB_TYPE, &type) != 0 || type != py.unicode_type ||
+        py_read8(s + PY_STR_LENGTH, &len) != 0 || py_read8(s + PY_STR_STATE, &state) != 0)
         return -1;
     *kind = (uint32_t)(state >> 2) & 7;
     if (*kind != 1 && *kind != 2 && *kind != 4)
@@ -617,8 +474,9 @@ static int announce(struct transport_ring *r, const struct py_announce *a)
     if (py_read8(a->code + l->co_name, &name) != 0 || py_read8(a->code + l->co_filename, &file) ||
         py_read8(a->code + l->co_table, &table) != 0 ||
         py_read8(a->code + l->co_firstlineno, &first) != 0 || str_data(name, &nd, &nk, &nb) ||
-        str_data(file, &fd, &fk, &fb) || !ptr_ok(table) || py_read8(table + OB_TYPE, &type) != 0 ||
-        type != py.bytes_type || py_read8(table + OB_SIZE, &tlen) != 0)
+        str_data(file, &fd, &fk, &fb) || !ptr_ok(table) ||
+        py_read8(table + PY_OB_TYPE, &type) != 0 || type != py.bytes_type ||
+        py_read8(table + PY_OB_SIZE, &tlen) != 0)
         return -1;
     tb = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_TABLE_MAX : (uint32_t)tlen;
     cut = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_CODE_CUT_TABLE : 0;
@@ -646,7 +504,7 @@ static int announce(struct transport_ring *r, const struct py_announce *a)
     rec->table_len = tb;
     uint8_t *p = (uint8_t *)(rec + 1);
     if (py_copy(p, nd, nb) != 0 || py_copy(p + nb, fd, fb) != 0 ||
-        py_copy(p + nb + fb, table + BYTES_DATA, tb) != 0)
+        py_copy(p + nb + fb, table + PY_BYTES_DATA, tb) != 0)
         return -1; /* nothing committed */
     transport_commit(r, size);
     return 0;
@@ -828,8 +686,11 @@ static uint32_t version_hex(void)
 
 void collector_python_check(void)
 {
+    static uint8_t dbg[PY_DEBUG_OFFSETS_MAX];
+    const char *why = "";
     char opt[8];
     uint32_t status = ROCSYS_PY_UNSUPPORTED;
+    int rc;
 
     if (py.state != 0 || !collector_g.enabled)
         return;
@@ -841,37 +702,36 @@ void collector_python_check(void)
         py.state = 2; /* --no-python */
         return;
     }
-    for (size_t i = 0; i < sizeof(py_layouts) / sizeof(py_layouts[0]); i++)
-        if ((py.version_hex >> 24) == 3 &&
-            ((py.version_hex >> 16) & 0xff) == (uint32_t)py_layouts[i].minor)
-            py.l = &py_layouts[i];
     py.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
     py.unicode_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
     py.bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
     py.frame_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyFrame_Type");
-    if (!py.l || !py.runtime)
+    if (!py.runtime)
         goto out;
+    /* 3.13+ start _PyRuntime (static data, hundreds of KiB) with _Py_DebugOffsets */
+    if ((py.version_hex >> 16) >= 0x30d)
+        memcpy(dbg, (const void *)py.runtime, sizeof(dbg));
+    rc = py_layout_for(py.version_hex, (py.version_hex >> 16) >= 0x30d ? dbg : NULL, sizeof(dbg),
+                       &py.layout, &why);
+    status = rc == PY_LAYOUT_OK            ? ROCSYS_PY_OK
+             : rc == PY_LAYOUT_FREE_THREAD ? ROCSYS_PY_FREE_THREAD
+             : rc == PY_LAYOUT_BAD_OFFSETS ? ROCSYS_PY_MISMATCH
+                                           : ROCSYS_PY_UNSUPPORTED;
+    if (status != ROCSYS_PY_OK)
+        goto out;
+    py.l = &py.layout;
     status = ROCSYS_PY_MISMATCH;
+    why = "a type symbol is missing";
     if (!py.code_type || !py.unicode_type || !py.bytes_type || !py.frame_type)
         goto out;
-    if (py.l->minor >= 13) {
-        /* 3.13 starts _PyRuntime with _Py_DebugOffsets: cookie, version, free_threaded */
-        const char *rt = (const char *)py.runtime;
-        uint64_t ver, ft;
-        memcpy(&ver, rt + 8, 8);
-        memcpy(&ft, rt + 16, 8);
-        if (memcmp(rt, "xdebugpy", 8) != 0 || (ver >> 16) != (py.version_hex >> 16))
-            goto out;
-        if (ft) {
-            status = ROCSYS_PY_FREE_THREAD;
-            goto out;
-        }
-    }
+    why = "the fault guard could not be installed";
     if (guard_install() != 0)
         goto out;
+    why = "";
     status = ROCSYS_PY_OK;
 out:
     py.state = status == ROCSYS_PY_OK ? 1 : 2;
     send_info(status);
-    collector_log("python %x: %s", py.version_hex, status == ROCSYS_PY_OK ? "frames" : "no frames");
+    collector_log("python %x: %s%s%s", py.version_hex,
+                  status == ROCSYS_PY_OK ? "frames" : "no frames", *why ? ": " : "", why);
 }

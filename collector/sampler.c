@@ -74,6 +74,112 @@ static uint32_t unwind(void *ucontext, uint64_t *frames, uint32_t max, int *trun
     return out;
 }
 
+/* Code ranges (libunwind's procedure bounds) learnt to run groups of Python frames: the
+ * evaluation loop, named or not. A slot is claimed with lo = ~0 (matches nothing), then hi,
+ * then lo are set. */
+#define EVAL_RANGES 8
+static _Atomic uint64_t eval_lo[EVAL_RANGES], eval_hi[EVAL_RANGES];
+
+/* Whether pc lies in a learnt evaluation range. AS-safe. */
+static int in_eval(uint64_t pc)
+{
+    for (int i = 0; i < EVAL_RANGES; i++) {
+        uint64_t lo = atomic_load_explicit(&eval_lo[i], memory_order_acquire);
+        if (!lo)
+            break;
+        if (pc >= lo && pc < atomic_load_explicit(&eval_hi[i], memory_order_relaxed))
+            return 1;
+    }
+    return 0;
+}
+
+/* Remember the procedure holding pc (a frame that ran a group) as an evaluation range. AS-safe. */
+static void learn_eval(uint64_t pc)
+{
+    unw_proc_info_t pi;
+
+    if (in_eval(pc) ||
+        unw_get_proc_info_by_ip(unw_local_addr_space, (unw_word_t)pc, &pi, NULL) < 0 ||
+        pi.start_ip == 0 || pi.end_ip <= pi.start_ip)
+        return;
+    for (int i = 0; i < EVAL_RANGES; i++) {
+        uint64_t zero = 0;
+        if (atomic_compare_exchange_strong(&eval_lo[i], &zero, ~0ull)) {
+            atomic_store_explicit(&eval_hi[i], (uint64_t)pi.end_ip, memory_order_relaxed);
+            atomic_store_explicit(&eval_lo[i], (uint64_t)pi.start_ip, memory_order_release);
+            return;
+        }
+        if (zero == (uint64_t)pi.start_ip)
+            return; /* another thread learnt it */
+    }
+}
+
+/* The cheap placement: when the sample has exactly as many native frames in learnt evaluation
+ * ranges as there are groups, group j runs in the j-th of them (each evaluation call runs one
+ * group; a call entering or leaving, without its entry frame linked, makes the counts differ).
+ * 1 when placed. AS-safe. */
+static int place_known(const uint64_t *frames, uint32_t nnative, uint64_t *py,
+                       const struct py_at *at, uint32_t nat)
+{
+    uint32_t idx[PY_AT_MAX], m = 0;
+
+    for (uint32_t k = 0; k < nnative; k++)
+        if (in_eval(k ? frames[k] - 1 : frames[k])) { /* a return address: the call's pc */
+            if (m == nat)
+                return 0;
+            idx[m++] = k;
+        }
+    if (m != nat)
+        return 0;
+    for (uint32_t j = 0; j < nat; j++)
+        py[at[j].pos] = ROCSYS_PY_AT(idx[j]);
+    return 1;
+}
+
+void collector_python_place_known(const uint64_t *frames, uint32_t nnative, uint64_t *py,
+                                  const struct py_at *at, uint32_t nat)
+{
+    if (nat)
+        (void)place_known(frames, nnative, py, at, nat);
+}
+
+/* Fill in the PY_AT words of the Python groups listed in at (innermost first, so at rising
+ * addresses): the native frame whose stack range [its SP, its caller's SP) holds a group's entry
+ * frame runs that group. From learnt code ranges when they account for every group, else from
+ * the stack pointers of libunwind's DWARF cursor (the fast trace keeps none), whose frame k is
+ * the sample's native frame k - cut (cut: frames a GPU wait took out above), checked by
+ * address; the procedures found there are learnt. Groups left unplaced keep
+ * ROCSYS_PY_AT_UNKNOWN. AS-safe. */
+static __attribute__((noinline)) void place_groups(void *ucontext, const uint64_t *frames,
+                                                   uint32_t nnative, uint32_t cut, uint64_t *py,
+                                                   const struct py_at *at, uint32_t nat)
+{
+    unw_cursor_t cursor;
+    unw_word_t ip = 0, sp = 0, caller_sp = 0;
+    uint32_t j = 0;
+
+    if (place_known(frames, nnative, py, at, nat))
+        return;
+    if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0 ||
+        unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || unw_get_reg(&cursor, UNW_REG_SP, &sp) < 0)
+        return;
+    for (uint32_t k = 0; j < nat && k < cut + nnative; k++) {
+        unw_word_t next_ip = 0;
+        if (unw_step(&cursor) <= 0 || unw_get_reg(&cursor, UNW_REG_SP, &caller_sp) < 0 ||
+            unw_get_reg(&cursor, UNW_REG_IP, &next_ip) < 0 || caller_sp <= sp)
+            return;
+        for (; j < nat && at[j].addr < caller_sp; j++) {
+            uint32_t i = k - cut; /* the sample's index of cursor frame k */
+            if (at[j].addr >= sp && (cut == 0 || k > cut) && frames[i] == (uint64_t)ip) {
+                py[at[j].pos] = ROCSYS_PY_AT(i);
+                learn_eval(k ? (uint64_t)ip - 1 : (uint64_t)ip);
+            }
+        }
+        ip = next_ip;
+        sp = caller_sp;
+    }
+}
+
 static struct sigaction previous; /* the signal's handler before ours, or the program's since */
 static int sampling_installed;    /* our handler holds the sampling signal */
 
@@ -160,7 +266,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     uint64_t t0 = collector_now_ns(), c0 = 0, c1;
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
     int truncated = 0, measure;
-    uint32_t nregions, nframes, npy, nann = 0;
+    uint32_t nregions, nframes, unwound, npy, nann = 0, nat = 0;
+    struct py_at at[PY_AT_MAX];
 
     if (ts->has_perf && si->si_fd == ts->perf_fd && si->si_code == POLL_IN) {
         /* consume the kernel's records so that the ring never fills (a full ring would stop
@@ -217,15 +324,22 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     ts->in_handler = 1; /* libunwind's dl_iterate_phdr calls get the snapshot */
     nframes = unwind(ucontext, rec->frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
     ts->in_handler = 0;
+    unwound = nframes;
     if (ts->gpu_wait) /* inside a HIP call that waits for the device */
         nframes = collector_gpu_wait_frames(rec->frames, nframes, ts->gpu_wait);
     /* Python memory is read under the fault guard: not while the program blocks the faults */
     if (!sigismember(&((ucontext_t *)ucontext)->uc_sigmask, SIGSEGV) &&
         !sigismember(&((ucontext_t *)ucontext)->uc_sigmask, SIGBUS))
         npy = collector_python_frames(rec->frames + nframes, ROCSYS_MAX_PY_FRAMES, &flags, ann,
-                                      &nann);
+                                      &nann, at, &nat);
     else
         npy = 0;
+    if (nat) { /* the native frames that run the groups (the cursor too reads the snapshot) */
+        ts->in_handler = 1;
+        place_groups(ucontext, rec->frames, nframes, unwound - nframes, rec->frames + nframes, at,
+                     nat);
+        ts->in_handler = 0;
+    }
     nframes += npy;
     flags |= npy ? ROCSYS_SAMPLE_PYTHON : 0;
     if (nregions) {

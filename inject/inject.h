@@ -82,6 +82,11 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
 /* Whether the program runs CPython: a python executable, a script whose #! line names one, or
  * an executable linked with libpython. */
 int inject_program_is_python(const char *path);
+/* Whether the collector will read a Python program's frames, as far as its files tell before
+ * launch: the version and free-threading flag in the _Py_DebugOffsets of the executable's
+ * .PyRuntime (3.13+, validated as the collector does), else "libpython3.N" or the name python3.N;
+ * 1 when nothing tells (the collector still decides and says so). */
+int inject_python_frames_readable(const char *path);
 
 /* Resolve --cpu-timer auto: perf events (the collector falls back to POSIX timers where they
  * are not permitted). */

@@ -6,6 +6,7 @@
 #include "inject.h"
 #include "collector/progcheck.h"
 #include "collector/protocol.h"
+#include "collector/python_layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -322,4 +323,78 @@ int inject_program_is_python(const char *path)
 
     base = base ? base + 1 : path;
     return strncmp(base, "python", 6) == 0 || file_says_python(path);
+}
+
+/* The CPython version a file holds: the _Py_DebugOffsets in its .PyRuntime data (3.13+: copied
+ * to dbg, *ndbg bytes), else the minor of a "libpython3.N" it needs; 0 if neither. */
+static uint32_t file_python_version(const char *path, uint8_t *dbg, size_t *ndbg)
+{
+    static char chunk[1 << 16];
+    FILE *f = fopen(path, "re");
+    size_t got, keep = 0, tail = PY_DEBUG_OFFSETS_MAX;
+    uint32_t lib = 0;
+
+    *ndbg = 0;
+    while (f && (got = fread(chunk + keep, 1, sizeof(chunk) - keep, f)) > 0) {
+        size_t len = keep + got;
+        for (char *c = chunk; (c = memmem(c, len - (size_t)(c - chunk), "xdebugpy", 8)) != NULL;
+             c++) {
+            uint64_t ver;
+            if ((size_t)(c - chunk) + 24 > len)
+                break;
+            memcpy(&ver, c + 8, 8);
+            if ((ver >> 24) == 3 && ((ver >> 16) & 0xff) >= 13 && ((ver >> 16) & 0xff) < 100) {
+                size_t n = len - (size_t)(c - chunk);
+                *ndbg = n < PY_DEBUG_OFFSETS_MAX ? n : PY_DEBUG_OFFSETS_MAX;
+                memcpy(dbg, c, *ndbg);
+                fclose(f);
+                return (uint32_t)ver;
+            }
+        }
+        char *l = memmem(chunk, len, "libpython", 9);
+        if (l && (size_t)(l - chunk) + 14 < len && !lib && l[9] >= '2' && l[9] <= '3' &&
+            l[10] == '.')
+            lib = (uint32_t)(l[9] - '0') << 24 | (uint32_t)strtoul(l + 11, NULL, 10) << 16;
+        keep = len > tail ? tail : len;
+        memmove(chunk, chunk + len - keep, keep);
+    }
+    if (f)
+        fclose(f);
+    return lib;
+}
+
+int inject_python_frames_readable(const char *path)
+{
+    static uint8_t dbg[PY_DEBUG_OFFSETS_MAX];
+    char real[PATH_MAX], line[256];
+    struct py_layout l;
+    size_t n = 0;
+    uint32_t v;
+    FILE *f;
+
+    /* a script: the interpreter its #! line names, if it is a path */
+    if ((f = fopen(path, "re")) != NULL) {
+        if (fgets(line, sizeof(line), f) && line[0] == '#' && line[1] == '!') {
+            char *p = line + 2 + strspn(line + 2, " \t");
+            p[strcspn(p, " \t\n")] = '\0';
+            if (*p == '/' && !strstr(p, "/env"))
+                path = p;
+        }
+        fclose(f);
+    }
+    if (!realpath(path, real))
+        return 1; /* not known: as before, Python frames are expected */
+    v = file_python_version(real, dbg, &n);
+    if (!v) { /* python3.N by name */
+        const char *b = strrchr(real, '/');
+        b = b ? b + 1 : real;
+        if (strncmp(b, "python", 6) != 0 || (b[6] != '2' && b[6] != '3') || b[7] != '.')
+            return 1;
+        v = (uint32_t)(b[6] - '0') << 24 | (uint32_t)strtoul(b + 8, NULL, 10) << 16;
+        if (strchr(b + 8, 't'))
+            return 0; /* python3.13t: a free-threaded build */
+    }
+    if (((v >> 16) & 0xff) >= 13 && n == 0) /* its offsets are in a libpython not read here */
+        return ((v >> 16) & 0xff) <= PY_LAYOUT_NEWEST_CHECKED;
+    return py_layout_for(v, n ? dbg : NULL, n, &l, NULL) == PY_LAYOUT_OK;
 }

@@ -221,10 +221,12 @@ int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try
                        struct sym_frame *out);
 /* Merge one sample: native[i] are the function ids of native frame i (innermost first, each
  * innermost inline first), py[j] those of Python frame j (pentry[j]: the outermost of its
- * evaluation call). Writes the merged function ids, innermost first; returns how many. */
+ * evaluation call; pat[j], for such a frame, the native frame that runs its group, or
+ * ROCSYS_PY_AT_UNKNOWN). Writes the merged function ids, innermost first; returns how many. */
 uint32_t model_python_merge(struct model *m, const uint32_t *const *native, const uint32_t *nlen,
                             uint32_t nn, const uint32_t *const *py, const uint32_t *plen,
-                            const int *pentry, uint32_t np, uint32_t *out, uint32_t max);
+                            const int *pentry, const uint32_t *pat, uint32_t np, uint32_t *out,
+                            uint32_t max);
 
 /* procfs.c */
 struct model_procfs_stat {

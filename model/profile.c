@@ -377,11 +377,12 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
     const uint32_t *nat[ROCSYS_MAX_FRAMES], *pyf[MAX_SEQ];
     uint32_t nlen[ROCSYS_MAX_FRAMES], plen[MAX_SEQ], tmp[MERGE_MAX];
     int pentry[MAX_SEQ];
+    uint32_t pat[MAX_SEQ]; /* per frame: the native frame its group runs in (PY_AT), or unknown */
     uint32_t nn = 0, np = 0, len = 0, i = 0, later = 0;
+    int kept = 0; /* the last Python frame read was stored */
     const struct addr_entry *a;
 
-    while (i < nframes && !ROCSYS_IS_PY_FRAME(frames[i]) && !ROCSYS_IS_REGION_FRAME(frames[i]) &&
-           !ROCSYS_IS_PY_REPEAT(frames[i]))
+    while (i < nframes && !ROCSYS_IS_PY_WORD(frames[i]) && !ROCSYS_IS_REGION_FRAME(frames[i]))
         i++;
     if (i == nframes || !ROCSYS_IS_PY_FRAME(frames[i]) || i > ROCSYS_MAX_FRAMES) {
         /* no Python frames: root first, each address's functions outermost first */
@@ -397,10 +398,14 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
         nat[nn] = &m->addr_funcs[a->off];
         nlen[nn++] = a->len;
     }
-    for (uint32_t k = i;
-         k < nframes && (ROCSYS_IS_PY_FRAME(frames[k]) || ROCSYS_IS_PY_REPEAT(frames[k])); k++)
+    for (uint32_t k = i; k < nframes && ROCSYS_IS_PY_WORD(frames[k]); k++)
         later += ROCSYS_IS_PY_FRAME(frames[k]) != 0;
-    for (; i < nframes && (ROCSYS_IS_PY_FRAME(frames[i]) || ROCSYS_IS_PY_REPEAT(frames[i])); i++) {
+    for (; i < nframes && ROCSYS_IS_PY_WORD(frames[i]); i++) {
+        if (ROCSYS_IS_PY_AT(frames[i])) { /* the group just ended runs in this native frame */
+            if (kept && pentry[np - 1])
+                pat[np - 1] = ROCSYS_PY_AT_NATIVE(frames[i]);
+            continue;
+        }
         if (ROCSYS_IS_PY_REPEAT(frames[i])) { /* the frame before, again: as many times as leave
                                                  room for the frames after (the callers) */
             for (uint32_t k = ROCSYS_PY_REPEAT_COUNT(frames[i]);
@@ -408,19 +413,22 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
                 pyf[np] = pyf[np - 1];
                 plen[np] = plen[np - 1];
                 pentry[np] = pentry[np - 1];
+                pat[np] = pat[np - 1];
             }
             continue;
         }
         later--;
-        if (np >= MAX_SEQ)
+        kept = np < MAX_SEQ;
+        if (!kept)
             continue;
         int none = ROCSYS_PY_FRAME_CODE(frames[i]) == ROCSYS_PY_CODE_NONE;
         a = none ? NULL : addr_lookup(m, pid, frames[i], i > 0, 1);
         pyf[np] = a ? &m->addr_funcs[a->off] : NULL;
         plen[np] = a ? a->len : 0;
+        pat[np] = ROCSYS_PY_AT_UNKNOWN;
         pentry[np++] = (frames[i] & ROCSYS_PY_FRAME_ENTRY) != 0;
     }
-    len = model_python_merge(m, nat, nlen, nn, pyf, plen, pentry, np, tmp, MERGE_MAX);
+    len = model_python_merge(m, nat, nlen, nn, pyf, plen, pentry, pat, np, tmp, MERGE_MAX);
     for (; i < nframes && len < MERGE_MAX; i++) { /* user regions, innermost first */
         a = addr_lookup(m, pid, frames[i], i > 0, 1);
         for (uint32_t j = 0; j < a->len && len < MERGE_MAX; j++)
@@ -442,7 +450,8 @@ static int all_resolve(struct model *m, uint32_t pid, const uint64_t *frames, ui
     int ok = 1;
 
     for (uint32_t i = 0; i < n; i++)
-        if (!ROCSYS_IS_PY_REPEAT(frames[i]) && !addr_lookup(m, pid, frames[i], i > 0, final_try))
+        if (!ROCSYS_IS_PY_REPEAT(frames[i]) && !ROCSYS_IS_PY_AT(frames[i]) &&
+            !addr_lookup(m, pid, frames[i], i > 0, final_try))
             ok = 0;
     return ok;
 }

@@ -111,11 +111,13 @@ int model_python_notice(const struct model *m, char *buf, size_t n)
     uint32_t v = s->python_version_hex;
     const char *why = s->python_status == ROCSYS_PY_FREE_THREAD
                           ? "free-threaded builds are not supported"
+                      : s->python_status == ROCSYS_PY_MISMATCH && ((v >> 16) & 0xff) >= 13
+                          ? "the layout it publishes (_Py_DebugOffsets) failed a check"
                       : s->python_status == ROCSYS_PY_MISMATCH ? "its layout failed a check"
                       : s->python_status == ROCSYS_PY_GUARD_LOST
                           ? "stopped: the program replaced the fault handler Python frames are "
                             "read under"
-                          : "supported: 3.8 to 3.13";
+                          : "supported: 3.8 and later";
 
     if (s->python_status < 0 || s->python_status == ROCSYS_PY_OK)
         return 0;
@@ -312,6 +314,16 @@ int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try
     return 1;
 }
 
+/* Note module as one holding the interpreter (its other frames are the interpreter's too). */
+static void note_interp(struct model_python *p, const char *module)
+{
+    for (int i = 0; i < p->ninterp; i++)
+        if (p->interp[i] == module)
+            return;
+    if (module && p->ninterp < (int)(sizeof(p->interp) / sizeof(p->interp[0])))
+        p->interp[p->ninterp++] = module;
+}
+
 /* The role of function f in merging: evaluation loop, other interpreter code, or neither. */
 static int role_of(struct model *m, uint32_t f)
 {
@@ -329,11 +341,7 @@ static int role_of(struct model *m, uint32_t f)
         return ROLE_OTHER;
     if (fn->name && strncmp(fn->name, "_PyEval_EvalFrameDefault", 24) == 0 &&
         (fn->name[24] == '\0' || fn->name[24] == '.')) {
-        int known = 0;
-        for (int i = 0; i < p->ninterp; i++)
-            known |= p->interp[i] == fn->module;
-        if (!known && p->ninterp < (int)(sizeof(p->interp) / sizeof(p->interp[0])))
-            p->interp[p->ninterp++] = fn->module;
+        note_interp(p, fn->module);
         return p->roles[f] = ROLE_EVAL;
     }
     for (int i = 0; i < p->ninterp; i++)
@@ -349,19 +357,67 @@ static int role_of(struct model *m, uint32_t f)
     return ROLE_OTHER;
 }
 
+/* Whether every group of Python frames says which native frame runs it (PY_AT), innermost group
+ * at the innermost native frame: then the groups are placed by those indices. The outermost
+ * group may say nothing (the callers a torn chain hides, or an evaluation call the native unwind
+ * did not reach): it goes on the outermost side. */
+static int groups_placed(const int *pentry, const uint32_t *pat, uint32_t np, uint32_t nn)
+{
+    int64_t prev = -1;
+    int any = 0, open = 0; /* open: a group said nothing (only the outermost may) */
+
+    for (uint32_t j = 0; j < np; j++) {
+        if (!pentry[j])
+            continue;
+        if (open)
+            return 0;
+        if (pat[j] == ROCSYS_PY_AT_UNKNOWN) {
+            open = 1;
+            continue;
+        }
+        if (pat[j] >= nn || (int64_t)pat[j] <= prev)
+            return 0;
+        prev = pat[j];
+        any = 1;
+    }
+    return any;
+}
+
 uint32_t model_python_merge(struct model *m, const uint32_t *const *native, const uint32_t *nlen,
                             uint32_t nn, const uint32_t *const *py, const uint32_t *plen,
-                            const int *pentry, uint32_t np, uint32_t *out, uint32_t max)
+                            const int *pentry, const uint32_t *pat, uint32_t np, uint32_t *out,
+                            uint32_t max)
 {
     struct model_python *p = py_state(m);
-    uint32_t o = 0, pi = 0;
+    int placed = groups_placed(pentry, pat, np, nn);
+    uint32_t o = 0, pi = 0, at = ROCSYS_PY_AT_UNKNOWN;
 
+    if (placed) /* the frames that run Python code are the interpreter's, whatever their name */
+        for (uint32_t j = 0; j < np; j++)
+            if (pentry[j] && pat[j] < nn && nlen[pat[j]])
+                note_interp(p, m->funcs[native[pat[j]][nlen[pat[j]] - 1]].module);
     for (uint32_t i = 0; i < nn; i++) /* the evaluation frames name the interpreter's modules */
         if (nlen[i])
             role_of(m, native[i][nlen[i] - 1]);
     for (uint32_t i = 0; i < nn; i++) {
         int role = nlen[i] ? role_of(m, native[i][nlen[i] - 1]) : ROLE_OTHER;
-        if (role == ROLE_EVAL) { /* its group of Python frames, then (maybe) itself */
+        if (placed) {
+            /* the groups this native frame runs (the next group's end says where it runs) */
+            for (;;) {
+                at = ROCSYS_PY_AT_UNKNOWN;
+                for (uint32_t j = pi; j < np && at == ROCSYS_PY_AT_UNKNOWN; j++)
+                    at = pentry[j] ? pat[j] : at;
+                if (at != i)
+                    break;
+                role = ROLE_EVAL;
+                while (pi < np) {
+                    for (uint32_t k = 0; k < plen[pi] && o < max; k++)
+                        out[o++] = py[pi][k];
+                    if (pentry[pi++])
+                        break;
+                }
+            }
+        } else if (role == ROLE_EVAL) { /* its group of Python frames, then (maybe) itself */
             while (pi < np) {
                 for (uint32_t k = 0; k < plen[pi] && o < max; k++)
                     out[o++] = py[pi][k];

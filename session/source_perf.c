@@ -284,8 +284,8 @@ int session_choose_engine(struct session *s, const char *program)
     if (o->engine == INJECT_ENGINE_SIGNAL)
         s->engine_cause = SESSION_CAUSE_ASKED; /* only what its timer loses is said */
     else if (o->engine == INJECT_ENGINE_AUTO && o->python != INJECT_PYTHON_OFF &&
-             inject_program_is_python(program))
-        s->engine_cause = SESSION_CAUSE_PYTHON;
+             inject_program_is_python(program) && inject_python_frames_readable(program))
+        s->engine_cause = SESSION_CAUSE_PYTHON; /* not for a Python whose frames are not read */
     else if (o->engine == INJECT_ENGINE_AUTO && o->cpu_timer != INJECT_TIMER_AUTO)
         s->engine_cause = SESSION_CAUSE_ASKED; /* --cpu-timer names the in-target timer */
     else if (!perf_ok)

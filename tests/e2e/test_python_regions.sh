@@ -21,7 +21,9 @@ check "the build has the module ($MOD/rocsys/__init__.py)" test -f "$MOD/rocsys/
 # -- the interpreters: every CPython 3 found, as "VERSION PATH" sorted by version (one path per
 # executable), and Python 2 for the import check only
 found=()
-for py in "$PYENV_DIR"/versions/3.*/bin/python3 $(system_pythons) /usr/bin/python3; do
+cands=("$PYENV_DIR"/versions/3.*/bin/python3 $(system_pythons) /usr/bin/python3)
+[ -z "${ROCSYS_PYTHONS:-}" ] || mapfile -t cands < <(for p in $ROCSYS_PYTHONS; do command -v "$p" || true; done)
+for py in "${cands[@]}"; do
     [ -x "$py" ] || continue
     v=$("$py" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])' 2>/dev/null) || continue
     found+=("$v $py")
@@ -35,7 +37,7 @@ if ! printf '%s\n' "${found[@]}" | awk '{split($1, v, "."); if (v[1] == 3 && v[2
 fi
 # the full runs: the oldest and the newest, and the system's python3
 full=("${found[0]#* }" "${newest#* }")
-[ -x /usr/bin/python3 ] && full+=(/usr/bin/python3)
+[ -x /usr/bin/python3 ] && [ -z "${ROCSYS_PYTHONS:-}" ] && full+=(/usr/bin/python3)
 mapfile -t full < <(printf '%s\n' "${full[@]}" | awk '!seen[$0]++')
 echo "interpreters: $(printf '%s; ' "${found[@]}")full runs: ${full[*]}"
 

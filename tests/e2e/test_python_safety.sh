@@ -9,7 +9,11 @@ SRC="$ROCSYS_SOURCE/tests/programs/python_safety"
 first_py() { find_python "$@"; }
 pys=()
 for v in 3.8 3.13; do
+    [ -z "${ROCSYS_PYTHONS:-}" ] || break # ROCSYS_PYTHONS: the interpreters named there instead
     if p=$(first_py "$v"); then pys+=("$p"); else echo "SKIP python $v: not installed"; fi
+done
+for p in ${ROCSYS_PYTHONS:-}; do
+    if p=$(command -v "$p"); then pys+=("$p"); else echo "SKIP python $p: not found"; fi
 done
 [ ${#pys[@]} -gt 0 ] || skip "no CPython 3.8 or 3.13 here"
 
@@ -18,9 +22,9 @@ for py in "${pys[@]}"; do
     # a genuine segfault with faulthandler on: same status, faulthandler's report on stderr
     code='import ctypes; print("before", flush=True); ctypes.string_at(0)'
     set +e
-    "$py" -X faulthandler -c "$code" > "$WORK/bare.out" 2>&1; bare=$?
-    "$ROCSYS_TOP" -b -n 20 --output-log "$WORK/fh.log" -- "$py" -X faulthandler -c "$code" \
-        > "$WORK/fh.frames" 2>&1; prof=$?
+    bare=0; "$py" -X faulthandler -c "$code" > "$WORK/bare.out" 2>&1 || bare=$?
+    prof=0; "$ROCSYS_TOP" -b -n 20 --output-log "$WORK/fh.log" -- "$py" -X faulthandler -c "$code" \
+        > "$WORK/fh.frames" 2>&1 || prof=$?
     set -e
     check "$tag faulthandler: exit status $prof equals the bare run's $bare" test "$prof" -eq "$bare"
     check "$tag faulthandler: its report reached the program's stderr" \
@@ -88,18 +92,18 @@ done
 # bare, the samples are counted unreadable; its own SA_RESETHAND handler runs once for its own
 # genuine fault, then it dies of SIGSEGV as bare
 set +e
-"$TP/tp_fakepy" 1 > "$WORK/fake.bare" 2>&1; bare=$?
-"$ROCSYS_TOP" -b -n 20 --cpu-timer perf --output-log "$WORK/fake.log" -- "$TP/tp_fakepy" 1 \
-    > "$WORK/fake.frames" 2>&1; prof=$?
+bare=0; "$TP/tp_fakepy" 1 > "$WORK/fake.bare" 2>&1 || bare=$?
+prof=0; "$ROCSYS_TOP" -b -n 20 --cpu-timer perf --output-log "$WORK/fake.log" -- "$TP/tp_fakepy" 1 \
+    > "$WORK/fake.frames" 2>&1 || prof=$?
 set -e
 check "fake interpreter: exit $prof as bare ($bare)" test "$prof" -eq "$bare" -a "$prof" -eq 0
 check "fake interpreter: output kept" grep -q '^survived' "$WORK/fake.log"
 unread=$(awk '/^python /{u=$NF} END{print u+0}' "$WORK/fake.frames")
 check "fake interpreter: its faulting stacks counted unreadable ($unread)" test "$unread" -gt 0
 set +e
-"$TP/tp_fakepy" 0.5 segv > "$WORK/segv.bare" 2>&1; bare=$?
-"$ROCSYS_TOP" -b -n 20 --output-log "$WORK/segv.log" -- "$TP/tp_fakepy" 0.5 segv \
-    > "$WORK/segv.frames" 2>&1; prof=$?
+bare=0; "$TP/tp_fakepy" 0.5 segv > "$WORK/segv.bare" 2>&1 || bare=$?
+prof=0; "$ROCSYS_TOP" -b -n 20 --output-log "$WORK/segv.log" -- "$TP/tp_fakepy" 0.5 segv \
+    > "$WORK/segv.frames" 2>&1 || prof=$?
 set -e
 check "own SIGSEGV handler: exit $prof as bare ($bare)" test "$prof" -eq "$bare" -a "$prof" -eq 139
 check "own SIGSEGV handler: ran exactly once, as bare ($(grep -c 'own handler' "$WORK/segv.log"))" \

@@ -6,6 +6,7 @@
 
 #include "collector/protocol.h"
 #include "model/model.h"
+#include "model/model_internal.h"
 #include "check.h"
 
 struct line_case {
@@ -73,9 +74,77 @@ static void test_utf8(void)
     CHECK(model_py_utf8(2, ucs2, 3, out, sizeof(out)) == 2); /* an odd byte count */
 }
 
+/* A function of the model named name in module (an interned pointer, as the symbolizer's). */
+static uint32_t func_in(struct model *m, const char *name, const char *module)
+{
+    uint32_t f = model_func_named(m, name);
+    m->funcs[f].module = module;
+    return f;
+}
+
+/* Merging a sample's Python groups into its native frames: by the native frame each group's
+ * PY_AT word names (a stripped interpreter whose loop has no name), else by the name
+ * _PyEval_EvalFrameDefault; Python frames nobody takes go on the outermost side. */
+static void test_merge(void)
+{
+    struct model *m = model_new();
+    const char *exe = model_intern(m, "python3.14"), *libc = model_intern(m, "libc.so.6");
+    const char *ext = model_intern(m, "libext.so");
+    uint32_t leaf = func_in(m, "ext_leaf", ext), unnamed = func_in(m, "python3.14@0x43fb58", exe);
+    uint32_t call = func_in(m, "PyObject_Call", exe), start = func_in(m, "__libc_start_main", libc);
+    uint32_t inner = func_in(m, "inner", model_python_module);
+    uint32_t outer = func_in(m, "outer", model_python_module);
+    /* innermost first: ext_leaf, the loop running inner, PyObject_Call, the loop running outer */
+    const uint32_t n0[] = {leaf}, n1[] = {unnamed}, n2[] = {call}, n3[] = {unnamed}, n4[] = {start};
+    const uint32_t *native[] = {n0, n1, n2, n3, n4}, nlen[] = {1, 1, 1, 1, 1};
+    const uint32_t p0[] = {inner}, p1[] = {outer};
+    const uint32_t *py[] = {p0, p1}, plen[] = {1, 1};
+    const int pentry[] = {1, 1};
+    const uint32_t at[] = {1, 3}, none[] = {ROCSYS_PY_AT_UNKNOWN, ROCSYS_PY_AT_UNKNOWN};
+    const uint32_t bad[] = {3, 1}; /* out of order: not trusted */
+    uint32_t out[16], n;
+
+    n = model_python_merge(m, native, nlen, 5, py, plen, pentry, at, 2, out, 16);
+    CHECK(n == 4);
+    CHECK(n == 4 && out[0] == leaf && out[1] == inner && out[2] == outer && out[3] == start);
+    /* unplaced, and no frame named _PyEval_EvalFrameDefault: the Python frames go outermost */
+    n = model_python_merge(m, native, nlen, 5, py, plen, pentry, none, 2, out, 16);
+    CHECK(n >= 3 && out[n - 2] == inner && out[n - 1] == outer);
+    n = model_python_merge(m, native, nlen, 5, py, plen, pentry, bad, 2, out, 16);
+    CHECK(n >= 3 && out[n - 2] == inner && out[n - 1] == outer);
+    /* the outermost group unplaced (a torn chain's rest): placed ones in place, it outermost */
+    const uint32_t half[] = {1, ROCSYS_PY_AT_UNKNOWN}, half_inner[] = {ROCSYS_PY_AT_UNKNOWN, 3};
+    n = model_python_merge(m, native, nlen, 5, py, plen, pentry, half, 2, out, 16);
+    CHECK(n == 4 && out[0] == leaf && out[1] == inner && out[2] == start && out[3] == outer);
+    /* an inner group unplaced: nothing is trusted, the name rule (none here): all outermost */
+    n = model_python_merge(m, native, nlen, 5, py, plen, pentry, half_inner, 2, out, 16);
+    CHECK(n >= 3 && out[n - 2] == inner && out[n - 1] == outer);
+    model_free(m);
+
+    /* a named evaluation loop (3.8-3.11, unstripped): placed by name */
+    m = model_new();
+    exe = model_intern(m, "libpython3.11.so.1.0");
+    libc = model_intern(m, "libc.so.6");
+    ext = model_intern(m, "libext.so");
+    leaf = func_in(m, "ext_leaf", ext);
+    uint32_t eval = func_in(m, "_PyEval_EvalFrameDefault", exe);
+    call = func_in(m, "PyObject_Call", exe);
+    start = func_in(m, "__libc_start_main", libc);
+    inner = func_in(m, "inner", model_python_module);
+    outer = func_in(m, "outer", model_python_module);
+    const uint32_t e1[] = {eval}, e2[] = {call}, e3[] = {eval}, e0[] = {leaf}, e4[] = {start};
+    const uint32_t *named[] = {e0, e1, e2, e3, e4};
+    const uint32_t q0[] = {inner}, q1[] = {outer};
+    const uint32_t *py2[] = {q0, q1};
+    n = model_python_merge(m, named, nlen, 5, py2, plen, pentry, none, 2, out, 16);
+    CHECK(n == 4 && out[0] == leaf && out[1] == inner && out[2] == outer && out[3] == start);
+    model_free(m);
+}
+
 int main(void)
 {
     test_lines();
     test_utf8();
+    test_merge();
     return check_summary();
 }
