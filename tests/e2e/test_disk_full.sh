@@ -55,7 +55,7 @@ rc=0
 wait "$pid" || rc=$?
 check "disk full mid-run: exit 74 (got $rc)" test "$rc" -eq 74
 check "disk full mid-run: one line says which file and why (stderr: $(head -c 400 "$WORK/mid.err"))" \
-    grep -q '^rocsys-top: the recording is incomplete: [a-z_.]*: No space left on device$' "$WORK/mid.err"
+    grep -Eq '^rocsys-top: the recording is incomplete: [a-z_.]+: (No space left on device|Input/output error)$' "$WORK/mid.err"
 check "disk full mid-run: the header says the recording stopped, while the target runs" \
     grep -q '^notice: RECORDING STOPPED: trace.pftrace: No space left on device' "$WORK/mid.out"
 check "disk full mid-run: the target ran to its end" grep -q 'rocsys-demo: done' "$WORK/mid.out"
