@@ -1,11 +1,12 @@
-# Debian chroots for testing on other releases (sourced by scripts/chroot-test; a later sid test
-# bed reuses it with another suite). Needs root, debootstrap and the Debian archive that this
-# machine's apt uses. Functions print one-line errors to stderr and return non-zero; the caller
+# Debian chroots for testing on other releases (sourced by scripts/chroot-test: Debian 13's
+# suite run inside, and the sid test bed running the host's build). Needs root, debootstrap and
+# the Debian archive that this machine's apt uses. Functions print one-line errors to stderr and return non-zero; the caller
 # decides whether that is a skip or a failure.
 #
 #   chroot_archive                 the archive URL of this machine's apt sources
 #   chroot_make SUITE ROOT URL     debootstrap SUITE into ROOT (reused when already complete)
 #   chroot_mount ROOT SRC DEST     /proc /sys /dev (with pts, shm) and SRC at ROOT/DEST
+#   chroot_bind ROOT DIR DEST      DIR at ROOT/DEST as well (after chroot_mount)
 #   chroot_umount ROOT             unmount everything under ROOT (safe to call twice)
 #   chroot_run ROOT CMD...         run CMD as root inside, with a clean environment
 
@@ -87,8 +88,13 @@ chroot_mount() {
         mount --rbind "/$d" "$root/$d"
         mount --make-rslave "$root/$d"
     done
-    mkdir -p "$root$dest"
-    mount --bind "$src" "$root$dest"
+    chroot_bind "$root" "$src" "$dest"
+}
+
+# chroot_bind ROOT DIR DEST: DIR seen at DEST inside ROOT (DEST made when missing)
+chroot_bind() {
+    mkdir -p "$1$3"
+    mount --bind "$2" "$1$3"
 }
 
 # chroot_umount ROOT: every mount at or under ROOT, deepest first; lazily when one is busy

@@ -180,7 +180,10 @@ fi
 # ---- the recording: a rewritten value in gpu.csv, counters summary, session.json ----
 fresh 2
 D=$WORK/rec
-timeout 120 "$ROCSYS_TOP" --attach-gpu -b -d 2 --gpu-interval 100 --record "$D" > "$WORK/rec.out" 2>&1 &
+# SIGINT as from a terminal: a background job of a script starts with SIGINT ignored, which
+# timeout 9.1 (Debian 12) undid for its child and timeout 9.10 (sid) keeps, passing on nothing
+env --default-signal=INT timeout 120 "$ROCSYS_TOP" --attach-gpu -b -d 2 --gpu-interval 100 \
+    --record "$D" > "$WORK/rec.out" 2>&1 &
 rp=$!
 check "recording: first frames" wait_match "$WORK/rec.out" '^GPU0 pci=.* busy=10%' 30
 $GS set 0 gpu_busy_percent 88

@@ -1,10 +1,11 @@
-/* A host-only HIP program for the HIP 6.x test bed (scripts/sid-hip6): built with gcc against
- * the installed HIP headers (6.x in the sid chroot), it calls each family of entry points once,
- * by the names the headers give them (-DHIP_API_PER_THREAD_DEFAULT_STREAM: the _spt forms):
- * devices and properties, launches (plain, extended, cooperative, module, multi-device, graph,
- * host function), allocation, the copy family and sets, streams and events. Without a device
- * every call fails fast; it prints "NAME RESULT" for each, the truth to compare hip_api.csv with.
- * Not built by CMake (Debian 12's 5.2 headers lack the 6.x entry points). */
+/* A host-only HIP program for the real HIP 6.x runtime (tests/e2e/test_hip6_host.sh, run in the
+ * sid test bed): built by that test with the C compiler against the installed HIP headers (6.x in
+ * the sid chroot), it calls each family of entry points once, by the names the headers give them
+ * (-DHIP_API_PER_THREAD_DEFAULT_STREAM: the _spt forms): devices and properties, launches (plain,
+ * extended, cooperative, module, multi-device, graph), allocation, the copy family and sets,
+ * streams and events. Without a device every call fails fast; it prints "NAME RESULT" for each,
+ * the truth to compare the HIP API view and hip_api.csv with. Not built by CMake (Debian 12's 5.2
+ * headers lack the 6.x entry points). */
 #define __HIP_PLATFORM_AMD__
 #include <hip/hip_runtime_api.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 // hipMemoryType values, each in the layout of the installed HIP's major version (ROCm 6 renumbered
 // hipMemoryType and widened HIP_MEMCPY3D's sizes). Built only when the headers are installed
 // (tests/unit/layout.cmake); 6.x is checked by compiling it against 6.4.3's headers
-// (scripts/sid-hip6).
+// (tests/e2e/test_hip6_host.sh, in the sid test bed).
 #include <hip/hip_runtime_api.h>
 
 extern "C" {
