@@ -64,15 +64,27 @@ cat > "$WORK/rank.sh" << EOF
 case \$OMPI_COMM_WORLD_RANK in
 3) sleep 3; exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 3 ;;
 2) "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 9 &
-   # rocsys-top first (killed with its target first, it would still write session.json)
-   p=\$!; sleep 2.5; kill -9 \$p; wait \$p; pkill -9 -f -- "$ROCSYS_DEMO --seconds 9"; exit 0 ;;
+   # rocsys-top first (killed with its target first, it would still write session.json), once
+   # its trace holds samples (2.5 s, or up to 10 s where a slow build, ASan, takes longer)
+   p=\$!; sleep 2.5
+   for i in \$(seq 75); do
+       [ "\$(stat -c %s "$M/rank-2/trace.pftrace" 2> /dev/null || echo 0)" -gt 32768 ] && break
+       sleep 0.1
+   done
+   kill -9 \$p; wait \$p; pkill -9 -f -- "$ROCSYS_DEMO --seconds 9"; exit 0 ;;
 *) exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 5 ;;
 esac
 EOF
 chmod +x "$WORK/rank.sh"
 timeout 120 mpirun --oversubscribe --allow-run-as-root -np 4 "$WORK/rank.sh" > "$WORK/mpi.out" 2>&1 &
 mpid=$!
+# the viewer starts once the three ranks that start at once have made their recordings (1.5 s,
+# longer for a slow build), well before the late one
 sleep 1.5
+for _ in $(seq 50); do
+    [ -d "$M/rank-0" ] && [ -d "$M/rank-1" ] && [ -d "$M/rank-2" ] && break
+    sleep 0.1
+done
 rc=0
 timeout 90 "$ROCSYS_TOP" --replay "$M" --live -b -d 10 -n 14 --rows 8 > "$WORK/live4.txt" || rc=$?
 wait "$mpid" || true
