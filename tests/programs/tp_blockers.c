@@ -7,6 +7,7 @@
  * once every thread is about to block. */
 #define _GNU_SOURCE /* pthread_setname_np */
 #include <poll.h>
+#include <string.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -32,12 +33,19 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t never = PTHREAD_COND_INITIALIZER;
 static sem_t never_posted;
 static pid_t child;
+static volatile sig_atomic_t stop; /* the end: every wait ends (a signal, a broadcast) */
+
+/* The wake-up signal's handler: nothing, the interrupted call returns EINTR. */
+static void on_wake(int sig)
+{
+    (void)sig;
+}
 
 __attribute__((noinline)) void *blk_read(void *arg)
 {
     char c;
     (void)arg;
-    while (read(quiet_pipe[0], &c, 1) != 0)
+    while (!stop && read(quiet_pipe[0], &c, 1) != 0)
         ;
     return NULL;
 }
@@ -46,7 +54,7 @@ __attribute__((noinline)) void *blk_poll(void *arg)
 {
     struct pollfd p = {.fd = quiet_pipe[0], .events = POLLIN};
     (void)arg;
-    for (;;)
+    while (!stop)
         poll(&p, 1, -1);
     return NULL;
 }
@@ -54,7 +62,7 @@ __attribute__((noinline)) void *blk_poll(void *arg)
 __attribute__((noinline)) void *blk_select(void *arg)
 {
     (void)arg;
-    for (;;) {
+    while (!stop) {
         fd_set r;
         FD_ZERO(&r);
         FD_SET(quiet_pipe[0], &r);
@@ -68,7 +76,7 @@ __attribute__((noinline)) void *blk_epoll_wait(void *arg)
     int ep = epoll_create1(EPOLL_CLOEXEC);
     struct epoll_event ev;
     (void)arg;
-    for (;;)
+    while (!stop)
         epoll_wait(ep, &ev, 1, -1);
     return NULL;
 }
@@ -77,7 +85,7 @@ __attribute__((noinline)) void *blk_nanosleep(void *arg)
 {
     struct timespec day = {86400, 0};
     (void)arg;
-    for (;;)
+    while (!stop)
         nanosleep(&day, NULL);
     return NULL;
 }
@@ -86,15 +94,16 @@ __attribute__((noinline)) void *blk_cond_wait(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&lock);
-    for (;;)
+    while (!stop)
         pthread_cond_wait(&never, &lock);
+    pthread_mutex_unlock(&lock);
     return NULL;
 }
 
 __attribute__((noinline)) void *blk_sem_wait(void *arg)
 {
     (void)arg;
-    for (;;)
+    while (!stop)
         sem_wait(&never_posted);
     return NULL;
 }
@@ -102,7 +111,7 @@ __attribute__((noinline)) void *blk_sem_wait(void *arg)
 __attribute__((noinline)) void *blk_waitpid(void *arg)
 {
     (void)arg;
-    for (;;)
+    while (!stop)
         if (waitpid(child, NULL, 0) == child)
             break;
     return NULL;
@@ -120,7 +129,13 @@ int main(int argc, char **argv)
     double secs = argc > 1 ? atof(argv[1]) : 10.0;
     struct timespec rest = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
 
-    if (pipe(quiet_pipe) != 0 || sem_init(&never_posted, 0, 0) != 0)
+    struct sigaction sa;
+    pthread_t threads[sizeof(blockers) / sizeof(blockers[0])];
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_wake; /* no SA_RESTART: a blocked call returns EINTR */
+    if (pipe(quiet_pipe) != 0 || sem_init(&never_posted, 0, 0) != 0 ||
+        sigaction(SIGUSR1, &sa, NULL) != 0)
         return 1;
     child = fork();
     if (child == 0) {
@@ -128,15 +143,36 @@ int main(int argc, char **argv)
         _exit(0);
     }
     for (size_t i = 0; i < sizeof(blockers) / sizeof(blockers[0]); i++) {
-        pthread_t t;
-        if (pthread_create(&t, NULL, blockers[i].fn, NULL) != 0)
+        if (pthread_create(&threads[i], NULL, blockers[i].fn, NULL) != 0)
             return 1;
-        pthread_setname_np(t, blockers[i].name);
+        pthread_setname_np(threads[i], blockers[i].name);
     }
     printf("tp_blockers: blocked\n");
     fflush(stdout);
     while (nanosleep(&rest, &rest) != 0)
         ;
+    /* every wait ends while the program is still profiled (a wait that only ends with the
+     * process would be accounted at its exit, if at all), then the threads are joined */
+    stop = 1;
     kill(child, SIGKILL);
+    int left = (int)(sizeof(threads) / sizeof(threads[0]));
+    int joined[sizeof(threads) / sizeof(threads[0])] = {0};
+    /* again and again: a thread between its check of stop and its call misses one wake-up */
+    for (int round = 0; left > 0 && round < 500; round++) {
+        pthread_mutex_lock(&lock);
+        pthread_cond_broadcast(&never);
+        pthread_mutex_unlock(&lock);
+        sem_post(&never_posted);
+        for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]); i++)
+            if (!joined[i])
+                pthread_kill(threads[i], SIGUSR1);
+        struct timespec tick = {0, 10000000};
+        nanosleep(&tick, NULL);
+        for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]); i++)
+            if (!joined[i] && pthread_tryjoin_np(threads[i], NULL) == 0) {
+                joined[i] = 1;
+                left--;
+            }
+    }
     return 0;
 }
