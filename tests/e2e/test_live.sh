@@ -65,10 +65,11 @@ case \$OMPI_COMM_WORLD_RANK in
 3) sleep 3; exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 3 ;;
 2) "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 9 &
    # rocsys-top first (killed with its target first, it would still write session.json), once
-   # its trace holds samples (2.5 s, or up to 10 s where a slow build, ASan, takes longer)
+   # its trace has been written to (once a second of samples: 2.5 s, or up to 7.5 s where a
+   # slow build, ASan, takes longer; its demo runs 9 s)
    p=\$!; sleep 2.5
-   for i in \$(seq 75); do
-       [ "\$(stat -c %s "$M/rank-2/trace.pftrace" 2> /dev/null || echo 0)" -gt 32768 ] && break
+   for i in \$(seq 50); do
+       [ -s "$M/rank-2/trace.pftrace" ] && break
        sleep 0.1
    done
    kill -9 \$p; wait \$p; pkill -9 -f -- "$ROCSYS_DEMO --seconds 9"; exit 0 ;;
