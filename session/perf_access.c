@@ -134,3 +134,23 @@ void session_perf_allow_cmd(const struct session_perf_grant *g, int want, char *
         snprintf(buf, cap, "sudo sysctl kernel.perf_event_paranoid=%d",
                  want == SESSION_PERF_FULL ? 1 : 2);
 }
+
+void session_perf_why_not(const struct session_perf_grant *g, int wall, char *buf, size_t cap)
+{
+    if (g->cpu != SESSION_PERF_DENIED && wall)
+        snprintf(buf, cap,
+                 "wall mode from outside needs kernel samples, which "
+                 "kernel.perf_event_paranoid=%d refuses",
+                 g->paranoid);
+    else
+        session_perf_refusal(g, g->err, buf, cap);
+}
+
+void session_perf_why_not_line(const struct session_perf_grant *g, int wall, char *buf, size_t cap)
+{
+    char reason[200], cmd[96];
+
+    session_perf_why_not(g, wall, reason, sizeof(reason));
+    session_perf_allow_cmd(g, wall ? SESSION_PERF_FULL : SESSION_PERF_USER, cmd, sizeof(cmd));
+    snprintf(buf, cap, "%s; to allow it: %s", reason, cmd);
+}

@@ -139,6 +139,10 @@ struct session_perf_grant {
 void session_perf_grant_probe(struct session_perf_grant *g, uint64_t period_ns);
 /* Only the sysctl and the seccomp state (no probe). */
 void session_perf_grant_sysctl(struct session_perf_grant *g);
+/* Why the perf engine cannot run here (wall: in wall mode), in one clause; ..._line: with
+ * "; to allow it: " and the command that would. */
+void session_perf_why_not(const struct session_perf_grant *g, int wall, char *buf, size_t cap);
+void session_perf_why_not_line(const struct session_perf_grant *g, int wall, char *buf, size_t cap);
 /* Why perf events were refused with errno e, in one clause. */
 void session_perf_refusal(const struct session_perf_grant *g, int e, char *buf, size_t cap);
 /* The one command an administrator would run to allow want (SESSION_PERF_USER: perf events at

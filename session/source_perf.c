@@ -255,7 +255,6 @@ int session_choose_engine(struct session *s, const char *program)
     struct model_session *ms = model_session(s->m);
     const struct inject_options *o = s->o;
     struct session_perf_grant *g = &s->grant;
-    char cmd[96];
     int perf_ok;
 
     session_perf_grant_probe(g, 1000000000ull / (uint64_t)o->freq_hz);
@@ -267,18 +266,10 @@ int session_choose_engine(struct session *s, const char *program)
         ms->timer = g->timer == SESSION_PERF_FULL   ? "task-clock"
                     : g->timer == SESSION_PERF_USER ? "task-clock:u"
                                                     : "tick";
-    if (!perf_ok && g->cpu != SESSION_PERF_DENIED) /* wall mode at paranoid 2 */
-        snprintf(s->engine_reason, sizeof(s->engine_reason),
-                 "wall mode from outside needs kernel samples, which "
-                 "kernel.perf_event_paranoid=%d refuses",
-                 g->paranoid);
-    else if (!perf_ok)
-        session_perf_refusal(g, g->err, s->engine_reason, sizeof(s->engine_reason));
+    if (!perf_ok)
+        session_perf_why_not(g, o->wall, s->engine_reason, sizeof(s->engine_reason));
     if (o->engine == INJECT_ENGINE_PERF && !perf_ok) {
-        session_perf_allow_cmd(g, o->wall ? SESSION_PERF_FULL : SESSION_PERF_USER, cmd,
-                               sizeof(cmd));
-        snprintf(ms->engine_why, sizeof(ms->engine_why), "%s; to allow it: %s", s->engine_reason,
-                 cmd);
+        session_perf_why_not_line(g, o->wall, ms->engine_why, sizeof(ms->engine_why));
         return -1;
     }
     if (o->engine == INJECT_ENGINE_SIGNAL)
@@ -335,18 +326,7 @@ int session_attach(struct session *s, char *err, size_t errlen)
     struct session_perf_grant *g = &s->grant;
     session_perf_grant_probe(g, 1000000000ull / (uint64_t)s->o->freq_hz);
     if (g->cpu == SESSION_PERF_DENIED || (s->o->wall && !g->wall_ok)) {
-        char reason[160], allow[96];
-        if (g->cpu == SESSION_PERF_DENIED)
-            session_perf_refusal(g, g->err, reason, sizeof(reason));
-        else
-            snprintf(reason, sizeof(reason),
-                     "wall mode from outside needs kernel samples, which "
-                     "kernel.perf_event_paranoid=%d refuses (CPU mode works)",
-                     g->paranoid);
-        session_perf_allow_cmd(
-            g, g->cpu == SESSION_PERF_DENIED ? SESSION_PERF_USER : SESSION_PERF_FULL, allow,
-            sizeof(allow));
-        snprintf(err, errlen, "%s; to allow it: %s", reason, allow);
+        session_perf_why_not_line(g, s->o->wall, err, errlen);
         return -1;
     }
     for (int i = 0; i < s->npids; i++) {
