@@ -128,7 +128,8 @@ void session_perf_allow_cmd(const struct session_perf_grant *g, int want, char *
 {
     if (g->paranoid == SESSION_PERF_NO_SYSCTL)
         snprintf(buf, cap, "a kernel built with CONFIG_PERF_EVENTS");
-    else if (g->seccomp && g->paranoid <= 2 && want == SESSION_PERF_USER)
+    else if (g->seccomp && g->paranoid <= 2 && g->cpu == SESSION_PERF_DENIED)
+        /* the filter refuses what the sysctl allows: no sysctl helps, wall mode neither */
         snprintf(buf, cap, "a container started with --cap-add PERFMON");
     else
         snprintf(buf, cap, "sudo sysctl kernel.perf_event_paranoid=%d",
