@@ -368,6 +368,9 @@ uint64_t model_state_frame(struct model *m, const char *label);
  * library functions without symbols); "[blocked] other" when none does. */
 uint64_t model_blocked_frame(struct model *m, uint32_t pid, const uint64_t *frames, int nframes,
                              int preempted);
+/* 1 while a file that model_blocked_frame would read symbols from is still being loaded (its
+ * answer would be "[blocked] other" for now). */
+int model_blocked_frame_pending(struct model *m, uint32_t pid, const uint64_t *frames, int nframes);
 /* One frame of that walk (pure, unit-tested): f is a function of the leaf pc (leaf 1) or of a
  * caller. Returns 1 when f decides, with *call the call's name or NULL (not a wait it knows);
  * 0 when f says nothing (look at the next frame). */

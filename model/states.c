@@ -177,6 +177,16 @@ uint64_t model_blocked_frame(struct model *m, uint32_t pid, const uint64_t *fram
     return model_state_frame(m, label);
 }
 
+int model_blocked_frame_pending(struct model *m, uint32_t pid, const uint64_t *frames, int nframes)
+{
+    struct sym_frame fr[8];
+
+    for (int i = 0; i < nframes && i < BLOCKED_PCS; i++)
+        if (symbolizer_lookup(m->sym, pid, frames[i], i > 0, fr, 8) < 0)
+            return 1;
+    return 0;
+}
+
 void model_states_free(struct model *m)
 {
     for (size_t i = 0; i < m->nstates; i++)

@@ -47,7 +47,7 @@ struct perf_ring {
 /* Wall mode: a thread off the CPU since its switch-out. */
 struct perf_offcpu {
     uint32_t pid, tid;
-    uint64_t out_ns, in_ns; /* in_ns: a switch-in decoded before its switch-out (other CPU) */
+    uint64_t out_ns; /* its switch-out, or the time up to which its blocked time is accounted */
     int have_out, have_stack, preempted;
     uint64_t carry_ns; /* blocked time not yet turned into whole sampling periods */
     int ours;          /* 1: the collector's own helper thread (not the program's), -1 unknown */
@@ -451,17 +451,20 @@ static int own_thread(struct perf_offcpu *o)
     return o->ours;
 }
 
-/* Wall mode: a thread back on the CPU after a switch-out with a stack: its time off the CPU
- * as whole sampling periods below "[blocked] CALL" or "[preempted]". */
-static void offcpu_done(struct session_perf *p, struct model *m, struct perf_offcpu *o,
-                        session_perf_sample_fn fn, void *ctx)
+/* Wall mode: thread o's time off the CPU from its switch-out (or the last advance) to until_ns,
+ * as whole sampling periods below "[blocked] CALL" or "[preempted]" (the rest carried). While
+ * it is still off (still_off), not before the call can be named. */
+static void offcpu_account(struct session_perf *p, struct model *m, struct perf_offcpu *o,
+                           uint64_t until_ns, int still_off, session_perf_sample_fn fn, void *ctx)
 {
     uint64_t frames[MAX_UNWIND + 2];
 
-    if (!o->have_out || o->in_ns <= o->out_ns)
-        return; /* the switch-in is still to come */
+    if (until_ns <= o->out_ns)
+        return;
+    if (still_off && !o->preempted && model_blocked_frame_pending(m, o->pid, o->frames, (int)o->n))
+        return;
     if (o->have_stack && !own_thread(o)) {
-        uint64_t ns = o->in_ns - o->out_ns + o->carry_ns;
+        uint64_t ns = until_ns - o->out_ns + o->carry_ns;
         uint64_t periods = ns / p->period_ns;
         o->carry_ns = ns % p->period_ns;
         if (periods > 0) {
@@ -471,8 +474,15 @@ static void offcpu_done(struct session_perf *p, struct model *m, struct perf_off
                (uint32_t)(periods > UINT32_MAX ? UINT32_MAX : periods));
         }
     }
-    o->have_out = o->have_stack = 0;
-    o->in_ns = 0;
+    o->out_ns = until_ns;
+}
+
+void session_perf_advance(struct session_perf *p, struct model *m, uint64_t until_ns,
+                          session_perf_sample_fn fn, void *ctx)
+{
+    for (size_t i = 0; p && p->wall && i < p->noff; i++)
+        if (p->off[i].have_out && p->off[i].have_stack)
+            offcpu_account(p, m, &p->off[i], until_ns, 1, fn, ctx);
 }
 
 void session_perf_decode(struct session_perf *p, struct model *m, int kind, const uint8_t *rec,
@@ -499,14 +509,14 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
         memcpy(&t, rec + sizeof(*h) + 8, 8);
         struct perf_offcpu *o = offcpu(p, pid, tid);
         if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
-            if (!o->have_out || !o->have_stack || o->out_ns > t)
-                o->out_ns = t; /* (its sample came first, at the same moment) */
+            if (!o->have_out || !o->have_stack)
+                o->out_ns = t; /* (else its sample came first, at the same moment) */
             o->have_out = 1;
             o->preempted = (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
-        } else {
-            o->in_ns = t;
+        } else if (o->have_out) { /* back on the CPU (records come in time order) */
+            offcpu_account(p, m, o, t, 0, fn, ctx);
+            o->have_out = o->have_stack = 0;
         }
-        offcpu_done(p, m, o, fn, ctx);
         return;
     }
     if (h->type != PERF_RECORD_SAMPLE || parse_sample(rec, len, &s) != 0)

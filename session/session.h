@@ -119,6 +119,11 @@ void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *
 void session_perf_decode(struct session_perf *p, struct model *m, int kind, const uint8_t *rec,
                          uint32_t len, session_perf_sample_fn fn, void *ctx);
 
+/* Wall mode: the threads still off the CPU get their blocked time up to until_ns (every record
+ * older than until_ns decoded), so a call that blocks for long shows while it blocks. */
+void session_perf_advance(struct session_perf *p, struct model *m, uint64_t until_ns,
+                          session_perf_sample_fn fn, void *ctx);
+
 /* The time of a perf record (samples and switch records), or -1 (lost records). */
 int session_perf_time(const uint8_t *rec, uint32_t len, uint64_t *time_ns);
 

@@ -112,43 +112,87 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
     session_sample(s, pid, tid, t, all, n, weight);
 }
 
-/* Decode one spooled perf record now, or hold it until the collector's records of its time
- * (regions, pauses) are decoded: until a barrier later than its time. */
-static void perf_record(struct session *s, const struct session_spool_rec *r, const uint8_t *rec,
-                        int hold_ok)
+/* Hold a spooled perf record until every record older than it has been read (records of
+ * different CPUs' rings come out of time order: a thread's switch-in can be read before its
+ * switch-out) and the collector's records of its time (regions, pauses) are decoded. Records
+ * without a time (lost counts) are decoded at once. */
+static void perf_record(struct session *s, const struct session_spool_rec *r, const uint8_t *rec)
 {
     uint64_t t;
     struct session_spool_buf *b = &s->held;
     size_t need = sizeof(*r) + (((size_t)r->len + 7) & ~(size_t)7);
 
-    if (hold_ok && session_perf_time(rec, r->len, &t) == 0 && t >= s->barrier_ns) {
-        xgrow(&b->data, &b->cap, b->len + need, 1);
-        memcpy(b->data + b->len, r, sizeof(*r));
-        memcpy(b->data + b->len + sizeof(*r), rec, r->len);
-        b->len += need;
+    if (session_perf_time(rec, r->len, &t) != 0) {
+        session_perf_decode(s->perf, s->m, r->kind, rec, r->len, on_perf_sample, s);
         return;
     }
-    session_perf_decode(s->perf, s->m, r->kind, rec, r->len, on_perf_sample, s);
+    xgrow(&b->data, &b->cap, b->len + need, 1);
+    memcpy(b->data + b->len, r, sizeof(*r));
+    memcpy(b->data + b->len + sizeof(*r), rec, r->len);
+    b->len += need;
 }
 
-/* Decode the held perf records older than the barrier (all of them when all). */
-static void release_held(struct session *s, int all)
-{
-    struct session_spool_buf b = s->held;
+/* A held record: its time, its place in the held buffer, and its order of arrival. */
+struct held_ref {
+    uint64_t time_ns;
+    size_t off, seq;
+};
 
-    if (b.len == 0)
-        return;
-    if (all)
-        s->barrier_ns = UINT64_MAX; /* the target is gone: nothing more will come */
-    s->held = (struct session_spool_buf){0};
-    for (size_t off = 0; off + sizeof(struct session_spool_rec) <= b.len;) {
+/* Time order; records of the same time in their order of arrival. */
+static int held_cmp(const void *a, const void *b)
+{
+    const struct held_ref *x = a, *y = b;
+
+    if (x->time_ns != y->time_ns)
+        return x->time_ns < y->time_ns ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Decode the held perf records older than until_ns in time order, keep the others; then the
+ * threads still off the CPU are accounted up to until_ns. */
+static void release_held(struct session *s, uint64_t until_ns)
+{
+    struct session_spool_buf *b = &s->held;
+    struct held_ref *refs = NULL;
+    size_t n = 0, cap = 0, kept = 0;
+
+    for (size_t off = 0; off + sizeof(struct session_spool_rec) <= b->len;) {
         struct session_spool_rec r;
-        memcpy(&r, b.data + off, sizeof(r));
-        const uint8_t *rec = b.data + off + sizeof(r);
-        perf_record(s, &r, rec, 1);
-        off += sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+        uint64_t t = 0;
+        memcpy(&r, b->data + off, sizeof(r));
+        size_t need = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+        session_perf_time(b->data + off + sizeof(r), r.len, &t);
+        if (t < until_ns) {
+            xgrow(&refs, &cap, n + 1, sizeof(*refs));
+            refs[n] = (struct held_ref){.time_ns = t, .off = off, .seq = n};
+            n++;
+        }
+        off += need;
     }
-    free(b.data);
+    qsort(refs, n, sizeof(*refs), held_cmp);
+    for (size_t i = 0; i < n; i++) {
+        struct session_spool_rec r;
+        memcpy(&r, b->data + refs[i].off, sizeof(r));
+        session_perf_decode(s->perf, s->m, r.kind, b->data + refs[i].off + sizeof(r), r.len,
+                            on_perf_sample, s);
+    }
+    free(refs);
+    /* the newer ones stay, in their order */
+    for (size_t off = 0; off + sizeof(struct session_spool_rec) <= b->len;) {
+        struct session_spool_rec r;
+        uint64_t t = 0;
+        memcpy(&r, b->data + off, sizeof(r));
+        size_t need = sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
+        session_perf_time(b->data + off + sizeof(r), r.len, &t);
+        if (t >= until_ns) {
+            memmove(b->data + kept, b->data + off, need);
+            kept += need;
+        }
+        off += need;
+    }
+    b->len = kept;
+    if (until_ns != UINT64_MAX)
+        session_perf_advance(s->perf, s->m, until_ns, on_perf_sample, s);
 }
 
 /* -p: the attached processes still alive; when none is, the session's target is done. */
@@ -395,23 +439,32 @@ static void perf_pass(struct session *s, struct session_spool *sp, int check_orp
     session_perf_pass(s->perf, perf_append, sp);
 }
 
-/* A spooled perf record or barrier. */
+/* Records stamped this long before a pass began may still be written while it reads. */
+#define PERF_ORDER_SLACK_NS 1000000ull
+
+/* A spooled perf record or barrier. A barrier is the start of a pass: the collector's records
+ * before it are decoded, and every perf record older than the previous pass's start has been
+ * read (each pass reads every ring to its end), so those are decoded, in time order. */
 static void perf_decode(struct session *s, const struct session_spool_rec *r, const uint8_t *rec)
 {
+    uint64_t prev = s->barrier_ns;
+
     if (r->kind != SESSION_PERF_BARRIER) {
-        perf_record(s, r, rec, 1);
+        perf_record(s, r, rec);
         return;
     }
     memcpy(&s->barrier_ns, rec, 8);
-    release_held(s, 0);
-    if (s->barrier_ns > 1000000000ull) /* a sample is never held longer than a pass */
-        session_context_prune(s->ctx, s->barrier_ns - 1000000000ull);
+    if (prev > PERF_ORDER_SLACK_NS)
+        release_held(s, prev - PERF_ORDER_SLACK_NS);
+    if (prev > 1000000000ull) /* a record is never held a second longer than its pass */
+        session_context_prune(s->ctx, prev - 1000000000ull);
 }
 
-/* The target is done: every held sample now. */
+/* The target is done: every held record now. */
 static void perf_flush(struct session *s)
 {
-    release_held(s, 1);
+    s->barrier_ns = UINT64_MAX; /* nothing more will come */
+    release_held(s, UINT64_MAX);
 }
 
 const struct session_source session_source_perf = {
