@@ -5,12 +5,14 @@
 #
 # usage: bench/scale.sh BUILD_DIR
 #
-# Cases (DISTINCT:SECONDS:RATE), settable with BENCH_SCALE_CASES:
+# Cases (DISTINCT:SECONDS:RATE[:DEPTH], DEPTH: each path goes on to that many levels, a deep
+# shape whose paths share little), settable with BENCH_SCALE_CASES:
 #   10000:6:10000 100000:12:10000 1000000:40:10000   distinct stacks 10k, 100k, 1M
 #   1000:60:1000                                      a minute at the default rate
 #   1000:360:10000                                    an hour of 1 kHz samples (2 threads, 7
 #                                                     million) compressed into 6 minutes
 #   100000:60:1000                                    100k paths at the default rate
+#   200000:40:4000:24                                 deep: ~30-frame stacks, ~130k distinct
 # BENCH_ENGINE (default: rocsys-top's choice) is passed as --engine.
 # Per case: stacks seen (lines of stacks.folded, one per thread and stack), samples, peak RSS
 # of rocsys-top (wait4's maxrss: the target is a few MiB), profile.txt, stacks.folded and
@@ -24,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/common.sh"
 
 bench_args "BUILD_DIR" 1 1 "$@"
-read -r -a cases <<<"${BENCH_SCALE_CASES:-10000:6:10000 100000:12:10000 1000000:40:10000 1000:60:1000 1000:360:10000 100000:60:1000}"
+read -r -a cases <<<"${BENCH_SCALE_CASES:-10000:6:10000 100000:12:10000 1000000:40:10000 1000:60:1000 1000:360:10000 100000:60:1000 200000:40:4000:24}"
 engine=()
 [[ -n ${BENCH_ENGINE:-} ]] && engine=(--engine "$BENCH_ENGINE")
 many=$(find_program "$build" tp_many_stacks)
@@ -39,13 +41,13 @@ machine_info
 printf '%-9s %5s %6s %9s %9s %9s %11s %12s %12s %9s %7s\n' distinct sec rate stacks samples \
     rss_MiB profile_KB folded_KB trace_KB B/sample engine
 for c in "${cases[@]}"; do
-    IFS=: read -r distinct secs rate <<<"$c"
+    IFS=: read -r distinct secs rate depth <<<"$c"
     positive_int DISTINCT "$distinct"
     positive_int SECONDS "$secs"
     positive_int RATE "$rate"
     d=$tmp/rec-$distinct-$secs
     "$timeit" -o "$tmp/time" "$rocsys_top" -b -d 600 -n 1000 --rows 5 -f "$rate" "${engine[@]}" \
-        --record "$d" -- "$many" "$distinct" "$secs" 2 >"$tmp/out" 2>&1 ||
+        --record "$d" -- "$many" "$distinct" "$secs" 2 ${depth:+"$depth"} >"$tmp/out" 2>&1 ||
         die "the run $c failed: $(tail -n 3 "$tmp/out")"
     read -r _ _ _ rss_kib <"$tmp/time"
     samples=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['samples'])" \

@@ -14,11 +14,14 @@
  * even zoomed into a 1 % frame on a 1000-column terminal a box needs 10 ppm. */
 #define FLAME_MIN_PPM    10
 #define FLAME_BATCH_COLS 100 /* width of the batch rendering */
-#define FLAME_PAIR_BASE  40  /* colour pairs of the kinds: above the ones tui.c uses */
-#define FLAME_SHADES     2   /* colours per kind, picked by a hash of the name */
-#define FLAME_PAIR_MATCH (FLAME_PAIR_BASE + TUI_FLAME_KINDS * FLAME_SHADES)
-#define FLAME_PAIR_SEL   (FLAME_PAIR_MATCH + 1)
-#define KEY_ESC          27
+/* ... and in the batch rendering, which is never zoomed: a quarter of a column (a box is drawn
+ * from one column; a frame merged from more than four paths that small is the rare loss) */
+#define FLAME_BATCH_MIN_PPM (1000000 / FLAME_BATCH_COLS / 4)
+#define FLAME_PAIR_BASE     40 /* colour pairs of the kinds: above the ones tui.c uses */
+#define FLAME_SHADES        2  /* colours per kind, picked by a hash of the name */
+#define FLAME_PAIR_MATCH    (FLAME_PAIR_BASE + TUI_FLAME_KINDS * FLAME_SHADES)
+#define FLAME_PAIR_SEL      (FLAME_PAIR_MATCH + 1)
+#define KEY_ESC             27
 
 struct flame {
     struct model_tree *tree;
@@ -444,7 +447,7 @@ void tui_flame_status(struct tui *t, void *st, char *buf, size_t n)
 
 void tui_flame_batch(FILE *out, struct model *m, int max_rows)
 {
-    struct model_filter f = {.thread = -1, .window = 0, .min_ppm = FLAME_MIN_PPM};
+    struct model_filter f = {.thread = -1, .window = 0, .min_ppm = FLAME_BATCH_MIN_PPM};
     struct model_tree *tree = flame_tree(m, &f, 0);
     struct tui_tree_order o = {tree, TUI_SORT_INCL, tui_model_func_name, m};
     struct tui_flame lay = {0};

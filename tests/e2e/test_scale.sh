@@ -10,7 +10,11 @@ R="$WORK/many"
 stacks=$(wc -l < "$R/stacks.folded")
 bytes=$(stat -c %s "$R/profile.txt")
 echo "    $stacks stacks in stacks.folded, profile.txt $bytes bytes"
-check "stacks.folded keeps many distinct stacks ($stacks)" test "$stacks" -gt 10000
+# (30,000 paths in each of 2 threads: samples fewer than that mostly take paths not seen yet;
+# how many samples there are depends on the CPU the target got, on a busy machine few)
+samples=$(grep -o '"samples": [0-9]*' "$R/session.json" | grep -o '[0-9]*$')
+check "stacks.folded keeps the distinct stacks: $stacks of $samples samples (at least half, 1000)" \
+    test "$stacks" -ge 1000 -a "$((stacks * 2))" -ge "$((samples < 60000 ? samples : 60000))"
 check "profile.txt under 1 MB ($bytes bytes)" test "$bytes" -lt 1000000
 first=$(grep -m1 '^== ' "$R/profile.txt")
 check "profile.txt leads with the hot functions ($first)" grep -q '^== Hot functions: all threads' <<<"$first"

@@ -1,7 +1,9 @@
-/* tp_many_stacks DISTINCT SECONDS [THREADS] (defaults 10000 5 2): a program whose calls take
- * DISTINCT different paths, for bench/scale.sh and the size limits of profile.txt. Path i is
- * the base-16 digits of i, each digit choosing which of 16 functions (many_f0 .. many_f15)
- * is called at that level, so there are 16^levels paths and DISTINCT of them are used; each
+/* tp_many_stacks DISTINCT SECONDS [THREADS [DEPTH]] (defaults 10000 5 2): a program whose calls
+ * take DISTINCT different paths, for bench/scale.sh and the size limits of profile.txt. Path i
+ * is the base-16 digits of i, each digit choosing which of 16 functions (many_f0 .. many_f15)
+ * is called at that level, so there are 16^levels paths and DISTINCT of them are used (with
+ * DEPTH, each path goes on to DEPTH levels, the digits past i's own drawn from a hash of i: a
+ * deep path that shares little with the others); each
  * thread ("many-<t>") walks them in a scattered order (a stride prime to DISTINCT) for SECONDS
  * of wall time, spinning ~50 us at the bottom of each. Sampled often enough, a profile sees
  * about DISTINCT distinct stacks per thread. Prints "many_stacks: N paths walked" at the end. */
@@ -15,7 +17,7 @@
 #define FANOUT 16
 
 static long distinct_paths;
-static int levels;
+static int levels, digit_levels; /* levels of a path; of them, those that are i's digits */
 static double run_s;
 static volatile uint64_t sink;
 
@@ -47,8 +49,16 @@ static void many_step(int level, long path)
         return;
     }
     long digit = path;
-    for (int k = 0; k < level; k++)
-        digit /= FANOUT;
+    if (level < digit_levels) {
+        for (int k = 0; k < level; k++)
+            digit /= FANOUT;
+    } else { /* past the path's own digits: a hash of path and level */
+        uint64_t h =
+            ((uint64_t)path + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)level * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 29;
+        h *= 0x94d049bb133111ebull;
+        digit = (long)((h ^ (h >> 32)) % FANOUT);
+    }
     many_table[digit % FANOUT](level + 1, path);
 }
 
@@ -117,18 +127,22 @@ static void *many_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-    int threads = argc > 3 ? atoi(argv[3]) : 2;
+    int threads = argc > 3 ? atoi(argv[3]) : 2, depth = argc > 4 ? atoi(argv[4]) : 0;
     long walked = 0;
 
     distinct_paths = argc > 1 ? atol(argv[1]) : 10000;
     run_s = argc > 2 ? atof(argv[2]) : 5;
-    if (distinct_paths < 1 || run_s <= 0 || threads < 1 || threads > 256) {
-        fprintf(stderr, "usage: tp_many_stacks DISTINCT SECONDS [THREADS]\n");
+    if (distinct_paths < 1 || run_s <= 0 || threads < 1 || threads > 256 || depth < 0 ||
+        depth > 200) {
+        fprintf(stderr, "usage: tp_many_stacks DISTINCT SECONDS [THREADS [DEPTH]]\n");
         return 2;
     }
     levels = 1;
     for (long cap = FANOUT; cap < distinct_paths; cap *= FANOUT)
         levels++;
+    digit_levels = levels;
+    if (depth > levels)
+        levels = depth;
     pthread_t tid[256];
     for (int t = 0; t < threads; t++)
         pthread_create(&tid[t], NULL, many_thread, (void *)(intptr_t)t);
