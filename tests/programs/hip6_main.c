@@ -28,6 +28,8 @@ __attribute__((noinline)) static void call_rows(void)
     void *BUF = buf, *ST = NULL, *P = NULL, *K = NULL, *M = NULL;
     int I = 0, row = 0;
     unsigned U = 0;
+    size_t Z = 0;
+    struct fh_ipc IPC = {{0}};
     struct fh_dim3 G = {8, 1, 1}, B = {64, 1, 1};
     struct fh_pitched PITCHED = {buf, 64, 64, 4};
     struct fh_extent EXTENT = {16, 2, 1};
@@ -53,6 +55,8 @@ __attribute__((noinline)) static void call_rows(void)
 #undef CALL
     (void)P;
     (void)U;
+    (void)Z;
+    (void)IPC;
     (void)I;
     (void)PITCHED;
     (void)EXTENT;
