@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "hip_wrap.h"
 
+#include <dlfcn.h>
+
 /* clang-format off */
 HIP_WRAP_AS(const char *, "", hipApiName, "hip_4.2", (unsigned int id), (id), NOTHING)
 HIP_WRAP(hipConfigureCall, "hip_4.2", (struct hip_dim3 gridDim, struct hip_dim3 blockDim, size_t sharedMem, void *stream), (gridDim, blockDim, sharedMem, stream), NOTHING, STREAM(stream))
@@ -15,7 +17,6 @@ HIP_WRAP(hipFuncSetAttribute, "hip_4.2", (void *func, int attr, int value), (fun
 HIP_WRAP(hipFuncSetCacheConfig, "hip_4.2", (void *func, int config), (func, config), NOTHING, NOTHING)
 HIP_WRAP(hipFuncSetSharedMemConfig, "hip_4.2", (void *func, int config), (func, config), NOTHING, NOTHING)
 HIP_WRAP(hipGetFuncBySymbol, "hip_6.2", (void *functionPtr, void *symbolPtr), (functionPtr, symbolPtr), NOTHING, NOTHING)
-HIP_WRAP(hipGetProcAddress, "hip_6.1", (void *symbol, void *pfn, int hipVersion, uint64_t flags, void *symbolStatus), (symbol, pfn, hipVersion, flags, symbolStatus), NOTHING, NOTHING)
 HIP_WRAP(hipGetSymbolAddress, "hip_4.2", (void *devPtr, void *symbol), (devPtr, symbol), NOTHING, NOTHING)
 HIP_WRAP(hipGetSymbolSize, "hip_4.2", (void *size, void *symbol), (size, symbol), NOTHING, NOTHING)
 HIP_WRAP_AS(const char *, "", hipKernelNameRef, "hip_4.2", (void *f), (f), NOTHING)
@@ -40,3 +41,42 @@ HIP_WRAP(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, "hip_4.2", (void
 HIP_WRAP(hipOccupancyMaxPotentialBlockSize, "hip_4.2", (void *gridSize, void *blockSize, void *f, size_t dynSharedMemPerBlk, int blockSizeLimit), (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit), NOTHING, NOTHING)
 HIP_WRAP(hipSetupArgument, "hip_4.2", (void *arg, size_t size, size_t offset), (arg, size, offset), NOTHING, NOTHING)
 /* clang-format on */
+
+/* hipGetProcAddress's call, traced. */
+static int hip_get_proc_address(const char *symbol, void **pfn, int hip_version, uint64_t flags,
+                                void *status)
+{
+    HIP_BODY(hipGetProcAddress, "hip_6.1", int (*)(const char *, void **, int, uint64_t, void *),
+             (symbol, pfn, hip_version, flags, status), NOTHING, NOTHING);
+}
+
+/* The address *pfn that hipGetProcAddress gave for symbol becomes the collector's definition of
+ * symbol when that definition forwards to that very address (the runtime's default version of
+ * the name): the program's calls through the pointer are then counted as direct ones are. Any
+ * other address (another version of the name, asked for by hipVersion; a name the collector does
+ * not define) is left as it is. */
+static void hip_proc_own(const char *symbol, void **pfn)
+{
+    Dl_info self, found;
+    void *mine, *next;
+    int saved = errno;
+
+    if (!symbol || !pfn || !*pfn)
+        return;
+    mine = dlsym(RTLD_DEFAULT, symbol);
+    next = dlsym(RTLD_NEXT, symbol);
+    if (mine && mine != *pfn && next == *pfn && dladdr((void *)hip_proc_own, &self) &&
+        dladdr(mine, &found) && self.dli_fbase == found.dli_fbase)
+        *pfn = mine;
+    errno = saved;
+}
+
+COLLECTOR_EXPORT int hipGetProcAddress(const char *symbol, void **pfn, int hip_version,
+                                       uint64_t flags, void *status)
+{
+    int rc = hip_get_proc_address(symbol, pfn, hip_version, flags, status);
+
+    if (rc == 0)
+        hip_proc_own(symbol, pfn);
+    return rc;
+}
