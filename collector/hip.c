@@ -12,8 +12,12 @@
  * program that never calls HIP costs nothing: nothing is resolved before the first call.
  *
  * This file holds what the wrappers share (hip_wrap.h); the wrappers themselves are in
- * hip_launch.c (registration, launches), hip_copy.c (copies), hip_memory.c (allocation, sets)
- * and hip_sync.c (synchronization, streams, events). */
+ * hip_launch.c (registration, launches), hip_copy.c (copies), hip_memory.c (allocation, sets),
+ * hip_sync.c (synchronization, streams, events), hip_device.c (devices), and one HIP_WRAP row
+ * per entry point in hip_graph.c (graphs, capture), hip_pool.c (memory pools, virtual memory),
+ * hip_texture.c (arrays, textures, surfaces), hip_module.c (modules, linking, functions,
+ * occupancy), hip_context.c (contexts, peers, device settings, errors, versions) and hip_misc.c
+ * (the rest: memory queries and hints, IPC, external resources, stream memory operations). */
 #define _GNU_SOURCE
 #include "hip_wrap.h"
 
@@ -43,6 +47,7 @@ static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static _Atomic uint64_t next_correlation = 1;
 __thread uint64_t hip_tls_launch; /* correlation id of the launch in progress, or 0 */
+__thread int hip_tls_depth;       /* inside a traced call: the runtime's own calls are its */
 
 uint64_t collector_hip_current_launch(void)
 {

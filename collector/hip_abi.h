@@ -138,4 +138,15 @@ struct rocsys_hip_launch_params {
     void *stream;
 };
 
+/* hipIpcMemHandle_t, hipIpcEventHandle_t (passed by value: 64 opaque bytes, in memory). */
+struct rocsys_hip_ipc_handle {
+    char reserved[64];
+};
+
+/* hipChannelFormatDesc (hipCreateChannelDesc returns it by value: 20 bytes, in memory). */
+struct rocsys_hip_channel_desc {
+    int x, y, z, w;
+    int f; /* hipChannelFormatKind */
+};
+
 #endif

@@ -1,7 +1,8 @@
 /* What the HIP wrappers share (collector/hip*.c): resolving the next definition of an entry
  * point, kernel names, the HIP_API record of a call, device waits and launch correlation, and
  * HIP_BODY, the body of every wrapper. hip.c defines the functions; hip_launch.c, hip_copy.c,
- * hip_memory.c and hip_sync.c define the wrappers. */
+ * hip_memory.c, hip_sync.c, hip_device.c and the HIP_WRAP rows of hip_graph.c, hip_pool.c,
+ * hip_texture.c, hip_module.c, hip_context.c and hip_misc.c define the wrappers. */
 #ifndef ROCSYS_COLLECTOR_HIP_WRAP_H
 #define ROCSYS_COLLECTOR_HIP_WRAP_H
 
@@ -33,6 +34,8 @@ struct hip_real {
 
 /* Correlation id of the launch in progress on this thread, or 0. */
 extern __thread uint64_t hip_tls_launch;
+/* 1 while this thread is inside a traced HIP call (calls the runtime makes meanwhile are its). */
+extern __thread int hip_tls_depth;
 
 /* The next definition of r (versioned first, then any version), cached; NULL when none. */
 void *hip_resolve(struct hip_real *r);
@@ -68,25 +71,35 @@ static inline uint64_t hip_begin(void)
     HIP_BODY_SYM(api, #api, ver, ftype, call_args, pre, fill)
 /* The same for a wrapper whose library symbol is not its API name (C++-mangled entry points). */
 #define HIP_BODY_SYM(api, sym, ver, ftype, call_args, pre, fill)                                   \
+    HIP_BODY_RET(api, sym, ver, int, HIP_ERROR_NOT_INITIALIZED, rc_, ftype, call_args, pre, fill)
+/* The general body: the entry point returns rtype (missing when the runtime lacks it) and its
+ * record's result is result (rc_ for a hipError_t). A call the runtime makes to one of its own
+ * entry points from inside a traced call (through its PLT: 6.4.3 calls hipMemGetInfo,
+ * hipGetDevice, hipCreateChannelDesc ... so) is part of that call: forwarded, not recorded. */
+#define HIP_BODY_RET(api, sym, ver, rtype, missing, result, ftype, call_args, pre, fill)           \
     static struct hip_real real_ = {NULL, sym, ver};                                               \
     __typeof__(ftype) fn_ = (__typeof__(ftype))hip_resolve(&real_);                                \
     struct rocsys_rec_hip_api r_;                                                                  \
     uint64_t t0_, corr_ = 0, cpu0_ = 0;                                                            \
-    int rc_;                                                                                       \
+    rtype rc_;                                                                                     \
     (void)corr_;                                                                                   \
     if (!fn_)                                                                                      \
-        return HIP_ERROR_NOT_INITIALIZED;                                                          \
+        return missing;                                                                            \
+    if (hip_tls_depth)                                                                             \
+        return fn_ call_args;                                                                      \
     t0_ = hip_begin();                                                                             \
     pre;                                                                                           \
     if (rocsys_hip_api_waits(HIP_API_##api) && t0_) /* samples meanwhile: [gpu wait] leaves */     \
         cpu0_ = hip_wait_begin(HIP_API_##api, t0_);                                                \
+    hip_tls_depth = 1;                                                                             \
     rc_ = fn_ call_args;                                                                           \
+    hip_tls_depth = 0;                                                                             \
     if (rocsys_hip_api_waits(HIP_API_##api))                                                       \
         collector_tls.gpu_wait = 0;                                                                \
     if (t0_) {                                                                                     \
         int saved_ = errno;                                                                        \
         hip_tls_launch = 0;                                                                        \
-        hip_fill(&r_, HIP_API_##api, t0_, rc_);                                                    \
+        hip_fill(&r_, HIP_API_##api, t0_, (int)(result));                                          \
         if (rocsys_hip_api_waits(HIP_API_##api))                                                   \
             r_.wait_cpu_ns = hip_thread_cpu_ns() - cpu0_;                                          \
         fill;                                                                                      \
@@ -103,6 +116,16 @@ static inline uint64_t hip_begin(void)
     COLLECTOR_EXPORT int api params                                                                \
     {                                                                                              \
         HIP_BODY(api, ver, int(*) params, args, pre, fill);                                        \
+    }
+
+/* The same for one of the few entry points that return something else than a hipError_t
+ * (hipGetErrorString, hipGetStreamDeviceId, hipCreateChannelDesc ...): HIP_WRAP_AS(rtype,
+ * missing, api, "version", (parameters), (arguments), fill) returns rtype, missing when the
+ * loaded runtime lacks it; its record's result is 0 (there is no error to count). */
+#define HIP_WRAP_AS(rtype, missing, api, ver, params, args, fill)                                  \
+    COLLECTOR_EXPORT rtype api params                                                              \
+    {                                                                                              \
+        HIP_BODY_RET(api, #api, ver, rtype, missing, 0, rtype(*) params, args, NOTHING, fill);     \
     }
 
 /* Fill helpers for HIP_WRAP rows: the stream; bytes and direction of a copy. */

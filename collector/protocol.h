@@ -460,9 +460,148 @@ struct rocsys_rec_py_code {
     X(152, hipStreamGetFlags, 0)                                                                   \
     X(153, hipStreamGetFlags_spt, 0)                                                               \
     X(154, hipStreamGetPriority, 0)                                                                \
-    X(155, hipStreamGetPriority_spt, 0)
+    X(155, hipStreamGetPriority_spt, 0)                                                            \
+    X(156, hipDeviceGetGraphMemAttribute, 0) X(157, hipDeviceGraphMemTrim, 0)                      \
+    X(158, hipDeviceSetGraphMemAttribute, 0) X(159, hipDrvGraphAddMemFreeNode, 0)                  \
+    X(160, hipDrvGraphAddMemcpyNode, 0) X(161, hipDrvGraphAddMemsetNode, 0)                        \
+    X(162, hipDrvGraphExecMemcpyNodeSetParams, 0) X(163, hipDrvGraphExecMemsetNodeSetParams, 0)    \
+    X(164, hipDrvGraphMemcpyNodeGetParams, 0) X(165, hipDrvGraphMemcpyNodeSetParams, 0)            \
+    X(166, hipGraphAddBatchMemOpNode, 0) X(167, hipGraphAddChildGraphNode, 0)                      \
+    X(168, hipGraphAddDependencies, 0) X(169, hipGraphAddEmptyNode, 0)                             \
+    X(170, hipGraphAddEventRecordNode, 0) X(171, hipGraphAddEventWaitNode, 0)                      \
+    X(172, hipGraphAddHostNode, 0) X(173, hipGraphAddKernelNode, 0)                                \
+    X(174, hipGraphAddMemAllocNode, 0) X(175, hipGraphAddMemFreeNode, 0)                           \
+    X(176, hipGraphAddMemcpyNode, 0) X(177, hipGraphAddMemcpyNode1D, 0)                            \
+    X(178, hipGraphAddMemcpyNodeFromSymbol, 0) X(179, hipGraphAddMemcpyNodeToSymbol, 0)            \
+    X(180, hipGraphAddMemsetNode, 0) X(181, hipGraphAddNode, 0)                                    \
+    X(182, hipGraphBatchMemOpNodeGetParams, 0) X(183, hipGraphBatchMemOpNodeSetParams, 0)          \
+    X(184, hipGraphChildGraphNodeGetGraph, 0) X(185, hipGraphClone, 0) X(186, hipGraphCreate, 0)   \
+    X(187, hipGraphDebugDotPrint, 0) X(188, hipGraphDestroy, 0) X(189, hipGraphDestroyNode, 0)     \
+    X(190, hipGraphEventRecordNodeGetEvent, 0) X(191, hipGraphEventRecordNodeSetEvent, 0)          \
+    X(192, hipGraphEventWaitNodeGetEvent, 0) X(193, hipGraphEventWaitNodeSetEvent, 0)              \
+    X(194, hipGraphExecBatchMemOpNodeSetParams, 0) X(195, hipGraphExecChildGraphNodeSetParams, 0)  \
+    X(196, hipGraphExecDestroy, 0) X(197, hipGraphExecEventRecordNodeSetEvent, 0)                  \
+    X(198, hipGraphExecEventWaitNodeSetEvent, 0) X(199, hipGraphExecGetFlags, 0)                   \
+    X(200, hipGraphExecHostNodeSetParams, 0) X(201, hipGraphExecKernelNodeSetParams, 0)            \
+    X(202, hipGraphExecMemcpyNodeSetParams, 0) X(203, hipGraphExecMemcpyNodeSetParams1D, 0)        \
+    X(204, hipGraphExecMemcpyNodeSetParamsFromSymbol, 0)                                           \
+    X(205, hipGraphExecMemcpyNodeSetParamsToSymbol, 0) X(206, hipGraphExecMemsetNodeSetParams, 0)  \
+    X(207, hipGraphExecNodeSetParams, 0) X(208, hipGraphExecUpdate, 0) X(209, hipGraphGetEdges, 0) \
+    X(210, hipGraphGetNodes, 0) X(211, hipGraphGetRootNodes, 0)                                    \
+    X(212, hipGraphHostNodeGetParams, 0) X(213, hipGraphHostNodeSetParams, 0)                      \
+    X(214, hipGraphInstantiate, 0) X(215, hipGraphInstantiateWithFlags, 0)                         \
+    X(216, hipGraphInstantiateWithParams, 0) X(217, hipGraphKernelNodeCopyAttributes, 0)           \
+    X(218, hipGraphKernelNodeGetAttribute, 0) X(219, hipGraphKernelNodeGetParams, 0)               \
+    X(220, hipGraphKernelNodeSetAttribute, 0) X(221, hipGraphKernelNodeSetParams, 0)               \
+    X(222, hipGraphMemAllocNodeGetParams, 0) X(223, hipGraphMemFreeNodeGetParams, 0)               \
+    X(224, hipGraphMemcpyNodeGetParams, 0) X(225, hipGraphMemcpyNodeSetParams, 0)                  \
+    X(226, hipGraphMemcpyNodeSetParams1D, 0) X(227, hipGraphMemcpyNodeSetParamsFromSymbol, 0)      \
+    X(228, hipGraphMemcpyNodeSetParamsToSymbol, 0) X(229, hipGraphMemsetNodeGetParams, 0)          \
+    X(230, hipGraphMemsetNodeSetParams, 0) X(231, hipGraphNodeFindInClone, 0)                      \
+    X(232, hipGraphNodeGetDependencies, 0) X(233, hipGraphNodeGetDependentNodes, 0)                \
+    X(234, hipGraphNodeGetEnabled, 0) X(235, hipGraphNodeGetType, 0)                               \
+    X(236, hipGraphNodeSetEnabled, 0) X(237, hipGraphNodeSetParams, 0)                             \
+    X(238, hipGraphReleaseUserObject, 0) X(239, hipGraphRemoveDependencies, 0)                     \
+    X(240, hipGraphRetainUserObject, 0) X(241, hipStreamBeginCaptureToGraph, 0)                    \
+    X(242, hipStreamGetCaptureInfo, 0) X(243, hipStreamGetCaptureInfo_spt, 0)                      \
+    X(244, hipStreamGetCaptureInfo_v2, 0) X(245, hipStreamGetCaptureInfo_v2_spt, 0)                \
+    X(246, hipStreamUpdateCaptureDependencies, 0) X(247, hipThreadExchangeStreamCaptureMode, 0)    \
+    X(248, hipUserObjectCreate, 0) X(249, hipUserObjectRelease, 0) X(250, hipUserObjectRetain, 0)  \
+    X(251, hipDeviceGetDefaultMemPool, 0) X(252, hipDeviceGetMemPool, 0)                           \
+    X(253, hipDeviceSetMemPool, 0) X(254, hipMemAddressFree, 0) X(255, hipMemAddressReserve, 0)    \
+    X(256, hipMemCreate, 0) X(257, hipMemExportToShareableHandle, 0) X(258, hipMemGetAccess, 0)    \
+    X(259, hipMemGetAllocationGranularity, 0) X(260, hipMemGetAllocationPropertiesFromHandle, 0)   \
+    X(261, hipMemImportFromShareableHandle, 0) X(262, hipMemMap, 0) X(263, hipMemMapArrayAsync, 0) \
+    X(264, hipMemPoolCreate, 0) X(265, hipMemPoolDestroy, 0) X(266, hipMemPoolExportPointer, 0)    \
+    X(267, hipMemPoolExportToShareableHandle, 0) X(268, hipMemPoolGetAccess, 0)                    \
+    X(269, hipMemPoolGetAttribute, 0) X(270, hipMemPoolImportFromShareableHandle, 0)               \
+    X(271, hipMemPoolImportPointer, 0) X(272, hipMemPoolSetAccess, 0)                              \
+    X(273, hipMemPoolSetAttribute, 0) X(274, hipMemPoolTrimTo, 0) X(275, hipMemRelease, 0)         \
+    X(276, hipMemRetainAllocationHandle, 0) X(277, hipMemSetAccess, 0) X(278, hipMemUnmap, 0)      \
+    X(279, hipArray3DGetDescriptor, 0) X(280, hipArrayGetDescriptor, 0) X(281, hipArrayGetInfo, 0) \
+    X(282, hipBindTexture, 0) X(283, hipBindTexture2D, 0) X(284, hipBindTextureToArray, 0)         \
+    X(285, hipBindTextureToMipmappedArray, 0) X(286, hipCreateChannelDesc, 0)                      \
+    X(287, hipCreateSurfaceObject, 0) X(288, hipCreateTextureObject, 0)                            \
+    X(289, hipDestroySurfaceObject, 0) X(290, hipDestroyTextureObject, 0)                          \
+    X(291, hipFreeMipmappedArray, 0) X(292, hipGetChannelDesc, 0)                                  \
+    X(293, hipGetMipmappedArrayLevel, 0) X(294, hipGetTextureAlignmentOffset, 0)                   \
+    X(295, hipGetTextureObjectResourceDesc, 0) X(296, hipGetTextureObjectResourceViewDesc, 0)      \
+    X(297, hipGetTextureObjectTextureDesc, 0) X(298, hipGetTextureReference, 0)                    \
+    X(299, hipMallocMipmappedArray, 0) X(300, hipMipmappedArrayCreate, 0)                          \
+    X(301, hipMipmappedArrayDestroy, 0) X(302, hipMipmappedArrayGetLevel, 0)                       \
+    X(303, hipTexObjectCreate, 0) X(304, hipTexObjectDestroy, 0)                                   \
+    X(305, hipTexObjectGetResourceDesc, 0) X(306, hipTexObjectGetResourceViewDesc, 0)              \
+    X(307, hipTexObjectGetTextureDesc, 0) X(308, hipTexRefGetAddress, 0)                           \
+    X(309, hipTexRefGetAddressMode, 0) X(310, hipTexRefGetArray, 0)                                \
+    X(311, hipTexRefGetBorderColor, 0) X(312, hipTexRefGetFilterMode, 0)                           \
+    X(313, hipTexRefGetFlags, 0) X(314, hipTexRefGetFormat, 0)                                     \
+    X(315, hipTexRefGetMaxAnisotropy, 0) X(316, hipTexRefGetMipMappedArray, 0)                     \
+    X(317, hipTexRefGetMipmapFilterMode, 0) X(318, hipTexRefGetMipmapLevelBias, 0)                 \
+    X(319, hipTexRefGetMipmapLevelClamp, 0) X(320, hipTexRefSetAddress, 0)                         \
+    X(321, hipTexRefSetAddress2D, 0) X(322, hipTexRefSetAddressMode, 0)                            \
+    X(323, hipTexRefSetArray, 0) X(324, hipTexRefSetBorderColor, 0)                                \
+    X(325, hipTexRefSetFilterMode, 0) X(326, hipTexRefSetFlags, 0) X(327, hipTexRefSetFormat, 0)   \
+    X(328, hipTexRefSetMaxAnisotropy, 0) X(329, hipTexRefSetMipmapFilterMode, 0)                   \
+    X(330, hipTexRefSetMipmapLevelBias, 0) X(331, hipTexRefSetMipmapLevelClamp, 0)                 \
+    X(332, hipTexRefSetMipmappedArray, 0) X(333, hipUnbindTexture, 0) X(334, hipApiName, 0)        \
+    X(335, hipConfigureCall, 0) X(336, hipFuncGetAttribute, 0) X(337, hipFuncGetAttributes, 0)     \
+    X(338, hipFuncSetAttribute, 0) X(339, hipFuncSetCacheConfig, 0)                                \
+    X(340, hipFuncSetSharedMemConfig, 0) X(341, hipGetFuncBySymbol, 0)                             \
+    X(342, hipGetProcAddress, 0) X(343, hipGetSymbolAddress, 0) X(344, hipGetSymbolSize, 0)        \
+    X(345, hipKernelNameRef, 0) X(346, hipKernelNameRefByPtr, 0) X(347, hipLinkAddData, 0)         \
+    X(348, hipLinkAddFile, 0) X(349, hipLinkComplete, 0) X(350, hipLinkCreate, 0)                  \
+    X(351, hipLinkDestroy, 0) X(352, hipModuleGetGlobal, 0) X(353, hipModuleGetTexRef, 0)          \
+    X(354, hipModuleLoad, 0) X(355, hipModuleLoadData, 0) X(356, hipModuleLoadDataEx, 0)           \
+    X(357, hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, 0)                                  \
+    X(358, hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 0)                         \
+    X(359, hipModuleOccupancyMaxPotentialBlockSize, 0)                                             \
+    X(360, hipModuleOccupancyMaxPotentialBlockSizeWithFlags, 0) X(361, hipModuleUnload, 0)         \
+    X(362, hipOccupancyMaxActiveBlocksPerMultiprocessor, 0)                                        \
+    X(363, hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, 0)                               \
+    X(364, hipOccupancyMaxPotentialBlockSize, 0) X(365, hipSetupArgument, 0)                       \
+    X(366, hipCtxCreate, 0) X(367, hipCtxDestroy, 0) X(368, hipCtxDisablePeerAccess, 0)            \
+    X(369, hipCtxEnablePeerAccess, 0) X(370, hipCtxGetApiVersion, 0)                               \
+    X(371, hipCtxGetCacheConfig, 0) X(372, hipCtxGetCurrent, 0) X(373, hipCtxGetDevice, 0)         \
+    X(374, hipCtxGetFlags, 0) X(375, hipCtxGetSharedMemConfig, 0) X(376, hipCtxPopCurrent, 0)      \
+    X(377, hipCtxPushCurrent, 0) X(378, hipCtxSetCacheConfig, 0) X(379, hipCtxSetCurrent, 0)       \
+    X(380, hipCtxSetSharedMemConfig, 0) X(381, hipCtxSynchronize, 0)                               \
+    X(382, hipDeviceCanAccessPeer, 0) X(383, hipDeviceComputeCapability, 0)                        \
+    X(384, hipDeviceDisablePeerAccess, 0) X(385, hipDeviceEnablePeerAccess, 0)                     \
+    X(386, hipDeviceGet, 0) X(387, hipDeviceGetByPCIBusId, 0) X(388, hipDeviceGetCacheConfig, 0)   \
+    X(389, hipDeviceGetLimit, 0) X(390, hipDeviceGetName, 0) X(391, hipDeviceGetP2PAttribute, 0)   \
+    X(392, hipDeviceGetPCIBusId, 0) X(393, hipDeviceGetSharedMemConfig, 0)                         \
+    X(394, hipDeviceGetStreamPriorityRange, 0) X(395, hipDeviceGetUuid, 0)                         \
+    X(396, hipDevicePrimaryCtxGetState, 0) X(397, hipDevicePrimaryCtxRelease, 0)                   \
+    X(398, hipDevicePrimaryCtxReset, 0) X(399, hipDevicePrimaryCtxRetain, 0)                       \
+    X(400, hipDevicePrimaryCtxSetFlags, 0) X(401, hipDeviceSetCacheConfig, 0)                      \
+    X(402, hipDeviceSetLimit, 0) X(403, hipDeviceSetSharedMemConfig, 0)                            \
+    X(404, hipDeviceTotalMem, 0) X(405, hipDriverGetVersion, 0) X(406, hipDrvGetErrorName, 0)      \
+    X(407, hipDrvGetErrorString, 0) X(408, hipExtGetLastError, 0)                                  \
+    X(409, hipExtGetLinkTypeAndHopCount, 0) X(410, hipGetDeviceFlags, 0)                           \
+    X(411, hipGetErrorName, 0) X(412, hipGetErrorString, 0) X(413, hipGetLastError, 0)             \
+    X(414, hipPeekAtLastError, 0) X(415, hipProfilerStart, 0) X(416, hipProfilerStop, 0)           \
+    X(417, hipRuntimeGetVersion, 0) X(418, hipSetDeviceFlags, 0) X(419, hipSetValidDevices, 0)     \
+    X(420, hipDestroyExternalMemory, 0) X(421, hipDestroyExternalSemaphore, 0)                     \
+    X(422, hipDrvPointerGetAttributes, 0) X(423, hipExtStreamCreateWithCUMask, 0)                  \
+    X(424, hipExtStreamGetCUMask, 0) X(425, hipExternalMemoryGetMappedBuffer, 0)                   \
+    X(426, hipGetStreamDeviceId, 0) X(427, hipGraphicsMapResources, 0)                             \
+    X(428, hipGraphicsResourceGetMappedPointer, 0) X(429, hipGraphicsSubResourceGetMappedArray, 0) \
+    X(430, hipGraphicsUnmapResources, 0) X(431, hipGraphicsUnregisterResource, 0)                  \
+    X(432, hipHostAlloc, 0) X(433, hipHostGetDevicePointer, 0) X(434, hipHostGetFlags, 0)          \
+    X(435, hipHostRegister, 0) X(436, hipHostUnregister, 0) X(437, hipImportExternalMemory, 0)     \
+    X(438, hipImportExternalSemaphore, 0) X(439, hipIpcCloseMemHandle, 0)                          \
+    X(440, hipIpcGetEventHandle, 0) X(441, hipIpcGetMemHandle, 0) X(442, hipIpcOpenEventHandle, 0) \
+    X(443, hipIpcOpenMemHandle, 0) X(444, hipMemAdvise, 0) X(445, hipMemAllocHost, 0)              \
+    X(446, hipMemAllocPitch, 0) X(447, hipMemGetAddressRange, 0) X(448, hipMemGetInfo, 0)          \
+    X(449, hipMemPrefetchAsync, 0) X(450, hipMemPtrGetInfo, 0) X(451, hipMemRangeGetAttribute, 0)  \
+    X(452, hipMemRangeGetAttributes, 0) X(453, hipPointerGetAttribute, 0)                          \
+    X(454, hipPointerGetAttributes, 0) X(455, hipPointerSetAttribute, 0)                           \
+    X(456, hipSignalExternalSemaphoresAsync, 0) X(457, hipStreamAttachMemAsync, 0)                 \
+    X(458, hipStreamBatchMemOp, 0) X(459, hipStreamGetDevice, 0) X(460, hipStreamWaitValue32, 0)   \
+    X(461, hipStreamWaitValue64, 0) X(462, hipStreamWriteValue32, 0)                               \
+    X(463, hipStreamWriteValue64, 0) X(464, hipWaitExternalSemaphoresAsync, 0)
 /* clang-format on */
-#define ROCSYS_HIP_API_MAX 256 /* ids are below this */
+#define ROCSYS_HIP_API_MAX 512 /* ids are below this */
 
 /* Whether a HIP call waits for the device: the calling thread blocks until work queued on the
  * GPU is done (synchronizations, blocking copies and sets). Samples of a thread inside one are
@@ -514,6 +653,7 @@ static inline int rocsys_hip_api_waits(int api)
     case 134: /* hipMemcpyDtoA */
     case 136: /* hipDrvMemcpy2DUnaligned */
     case 137: /* hipDrvMemcpy3D */
+    case 381: /* hipCtxSynchronize */
         return 1;
     default:
         return 0;

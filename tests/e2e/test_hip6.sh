@@ -6,7 +6,8 @@
 # (NAME@hip_6.0 ...), as against the real libamdhip64.so.6. The collector's unversioned
 # definitions must still interpose on every one: each entry point's calls, errors and last
 # error in the HIP API view and hip_api.csv are what the program got (it prints every result),
-# and each launch entry point's kernel has its launches on the program's call path.
+# and each launch entry point's kernel has its launches on the program's call path. A call made
+# through the address hipGetProcAddress gave (hipMemGetInfo) is counted as a direct one.
 source "$(dirname "$0")/lib.sh"
 
 P=$TP/tp_hip6
@@ -45,6 +46,10 @@ rc=0
 check "exit status as without rocsys-top ($rc_bare, got $rc)" test "$rc" -eq "$rc_bare"
 check "the program saw the same results" diff "$WORK/bare.txt" "$D/output.log"
 F=$(last_frame "$WORK/frames.txt")
+check "the program called hipMemGetInfo through hipGetProcAddress's address" \
+    test "$(tail -n 2 "$WORK/bare.txt" | cut -d' ' -f1 | tr '\n' ' ')" = "hipGetProcAddress hipMemGetInfo "
+check "hipGetProcAddress: 1 call in the HIP API view (got $(api "$F" hipGetProcAddress 2))" \
+    test "$(api "$F" hipGetProcAddress 2)" = 1
 while read -r name ver launch; do
     calls=$(grep -c "^$name " "$WORK/bare.txt")
     errors=$(grep -c "^$name [^0]" "$WORK/bare.txt" || true)

@@ -9,7 +9,11 @@
 # rocsys-top its exit status and its printed results are those of the bare run; each call is in
 # the HIP API view under the symbol the program referenced, with its calls, errors and last
 # error as the program saw them, and in hip_api.csv with its calls; the launches' path is
-# launch_all < main (profile.txt). Also collector/hip_abi.h's 6.x mirrors against these headers
+# launch_all < main (profile.txt). Coverage: every C entry point the headers declare (gcc
+# -aux-info of hip_runtime_api.h) that the runtime exports is in collector/protocol.h's
+# ROCSYS_HIP_API_LIST, except the ones docs/architecture.md lists (HIP_UNCOUNTED below), and the
+# collector library defines every entry of that list: a HIP with new entry points fails here
+# until they are added. Also collector/hip_abi.h's 6.x mirrors against these headers
 # (tests/unit/test_hip_layout.cpp built with the C++ compiler). Skipped where the installed HIP
 # headers are not 6.x or later (Debian 12: 5.2; its HIP is covered by test_hip) or no compiler.
 source "$(dirname "$0")/lib.sh"
@@ -48,6 +52,37 @@ if command -v c++ > /dev/null; then
     fi
 else
     echo "SKIP hip_abi.h against the $major.$minor headers: no C++ compiler (c++)"
+fi
+
+# coverage: the headers' C entry points that the runtime exports, against the collector's list
+HIP_UNCOUNTED="__hipGetPCH" # docs/architecture.md says why
+lib=$(cc $libdir -print-file-name=libamdhip64.so)
+lib=$(readlink -f "$lib")
+if [ -f "$lib" ] && cc -D__HIP_PLATFORM_AMD__ -I"$inc" -aux-info "$WORK/aux.txt" -fsyntax-only \
+    -x c - <<< '#include <hip/hip_runtime_api.h>' 2> "$WORK/aux.err"; then
+    sed -n 's|^/\* [^ ]*/hip/[^ ]* \*/ extern .*[ *]\([A-Za-z_][A-Za-z0-9_]*\) (.*|\1|p' "$WORK/aux.txt" |
+        sort -u > "$WORK/declared"
+    readelf --dyn-syms -W "$lib" | awk '$4 == "FUNC" && $7 != "UND" {sub(/@.*/, "", $8); print $8}' |
+        sort -u > "$WORK/exported"
+    sed -n '/define ROCSYS_HIP_API_LIST/,/clang-format on/p' "$ROCSYS_SOURCE/collector/protocol.h" |
+        grep -o 'X([0-9]*, [A-Za-z0-9_]*' | awk '{print $2}' | sort -u > "$WORK/listed"
+    readelf --dyn-syms -W "$ROCSYS_COLLECTOR" | awk '$4 == "FUNC" && $7 != "UND" {sub(/@.*/, "", $8); print $8}' |
+        sort -u > "$WORK/wrapped"
+    tr ' ' '\n' <<< "$HIP_UNCOUNTED" | sort -u > "$WORK/uncounted"
+    comm -12 "$WORK/declared" "$WORK/exported" > "$WORK/entry"
+    n_entry=$(wc -l < "$WORK/entry")
+    check "the $major.$minor headers declare C entry points the runtime exports ($n_entry, $(basename "$lib"))" \
+        test "$n_entry" -ge 400
+    missing=$(comm -23 "$WORK/entry" "$WORK/listed" | comm -23 - "$WORK/uncounted" | tr '\n' ' ')
+    check "every one is in ROCSYS_HIP_API_LIST but $HIP_UNCOUNTED (not counted: ${missing:-none})" \
+        test -z "$missing"
+    unwrapped=$(comm -23 "$WORK/listed" "$WORK/wrapped" | tr '\n' ' ')
+    check "the collector defines every entry point of the list (missing: ${unwrapped:-none})" \
+        test -z "$unwrapped"
+    unexported=$(comm -23 "$WORK/declared" "$WORK/exported" | grep '^hip' | tr '\n' ' ' || true)
+    echo "declared but not exported by $(basename "$lib") (a program cannot link them): ${unexported:-none}"
+else
+    check "the $major.$minor headers' declarations read (gcc -aux-info; $lib): $(head -c 300 "$WORK/aux.err")" false
 fi
 
 for variant in plain spt; do

@@ -18,6 +18,7 @@
 #    function names (UTF-8), units ending in a system call, and a child Python program started
 #    with subprocess (its function on the child's pid);
 #  - --python native shows _PyEval_EvalFrameDefault again, next to the Python frames;
+#  - 3.12+ -X perf: the trampolines are in native stacks (--python off) and hidden otherwise;
 # and, once, the TUI in tmux shows a Python function in the call tree and the hot functions.
 # Python frames in stacks.folded are "qualname (file.py:LINE)".
 source "$(dirname "$0")/lib.sh"
@@ -386,6 +387,21 @@ test_native() {
         has_frame "$F" "$(pyf f_a split.py)"
 }
 
+# test_xperf TAG PYTHON MINOR: 3.12+ -X perf: its trampolines ("py::NAME:FILE", perf-PID.map)
+# are in the native stacks without Python frames (--python off: the control, so that the next
+# check cannot pass for want of trampolines) and hidden where the Python frames are read
+test_xperf() {
+    local tag=$1 py=$2 minor=$3
+    [ "$minor" -ge 12 ] || return 0
+    run "$tag" xperf-off --python off -- "$py" -X perf "$PYDIR/split.py" 0.6 || return 0
+    check "$tag -X perf --python off: trampolines (py::f_a) in the native stacks" \
+        grep -q 'py::f_a:' "$WORK/$tag.xperf-off.rec/stacks.folded"
+    run "$tag" xperf -- "$py" -X perf "$PYDIR/split.py" 0.6 || return 0
+    local F="$WORK/$tag.xperf.rec/stacks.folded"
+    fcheck "$tag -X perf: Python frames (f_a)" "$F" "$(pyf f_a split.py)" has_frame "$F" "$(pyf f_a split.py)"
+    fcheck "$tag -X perf: trampolines hidden (no py:: frame)" "$F" 'py::' bash -c '! grep -q "py::" "$1"' _ "$F"
+}
+
 for k in "${!interps[@]}"; do
     py=${interps[$k]} tag=${labels[$k]}
     minor=$("$py" -c 'import sys; print(sys.version_info[1])')
@@ -394,6 +410,7 @@ for k in "${!interps[@]}"; do
     test_split "$tag" "$py"
     test_shapes "$tag" "$py" "$minor"
     test_native "$tag" "$py"
+    test_xperf "$tag" "$py" "$minor"
     echo "    ($tag took $((SECONDS - t0)) s; $failures failures so far)"
 done
 

@@ -115,3 +115,16 @@ int hipModuleGetFunction(void **function, void *module, const char *name)
         return fakehip_result(#name, ++calls);                                                     \
     }
 FAKEHIP6_API(FAKEHIP6_DEFINE)
+
+/* hipGetProcAddress (6.1+): the stand-in's own definition of hipMemGetInfo, else not found. */
+__attribute__((symver("hipGetProcAddress@@hip_6.1"))) int
+fakehip6_get_proc_address(const char *symbol, void **pfn, int version, uint64_t flags,
+                          void *status);
+int fakehip6_get_proc_address(const char *symbol, void **pfn, int version, uint64_t flags,
+                              void *status)
+{
+    if (!symbol || !pfn)
+        return 1; /* hipErrorInvalidValue */
+    *pfn = strcmp(symbol, "hipMemGetInfo") == 0 ? (void *)fakehip6_hipMemGetInfo : NULL;
+    return *pfn ? 0 : 1;
+}

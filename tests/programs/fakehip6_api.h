@@ -23,6 +23,9 @@ struct fh_pitched {
     void *ptr;
     size_t pitch, xsize, ysize;
 };
+struct fh_ipc { /* hipIpcMemHandle_t: 64 bytes, passed by value */
+    char reserved[64];
+};
 struct fh_launch_params { /* hipLaunchParams */
     void *func;
     struct fh_dim3 grid, block;
@@ -92,7 +95,24 @@ struct fh_function_launch_params { /* hipFunctionLaunchParams */
     X(hipStreamEndCapture_spt, "hip_5.3", (void *st, void **g), (ST, &P), 0) \
     X(hipStreamIsCapturing_spt, "hip_5.3", (void *st, int *status), (ST, &I), 0) \
     X(hipStreamGetFlags_spt, "hip_5.2", (void *st, unsigned *fl), (ST, &U), 0) \
-    X(hipStreamGetPriority_spt, "hip_5.2", (void *st, int *prio), (ST, &I), 0)
+    X(hipStreamGetPriority_spt, "hip_5.2", (void *st, int *prio), (ST, &I), 0) \
+    X(hipGraphCreate, "hip_4.3", (void **g, unsigned fl), (&P, 0), 0) \
+    X(hipGraphAddEmptyNode, "hip_4.4", (void **n, void *g, const void *deps, size_t nd), (&P, BUF, NULL, 0), 0) \
+    X(hipGraphAddBatchMemOpNode, "hip_6.4", (void **n, void *g, const void *deps, size_t nd, const void *p), (&P, BUF, NULL, 0, BUF), 0) \
+    X(hipStreamGetCaptureInfo_v2_spt, "hip_5.3", (void *st, int *cs, unsigned long long *id, void **g, const void **deps, size_t *nd), (ST, &I, NULL, &P, NULL, NULL), 0) \
+    X(hipMemPoolTrimTo, "hip_5.1", (void *pool, size_t keep), (BUF, 0), 0) \
+    X(hipMemAddressReserve, "hip_5.1", (void **p, size_t n, size_t align, void *addr, unsigned long long fl), (&P, 4096, 0, NULL, 0), 0) \
+    X(hipCreateTextureObject, "hip_4.2", (void **t, const void *res, const void *tex, const void *view), (&P, BUF, BUF, NULL), 0) \
+    X(hipTexRefSetMipmapLevelBias, "hip_4.2", (void *ref, float bias), (BUF, 0.5f), 0) \
+    X(hipModuleLoadData, "hip_4.2", (void **m, const void *image), (&P, BUF), 0) \
+    X(hipLinkCreate, "hip_6.4", (unsigned n, void *opts, void **vals, void **state), (0, NULL, NULL, &P), 0) \
+    X(hipConfigureCall, "hip_4.2", (struct fh_dim3 g, struct fh_dim3 b, size_t s, void *st), (G, B, 0, ST), 0) \
+    X(hipCtxGetCurrent, "hip_4.2", (void **ctx), (&P), 0) \
+    X(hipGetLastError, "hip_4.2", (void), (), 0) \
+    X(hipPeekAtLastError, "hip_4.2", (void), (), 0) \
+    X(hipMemGetInfo, "hip_4.2", (size_t *fr, size_t *tot), (&Z, &Z), 0) \
+    X(hipIpcOpenMemHandle, "hip_4.2", (void **p, struct fh_ipc h, unsigned fl), (&P, IPC, 1), 0) \
+    X(hipStreamWriteValue64, "hip_4.4", (void *st, void *p, uint64_t v, unsigned fl), (ST, BUF, 1, 0), 0)
 /* clang-format on */
 
 #endif

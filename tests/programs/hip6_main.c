@@ -5,8 +5,8 @@
  * called 1 + i % 3 times, all from call_rows(); each launch row launches its own kernel
  * "k_NAME" (a host stub registered with __hipRegisterFunction, or a module function from
  * hipModuleGetFunction). Prints "NAME RESULT" for every HIP call it makes, the truth
- * test_hip6.sh compares with. Not named tp_*.c: the test programs' glob would build it without
- * the stand-in library. */
+ * test_hip6.sh compares with. Then hipMemGetInfo once more through hipGetProcAddress's pointer. Not
+ * named tp_*.c: the test programs' glob would build it without the stand-in library. */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +18,8 @@ void __hipRegisterFunction(void **modules, const void *host_function, char *devi
                            const char *device_name, unsigned int thread_limit, void *tid, void *bid,
                            void *block_dim, void *grid_dim, int *wsize);
 int hipModuleGetFunction(void **function, void *module, const char *name);
+int hipGetProcAddress(const char *symbol, void **pfn, int version, unsigned long long flags,
+                      void *status);
 
 static char stubs[128]; /* host stubs: one address per launch row */
 
@@ -28,6 +30,8 @@ __attribute__((noinline)) static void call_rows(void)
     void *BUF = buf, *ST = NULL, *P = NULL, *K = NULL, *M = NULL;
     int I = 0, row = 0;
     unsigned U = 0;
+    size_t Z = 0;
+    struct fh_ipc IPC = {{0}};
     struct fh_dim3 G = {8, 1, 1}, B = {64, 1, 1};
     struct fh_pitched PITCHED = {buf, 64, 64, 4};
     struct fh_extent EXTENT = {16, 2, 1};
@@ -53,14 +57,28 @@ __attribute__((noinline)) static void call_rows(void)
 #undef CALL
     (void)P;
     (void)U;
+    (void)Z;
+    (void)IPC;
     (void)I;
     (void)PITCHED;
     (void)EXTENT;
     __asm__ volatile("" ::: "memory"); /* not a tail call */
 }
 
+/* hipMemGetInfo once more, through the address hipGetProcAddress gives: counted as a call. */
+__attribute__((noinline)) static void call_by_address(void)
+{
+    void *pfn = NULL;
+    size_t z = 0;
+
+    printf("hipGetProcAddress %d\n", hipGetProcAddress("hipMemGetInfo", &pfn, 604, 0, NULL));
+    if (pfn)
+        printf("hipMemGetInfo %d\n", ((int (*)(size_t *, size_t *))pfn)(&z, &z));
+}
+
 int main(void)
 {
     call_rows();
+    call_by_address();
     return 0;
 }

@@ -82,6 +82,14 @@ int main()
     FIELD(rocsys_hip_extent, height, hipExtent, height);
     FIELD(rocsys_hip_extent, depth, hipExtent, depth);
 
+    SAME(sizeof(struct rocsys_hip_ipc_handle), sizeof(hipIpcMemHandle_t));
+    SAME(sizeof(struct rocsys_hip_ipc_handle), sizeof(hipIpcEventHandle_t));
+    SAME(sizeof(struct rocsys_hip_channel_desc), sizeof(hipChannelFormatDesc));
+    FIELD(rocsys_hip_channel_desc, x, hipChannelFormatDesc, x);
+    FIELD(rocsys_hip_channel_desc, w, hipChannelFormatDesc, w);
+    FIELD(rocsys_hip_channel_desc, f, hipChannelFormatDesc, f);
+    SAME(sizeof(int), sizeof(hipChannelFormatKind));
+
     SAME(sizeof(struct rocsys_hip_pitched_ptr), sizeof(hipPitchedPtr));
     FIELD(rocsys_hip_pitched_ptr, ptr, hipPitchedPtr, ptr);
     FIELD(rocsys_hip_pitched_ptr, pitch, hipPitchedPtr, pitch);

@@ -1,0 +1,55 @@
+/* HIP wrappers: the rest, one HIP_WRAP row each (generated from HIP 6.4.3's
+ * hip_runtime_api.h, checked against it by tests/e2e/test_hip6_host.sh). Memory queries, hints and
+ * registration, pointer attributes, IPC handles (passed by value: hip_abi.h's mirror), external
+ * memory and semaphores, graphics interop, stream memory operations (wait/write value, batches),
+ * stream devices and CU masks. */
+#define _GNU_SOURCE
+#include "hip_wrap.h"
+
+/* clang-format off */
+HIP_WRAP(hipDestroyExternalMemory, "hip_4.3", (void *extMem), (extMem), NOTHING, NOTHING)
+HIP_WRAP(hipDestroyExternalSemaphore, "hip_4.3", (void *extSem), (extSem), NOTHING, NOTHING)
+HIP_WRAP(hipDrvPointerGetAttributes, "hip_5.0", (unsigned int numAttributes, void *attributes, void *data, void *ptr), (numAttributes, attributes, data, ptr), NOTHING, NOTHING)
+HIP_WRAP(hipExtStreamCreateWithCUMask, "hip_4.2", (void *stream, unsigned int cuMaskSize, void *cuMask), (stream, cuMaskSize, cuMask), NOTHING, NOTHING)
+HIP_WRAP(hipExtStreamGetCUMask, "hip_4.2", (void *stream, unsigned int cuMaskSize, void *cuMask), (stream, cuMaskSize, cuMask), NOTHING, STREAM(stream))
+HIP_WRAP(hipExternalMemoryGetMappedBuffer, "hip_4.3", (void *devPtr, void *extMem, void *bufferDesc), (devPtr, extMem, bufferDesc), NOTHING, NOTHING)
+HIP_WRAP_AS(int, -1, hipGetStreamDeviceId, "hip_4.2", (void *stream), (stream), STREAM(stream))
+HIP_WRAP(hipGraphicsMapResources, "hip_4.3", (int count, void *resources, void *stream), (count, resources, stream), NOTHING, STREAM(stream))
+HIP_WRAP(hipGraphicsResourceGetMappedPointer, "hip_4.3", (void *devPtr, void *size, void *resource), (devPtr, size, resource), NOTHING, NOTHING)
+HIP_WRAP(hipGraphicsSubResourceGetMappedArray, "hip_4.5", (void *array, void *resource, unsigned int arrayIndex, unsigned int mipLevel), (array, resource, arrayIndex, mipLevel), NOTHING, NOTHING)
+HIP_WRAP(hipGraphicsUnmapResources, "hip_4.3", (int count, void *resources, void *stream), (count, resources, stream), NOTHING, STREAM(stream))
+HIP_WRAP(hipGraphicsUnregisterResource, "hip_4.3", (void *resource), (resource), NOTHING, NOTHING)
+HIP_WRAP(hipHostAlloc, "hip_4.2", (void *ptr, size_t size, unsigned int flags), (ptr, size, flags), NOTHING, r_.bytes = size)
+HIP_WRAP(hipHostGetDevicePointer, "hip_4.2", (void *devPtr, void *hstPtr, unsigned int flags), (devPtr, hstPtr, flags), NOTHING, NOTHING)
+HIP_WRAP(hipHostGetFlags, "hip_4.2", (void *flagsPtr, void *hostPtr), (flagsPtr, hostPtr), NOTHING, NOTHING)
+HIP_WRAP(hipHostRegister, "hip_4.2", (void *hostPtr, size_t sizeBytes, unsigned int flags), (hostPtr, sizeBytes, flags), NOTHING, r_.bytes = sizeBytes)
+HIP_WRAP(hipHostUnregister, "hip_4.2", (void *hostPtr), (hostPtr), NOTHING, NOTHING)
+HIP_WRAP(hipImportExternalMemory, "hip_4.3", (void *extMem_out, void *memHandleDesc), (extMem_out, memHandleDesc), NOTHING, NOTHING)
+HIP_WRAP(hipImportExternalSemaphore, "hip_4.3", (void *extSem_out, void *semHandleDesc), (extSem_out, semHandleDesc), NOTHING, NOTHING)
+HIP_WRAP(hipIpcCloseMemHandle, "hip_4.2", (void *devPtr), (devPtr), NOTHING, NOTHING)
+HIP_WRAP(hipIpcGetEventHandle, "hip_4.2", (void *handle, void *event), (handle, event), NOTHING, NOTHING)
+HIP_WRAP(hipIpcGetMemHandle, "hip_4.2", (void *handle, void *devPtr), (handle, devPtr), NOTHING, NOTHING)
+HIP_WRAP(hipIpcOpenEventHandle, "hip_4.2", (void *event, struct rocsys_hip_ipc_handle handle), (event, handle), NOTHING, NOTHING)
+HIP_WRAP(hipIpcOpenMemHandle, "hip_4.2", (void *devPtr, struct rocsys_hip_ipc_handle handle, unsigned int flags), (devPtr, handle, flags), NOTHING, NOTHING)
+HIP_WRAP(hipMemAdvise, "hip_4.2", (void *dev_ptr, size_t count, int advice, int device), (dev_ptr, count, advice, device), NOTHING, r_.bytes = count)
+HIP_WRAP(hipMemAllocHost, "hip_4.2", (void *ptr, size_t size), (ptr, size), NOTHING, r_.bytes = size)
+HIP_WRAP(hipMemAllocPitch, "hip_4.2", (void *dptr, void *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes), (dptr, pitch, widthInBytes, height, elementSizeBytes), NOTHING, r_.bytes = widthInBytes * height)
+HIP_WRAP(hipMemGetAddressRange, "hip_4.2", (void *pbase, void *psize, void *dptr), (pbase, psize, dptr), NOTHING, NOTHING)
+HIP_WRAP(hipMemGetInfo, "hip_4.2", (void *free_bytes, void *total_bytes), (free_bytes, total_bytes), NOTHING, NOTHING)
+HIP_WRAP(hipMemPrefetchAsync, "hip_4.2", (void *dev_ptr, size_t count, int device, void *stream), (dev_ptr, count, device, stream), NOTHING, (STREAM(stream), r_.bytes = count))
+HIP_WRAP(hipMemPtrGetInfo, "hip_4.2", (void *ptr, void *size), (ptr, size), NOTHING, NOTHING)
+HIP_WRAP(hipMemRangeGetAttribute, "hip_4.2", (void *data, size_t data_size, int attribute, void *dev_ptr, size_t count), (data, data_size, attribute, dev_ptr, count), NOTHING, NOTHING)
+HIP_WRAP(hipMemRangeGetAttributes, "hip_4.2", (void *data, void *data_sizes, void *attributes, size_t num_attributes, void *dev_ptr, size_t count), (data, data_sizes, attributes, num_attributes, dev_ptr, count), NOTHING, NOTHING)
+HIP_WRAP(hipPointerGetAttribute, "hip_5.0", (void *data, int attribute, void *ptr), (data, attribute, ptr), NOTHING, NOTHING)
+HIP_WRAP(hipPointerGetAttributes, "hip_4.2", (void *attributes, void *ptr), (attributes, ptr), NOTHING, NOTHING)
+HIP_WRAP(hipPointerSetAttribute, "hip_4.2", (void *value, int attribute, void *ptr), (value, attribute, ptr), NOTHING, NOTHING)
+HIP_WRAP(hipSignalExternalSemaphoresAsync, "hip_4.3", (void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream), (extSemArray, paramsArray, numExtSems, stream), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamAttachMemAsync, "hip_4.2", (void *stream, void *dev_ptr, size_t length, unsigned int flags), (stream, dev_ptr, length, flags), NOTHING, (STREAM(stream), r_.bytes = length))
+HIP_WRAP(hipStreamBatchMemOp, "hip_6.4", (void *stream, unsigned int count, void *paramArray, unsigned int flags), (stream, count, paramArray, flags), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamGetDevice, "hip_4.2", (void *stream, void *device), (stream, device), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamWaitValue32, "hip_4.4", (void *stream, void *ptr, unsigned int value, unsigned int flags, unsigned int mask), (stream, ptr, value, flags, mask), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamWaitValue64, "hip_4.4", (void *stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask), (stream, ptr, value, flags, mask), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamWriteValue32, "hip_4.4", (void *stream, void *ptr, unsigned int value, unsigned int flags), (stream, ptr, value, flags), NOTHING, STREAM(stream))
+HIP_WRAP(hipStreamWriteValue64, "hip_4.4", (void *stream, void *ptr, uint64_t value, unsigned int flags), (stream, ptr, value, flags), NOTHING, STREAM(stream))
+HIP_WRAP(hipWaitExternalSemaphoresAsync, "hip_4.3", (void *extSemArray, void *paramsArray, unsigned int numExtSems, void *stream), (extSemArray, paramsArray, numExtSems, stream), NOTHING, STREAM(stream))
+/* clang-format on */
