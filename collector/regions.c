@@ -356,6 +356,64 @@ static void range_stop(uint64_t rid)
                  t);
 }
 
+/* ---- regions on behalf of a runtime's tool interface (ompt.c, kokkos.c) ---- */
+
+uint32_t collector_region_id(const char *name)
+{
+    return collector_g.enabled ? name_id(name) : 0;
+}
+
+int collector_region_push_id(uint32_t id, uint16_t source, uint64_t time_ns)
+{
+    struct region_thread *r = &rt;
+    uint32_t level = r->depth + r->overflow;
+
+    if (!collector_g.enabled)
+        return 0;
+    if (r->depth >= ROCSYS_REGION_DEPTH_MAX || id == 0) { /* counted only, as region_push */
+        r->overflow++;
+        return (int)level;
+    }
+    announce(id);
+    r->ids[r->depth] = id;
+    atomic_signal_fence(memory_order_seq_cst);
+    r->depth = r->depth + 1;
+    write_region(ROCSYS_REC_REGION_BEGIN, 0, id, level, source, time_ns);
+    return (int)level;
+}
+
+int collector_region_pop_at(uint16_t source, uint64_t time_ns)
+{
+    struct region_thread *r = &rt;
+    uint32_t id, level;
+
+    if (!collector_g.enabled)
+        return 0;
+    if (r->overflow) {
+        r->overflow--;
+        return (int)(r->depth + r->overflow);
+    }
+    if (r->depth == 0)
+        return -1;
+    level = r->depth - 1;
+    id = r->ids[level];
+    r->depth = level;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (id)
+        write_region(ROCSYS_REC_REGION_END, 0, id, level, source, time_ns);
+    return (int)level;
+}
+
+int collector_region_push_name(const char *name, uint16_t source)
+{
+    return region_push(name, source);
+}
+
+int collector_region_pop(uint16_t source)
+{
+    return region_pop(source);
+}
+
 /* In a fork child: the front end knows no names of the new process yet. */
 static void regions_after_fork_child(void)
 {
