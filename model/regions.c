@@ -178,43 +178,50 @@ static void site_name(const struct sym_frame *fr, int n, char *buf, size_t cap)
         snprintf(buf, cap, "omp parallel %s", fr[0].function);
 }
 
+/* Resolve string k's OpenMP site: 1 when named (now or before), 0 while the file of its
+ * address is being loaded and not final. The spans held for it go to the sink. */
+static int site_resolve(struct model *m, struct model_regions *r, uint32_t k, int final)
+{
+    struct region_str *s = &r->strs[k];
+    struct sym_frame fr[16];
+    char name[ROCSYS_REGION_NAME_MAX + 200];
+    const char *old;
+    size_t kept = 0;
+    int n;
+
+    if (!s->site_pc)
+        return 1;
+    n = symbolizer_lookup(model_symbolizer(m), s->site_pid, s->site_pc, 1, fr, 16);
+    if (n < 0 && !final)
+        return 0;
+    if (n > 0 && fr[0].function)
+        site_name(fr, n, name, sizeof(name));
+    else /* no module covers it: the address stays */
+        snprintf(name, sizeof(name), "omp parallel %#llx", (unsigned long long)s->site_pc);
+    old = s->name;
+    s->site_pc = 0;
+    r->pending--;
+    str_rename(r, k, name);
+    s = &r->strs[k];
+    for (size_t i = 0; i < r->nheld; i++) {
+        struct model_region_span sp = r->held[i];
+        if (sp.name == old) {
+            sp.name = s->name;
+            if (r->sink)
+                r->sink(r->sink_ctx, &sp);
+        } else
+            r->held[kept++] = sp;
+    }
+    r->nheld = kept;
+    return 1;
+}
+
 void model_regions_resolve(struct model *m, int final)
 {
     struct model_regions *r = m->regions;
-    struct sym_frame fr[16];
-    char name[ROCSYS_REGION_NAME_MAX + 200];
 
-    if (!r || !r->pending)
-        return;
-    for (size_t k = 0; k < r->nstrs; k++) {
-        struct region_str *s = &r->strs[k];
-        int n;
-        if (!s->site_pc)
-            continue;
-        n = symbolizer_lookup(model_symbolizer(m), s->site_pid, s->site_pc, 1, fr, 16);
-        if (n < 0 && !final)
-            continue;
-        if (n > 0 && fr[0].function)
-            site_name(fr, n, name, sizeof(name));
-        else /* no module covers it: the address stays */
-            snprintf(name, sizeof(name), "omp parallel %#llx", (unsigned long long)s->site_pc);
-        const char *old = s->name;
-        s->site_pc = 0;
-        r->pending--;
-        str_rename(r, (uint32_t)k, name);
-        /* the spans that waited for this name */
-        size_t kept = 0;
-        for (size_t i = 0; i < r->nheld; i++) {
-            struct model_region_span sp = r->held[i];
-            if (sp.name == old) {
-                sp.name = s->name;
-                if (r->sink)
-                    r->sink(r->sink_ctx, &sp);
-            } else
-                r->held[kept++] = sp;
-        }
-        r->nheld = kept;
-    }
+    for (size_t k = 0; r && r->pending && k < r->nstrs; k++)
+        site_resolve(m, r, (uint32_t)k, final);
 }
 
 /* Key of (pid, id) in id_map. */
@@ -525,8 +532,10 @@ int model_regions_frame(struct model *m, uint32_t pid, uint64_t pc, int final_tr
         return 0;
     r = regions(m);
     s = str_of(r, pid, id);
-    if ((s < 0 || r->strs[s].site_pc) && !final_try)
-        return -1; /* unknown, or an OpenMP site not resolved yet */
+    if (s >= 0 && !site_resolve(m, r, (uint32_t)s, 0))
+        return -1; /* an OpenMP site whose file is being loaded: waits, as such files' frames */
+    if (s < 0 && !final_try)
+        return -1;
     if (s < 0)
         s = str_of_or_placeholder(r, pid, id);
     memset(out, 0, sizeof(*out));
