@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collector/protocol.h"
@@ -249,10 +250,37 @@ static uint32_t str_of_or_placeholder(struct model_regions *r, uint32_t pid, uin
     return str_intern(r, buf);
 }
 
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* A Kokkos kernel without a label is named by its functor's type (typeid's mangled name, e.g.
+ * "Z4mainEUliE_"): "Kokkos::parallel_for main::{lambda(int)#1}" in buf; else name itself. */
+static const char *kokkos_demangled(const char *name, char *buf, size_t cap)
+{
+    static const char *const kinds[] = {"Kokkos::parallel_for ", "Kokkos::parallel_reduce ",
+                                        "Kokkos::parallel_scan "};
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        size_t n = strlen(kinds[k]), len;
+        const char *t = name + n;
+        if (strncmp(name, kinds[k], n) != 0 || (t[0] != 'N' && t[0] != 'Z'))
+            continue;
+        len = strlen(t);
+        if (len < 4 || (t[len - 1] != 'E' && t[len - 1] != '_') || !strpbrk(t, "0123456789"))
+            return name;
+        int status = -1;
+        char *d = __cxa_demangle(t, NULL, NULL, &status);
+        if (status == 0 && d)
+            snprintf(buf, cap, "%s%s", kinds[k], d);
+        free(d);
+        return status == 0 ? buf : name;
+    }
+    return name;
+}
+
 void model_region_name(struct model *m, uint32_t pid, uint32_t id, const char *name)
 {
     struct model_regions *r = regions(m);
-    uint32_t s = str_intern(r, name);
+    char demangled[ROCSYS_REGION_NAME_MAX + 400];
+    uint32_t s = str_intern(r, kokkos_demangled(name, demangled, sizeof(demangled)));
     *hashmap_slot(&r->id_map, id_key(pid, id), 1) = s + 1;
 }
 

@@ -55,6 +55,13 @@ read -r b _ < <(region "Kokkos::deep_copy x_host <- x" || true) || true
 seen=$(grep -o 'Kokkos::deep_copy .*' "$WORK/last" | sort | uniq -c | tr '\n' ';' || true)
 check "deep copies: x <- x_host ${a:-0} + x_host <- x ${b:-0} = the program's $want (regions: ${seen:-none})" \
     test "$((${a:-0} + ${b:-0}))" = "$want"
+# the unlabeled kernel: Kokkos names it by its functor's type (mangled); shown demangled
+want=$(awk '$1 == "unlabeled" {print $2}' "$O")
+got=$(awk '/^== Regions/{r=1; getline; next} /^== /{r=0}
+    r && index($0, "Kokkos::parallel_for main(int, char**)::") && index($0, "lambda(int)") {c += $1} END{print c+0}' "$WORK/last")
+seen=$(grep -o 'Kokkos::parallel_for [^ ]*' "$WORK/last" | grep -v 'axpy' | sort -u | head -n 3 | tr '\n' ';' || true)
+check "unlabeled kernel: named 'Kokkos::parallel_for main(int, char**)::{lambda(int)#N}' (newer demanglers: <lambda(int)>), $got instances as the program ran ($want) (seen: $seen)" \
+    test "$got" = "$want"
 read -r got _ < <(region "solver" || true) || true
 check "profiling region solver: ${got:-none}, as the program ran (1)" test "${got:-x}" = 1
 check "call tree: the kernels under [region] solver" \

@@ -1,11 +1,12 @@
 // Kokkos test program with known kernel counts (test_kokkos, built in the sid test bed with g++
 // and libkokkos-dev): inside the profiling region "solver", STEPS steps of parallel_for "axpy",
 // parallel_reduce "dot" every step, parallel_scan "prefix" every other step, a named fence
-// "step fence" per step, and deep copies between the views "x" and "x_host" before and after.
+// "step fence" per step, and deep copies between the views "x" and "x_host" before and after,
+// then twice a parallel_for without a label (Kokkos names it by the lambda's type).
 // Prints what it ran and how long each kind of kernel took in all (steady_clock around each call;
 // the OpenMP and Serial backends return when the kernel is done):
 //   kernel NAME COUNT TOTAL_MS
-//   fence step fence COUNT / deep_copy COUNT / region solver 1
+//   fence step fence COUNT / deep_copy COUNT / region solver 1 / unlabeled 2
 #include <Kokkos_Core.hpp>
 #include <chrono>
 #include <cstdio>
@@ -62,6 +63,8 @@ int main(int argc, char **argv)
         }
         Kokkos::deep_copy(x_host, x);
         n_copy++;
+        for (int k = 0; k < 2; k++) // no label: Kokkos names it by the lambda's type
+            Kokkos::parallel_for(N, KOKKOS_LAMBDA(int i) { y(i) = 0; });
         Kokkos::Profiling::popRegion();
         std::printf("kernel axpy %d %.3f\n", n_axpy, t_axpy);
         std::printf("kernel dot %d %.3f\n", n_dot, t_dot);
@@ -69,6 +72,7 @@ int main(int argc, char **argv)
         std::printf("fence step fence %d\n", n_fence);
         std::printf("deep_copy %d\n", n_copy);
         std::printf("region solver 1\n");
+        std::printf("unlabeled 2\n");
     }
     Kokkos::finalize();
     return 0;
