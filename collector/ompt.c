@@ -299,8 +299,9 @@ static void on_sync_region_wait(int kind, int endpoint, omp_data_t *parallel, om
     }
     if (!e)
         return;
-    if (!parallel || !parallel->ptr) {
-        worker_close(e);
+    if (!parallel || !parallel->ptr || kind == OMP_SYNC_BARRIER_IMPLICIT_PARALLEL) {
+        worker_close(e); /* the closing barrier's wait: counted from the arrival at the end */
+        ot.wait_begin_ns = 0;
         return;
     }
     if (parallel->ptr != e->team || e->index >= TEAM_THREADS || !ot.wait_begin_ns)
