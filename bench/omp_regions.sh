@@ -23,7 +23,10 @@ positive_int RUNS "$runs"
 rocsys_top=$build/rocsys-top
 [[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
 clang=""
-for c in clang-14 clang; do command -v "$c" > /dev/null && { clang=$c; break; }; done
+# clang, else the newest clang-N on PATH (Debian installs clang-14, clang-19, ...)
+for c in clang $(compgen -c clang- | grep -E '^clang-[0-9]+$' | sort -t- -k2 -rn | uniq); do
+    command -v "$c" > /dev/null && { clang=$c; break; }
+done
 [[ -n $clang ]] || die "no clang (Debian: clang-14 libomp-dev)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-bench-omp.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -27,7 +27,10 @@ csv_col() {
 csv_name() { awk 'NR == 2 {sub(/^[0-9]+,"/, ""); sub(/",[^"]*$/, ""); print; exit}' "$1"; }
 
 clang=""
-for c in clang-14 clang; do command -v "$c" > /dev/null && { clang=$c; break; }; done
+# clang, else the newest clang-N on PATH (Debian installs clang-14, clang-19, ...)
+for c in clang $(compgen -c clang- | grep -E '^clang-[0-9]+$' | sort -t- -k2 -rn | uniq); do
+    command -v "$c" > /dev/null && { clang=$c; break; }
+done
 ran=0
 if [ -z "$clang" ]; then
     echo "SKIP libomp: no clang (Debian: clang-14 libomp-dev)"
