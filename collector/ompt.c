@@ -178,9 +178,10 @@ static void on_parallel_end(omp_data_t *parallel, omp_data_t *task, int flags, c
         rec.taskwait_ns += m->taskwait_ns;
         memset(m, 0, sizeof(*m));
     }
-    if (collector_g.enabled && rec.id) {
+    if (collector_g.enabled) { /* the region pushed at parallel begin (counted only if no id) */
         collector_region_pop_at(ROCSYS_REGION_SRC_OMPT, rec.end_ns);
-        collector_write_normal(&rec);
+        if (rec.id) /* a thread without a ring yet claims one, as its regions do */
+            collector_tls.ring.ctl ? collector_write_normal(&rec) : collector_write_any(&rec);
     }
     parallel->ptr = NULL;
     atomic_store_explicit(&t->used, 0, memory_order_release);
