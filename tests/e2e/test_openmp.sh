@@ -65,6 +65,16 @@ else
     rows=$(awk -v n="omp parallel imbalanced (omp_imbalance.c:$line)" '/^== Regions/{r=1; getline; next} /^== /{r=0}
         r && index($0, n) && $1 == 8 {k++} END{print k+0}' "$WORK/llvm.last")
     check "libomp: Regions view: 8 instances on each of 3 threads ($rows rows)" test "$rows" -ge 3
+    # each worker's region time is its work (to its arrival at the closing barrier): the Regions
+    # view's total on its thread against the program's own sum of that thread's work
+    while read -r _ i _ w _ tid; do
+        [ "$i" = 0 ] && continue # the encountering thread's region spans the whole region
+        got=$(awk -v n="omp parallel imbalanced (omp_imbalance.c:$line)" -v t="$tid" '/^== Regions/{r=1; getline; next} /^== /{r=0}
+            r && index($0, n) && $9 == t {print $2; exit}' "$WORK/llvm.last")
+        tol=$(awk -v w="$w" 'BEGIN{print w * 0.05 + 2}')
+        check "libomp: thread $i (tid $tid): its region time ${got:-none} ms is its work, $w ms (within $tol)" \
+            within "${got:-}" "$w" "$tol"
+    done < <(grep '^thread ' "$O")
     sect=$(awk -v n="omp parallel imbalanced (omp_imbalance.c:$line)" '/^== OpenMP parallel regions/{r=1; getline; next} /^== /{r=0}
         r && index($0, n) {print $1, $2, $4; exit}' "$WORK/llvm.last")
     check "libomp: the OpenMP section: 8 instances, 3 threads, imbalance $imb (got '$sect')" \

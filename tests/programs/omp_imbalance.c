@@ -5,16 +5,19 @@
  * region's body to the end of its spin, at which it arrives at the closing barrier), and the
  * encountering thread the region's wall time (just before and after the construct). Prints:
  *   pragma_line L                      the source line of the parallel construct
- *   thread I work_ms W                 each thread's work, summed over the regions
+ *   thread I work_ms W tid T           each thread's work, summed over the regions, and its
+ *                                      thread id (the team's threads are the same each time)
  *   regions R threads N                what ran
  *   imbalance_pct P                    100 x sum(max work - mean work) / sum(max work)
  *   barrier_pct B                      100 x sum over threads(region end - its work's end) /
  *                                      sum(N x wall): the threads' share in the closing barrier
  * Built with clang -fopenmp (LLVM libomp, OMPT) or gcc -fopenmp (libgomp) by the test. */
+#define _GNU_SOURCE
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define THREADS 3
 #define REGIONS 8
@@ -38,6 +41,7 @@ static void spin_cpu(double ms)
             x += (unsigned long)i;
 }
 
+static int tids[THREADS];
 static double work_ms[THREADS], sum_max_ms, sum_mean_ms, sum_wait_ms, sum_team_ms;
 static int pragma_line;
 
@@ -55,6 +59,7 @@ static void imbalanced(void)
             spin_cpu((double)(i + 1) * UNIT_MS);
             done[i] = now_ms(CLOCK_MONOTONIC);
             w[i] = done[i] - t0;
+            tids[i] = (int)gettid();
         }
         after = now_ms(CLOCK_MONOTONIC);
         for (int i = 0; i < THREADS; i++) {
@@ -76,7 +81,7 @@ int main(void)
     imbalanced();
     printf("pragma_line %d\n", pragma_line);
     for (int i = 0; i < THREADS; i++)
-        printf("thread %d work_ms %.3f\n", i, work_ms[i]);
+        printf("thread %d work_ms %.3f tid %d\n", i, work_ms[i], tids[i]);
     printf("regions %d threads %d\n", REGIONS, THREADS);
     printf("imbalance_pct %.2f\n", 100.0 * (sum_max_ms - sum_mean_ms) / sum_max_ms);
     printf("barrier_pct %.2f\n", 100.0 * sum_wait_ms / sum_team_ms);
