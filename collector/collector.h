@@ -205,8 +205,9 @@ uint64_t collector_hip_current_launch(void);
 
 /* regions.c, for the tool interfaces of runtimes (ompt.c, kokkos.c): the name id of name
  * (interned; 0 when dormant or the table is full); push region id on the calling thread at
- * time_ns (announcing its name first), pop its innermost region at time_ns; and push / pop by
- * name at the current time. Each returns the nesting level (pop: -1 when none is open). */
+ * time_ns (0: now; its name announced first), pop its innermost region at time_ns (0: now); and
+ * push / pop by name at the current time. Each returns the nesting level (pop: -1 when none is
+ * open). */
 uint32_t collector_region_id(const char *name);
 int collector_region_push_id(uint32_t id, uint16_t source, uint64_t time_ns);
 int collector_region_pop_at(uint16_t source, uint64_t time_ns);
