@@ -84,6 +84,8 @@ int record_open(const char *path, int nofollow);
 FILE *record_fopen(const char *path);
 /* Flush and close f: 0, or the errno of a write that failed (for the FILE-based writers). */
 int record_fclose(FILE *f);
+/* s as a quoted CSV field (a quote inside doubled), on f (writer_kernels.c). */
+void record_csv_string(FILE *f, const char *s);
 /* Flush f: 0, or the errno of a write that failed. */
 int record_fflush(FILE *f);
 

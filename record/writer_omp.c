@@ -42,18 +42,6 @@ static void omp_event(struct record_writer *w, const struct record_event *ev)
     (void)w, (void)ev;
 }
 
-/* The region name as a quoted CSV field. */
-static void put_quoted(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static int omp_close(struct record_writer *w, struct model *m, const struct record_end *end)
 {
     int n, err;
@@ -62,7 +50,7 @@ static int omp_close(struct record_writer *w, struct model *m, const struct reco
     (void)end;
     for (int i = 0; i < n; i++) {
         fprintf(w->f, "%u,", (unsigned)s[i].pid);
-        put_quoted(w->f, s[i].name);
+        record_csv_string(w->f, s[i].name);
         fprintf(w->f, ",%llu,%u,%.3f,%.3f,%.3f,%.2f,%.3f,%.2f,%.3f\n",
                 (unsigned long long)s[i].count, (unsigned)s[i].threads, (double)s[i].wall_ns / 1e6,
                 (double)s[i].work_max_ns / 1e6, (double)s[i].work_mean_ns / 1e6,
