@@ -203,4 +203,15 @@ void collector_write_name(uint32_t type, uint64_t key, const char *name, size_t 
 /* The correlation id of the HIP launch the calling thread is inside right now, or 0. */
 uint64_t collector_hip_current_launch(void);
 
+/* regions.c, for the tool interfaces of runtimes (ompt.c, kokkos.c): the name id of name
+ * (interned; 0 when dormant or the table is full); push region id on the calling thread at
+ * time_ns (0: now; its name announced first), pop its innermost region at time_ns (0: now); and
+ * push / pop by name at the current time. Each returns the nesting level (pop: -1 when none is
+ * open). */
+uint32_t collector_region_id(const char *name);
+int collector_region_push_id(uint32_t id, uint16_t source, uint64_t time_ns);
+int collector_region_pop_at(uint16_t source, uint64_t time_ns);
+int collector_region_push_name(const char *name, uint16_t source);
+int collector_region_pop(uint16_t source);
+
 #endif

@@ -17,6 +17,7 @@
  *   0x0020-0x002f  modules                0x0030-0x003f  CPU samples
  *   0x0040-0x005f  HIP API                0x0060-0x007f  HSA dispatches
  *   0x0080-0x009f  user regions          0x00a0-0x00af  Python (CPython frames)
+ *   0x00d0-0x00df  OpenMP (OMPT) and Kokkos Tools
  * A reader skips record types it does not know (their size is always valid).
  *
  * Flow control (version 2): a producer whose ring passes half full bumps the header's doorbell
@@ -37,7 +38,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 7
+#define ROCSYS_PROTOCOL_VERSION 8
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -145,6 +146,7 @@ enum rocsys_rec_type {
     ROCSYS_REC_SAMPLING = 0x0086,     /* struct rocsys_rec_region: flags = ROCSYS_SAMPLING_* */
     ROCSYS_REC_PY_INFO = 0x00a0,      /* struct rocsys_rec_py_info */
     ROCSYS_REC_PY_CODE = 0x00a1,      /* struct rocsys_rec_py_code */
+    ROCSYS_REC_OMP_PARALLEL = 0x00d0, /* struct rocsys_rec_omp_parallel */
 };
 
 /* PROC_START: a collector instance began in a process image (after exec or fork). */
@@ -272,6 +274,8 @@ struct rocsys_rec_region {
 #define ROCSYS_REGION_SRC_ROCSYS     0 /* rocsys_user_* */
 #define ROCSYS_REGION_SRC_ROCTX      1 /* roctx* */
 #define ROCSYS_REGION_SRC_ROCPROFSYS 2 /* rocprofsys_user_* */
+#define ROCSYS_REGION_SRC_OMPT       3 /* an OpenMP parallel region (OMPT, collector/ompt.c) */
+#define ROCSYS_REGION_SRC_KOKKOS     4 /* a Kokkos kernel, fence, copy or region (kokkos.c) */
 #define ROCSYS_REGION_ERR_UNBALANCED 1 /* a pop with no open region */
 #define ROCSYS_REGION_ERR_TOO_DEEP   2 /* a push deeper than ROCSYS_REGION_DEPTH_MAX */
 #define ROCSYS_REGION_ERR_NAMES_FULL 3 /* the name table is full: the push is counted only */
@@ -288,6 +292,30 @@ struct rocsys_rec_region_range {
     uint32_t start_tid; /* thread that started it */
     uint64_t begin_ns;
     uint64_t end_ns;
+};
+
+/* ---- OpenMP and Kokkos (0x00d0-0x00df) ----
+ * An OpenMP parallel region is a user region (REGION_BEGIN/END, source ROCSYS_REGION_SRC_OMPT)
+ * named "omp parallel @PID:0xADDR": ADDR is the region's codeptr_ra (the return address of the
+ * runtime call that forks the team, in the function the construct is written in), which the
+ * front end symbolizes into "omp parallel FUNCTION (FILE:LINE)". The encountering thread's
+ * instance spans the whole region (parallel begin to end); each other thread's, its implicit
+ * task up to its arrival at the region's closing barrier. A Kokkos kernel, fence, deep copy or
+ * profiling region is a user region of source ROCSYS_REGION_SRC_KOKKOS. */
+#define ROCSYS_OMP_NAME_PREFIX "omp parallel @"
+
+/* OMP_PARALLEL: one parallel region instance ended; in the encountering thread's ring. Per
+ * thread of the team: work = its time in the region minus its waits (barriers, task waits). */
+struct rocsys_rec_omp_parallel {
+    struct rocsys_rec_header h;
+    uint32_t id;          /* the region's name id (REGION_NAME) */
+    uint32_t nthreads;    /* threads of the team that reported */
+    uint64_t begin_ns;    /* parallel begin, CLOCK_MONOTONIC */
+    uint64_t end_ns;      /* parallel end */
+    uint64_t work_max_ns; /* the longest work of a thread */
+    uint64_t work_sum_ns; /* the threads' work, summed */
+    uint64_t barrier_ns;  /* time in barriers (implicit, explicit), summed over the threads */
+    uint64_t taskwait_ns; /* time in taskwait / taskgroup waits, summed */
 };
 
 /* ---- Python (0x00a0-0x00af) ----

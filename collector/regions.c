@@ -215,15 +215,13 @@ static void announce(uint32_t id)
         rt.announced[(id - 1) / 64] |= bit;
 }
 
-/* Push a region on the calling thread; returns its nesting level (0 = outermost). */
-static int region_push(const char *name, uint16_t source)
+/* Push region id (0: a name that could not be interned, kept so that pops pair) on the calling
+ * thread at time_ns (0: now, after its name is announced); returns its nesting level. */
+static int push_at(uint32_t id, uint16_t source, uint64_t time_ns)
 {
     struct region_thread *r = &rt;
-    uint32_t level = r->depth + r->overflow, id;
-    uint64_t t;
+    uint32_t level = r->depth + r->overflow;
 
-    if (!collector_g.enabled)
-        return 0;
     if (r->depth >= ROCSYS_REGION_DEPTH_MAX) {
         r->overflow++;
         if (!r->too_deep_reported) {
@@ -233,25 +231,38 @@ static int region_push(const char *name, uint16_t source)
         }
         return (int)level;
     }
-    id = name_id(name ? name : "(null)");
-    if (id == 0)
-        write_region(ROCSYS_REC_REGION_ERROR, ROCSYS_REGION_ERR_NAMES_FULL, 0, level, source,
-                     collector_now_ns());
     announce(id);
-    t = collector_now_ns();
+    if (!time_ns)
+        time_ns = collector_now_ns();
     r->ids[r->depth] = id;
     atomic_signal_fence(memory_order_seq_cst); /* the handler sees the id before the depth */
     r->depth = r->depth + 1;
     if (id)
-        write_region(ROCSYS_REC_REGION_BEGIN, 0, id, level, source, t);
+        write_region(ROCSYS_REC_REGION_BEGIN, 0, id, level, source, time_ns);
     return (int)level;
 }
 
-/* Pop the innermost region of the calling thread; returns its level, or -1 if none was open. */
-static int region_pop(uint16_t source)
+/* Push a region on the calling thread; returns its nesting level (0 = outermost). */
+static int region_push(const char *name, uint16_t source)
+{
+    uint32_t id = 0;
+
+    if (!collector_g.enabled)
+        return 0;
+    if (rt.depth < ROCSYS_REGION_DEPTH_MAX) { /* else counted only: no name to intern */
+        id = name_id(name ? name : "(null)");
+        if (id == 0)
+            write_region(ROCSYS_REC_REGION_ERROR, ROCSYS_REGION_ERR_NAMES_FULL, 0,
+                         rt.depth + rt.overflow, source, collector_now_ns());
+    }
+    return push_at(id, source, 0);
+}
+
+/* Pop the innermost region of the calling thread at time_ns (0: now); returns its level, or -1
+ * if none was open (reported as an unbalanced pop when report). */
+static int pop_at(uint16_t source, uint64_t time_ns, int report)
 {
     struct region_thread *r = &rt;
-    uint64_t t;
     uint32_t id, level;
 
     if (!collector_g.enabled)
@@ -260,9 +271,12 @@ static int region_pop(uint16_t source)
         r->overflow--;
         return (int)(r->depth + r->overflow);
     }
-    t = collector_now_ns();
+    if (!time_ns)
+        time_ns = collector_now_ns();
     if (r->depth == 0) {
-        write_region(ROCSYS_REC_REGION_ERROR, ROCSYS_REGION_ERR_UNBALANCED, 0, 0, source, t);
+        if (report)
+            write_region(ROCSYS_REC_REGION_ERROR, ROCSYS_REGION_ERR_UNBALANCED, 0, 0, source,
+                         time_ns);
         return -1;
     }
     level = r->depth - 1;
@@ -270,8 +284,14 @@ static int region_pop(uint16_t source)
     r->depth = level;
     atomic_signal_fence(memory_order_seq_cst);
     if (id)
-        write_region(ROCSYS_REC_REGION_END, 0, id, level, source, t);
+        write_region(ROCSYS_REC_REGION_END, 0, id, level, source, time_ns);
     return (int)level;
+}
+
+/* Pop the innermost region of the calling thread; returns its level, or -1 if none was open. */
+static int region_pop(uint16_t source)
+{
+    return pop_at(source, 0, 1);
 }
 
 /* An instant mark on the calling thread. */
@@ -354,6 +374,33 @@ static void range_stop(uint64_t rid)
     }
     write_region(ROCSYS_REC_REGION_ERROR, ROCSYS_REGION_ERR_RANGES, 0, 0, ROCSYS_REGION_SRC_ROCTX,
                  t);
+}
+
+/* ---- regions on behalf of a runtime's tool interface (ompt.c, kokkos.c) ---- */
+
+uint32_t collector_region_id(const char *name)
+{
+    return collector_g.enabled ? name_id(name) : 0;
+}
+
+int collector_region_push_id(uint32_t id, uint16_t source, uint64_t time_ns)
+{
+    return collector_g.enabled ? push_at(id, source, time_ns) : 0;
+}
+
+int collector_region_pop_at(uint16_t source, uint64_t time_ns)
+{
+    return pop_at(source, time_ns, 0); /* a runtime's pairs are its own: no error */
+}
+
+int collector_region_push_name(const char *name, uint16_t source)
+{
+    return region_push(name, source);
+}
+
+int collector_region_pop(uint16_t source)
+{
+    return region_pop(source);
 }
 
 /* In a fork child: the front end knows no names of the new process yet. */

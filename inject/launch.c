@@ -210,6 +210,8 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
         dup2(err_pipe[1], 2);
         add_to_list("LD_PRELOAD", collector, 1, ':');
         add_to_list("HSA_TOOLS_LIB", collector, 0, ' ');
+        if (!getenv("KOKKOS_TOOLS_LIBS")) /* Kokkos Tools: the collector's kokkosp_* */
+            setenv("KOKKOS_TOOLS_LIBS", collector, 1);
         if (python_dir[0])
             add_to_list("PYTHONPATH", python_dir, 1, ':');
         for (char *const *e = env_extra; e && *e; e++) {

@@ -560,6 +560,10 @@ void model_region_range(struct model *m, uint32_t pid, uint32_t start_tid, uint3
 void model_region_error(struct model *m, int kind);
 /* The program stopped (on = 0) or restarted sampling (thread_only: for one thread). */
 void model_region_sampling(struct model *m, int on, int thread_only);
+/* Name OpenMP parallel regions ("omp parallel @PID:0xADDR" from the collector) by their
+ * source: "omp parallel FUNCTION (FILE:LINE)" once the symbols of ADDR are loaded (final: now,
+ * by address if they are not). Until then their call-tree frames wait and their spans are held. */
+void model_regions_resolve(struct model *m, int final);
 /* Name of region id of process pid ("#ID" until its name is known); stable until model_free. */
 const char *model_region_name_of(struct model *m, uint32_t pid, uint32_t id);
 /* Close the regions still open on a thread that ended, at time_ns. */
@@ -592,6 +596,32 @@ void model_regions_summary(const struct model *m, struct model_regions_summary *
  * -1 if its name is not known yet and not final_try. */
 int model_regions_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try,
                         struct sym_frame *out);
+
+/* ---- OpenMP parallel regions (model/omp.c) ----
+ * Sums of the OMP_PARALLEL records per (process, region name id). Imbalance: the time the
+ * slowest thread's work exceeds the threads' mean, as a share of the slowest's, summed over the
+ * instances; barrier: the threads' time in barriers as a share of their time in the region. */
+struct rocsys_rec_omp_parallel;
+struct model_omp_stats {
+    uint32_t pid, id;
+    const char *name;                   /* filled by model_omp_stats */
+    uint64_t count;                     /* instances */
+    uint32_t threads;                   /* the largest team */
+    uint64_t wall_ns;                   /* parallel begin to end, summed */
+    uint64_t work_max_ns, work_mean_ns; /* per instance: the slowest thread's, the mean; summed */
+    uint64_t work_ns;                   /* all threads' work */
+    uint64_t barrier_ns, taskwait_ns;   /* all threads' waits */
+    uint64_t thread_ns;                 /* threads x wall time, summed */
+};
+void model_omp_parallel(struct model *m, uint32_t pid, const struct rocsys_rec_omp_parallel *r);
+/* The regions, in no particular order (names filled); valid until the next input. */
+const struct model_omp_stats *model_omp_stats(struct model *m, int *count);
+double model_omp_imbalance_pct(const struct model_omp_stats *s);
+double model_omp_barrier_pct(const struct model_omp_stats *s);
+/* A module the target loaded (path): libgomp is noted. */
+void model_omp_module(struct model *m, const char *path);
+/* The one-line notice about libgomp (no OMPT): 1 and buf filled, or 0. */
+int model_omp_notice(const struct model *m, char *buf, size_t n);
 
 /* ---- GPU kernels, HIP API calls and copies (model/kernels.c) ---- */
 /* Inputs come from the collector's HIP and HSA records; names arrive in their own records, maybe

@@ -178,6 +178,7 @@ struct model {
     struct model_launches *launches; /* launch_paths.c, created on first use */
     struct model_python *python;     /* python.c, created on first use */
     struct model_lines *lines;       /* lines.c, created on first use */
+    struct model_omp *omp;           /* omp.c, created on first use */
     char **states;                   /* states.c: labels of the state pseudo-frames */
     size_t nstates, states_cap;
 };
@@ -195,6 +196,8 @@ void model_output_free(struct model *m);
 
 /* regions.c */
 void model_regions_free(struct model *m);
+/* omp.c */
+void model_omp_free(struct model *m);
 
 /* kernels.c */
 void model_kernels_free(struct model *m);

@@ -61,6 +61,7 @@ void model_free(struct model *m)
     model_output_free(m);
     model_procfs_free(m);
     model_regions_free(m);
+    model_omp_free(m);
     model_kernels_free(m);
     model_launches_free(m);
     model_python_free(m);

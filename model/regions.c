@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collector/protocol.h"
@@ -15,7 +16,10 @@
 /* One distinct region name (interned by content, so equal names are one function). */
 struct region_str {
     char *name;
-    char *label; /* "[region] NAME" */
+    char *label;       /* "[region] NAME" */
+    char *key;         /* the name it was interned by (an OpenMP site's, until it is resolved) */
+    uint32_t site_pid; /* an OpenMP region's "omp parallel @PID:0xADDR" not resolved yet: */
+    uint64_t site_pc;  /* its process and codeptr_ra (0: none pending) */
 };
 
 /* A region open on a thread. */
@@ -47,6 +51,11 @@ struct model_regions {
     model_region_span_fn sink;
     void *sink_ctx;
     struct model_regions_summary sum;
+    char **retired; /* names replaced by their resolved form (views may still point at them) */
+    size_t nretired, retired_cap;
+    struct model_region_span *held; /* spans of unresolved OpenMP regions, for the sink later */
+    size_t nheld, held_cap;
+    size_t pending; /* strings with a site to resolve */
 };
 
 static const char region_module[] = "[region]";
@@ -66,10 +75,16 @@ void model_regions_free(struct model *m)
     if (!r)
         return;
     for (size_t i = 0; i < r->nstrs; i++) {
+        if (r->strs[i].key != r->strs[i].name)
+            free(r->strs[i].key);
         free(r->strs[i].name);
         free(r->strs[i].label);
     }
     free(r->strs);
+    for (size_t i = 0; i < r->nretired; i++)
+        free(r->retired[i]);
+    free(r->retired);
+    free(r->held);
     for (size_t i = 0; i < r->nthreads; i++)
         free(r->threads[i].stack);
     free(r->threads);
@@ -92,7 +107,7 @@ static uint32_t str_intern(struct model_regions *r, const char *name)
     uint32_t *slot = hashmap_slot(&r->str_map, key, 1);
 
     while (*slot != 0) {
-        if (strcmp(r->strs[*slot - 1].name, name) == 0)
+        if (strcmp(r->strs[*slot - 1].key, name) == 0)
             return *slot - 1;
         key = hashmap_mix(key + 1); /* a collision of hashes: probe the next key */
         slot = hashmap_slot(&r->str_map, key, 1);
@@ -100,11 +115,114 @@ static uint32_t str_intern(struct model_regions *r, const char *name)
     xgrow(&r->strs, &r->str_cap, r->nstrs + 1, sizeof(*r->strs));
     struct region_str *s = &r->strs[r->nstrs];
     size_t len = strlen(name);
+    memset(s, 0, sizeof(*s));
     s->name = xstrdup(name);
+    s->key = s->name;
     s->label = xmalloc(len + sizeof("[region] "));
     snprintf(s->label, len + sizeof("[region] "), "[region] %s", name);
     *slot = (uint32_t)++r->nstrs;
+    if (strncmp(name, ROCSYS_OMP_NAME_PREFIX, strlen(ROCSYS_OMP_NAME_PREFIX)) == 0) {
+        unsigned pid;
+        unsigned long long pc;
+        if (sscanf(name + strlen(ROCSYS_OMP_NAME_PREFIX), "%u:%llx", &pid, &pc) == 2 && pc) {
+            s->site_pid = pid;
+            s->site_pc = pc;
+            r->pending++;
+        }
+    }
     return *slot - 1;
+}
+
+/* Give string k its resolved name: statistics and held spans take it, the old text is kept
+ * (views' snapshots may point at it) until the model is freed. */
+static void str_rename(struct model_regions *r, uint32_t k, const char *name)
+{
+    struct region_str *s = &r->strs[k];
+    char *old = s->name;
+    size_t len = strlen(name);
+
+    xgrow(&r->retired, &r->retired_cap, r->nretired + 2, sizeof(*r->retired));
+    r->retired[r->nretired++] = s->label; /* frames symbolized before may point at it */
+    s->name = xstrdup(name);
+    s->label = xmalloc(len + sizeof("[region] "));
+    snprintf(s->label, len + sizeof("[region] "), "[region] %s", name);
+    for (size_t i = 0; i < r->nstats; i++)
+        if (r->stats[i].name == old)
+            r->stats[i].name = s->name;
+    if (old != s->key)
+        r->retired[r->nretired++] = old;
+}
+
+/* Whether a completed span must wait for its region's name (an unresolved OpenMP site). */
+static int span_held(struct model_regions *r, const struct model_region_span *sp)
+{
+    for (size_t i = 0; r->pending && i < r->nstrs; i++)
+        if (r->strs[i].site_pc && r->strs[i].name == sp->name) {
+            xgrow(&r->held, &r->held_cap, r->nheld + 1, sizeof(*r->held));
+            r->held[r->nheld++] = *sp;
+            return 1;
+        }
+    return 0;
+}
+
+/* "omp parallel FUNCTION (FILE:LINE)" for an OpenMP site whose frames are fr[0..n) (the
+ * innermost is where the construct is written). */
+static void site_name(const struct sym_frame *fr, int n, char *buf, size_t cap)
+{
+    const char *file = fr[0].file ? strrchr(fr[0].file, '/') : NULL;
+
+    file = file ? file + 1 : fr[0].file;
+    (void)n;
+    if (file && fr[0].line)
+        snprintf(buf, cap, "omp parallel %s (%s:%d)", fr[0].function, file, fr[0].line);
+    else
+        snprintf(buf, cap, "omp parallel %s", fr[0].function);
+}
+
+/* Resolve string k's OpenMP site: 1 when named (now or before), 0 while the file of its
+ * address is being loaded and not final. The spans held for it go to the sink. */
+static int site_resolve(struct model *m, struct model_regions *r, uint32_t k, int final)
+{
+    struct region_str *s = &r->strs[k];
+    struct sym_frame fr[16];
+    char name[ROCSYS_REGION_NAME_MAX + 200];
+    const char *old;
+    size_t kept = 0;
+    int n;
+
+    if (!s->site_pc)
+        return 1;
+    n = symbolizer_lookup(model_symbolizer(m), s->site_pid, s->site_pc, 1, fr, 16);
+    if (n < 0 && !final)
+        return 0;
+    if (n > 0 && fr[0].function)
+        site_name(fr, n, name, sizeof(name));
+    else /* no module covers it: the address stays */
+        snprintf(name, sizeof(name), "omp parallel %#llx", (unsigned long long)s->site_pc);
+    old = s->name;
+    s->site_pc = 0;
+    r->pending--;
+    str_rename(r, k, name);
+    s = &r->strs[k];
+    for (size_t i = 0; i < r->nheld; i++) {
+        struct model_region_span sp = r->held[i];
+        if (sp.name == old) {
+            sp.name = s->name;
+            if (r->sink)
+                r->sink(r->sink_ctx, &sp);
+        } else
+            r->held[kept++] = sp;
+    }
+    r->nheld = kept;
+    return 1;
+}
+
+void model_regions_resolve(struct model *m, int final)
+{
+    struct model_regions *r = m->regions;
+
+    for (size_t k = 0; r && r->pending && k < r->nstrs; k++)
+        site_resolve(m, r, (uint32_t)k, final);
 }
 
 /* Key of (pid, id) in id_map. */
@@ -132,10 +250,37 @@ static uint32_t str_of_or_placeholder(struct model_regions *r, uint32_t pid, uin
     return str_intern(r, buf);
 }
 
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* A Kokkos kernel without a label is named by its functor's type (typeid's mangled name, e.g.
+ * "Z4mainEUliE_"): "Kokkos::parallel_for main::{lambda(int)#1}" in buf; else name itself. */
+static const char *kokkos_demangled(const char *name, char *buf, size_t cap)
+{
+    static const char *const kinds[] = {"Kokkos::parallel_for ", "Kokkos::parallel_reduce ",
+                                        "Kokkos::parallel_scan "};
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        size_t n = strlen(kinds[k]), len;
+        const char *t = name + n;
+        if (strncmp(name, kinds[k], n) != 0 || (t[0] != 'N' && t[0] != 'Z'))
+            continue;
+        len = strlen(t);
+        if (len < 4 || (t[len - 1] != 'E' && t[len - 1] != '_') || !strpbrk(t, "0123456789"))
+            return name;
+        int status = -1;
+        char *d = __cxa_demangle(t, NULL, NULL, &status);
+        if (status == 0 && d)
+            snprintf(buf, cap, "%s%s", kinds[k], d);
+        free(d);
+        return status == 0 ? buf : name;
+    }
+    return name;
+}
+
 void model_region_name(struct model *m, uint32_t pid, uint32_t id, const char *name)
 {
     struct model_regions *r = regions(m);
-    uint32_t s = str_intern(r, name);
+    char demangled[ROCSYS_REGION_NAME_MAX + 400];
+    uint32_t s = str_intern(r, kokkos_demangled(name, demangled, sizeof(demangled)));
     *hashmap_slot(&r->id_map, id_key(pid, id), 1) = s + 1;
 }
 
@@ -232,7 +377,8 @@ static void complete_top(struct model_regions *r, struct region_thread *t, uint6
                                          .begin_ns = o->begin_ns,
                                          .end_ns = o->begin_ns + d,
                                          .closed_at_exit = at_exit};
-        r->sink(r->sink_ctx, &span);
+        if (!span_held(r, &span))
+            r->sink(r->sink_ctx, &span);
     }
 }
 
@@ -414,6 +560,8 @@ int model_regions_frame(struct model *m, uint32_t pid, uint64_t pc, int final_tr
         return 0;
     r = regions(m);
     s = str_of(r, pid, id);
+    if (s >= 0 && !site_resolve(m, r, (uint32_t)s, 0))
+        return -1; /* an OpenMP site whose file is being loaded: waits, as such files' frames */
     if (s < 0 && !final_try)
         return -1;
     if (s < 0)

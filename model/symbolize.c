@@ -194,10 +194,38 @@ static const char *intern(struct symbolizer *s, const char *str)
     return t->slots[j];
 }
 
+/* GCC's outlined OpenMP region bodies ("foo._omp_fn.3", demangled C++ "foo() [clone
+ * ._omp_fn.3]"): "foo [omp parallel 3]" in buf (libgomp has no tool interface; the frame is
+ * what names the region). Returns buf, or name when it is not one. */
+static const char *omp_outlined_name(const char *name, char *buf, size_t cap)
+{
+    const char *p = strstr(name, "._omp_fn."), *n, *end;
+    size_t keep;
+
+    if (!p)
+        return name;
+    n = p + strlen("._omp_fn.");
+    end = n;
+    while (*end >= '0' && *end <= '9')
+        end++;
+    if (end == n)
+        return name;
+    keep = (size_t)(p - name);
+    if (keep >= strlen(" [clone ") && strncmp(p - strlen(" [clone "), " [clone ", 8) == 0 &&
+        *end == ']' && end[1] == '\0')
+        keep -= strlen(" [clone ");
+    else if (*end != '\0')
+        return name;
+    snprintf(buf, cap, "%.*s [omp parallel %.*s]", (int)keep, name, (int)(end - n), n);
+    return buf;
+}
+
 /* Interned, demangled form of an ELF or DWARF linkage name (non-C++ names unchanged), without
- * an ELF symbol version ("clock_gettime@@GLIBC_2.17" -> "clock_gettime"). */
+ * an ELF symbol version ("clock_gettime@@GLIBC_2.17" -> "clock_gettime"); GCC's outlined
+ * OpenMP bodies as "foo [omp parallel N]". */
 static const char *intern_demangled(struct symbolizer *s, const char *name)
 {
+    char omp[512];
     const char *out;
     char *dem = NULL, *plain = NULL;
     int status = -1;
@@ -211,7 +239,7 @@ static const char *intern_demangled(struct symbolizer *s, const char *name)
     }
     if (name[0] == '_' && name[1] == 'Z')
         dem = __cxa_demangle(name, NULL, NULL, &status);
-    out = intern(s, status == 0 && dem ? dem : name);
+    out = intern(s, omp_outlined_name(status == 0 && dem ? dem : name, omp, sizeof(omp)));
     free(dem);
     free(plain);
     return out;

@@ -84,6 +84,8 @@ int record_open(const char *path, int nofollow);
 FILE *record_fopen(const char *path);
 /* Flush and close f: 0, or the errno of a write that failed (for the FILE-based writers). */
 int record_fclose(FILE *f);
+/* s as a quoted CSV field (a quote inside doubled), on f (writer_kernels.c). */
+void record_csv_string(FILE *f, const char *s);
 /* Flush f: 0, or the errno of a write that failed. */
 int record_fflush(FILE *f);
 
@@ -96,6 +98,7 @@ extern const struct record_writer_class record_session_json;  /* what, and how i
 extern const struct record_writer_class record_kernels_csv;   /* kernels.csv (rocprof stats) */
 extern const struct record_writer_class record_hip_api_csv;   /* hip_api.csv (rocprof stats) */
 extern const struct record_writer_class record_copies_csv;    /* copies.csv */
+extern const struct record_writer_class record_omp_csv;       /* omp.csv */
 extern const struct record_writer_class record_perfetto;      /* trace.pftrace (Perfetto) */
 extern const struct record_writer_class record_gpu_csv;       /* gpu.csv: GPU time series */
 extern const struct record_writer_class record_lines_txt;     /* lines.txt: samples per line */

@@ -77,7 +77,7 @@ static void csv_event(struct record_writer *w, const struct record_event *ev)
 }
 
 /* A quoted CSV string. */
-static void put_string(FILE *f, const char *s)
+void record_csv_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -110,7 +110,7 @@ static void write_stats(FILE *f, struct csv_row *rows, int n)
                "\"MaxNs\",\"StdDev\"\n");
     for (int i = 0; i < n; i++) {
         const struct model_duration *d = rows[i].d;
-        put_string(f, rows[i].name);
+        record_csv_string(f, rows[i].name);
         fprintf(f, ",%llu,%llu,%.0f,%.4f,%llu,%llu,%.1f\n", (unsigned long long)d->calls,
                 (unsigned long long)d->total_ns, model_duration_avg_ns(d),
                 total ? 100.0 * (double)d->total_ns / (double)total : 0.0,
@@ -153,9 +153,9 @@ static void write_copies(FILE *f, struct model *m)
                "\"MinNs\",\"MaxNs\"\n");
     for (int i = 0; i < model_copy_count(m); i++) {
         const struct model_copy *c = model_copy_at(m, i);
-        put_string(f, c->direction);
+        record_csv_string(f, c->direction);
         fputc(',', f);
-        put_string(f, c->source);
+        record_csv_string(f, c->source);
         fprintf(f, ",%llu,%llu,%llu,%.0f,%llu,%llu\n", (unsigned long long)c->time.calls,
                 (unsigned long long)c->bytes, (unsigned long long)c->time.total_ns,
                 model_duration_avg_ns(&c->time), (unsigned long long)c->time.min_ns,

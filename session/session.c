@@ -128,6 +128,7 @@ void session_drain(struct session *s, int check_orphans)
     b->len = 0;
     for (int i = 0; s->target_done && i < session_nsources; i++)
         session_sources[i]->flush(s);
+    model_regions_resolve(s->m, s->target_done); /* OpenMP regions' names, held spans */
     /* samples whose modules were not known yet */
     size_t kept = 0;
     uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
@@ -263,7 +264,8 @@ static void update_stats(struct session *s)
         snprintf(ms->notice, sizeof(ms->notice),
                  "wall mode with in-target signals: waits may end early (EINTR)");
     else if (!model_hsa_notice(s->m, ms->notice, sizeof(ms->notice)) &&
-             !model_python_notice(s->m, ms->notice, sizeof(ms->notice)))
+             !model_python_notice(s->m, ms->notice, sizeof(ms->notice)) &&
+             !model_omp_notice(s->m, ms->notice, sizeof(ms->notice)))
         ms->notice[0] = '\0';
 }
 
@@ -741,6 +743,8 @@ out:
                              .files = (const char *const *)s.files};
     if (s.m) /* regions still open (a process that outlived the session): closed now */
         model_regions_close(s.m, model_clock_ns(CLOCK_MONOTONIC), 1);
+    if (s.m) /* OpenMP regions still unnamed: named now, their held slices written */
+        model_regions_resolve(s.m, 1);
     if (s.m)
         session_gpu_record(model_session(s.m)->gpu, s.rec);
     if (s.m) /* GPU slices still waiting for a kernel name: written with what is known */

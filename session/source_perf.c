@@ -169,7 +169,7 @@ static void release_held(struct session *s, uint64_t until_ns)
         }
         off += need;
     }
-    if (n > 1)
+    if (n > 1) /* refs is NULL when none is held */
         qsort(refs, n, sizeof(*refs), held_cmp);
     for (size_t i = 0; i < n; i++) {
         struct session_spool_rec r;

@@ -307,6 +307,7 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
         char *path = rec_string(base + sizeof(*r), r->path_len);
         model_module(s->m, r->pid, path, r->load_bias, r->start, r->end, r->build_id,
                      r->build_id_len);
+        model_omp_module(s->m, path);
         free(path);
         break;
     }
@@ -353,6 +354,10 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
     }
     case ROCSYS_REC_PY_CODE:
         on_py_code(s, ctl, h);
+        break;
+    case ROCSYS_REC_OMP_PARALLEL: /* an OpenMP parallel region ended (collector/ompt.c) */
+        if (h->size >= sizeof(struct rocsys_rec_omp_parallel))
+            model_omp_parallel(s->m, ctl->pid, (const struct rocsys_rec_omp_parallel *)h);
         break;
     case ROCSYS_REC_HSA_TABLE:
         if (h->size >= sizeof(struct rocsys_rec_hsa_table))

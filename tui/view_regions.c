@@ -1,7 +1,9 @@
 /* View 6, regions: the program's user regions (rocsys-top's user API, ROCTx, ROCm Systems
- * Profiler) per region and thread: count, total / mean / min / max / standard deviation of the
- * time, instances open now and instances closed by the end of their thread or process. The
- * thread filter of the call tree applies (Enter in the threads view). */
+ * Profiler, OpenMP parallel regions through OMPT, Kokkos kernels and regions) per region and
+ * thread: count, total / mean / min / max / standard deviation of the time, instances open now
+ * and instances closed by the end of their thread or process; for an OpenMP region, its
+ * imbalance across threads and barrier share on the status line (and in a section of the batch
+ * frame). The thread filter of the call tree applies (Enter in the threads view). */
 #define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
@@ -215,12 +217,60 @@ int tui_regions_search(struct tui *t, void *st, const char *needle)
     return 0;
 }
 
+/* The OpenMP statistics of the region named name (of any process), or NULL. */
+static const struct model_omp_stats *omp_of(struct model *m, const char *name)
+{
+    int n;
+    const struct model_omp_stats *o = model_omp_stats(m, &n);
+
+    for (int i = 0; i < n; i++)
+        if (strcmp(o[i].name, name) == 0)
+            return &o[i];
+    return NULL;
+}
+
+/* The selected region's OpenMP line: instances, team, imbalance, waits. */
 void tui_regions_status(struct tui *t, void *st, char *buf, size_t n)
 {
-    (void)t;
-    (void)st;
-    if (n)
-        buf[0] = '\0';
+    struct regions_view *v = st;
+    const struct model_omp_stats *o = NULL;
+
+    if (v->list.sel >= 0 && v->list.sel < v->count)
+        o = omp_of(t->m, v->rows[v->list.sel].name);
+    if (!o) {
+        if (n)
+            buf[0] = '\0';
+        return;
+    }
+    snprintf(buf, n,
+             "OpenMP: %llu instances, %u threads, imbalance %.1f%%, barrier wait %.1f%% of the "
+             "threads' time, task wait %.1f ms",
+             (unsigned long long)o->count, (unsigned)o->threads, model_omp_imbalance_pct(o),
+             model_omp_barrier_pct(o), (double)o->taskwait_ns / 1e6);
+}
+
+/* The OpenMP parallel regions (OMPT) of a batch frame: one line per region. */
+static void omp_batch(FILE *out, struct model *m)
+{
+    int n;
+    const struct model_omp_stats *o = model_omp_stats(m, &n);
+    char name[1024];
+
+    if (n == 0)
+        return;
+    fprintf(out,
+            "== OpenMP parallel regions: %d (imbalance: slowest thread's work over the mean, "
+            "barrier: the threads' time in barriers) ==\n",
+            n);
+    fprintf(out, "    COUNT  THREADS     WALL_MS  IMBALANCE%%  BARRIER%%  TASKWAIT_MS  PID      "
+                 "REGION\n");
+    for (int i = 0; i < n; i++) {
+        tui_fit(name, sizeof(name), o[i].name, 250, 1);
+        fprintf(out, "%9llu %8u %11.3f %11.2f %9.2f %12.3f  %-7u  %s\n",
+                (unsigned long long)o[i].count, (unsigned)o[i].threads, (double)o[i].wall_ns / 1e6,
+                model_omp_imbalance_pct(&o[i]), model_omp_barrier_pct(&o[i]),
+                (double)o[i].taskwait_ns / 1e6, (unsigned)o[i].pid, name);
+    }
 }
 
 void tui_regions_batch(FILE *out, struct model *m, int max_rows)
@@ -247,4 +297,5 @@ void tui_regions_batch(FILE *out, struct model *m, int max_rows)
     if (n == 0 && tui_replay_no_data(m, "region", text, sizeof(text)))
         fprintf(out, "%s\n", text);
     free(rows);
+    omp_batch(out, m);
 }
