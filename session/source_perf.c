@@ -17,6 +17,7 @@
 #include "collector/protocol.h"
 #include "model/model.h"
 #include "record/record.h"
+#include "session/perf_python.h"
 
 /* A small text file of /proc (one line, no newline) into buf; "" when unreadable. */
 static void proc_text(const char *path, char *buf, size_t cap, int nul_to_space)
@@ -86,7 +87,7 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
                            const uint64_t *frames, uint32_t n, uint32_t weight)
 {
     struct session *s = ctx;
-    uint64_t all[SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_REGION_DEPTH_MAX];
+    uint64_t all[SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_MAX_PY_FRAMES + ROCSYS_REGION_DEPTH_MAX];
     int nreg;
 
     if (s->attached) /* no collector: threads named from /proc */
@@ -99,7 +100,9 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
         symbolizer_load_maps(model_symbolizer(s->m), pid);
         s->maps_read_ns = model_clock_ns(CLOCK_MONOTONIC);
     }
-    n = n < SESSION_PERF_MAX_FRAMES + 2 ? n : SESSION_PERF_MAX_FRAMES + 2;
+    n = n < SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_MAX_PY_FRAMES
+            ? n
+            : SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_MAX_PY_FRAMES;
     memcpy(all, frames, n * sizeof(*all));
     int api = n ? session_context_wait_at(s->ctx, pid, tid, t) : 0;
     if (api) /* waiting for the device: the runtime's frames become "[gpu wait] CALL" */
@@ -353,6 +356,37 @@ void session_perf_before_exec(pid_t pid, void *ctx)
     session_engine_explain(s);
 }
 
+/* Python frames from outside for the CPython processes among pids: the BPF walker set on the
+ * perf events, or (not permitted, not built) the reason, said on the notice line and in
+ * session.json; never frames read later than their sample. */
+static void attach_python(struct session *s)
+{
+    struct perf_python *py = NULL;
+    char why[200] = "";
+    uint32_t v = 0;
+    int any = 0;
+
+    if (s->o->python == INJECT_PYTHON_OFF)
+        return;
+    for (int i = 0; i < s->npids; i++) {
+        uint32_t vi;
+        if (!perf_python_probe((uint32_t)s->pids[i], &vi))
+            continue;
+        v = v ? v : vi;
+        if (!any++ && !(py = perf_python_new(why, sizeof(why))))
+            break;
+        if (perf_python_add(py, s->m, (uint32_t)s->pids[i], why, sizeof(why)) != 0)
+            continue;
+    }
+    if (py && session_perf_python(s->perf, py) != 0) {
+        snprintf(why, sizeof(why), "the kernel refused the BPF frame walker on its perf events");
+        perf_python_free(py);
+        py = NULL;
+    }
+    if (any && !py)
+        model_python_refused(s->m, v, why);
+}
+
 /* -p PID[,PID...]: the processes into the model (executable, command line, modules from their
  * maps, threads), then perf events on every thread. 0, or -1 with a one-line reason in err. */
 int session_attach(struct session *s, char *err, size_t errlen)
@@ -415,6 +449,7 @@ int session_attach(struct session *s, char *err, size_t errlen)
         record_set_event(s->rec, &ev);
         symbolizer_load_maps(model_symbolizer(s->m), pid);
     }
+    attach_python(s);
     return 0;
 }
 
