@@ -624,7 +624,8 @@ struct perf_python *perf_python_new(char *why, size_t cap)
         e = errno;
         snprintf(why, cap, "%s",
                  e == EPERM || e == EACCES
-                     ? "Python frames from outside need CAP_BPF and CAP_PERFMON (root)"
+                     ? "Python frames from outside need CAP_BPF and CAP_PERFMON (root); or "
+                       "start the program under rocsys-top"
                  : bpf_error[0] ? bpf_error
                                 : "the BPF frame walker could not be loaded");
         perf_python_free(pp);
