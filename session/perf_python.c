@@ -607,7 +607,7 @@ int perf_python_built(void)
 #endif
 }
 
-struct perf_python *perf_python_new(char *why, size_t cap)
+struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
 {
 #ifdef ROCSYS_HAVE_BPF
     struct perf_python *pp = xcalloc(1, sizeof(*pp));
@@ -617,7 +617,9 @@ struct perf_python *perf_python_new(char *why, size_t cap)
 
     libbpf_set_print(bpf_quiet);
     pp->next_id = CODE_ID_FIRST;
-    pp->window_ns = 500000;
+    /* the walk follows its sample within microseconds; the thread's next sample comes a
+     * period later at the earliest */
+    pp->window_ns = period_ns / 2 < 500000 ? period_ns / 2 : 500000;
     pp->obj = bpf_object__open_mem(pyframes_bpf_obj, sizeof(pyframes_bpf_obj), NULL);
     if (!pp->obj || !(events = bpf_object__find_map_by_name(pp->obj, "events")) ||
         bpf_map__set_max_entries(events, RINGBUF_BYTES) != 0 || (e = bpf_object__load(pp->obj))) {
@@ -643,6 +645,7 @@ struct perf_python *perf_python_new(char *why, size_t cap)
     }
     return pp;
 #else
+    (void)period_ns;
     snprintf(why, cap,
              "this rocsys-top was built without BPF (libbpf, clang), which Python "
              "frames from outside need");

@@ -23,9 +23,9 @@ int perf_python_built(void);
 /* The CPython in process pid: 1 and its version into *version_hex (0 if unknown) if it runs
  * one, else 0. */
 int perf_python_probe(uint32_t pid, uint32_t *version_hex);
-/* Load the walker (NULL, with a one-line reason in why, where BPF is not permitted or not
- * built). */
-struct perf_python *perf_python_new(char *why, size_t cap);
+/* Load the walker for samples period_ns apart (NULL, with a one-line reason in why, where BPF is
+ * not permitted or not built). */
+struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap);
 /* The walker's program, to set on each perf event (PERF_EVENT_IOC_SET_BPF). */
 int perf_python_prog_fd(const struct perf_python *pp);
 /* Read process pid's CPython layout and hand it to the walker: 0, or -1 with why. */

@@ -373,7 +373,8 @@ static void attach_python(struct session *s)
         if (!perf_python_probe((uint32_t)s->pids[i], &vi))
             continue;
         v = v ? v : vi;
-        if (!any++ && !(py = perf_python_new(why, sizeof(why))))
+        if (!any++ &&
+            !(py = perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why))))
             break;
         if (perf_python_add(py, s->m, (uint32_t)s->pids[i], why, sizeof(why)) != 0)
             continue;
