@@ -79,6 +79,8 @@ struct perf_python {
     uint64_t window_ns;
     uint64_t paired, orphan, missed;
     int prog_fd, procs_fd;
+    int stats_fd;                     /* ROCSYS_BPF_STATS=1: the kernel times the walker */
+    uint64_t front_ns, front_samples; /* ... and the front end's share is timed too */
 #ifdef ROCSYS_HAVE_BPF
     struct bpf_object *obj;
     struct ring_buffer *rb;
@@ -616,6 +618,7 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     int e;
 
     libbpf_set_print(bpf_quiet);
+    pp->stats_fd = -1;
     pp->next_id = CODE_ID_FIRST;
     /* the walk follows its sample within microseconds; the thread's next sample comes a
      * period later at the earliest */
@@ -638,6 +641,8 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     pp->prog_fd = prog ? bpf_program__fd(prog) : -1;
     pp->procs_fd = bpf_object__find_map_fd_by_name(pp->obj, "procs");
     pp->rb = ring_buffer__new(bpf_map__fd(events), on_walk, pp, NULL);
+    if (getenv("ROCSYS_BPF_STATS") && atoi(getenv("ROCSYS_BPF_STATS")) == 1)
+        pp->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
     if (pp->prog_fd < 0 || pp->procs_fd < 0 || !pp->rb) {
         snprintf(why, cap, "the BPF frame walker could not be set up");
         perf_python_free(pp);
@@ -716,6 +721,9 @@ uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
     struct tid_queue *q;
     int dropped = 0;
 
+    uint64_t t0 = pp && pp->stats_fd >= 0 ? now_ns() : 0;
+    uint32_t n = 0;
+
     if (!pp || !(p = proc_of(pp, s->pid)))
         return 0;
 #ifdef ROCSYS_HAVE_BPF
@@ -729,16 +737,10 @@ uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
     }
     if (!q || !q->count || q->ev[q->head]->time_ns - s->time_ns > pp->window_ns ||
         q->ev[q->head]->ip != s->ip || q->ev[q->head]->sp != s->sp) {
-        if (getenv("ROCSYS_PYOUT_DEBUG") && q && q->count)
-            fprintf(stderr, "miss dt %lld ip %llx/%llx sp %llx/%llx\n",
-                    (long long)(q->ev[q->head]->time_ns - s->time_ns),
-                    (unsigned long long)q->ev[q->head]->ip, (unsigned long long)s->ip,
-                    (unsigned long long)q->ev[q->head]->sp, (unsigned long long)s->sp);
         pp->missed++;
         return 0;
     }
     const struct pyf_event *e = q->ev[q->head];
-    uint32_t n = 0;
     pp->paired++;
     if (!(e->status & PYF_NO_TSTATE)) {
         n = walk_words(pp, p, m, e, sps, nnative, out, room, &dropped);
@@ -746,6 +748,10 @@ uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
             model_session(m)->python_unreadable++;
     }
     queue_pop(q);
+    if (t0) {
+        pp->front_ns += now_ns() - t0;
+        pp->front_samples++;
+    }
     return n;
 }
 
@@ -761,11 +767,23 @@ void perf_python_free(struct perf_python *pp)
 {
     if (!pp)
         return;
-    if (getenv("ROCSYS_PYOUT_DEBUG"))
-        fprintf(stderr, "pyout: paired %llu orphan %llu missed %llu\n",
-                (unsigned long long)pp->paired, (unsigned long long)pp->orphan,
-                (unsigned long long)pp->missed);
 #ifdef ROCSYS_HAVE_BPF
+    if (pp->stats_fd >= 0) { /* for bench/python_outside.sh */
+        struct bpf_prog_info info;
+        uint32_t len = sizeof(info);
+        memset(&info, 0, sizeof(info));
+        if (bpf_obj_get_info_by_fd(pp->prog_fd, &info, &len) == 0 && info.run_cnt)
+            fprintf(stderr,
+                    "rocsys-top: bpf walker: %llu walks, %.0f ns each in the kernel; front end "
+                    "%.0f ns per sample; paired %llu, walks unpaired %llu, samples without "
+                    "walk %llu\n",
+                    (unsigned long long)info.run_cnt,
+                    (double)info.run_time_ns / (double)info.run_cnt,
+                    pp->front_samples ? (double)pp->front_ns / (double)pp->front_samples : 0.0,
+                    (unsigned long long)pp->paired, (unsigned long long)pp->orphan,
+                    (unsigned long long)pp->missed);
+        close(pp->stats_fd);
+    }
     ring_buffer__free(pp->rb);
     bpf_object__close(pp->obj);
 #endif
