@@ -133,6 +133,8 @@ int pyframes(struct bpf_perf_event_data *ctx)
     e->sp = BPF_CORE_READ(regs, sp);
     self = BPF_CORE_READ(task, thread.fsbase); /* = pthread_self() (x86-64 glibc) */
 
+    if (pr->stop == 1)
+        return 1;
     seen = bpf_map_lookup_elem(&tstates, &tid);
     if (seen && seen->tstate && !read8(seen->tstate + pr->ts_thread_id, &v) && v == self)
         ts = seen->tstate;
@@ -147,6 +149,8 @@ int pyframes(struct bpf_perf_event_data *ctx)
         e->status = PYF_NO_TSTATE;
         goto out;
     }
+    if (pr->stop == 2)
+        return 1;
     if (read8(ts + pr->ts_frame, &frame)) {
         e->status = PYF_BAD_FIRST;
         goto out;
@@ -178,10 +182,12 @@ int pyframes(struct bpf_perf_event_data *ctx)
     if (frame && i >= PYF_MAX_FRAMES)
         e->status |= PYF_CUT;
     e->last_next = frame;
-out:;
+out:
+    if (pr->stop == 3)
+        return 1;
     u64 len = PYF_EVENT_HEAD + (u64)(e->n & 0xff) * sizeof(struct pyf_frame);
     if (len > sizeof(*e))
         len = sizeof(*e);
-    bpf_ringbuf_output(&events, e, len, 0);
+    bpf_ringbuf_output(&events, e, len, BPF_RB_NO_WAKEUP); /* read at each decode: no poll */
     return 1;
 }

@@ -641,7 +641,7 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     pp->prog_fd = prog ? bpf_program__fd(prog) : -1;
     pp->procs_fd = bpf_object__find_map_fd_by_name(pp->obj, "procs");
     pp->rb = ring_buffer__new(bpf_map__fd(events), on_walk, pp, NULL);
-    if (getenv("ROCSYS_BPF_STATS") && atoi(getenv("ROCSYS_BPF_STATS")) == 1)
+    if (getenv("ROCSYS_BPF_STATS"))
         pp->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
     if (pp->prog_fd < 0 || pp->procs_fd < 0 || !pp->rb) {
         snprintf(why, cap, "the BPF frame walker could not be set up");
@@ -697,6 +697,8 @@ int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char 
     top = c.fr_lasti > top ? c.fr_lasti : top;
     top = c.fr_flags > top ? c.fr_flags : top;
     c.frame_read = top + 8;
+    if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
+        c.stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
     if (l->rt_interp_head < 0 || c.frame_read > PYF_FRAME_READ) {
         snprintf(why, cap, "Python %u.%u: its layout is not known to the BPF walker",
                  p.version_hex >> 24, (p.version_hex >> 16) & 0xff);
