@@ -17,9 +17,7 @@
 #   paired / missed:  samples with their walk / without (never paired with another's)
 # and the ratio kernel(50) / kernel(3). At 50 frames the walker is also cut short, for the
 # breakdown: "entry+regs" (the program's entry, its maps, the thread's registers), "+tstate"
-# (finding the thread state), "+frames" (the frame reads, without writing the ring buffer);
-# "no window": 3.11+ frames read one by one (ROCSYS_BPF_NO_WINDOW=1) instead of from one read
-# of the 8 KiB of frame stack below the innermost frame. Root only (CAP_BPF). See docs/performance.md,
+# (finding the thread state), "+frames" (the frame reads, without writing the ring buffer). Root only (CAP_BPF). See docs/performance.md,
 # "Python frames from outside".
 set -euo pipefail
 
@@ -55,13 +53,13 @@ PYEOF
 declare -A kern
 printf '%-6s %-12s %16s %16s %17s %8s %8s\n' depth walker "kernel ns/sample" "front ns/sample" \
     "unwind us/sample" paired missed
-for run in "3 1" "50 2" "50 3" "50 4" "50 1" "50 1 nowindow"; do
-    read -r depth mode nowin <<< "$run"
+for run in "3 1" "50 2" "50 3" "50 4" "50 1"; do
+    read -r depth mode <<< "$run"
     d=$((depth < 4 ? 4 : depth))
     "$py" "$work/deep.py" "$d" 600 &
     pid=$!
     sleep 0.5
-    ROCSYS_BPF_STATS=$mode ROCSYS_BPF_NO_WINDOW=${nowin:+1} "$build/rocsys-top" -p "$pid" -b -n "$secs" -d 1 -f 1000 \
+    ROCSYS_BPF_STATS=$mode "$build/rocsys-top" -p "$pid" -b -n "$secs" -d 1 -f 1000 \
         > "$work/out" 2> "$work/err" || true
     kill "$pid" 2> /dev/null
     wait "$pid" 2> /dev/null || true
@@ -74,9 +72,8 @@ for run in "3 1" "50 2" "50 3" "50 4" "50 1" "50 1 nowindow"; do
     pa=$(sed -E "s/.*paired ([0-9]+), walks.*/\\1/" <<< "$line")
     mi=$(sed -E 's/.*without walk ([0-9]+).*/\1/' <<< "$line")
     un=$(grep -o 'unwind [0-9.]* us' "$work/out" | tail -n 1 | awk '{print $2}')
-    [[ $mode == 1 && -z $nowin ]] && kern[$depth]=$k
+    [[ $mode == 1 ]] && kern[$depth]=$k
     what=(- whole entry+regs +tstate "+frames")
-    [[ -z $nowin ]] || what[1]="no window"
     printf '%-6s %-12s %16s %16s %17s %8s %8s\n' "$depth" "${what[$mode]}" "$k" "$f" "${un:--}" \
         "$pa" "$mi"
 done

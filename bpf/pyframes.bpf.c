@@ -52,7 +52,6 @@ struct {
 struct pyf_scratch {
     struct pyf_event e;
     unsigned char buf[PYF_FRAME_READ];
-    unsigned char win[PYF_WINDOW + PYF_FRAME_READ];
 };
 
 struct {
@@ -168,27 +167,16 @@ int pyframes(struct bpf_perf_event_data *ctx)
     u32 size = pr->frame_read;
     if (size > PYF_FRAME_READ)
         size = PYF_FRAME_READ;
-    /* 3.11+: the callers' frames lie below the innermost one in the thread's frame stack: one
-     * read of the window that ends with the innermost frame serves most of them */
-    u64 base = 0, limit = 0;
-    if (pr->window && frame > PYF_WINDOW) {
-        base = frame + size - PYF_WINDOW;
-        if (bpf_probe_read_user(sc->win, PYF_WINDOW, (const void *)base) == 0)
-            limit = base + PYF_WINDOW;
-    }
     for (i = 0; i < PYF_MAX_FRAMES && frame; i++) {
-        const unsigned char *p = sc->buf;
-        if (frame >= base && frame + size <= limit) {
-            p = sc->win + ((frame - base) & (PYF_WINDOW - 1));
-        } else if (bpf_probe_read_user(sc->buf, size, (const void *)frame)) {
+        if (bpf_probe_read_user(sc->buf, size, (const void *)frame)) {
             e->status |= PYF_UNREADABLE;
             break;
         }
         e->f[i].addr = frame;
-        e->f[i].code = word_at(p, pr->fr_code);
-        e->f[i].lasti = word_at(p, pr->fr_lasti);
-        e->f[i].flags = word_at(p, pr->fr_flags);
-        frame = word_at(p, pr->fr_back);
+        e->f[i].code = word_at(sc->buf, pr->fr_code);
+        e->f[i].lasti = word_at(sc->buf, pr->fr_lasti);
+        e->f[i].flags = word_at(sc->buf, pr->fr_flags);
+        frame = word_at(sc->buf, pr->fr_back);
         e->n = i + 1;
     }
     if (frame && i >= PYF_MAX_FRAMES)

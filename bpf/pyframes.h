@@ -4,11 +4,10 @@
 #ifndef ROCSYS_BPF_PYFRAMES_H
 #define ROCSYS_BPF_PYFRAMES_H
 
-#define PYF_MAX_FRAMES  128  /* Python frames walked per sample at most (then flagged cut) */
-#define PYF_FRAME_READ  128  /* bytes of a frame read in one go (every field the walk needs) */
-#define PYF_WINDOW      8192 /* 3.11+: bytes of the thread's frame stack read in one go */
-#define PYF_MAX_INTERPS 4    /* interpreters looked at for a thread's state */
-#define PYF_MAX_THREADS 64   /* thread states looked at per interpreter */
+#define PYF_MAX_FRAMES  128 /* Python frames walked per sample at most (then flagged cut) */
+#define PYF_FRAME_READ  128 /* bytes of a frame read in one go (every field the walk needs) */
+#define PYF_MAX_INTERPS 4   /* interpreters looked at for a thread's state */
+#define PYF_MAX_THREADS 64  /* thread states looked at per interpreter */
 
 /* The layout of one process's CPython, from collector/python_layout.c (py_layout), filled in by
  * the front end; key: the process id. Offsets in bytes. */
@@ -19,10 +18,8 @@ struct pyf_proc {
     int cframe_current, cframe_previous; /* 3.11, 3.12: tstate->cframe's fields, else -1 */
     unsigned int fr_back, fr_code, fr_lasti, fr_flags; /* fr_flags <= 3.10: ob_type (8) */
     unsigned int frame_read;                           /* bytes of a frame to read (<= 128) */
-    unsigned int window; /* 1: frames are on a stack (3.11+): read PYF_WINDOW bytes below the
-                            innermost in one go, and the frames inside from that copy */
-    unsigned int stop;   /* bench/python_outside.sh's breakdown: 1 stop before the thread state,
-                            2 before the frames, 3 before the ring buffer; 0 the whole walk */
+    unsigned int stop; /* bench/python_outside.sh's breakdown: 1 stop before the thread state,
+                          2 before the frames, 3 before the ring buffer; 0 the whole walk */
 };
 
 /* Event status bits. */

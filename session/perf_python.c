@@ -697,8 +697,6 @@ int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char 
     top = c.fr_lasti > top ? c.fr_lasti : top;
     top = c.fr_flags > top ? c.fr_flags : top;
     c.frame_read = top + 8;
-    const char *nowin = getenv("ROCSYS_BPF_NO_WINDOW"); /* (for bench/python_outside.sh) */
-    c.window = l->lasti_kind == PY_LASTI_POINTER && !(nowin && nowin[0] == '1');
     if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
         c.stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
     if (l->rt_interp_head < 0 || c.frame_read > PYF_FRAME_READ) {
