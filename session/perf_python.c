@@ -41,7 +41,7 @@
 
 #define CODE_ID_FIRST  0x400000u /* above the collector's ids (a launched program's) */
 #define CODE_RECHECK   1000000000ull
-#define QUEUE_MAX      65536u /* walks kept per thread (decoding lags sampling) */
+#define QUEUE_MAX      8192u /* walks kept per thread (decoding lags sampling: 8 s at 1 kHz) */
 #define RINGBUF_BYTES  (32u << 20)
 #define STR_HEAD_BYTES 64u
 
