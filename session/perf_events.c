@@ -311,6 +311,11 @@ int session_perf_python(struct session_perf *p, struct perf_python *py)
     return 0;
 }
 
+struct perf_python *session_perf_walker(const struct session_perf *p)
+{
+    return p ? p->py : NULL;
+}
+
 void session_perf_close(struct session_perf *p)
 {
     long pg = sysconf(_SC_PAGESIZE);

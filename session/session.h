@@ -117,6 +117,8 @@ void session_perf_close(struct session_perf *p);
  * on, and samples get the Python frames walked at their instant). 0, or -1 if refused. */
 struct perf_python;
 int session_perf_python(struct session_perf *p, struct perf_python *py);
+/* The BPF walker set on p's events, or NULL. */
+struct perf_python *session_perf_walker(const struct session_perf *p);
 /* Copy every record in the rings to fn (the spool thread, under the spool's lock). */
 void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *ctx);
 /* Decode one copied record: unwind samples, pair switch records; samples go to fn. */

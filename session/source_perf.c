@@ -338,6 +338,36 @@ int session_choose_engine(struct session *s, const char *program)
     return 0;
 }
 
+/* A launched Python program under the perf engine: the BPF walker set on its events (inherited
+ * by its threads and children) before its exec, told of each CPython process as the collector
+ * announces it (session_perf_python_process); where it cannot be loaded, the reason. */
+static void launch_python(struct session *s)
+{
+    char why[200] = "";
+    struct perf_python *py;
+
+    if (s->o->python == INJECT_PYTHON_OFF || !s->o->target_argv || !s->o->target_argv[0] ||
+        !inject_program_is_python(s->o->target_argv[0]))
+        return;
+    py = perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why));
+    if (py && session_perf_python(s->perf, py) != 0) {
+        snprintf(why, sizeof(why), "the kernel refused the BPF frame walker on its perf events");
+        perf_python_free(py);
+        py = NULL;
+    }
+    if (!py)
+        model_python_refused(s->m, 0, why);
+}
+
+void session_perf_python_process(struct session *s, uint32_t pid)
+{
+    char why[200];
+    uint32_t v;
+
+    if (s->perf && session_perf_walker(s->perf) && perf_python_probe(pid, &v))
+        (void)perf_python_add(session_perf_walker(s->perf), s->m, pid, why, sizeof(why));
+}
+
 /* inject_spawn's hook: open the perf events on the child before its exec (enabled by it). */
 void session_perf_before_exec(pid_t pid, void *ctx)
 {
@@ -352,6 +382,7 @@ void session_perf_before_exec(pid_t pid, void *ctx)
         return;
     }
     s->ctx = session_context_new();
+    launch_python(s);
     if (!session_perf_kernel(s->perf))
         ms->timer = "task-clock:u"; /* (wall mode needs kernel samples: never user only) */
     session_engine_explain(s);

@@ -13,6 +13,7 @@
 #  - attaching for 2 s and leaving leaves the program exactly as it was (signal masks,
 #    dispositions, tracer, fds, mapped files: as test_attach checks), and it ends normally with
 #    its output;
+#  - launched with --engine perf (3.12, else the first found): the same split within 3 points;
 #  - a plain user (nobody, its own Python process, perf_event_paranoid <= 2): no Python frame,
 #    the notice line and session.json's python.why say that Python frames from outside need
 #    CAP_BPF (root).
@@ -116,6 +117,20 @@ else
         left=$(awk '/_PyEval_EvalFrameDefault/{s+=$NF} END{print s+0}' "$F")
         check "$tag: the interpreter's frames are merged ($left of $(samples "$F") samples keep a _PyEval_EvalFrameDefault: at most 1 %)" \
             test "$((left * 100))" -le "$(samples "$F")"
+    done
+    # launched under --engine perf: the same walker, told of the process by the collector
+    py=${interps[0]}
+    for p in "${interps[@]}"; do [[ $p == *3.12* ]] && py=$p; done
+    out="$WORK/launched"
+    "$ROCSYS_TOP" --engine perf -f 2000 -b -d 10 --record "$out.rec" -- "$py" "$SPLIT" 2.5 \
+        > "$out.b" 2> "$out.err" || true
+    F="$out.rec/stacks.folded"
+    check "launched, --engine perf: the engine is perf" grep -q 'engine perf' "$out.b"
+    for fn in f_a f_b f_c; do
+        want=$(awk -v fn="$fn" '/^split shares of the three/{for (i=1;i<=NF;i++) if ($i==fn) print $(i+1)}' "$out.b")
+        got=$(leaf_share "$F" "$fn")
+        check "launched, --engine perf: $fn ${got:-none}% of $(samples "$F") samples, the program measured ${want:-?}% (+-3)" \
+            within "$got" "$want" 3
     done
     # attach and leave: the program exactly as it was, then it ends normally
     py=${interps[0]}
