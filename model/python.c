@@ -102,7 +102,9 @@ void model_python_hide_interpreter(struct model *m, int hide)
 
 void model_python_info(struct model *m, uint32_t status, uint32_t version_hex)
 {
-    m->session.python_status = (int)status;
+    /* the collector's "frames can be read" does not undo the perf engine's refusal */
+    if (m->session.python_status != MODEL_PY_REFUSED || status != ROCSYS_PY_OK)
+        m->session.python_status = (int)status;
     m->session.python_version_hex = version_hex;
 }
 

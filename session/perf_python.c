@@ -629,8 +629,7 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
         e = errno;
         snprintf(why, cap, "%s",
                  e == EPERM || e == EACCES
-                     ? "Python frames from outside need CAP_BPF and CAP_PERFMON (root); or "
-                       "start the program under rocsys-top"
+                     ? "Python frames from outside need CAP_BPF and CAP_PERFMON (root)"
                  : bpf_error[0] ? bpf_error
                                 : "the BPF frame walker could not be loaded");
         perf_python_free(pp);

@@ -355,6 +355,9 @@ static void launch_python(struct session *s)
         perf_python_free(py);
         py = NULL;
     }
+    if (!py && strstr(why, "CAP_BPF"))
+        snprintf(why + strlen(why), sizeof(why) - strlen(why),
+                 "; or --engine signal, the default for Python programs");
     if (!py)
         model_python_refused(s->m, 0, why);
 }
@@ -416,6 +419,9 @@ static void attach_python(struct session *s)
         perf_python_free(py);
         py = NULL;
     }
+    if (any && !py && strstr(why, "CAP_BPF"))
+        snprintf(why + strlen(why), sizeof(why) - strlen(why),
+                 "; or start the program under rocsys-top");
     if (any && !py)
         model_python_refused(s->m, v, why);
 }
