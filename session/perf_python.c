@@ -547,6 +547,7 @@ static void queue_pop(struct tid_queue *q)
     q->count--;
 }
 
+#ifdef ROCSYS_HAVE_BPF
 /* Room for one more walk in q: the ring doubled when full (the oldest dropped at QUEUE_MAX). */
 static void queue_room(struct perf_python *pp, struct tid_queue *q)
 {
@@ -586,7 +587,6 @@ static int on_walk(void *ctx, void *data, size_t len)
     return 0;
 }
 
-#ifdef ROCSYS_HAVE_BPF
 static char bpf_error[200];
 
 /* libbpf's messages: the last warning kept for the reason line, nothing printed. */
@@ -599,15 +599,6 @@ static int bpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
     return 0;
 }
 #endif
-
-int perf_python_built(void)
-{
-#ifdef ROCSYS_HAVE_BPF
-    return 1;
-#else
-    return 0;
-#endif
-}
 
 struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
 {
@@ -754,14 +745,6 @@ uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
         pp->front_samples++;
     }
     return n;
-}
-
-void perf_python_counts(const struct perf_python *pp, uint64_t *paired, uint64_t *orphan,
-                        uint64_t *missed)
-{
-    *paired = pp ? pp->paired : 0;
-    *orphan = pp ? pp->orphan : 0;
-    *missed = pp ? pp->missed : 0;
 }
 
 void perf_python_free(struct perf_python *pp)

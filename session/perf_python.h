@@ -18,8 +18,6 @@ struct perf_python_sample {
     uint64_t time_ns, ip, sp;
 };
 
-/* Whether this build has the BPF walker. */
-int perf_python_built(void);
 /* The CPython in process pid: 1 and its version into *version_hex (0 if unknown) if it runs
  * one, else 0. */
 int perf_python_probe(uint32_t pid, uint32_t *version_hex);
@@ -38,9 +36,6 @@ int perf_python_covers(const struct perf_python *pp, uint32_t pid);
 uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
                             const struct perf_python_sample *s, const uint64_t *sps,
                             uint32_t nnative, uint64_t *out, uint32_t room);
-/* Walks paired, walks without their sample, samples of Python threads without their walk. */
-void perf_python_counts(const struct perf_python *pp, uint64_t *paired, uint64_t *orphan,
-                        uint64_t *missed);
 void perf_python_free(struct perf_python *pp);
 
 #endif
