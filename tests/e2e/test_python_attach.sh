@@ -57,6 +57,17 @@ leaf_share() { # FOLDED FUNCTION: % of all samples whose leaf is a frame of FUNC
         END{if (all>0) printf "%.1f\n", 100*m/all}' "$1"
 }
 samples() { awk '{s+=$NF} END{print s+0}' "$1"; }
+# split_checks WHAT PROGRAM_OUTPUT FOLDED: f_a/f_b/f_c's leaf shares within 3 points of the
+# program's own measure
+split_checks() {
+    local fn want got
+    for fn in f_a f_b f_c; do
+        want=$(awk -v fn="$fn" '/^split shares of the three/{for (i=1;i<=NF;i++) if ($i==fn) print $(i+1)}' "$2")
+        got=$(leaf_share "$3" "$fn")
+        check "$1: $fn ${got:-none}% of $(samples "$3") samples, the program measured ${want:-?}% (+-3)" \
+            within "$got" "$want" 3
+    done
+}
 bad_stacks() { # FOLDED: stacks of f_a/f_b/f_c without _start;...;<module>;main rootward
     LC_ALL=C awk '/\[Python frames unreadable\]/{next}
         {sub(/ [0-9]+$/, ""); n=split($0, fr, ";"); py=0; r=0; mo=0; ma=0
@@ -103,12 +114,7 @@ else
         F="$out.rec/stacks.folded"
         check "$tag: session.json says Python frames are read" \
             grep -q '"python": {[^}]*"frames": true' "$out.rec/session.json"
-        for fn in f_a f_b f_c; do
-            want=$(awk -v fn="$fn" '/^split shares of the three/{for (i=1;i<=NF;i++) if ($i==fn) print $(i+1)}' "$out.prog")
-            got=$(leaf_share "$F" "$fn")
-            check "$tag: $fn ${got:-none}% of $(samples "$F") attached samples, the program measured ${want:-?}% (+-3)" \
-                within "$got" "$want" 3
-        done
+        split_checks "$tag" "$out.prog" "$F"
         torn=$(awk '/\[Python frames unreadable\]/{s+=$NF} END{print s+0}' "$F")
         check "$tag: $torn of $(samples "$F") samples with Python frames unreadable past some frame (at most 1 %)" \
             test "$((torn * 100))" -le "$(samples "$F")"
@@ -126,15 +132,8 @@ else
         > "$out.b" 2> "$out.err" || true
     F="$out.rec/stacks.folded"
     check "launched, --engine perf: the engine is perf" grep -q 'engine perf' "$out.b"
-    for fn in f_a f_b f_c; do
-        want=$(awk -v fn="$fn" '/^split shares of the three/{for (i=1;i<=NF;i++) if ($i==fn) print $(i+1)}' "$out.b")
-        got=$(leaf_share "$F" "$fn")
-        check "launched, --engine perf: $fn ${got:-none}% of $(samples "$F") samples, the program measured ${want:-?}% (+-3)" \
-            within "$got" "$want" 3
-    done
+    split_checks "launched, --engine perf" "$out.b" "$F"
     # attach and leave: the program exactly as it was, then it ends normally
-    py=${interps[0]}
-    for p in "${interps[@]}"; do [[ $p == *3.12* ]] && py=$p; done
     env --default-signal=INT,QUIT "$py" "$SPLIT" 3 > "$WORK/leave.prog" 2>&1 &
     pid=$!
     BG+=("$pid")
