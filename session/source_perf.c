@@ -81,6 +81,9 @@ static uint32_t gpu_wait_frames(struct session *s, uint32_t pid, uint64_t *frame
     return rocsys_gpu_wait_cut(frames, n, k, api);
 }
 
+static void attach_python(struct session *s);
+static uint64_t py_probe_ns; /* -p: when the processes were last looked at for CPython */
+
 /* A sample of the out-of-process sampler: to the model (or deferred until its modules are
  * known) and the writers, as the collector's samples. */
 static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
@@ -92,6 +95,10 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
 
     if (s->attached) /* no collector: threads named from /proc */
         attached_thread(s, pid, tid);
+    if (s->attached && model_clock_ns(CLOCK_MONOTONIC) - py_probe_ns > 1000000000ull) {
+        py_probe_ns = model_clock_ns(CLOCK_MONOTONIC); /* a process that loaded CPython since */
+        attach_python(s);
+    }
     /* no collector (attached, or a program run without it): code read from the maps */
     if (n && !MODEL_IS_STATE_FRAME(frames[0]) &&
         !symbolizer_has_module(model_symbolizer(s->m), pid, frames[0]) &&
@@ -391,39 +398,40 @@ void session_perf_before_exec(pid_t pid, void *ctx)
     session_engine_explain(s);
 }
 
-/* Python frames from outside for the CPython processes among pids: the BPF walker set on the
- * perf events, or (not permitted, not built) the reason, said on the notice line and in
- * session.json; never frames read later than their sample. */
+/* Python frames from outside for the CPython processes among pids (at the attach, then every
+ * second for those that had not loaded CPython yet): the BPF walker set on the perf events, or
+ * (not permitted, not built) the reason, said on the notice line and in session.json; never
+ * frames read later than their sample. */
 static void attach_python(struct session *s)
 {
-    struct perf_python *py = NULL;
+    struct perf_python *py = session_perf_walker(s->perf);
     char why[200] = "";
-    uint32_t v = 0;
-    int any = 0;
+    uint32_t v;
 
-    if (s->o->python == INJECT_PYTHON_OFF)
+    if (s->o->python == INJECT_PYTHON_OFF || model_session(s->m)->python_status == MODEL_PY_REFUSED)
         return;
     for (int i = 0; i < s->npids; i++) {
-        uint32_t vi;
-        if (!perf_python_probe((uint32_t)s->pids[i], &vi))
+        uint32_t pid = (uint32_t)s->pids[i];
+        if ((py && perf_python_covers(py, pid)) || !perf_python_probe(pid, &v))
             continue;
-        v = v ? v : vi;
-        if (!any++ &&
-            !(py = perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why))))
-            break;
-        if (perf_python_add(py, s->m, (uint32_t)s->pids[i], why, sizeof(why)) != 0)
-            continue;
+        if (!py) { /* the first CPython: the walker on every event */
+            py = perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why));
+            if (py && session_perf_python(s->perf, py) != 0) {
+                snprintf(why, sizeof(why),
+                         "the kernel refused the BPF frame walker on its perf events");
+                perf_python_free(py);
+                py = NULL;
+            }
+            if (!py) {
+                if (strstr(why, "CAP_BPF"))
+                    snprintf(why + strlen(why), sizeof(why) - strlen(why),
+                             "; or start the program under rocsys-top");
+                model_python_refused(s->m, v, why);
+                return;
+            }
+        }
+        (void)perf_python_add(py, s->m, pid, why, sizeof(why));
     }
-    if (py && session_perf_python(s->perf, py) != 0) {
-        snprintf(why, sizeof(why), "the kernel refused the BPF frame walker on its perf events");
-        perf_python_free(py);
-        py = NULL;
-    }
-    if (any && !py && strstr(why, "CAP_BPF"))
-        snprintf(why + strlen(why), sizeof(why) - strlen(why),
-                 "; or start the program under rocsys-top");
-    if (any && !py)
-        model_python_refused(s->m, v, why);
 }
 
 /* -p PID[,PID...]: the processes into the model (executable, command line, modules from their
