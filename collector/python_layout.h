@@ -16,10 +16,10 @@ struct py_layout {
     int32_t tss;             /* _PyRuntime: the GIL-state Py_tss_t (_key @+4); -1: none (3.15+) */
     int32_t tstate_current;  /* _PyRuntime: gilstate.tstate_current (<= 3.11), else -1 */
     int32_t interp_gil;      /* 3.12+: interp->ceval.gil (a pointer), else -1 */
-    int32_t rt_interp_head;  /* 3.13+: _PyRuntime.interpreters.head (thread-list walk), else -1 */
-    uint32_t interp_next;    /* 3.13+: interp->next */
-    uint32_t interp_threads; /* 3.13+: interp->threads.head */
-    uint32_t ts_next;        /* 3.13+: tstate->next */
+    int32_t rt_interp_head;  /* _PyRuntime.interpreters.head (the thread lists) */
+    uint32_t interp_next;    /* interp->next */
+    uint32_t interp_threads; /* interp->tstate_head (<= 3.10), ->threads.head */
+    uint32_t ts_next;        /* tstate->next */
     uint32_t ts_interp;      /* tstate->interp */
     uint32_t ts_thread_id;   /* tstate->thread_id (pthread_self()) */
     uint32_t ts_frame;       /* tstate->frame (<= 3.10), ->cframe (3.11, 3.12), ->current_frame */

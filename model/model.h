@@ -396,6 +396,10 @@ void model_python_info(struct model *m, uint32_t status, uint32_t version_hex);
 /* The one-line notice about an interpreter whose frames are not read (unsupported version):
  * 1 and buf filled, or 0. */
 int model_python_notice(const struct model *m, char *buf, size_t n);
+/* Python frames of a CPython version_hex process that cannot be read from outside, and why
+ * (python_status MODEL_PY_REFUSED; the notice says why). */
+#define MODEL_PY_REFUSED 100
+void model_python_refused(struct model *m, uint32_t version_hex, const char *why);
 /* A code object of process pid (PY_CODE): UTF-8 name and file, first line, line table. */
 void model_python_code(struct model *m, uint32_t pid, uint32_t id, int first_line, int table_kind,
                        const char *name, const char *file, const uint8_t *table, size_t table_len);

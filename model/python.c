@@ -33,6 +33,7 @@ struct model_python {
     const char *interp[8];
     int ninterp;
     int show_native;
+    char refused[200]; /* why Python frames cannot be read from outside */
 };
 
 enum { ROLE_OTHER = 1, ROLE_EVAL = 2, ROLE_INTERP = 3 };
@@ -101,23 +102,34 @@ void model_python_hide_interpreter(struct model *m, int hide)
 
 void model_python_info(struct model *m, uint32_t status, uint32_t version_hex)
 {
-    m->session.python_status = (int)status;
+    /* the collector's "frames can be read" does not undo the perf engine's refusal */
+    if (m->session.python_status != MODEL_PY_REFUSED || status != ROCSYS_PY_OK)
+        m->session.python_status = (int)status;
     m->session.python_version_hex = version_hex;
+}
+
+void model_python_refused(struct model *m, uint32_t version_hex, const char *why)
+{
+    struct model_python *p = py_state(m);
+
+    snprintf(p->refused, sizeof(p->refused), "%s", why);
+    model_python_info(m, MODEL_PY_REFUSED, version_hex);
 }
 
 int model_python_notice(const struct model *m, char *buf, size_t n)
 {
     const struct model_session *s = &m->session;
     uint32_t v = s->python_version_hex;
-    const char *why = s->python_status == ROCSYS_PY_FREE_THREAD
-                          ? "free-threaded builds are not supported"
-                      : s->python_status == ROCSYS_PY_MISMATCH && ((v >> 16) & 0xff) >= 13
-                          ? "the layout it publishes (_Py_DebugOffsets) failed a check"
-                      : s->python_status == ROCSYS_PY_MISMATCH ? "its layout failed a check"
-                      : s->python_status == ROCSYS_PY_GUARD_LOST
-                          ? "stopped: the program replaced the fault handler Python frames are "
-                            "read under"
-                          : "supported: 3.8 and later";
+    const char *why =
+        s->python_status == ROCSYS_PY_FREE_THREAD ? "free-threaded builds are not supported"
+        : s->python_status == ROCSYS_PY_MISMATCH && ((v >> 16) & 0xff) >= 13
+            ? "the layout it publishes (_Py_DebugOffsets) failed a check"
+        : s->python_status == ROCSYS_PY_MISMATCH ? "its layout failed a check"
+        : s->python_status == ROCSYS_PY_GUARD_LOST
+            ? "stopped: the program replaced the fault handler Python frames are "
+              "read under"
+        : s->python_status == MODEL_PY_REFUSED && m->python ? m->python->refused
+                                                            : "supported: 3.8 and later";
 
     if (s->python_status < 0 || s->python_status == ROCSYS_PY_OK)
         return 0;

@@ -175,14 +175,21 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
             (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
             (unsigned long long)s->threads_unsampled, (unsigned long long)s->procs_unannounced,
             (unsigned long long)s->samples_unannounced, model_thread_count(m));
-    if (s->python_status >= 0)
+    if (s->python_status >= 0) {
+        char why[300];
         fprintf(f,
                 "\n  \"python\": {\"version\": \"%u.%u.%u\", \"frames\": %s, "
-                "\"unreadable_stacks\": %llu},",
+                "\"unreadable_stacks\": %llu",
                 s->python_version_hex >> 24, (s->python_version_hex >> 16) & 0xff,
                 (s->python_version_hex >> 8) & 0xff,
                 s->python_status == ROCSYS_PY_OK ? "true" : "false",
                 (unsigned long long)s->python_unreadable);
+        if (model_python_notice(m, why, sizeof(why))) { /* why not */
+            fprintf(f, ", \"why\": ");
+            json_str(f, why);
+        }
+        fprintf(f, "},");
+    }
     if (s->perf_stack_bytes) /* the perf engine's stack copies */
         fprintf(f, "\n  \"perf_stack\": {\"bytes\": %u, \"joined_samples\": %llu},",
                 s->perf_stack_bytes, (unsigned long long)s->samples_joined);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "session/perf_python.h"
 #include "session/perf_stacks.h"
 
 /* The user stack the kernel copies per sample at most (it copies only the used part, but a
@@ -33,6 +34,7 @@
 #define RING_BUDGET      (64u << 20) /* all CPUs' rings, beyond 512 pages each */
 #define RING_RECORDS_MIN 8u          /* a smaller stack rather than a ring of fewer samples */
 #define MAX_UNWIND       SESSION_PERF_MAX_FRAMES
+#define MAX_FRAMES       (MAX_UNWIND + 1 + ROCSYS_MAX_PY_FRAMES) /* + [truncated], Python */
 #define MAX_RECORD       65536u
 
 /* One perf ring: a clock (CPU samples) or switch (wall mode) event of one CPU. */
@@ -52,7 +54,7 @@ struct perf_offcpu {
     uint64_t carry_ns; /* blocked time not yet turned into whole sampling periods */
     int ours;          /* 1: the collector's own helper thread (not the program's), -1 unknown */
     uint32_t n;
-    uint64_t frames[MAX_UNWIND + 1]; /* (+ the [truncated] root) */
+    uint64_t frames[MAX_FRAMES]; /* (+ the [truncated] root, + Python frames) */
 };
 
 struct session_perf {
@@ -68,6 +70,8 @@ struct session_perf {
     uint64_t unwind_ns, unwinds; /* the front end's time spent unwinding, and how many */
     struct perf_offcpu *off;
     size_t noff, offcap;
+    struct perf_python *py; /* Python frames walked by BPF at each sample, or NULL */
+    uint64_t py_from_ns;    /* ... at samples from this time on (set on every event) */
 };
 
 /* perf_event_open(2) */
@@ -292,6 +296,26 @@ void session_perf_stack_counts(const struct session_perf *p, uint32_t *stack_byt
     perf_stacks_counts(p ? p->stacks : NULL, whole, joined, cut);
 }
 
+int session_perf_python(struct session_perf *p, struct perf_python *py)
+{
+    int fd = perf_python_prog_fd(py), failed = 0;
+
+    for (int i = 0; p && i < p->nrings; i++)
+        failed |= ioctl(p->rings[i].fd, PERF_EVENT_IOC_SET_BPF, fd) != 0;
+    for (size_t i = 0; p && i < p->nfds; i++)
+        failed |= ioctl(p->fds[i], PERF_EVENT_IOC_SET_BPF, fd) != 0;
+    if (failed)
+        return -1;
+    p->py = py;
+    p->py_from_ns = model_clock_ns(CLOCK_MONOTONIC);
+    return 0;
+}
+
+struct perf_python *session_perf_walker(const struct session_perf *p)
+{
+    return p ? p->py : NULL;
+}
+
 void session_perf_close(struct session_perf *p)
 {
     long pg = sysconf(_SC_PAGESIZE);
@@ -310,6 +334,7 @@ void session_perf_close(struct session_perf *p)
     }
     free(p->rings);
     free(p->off);
+    perf_python_free(p->py);
     perf_stacks_free(p->stacks);
     free(p);
 }
@@ -457,7 +482,7 @@ static int own_thread(struct perf_offcpu *o)
 static void offcpu_account(struct session_perf *p, struct model *m, struct perf_offcpu *o,
                            uint64_t until_ns, int still_off, session_perf_sample_fn fn, void *ctx)
 {
-    uint64_t frames[MAX_UNWIND + 2];
+    uint64_t frames[MAX_FRAMES + 1];
 
     if (until_ns <= o->out_ns)
         return;
@@ -490,7 +515,7 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
 {
     const struct perf_event_header *h = (const void *)rec;
     struct perf_sample s;
-    uint64_t frames[MAX_UNWIND + 1], sps[MAX_UNWIND + 1];
+    uint64_t frames[MAX_FRAMES], sps[MAX_UNWIND + 1];
     int end;
 
     if (!p || len < sizeof(*h))
@@ -521,6 +546,8 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
     }
     if (h->type != PERF_RECORD_SAMPLE || parse_sample(rec, len, &s) != 0)
         return;
+    if (p->py && s.time_ns < p->py_from_ns && perf_python_covers(p->py, s.pid))
+        return; /* a Python sample before the walker was set: its frames were not read */
     uint64_t t0 = model_clock_ns(CLOCK_MONOTONIC);
     uint32_t n = symbolizer_unwind(model_symbolizer(m), &s.st, frames, sps, MAX_UNWIND, &end);
     /* whole, joined to the thread's last whole stack, or under a [truncated] root */
@@ -528,6 +555,10 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
     p->unwind_ns += model_clock_ns(CLOCK_MONOTONIC) - t0;
     p->unwinds++;
     p->unwound += n;
+    if (p->py) { /* the Python frames walked at this sample's instant, after the native ones */
+        struct perf_python_sample ps = {s.pid, s.tid, s.time_ns, s.st.regs[8], s.st.regs[7]};
+        n += perf_python_frames(p->py, m, &ps, sps, n, frames + n, MAX_FRAMES - n);
+    }
     if (kind == SESSION_PERF_SWITCH) {
         /* the stack where the thread leaves the CPU: kept until it comes back */
         struct perf_offcpu *o = offcpu(p, s.pid, s.tid);

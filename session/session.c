@@ -256,6 +256,8 @@ static void update_stats(struct session *s)
                  "%d process%s without the collector: pid %u %.40s: %.110s", nbare,
                  nbare == 1 ? "" : "es", (unsigned)bare->pid, slash ? slash + 1 : bare->exe,
                  bare->no_collector);
+    } else if (s->attached && s->m && model_python_notice(s->m, ms->notice, sizeof(ms->notice))) {
+        /* Python frames that cannot be read from outside: why, before the rest */
     } else if (s->attached)
         snprintf(ms->notice, sizeof(ms->notice),
                  "attached: HIP API, GPU kernels, user regions and output need the injected "

@@ -113,6 +113,12 @@ void session_perf_stack_counts(const struct session_perf *p, uint32_t *stack_byt
                                uint64_t *joined, uint64_t *cut);
 /* Disable, unmap and close every event: nothing of ours stays in the target. */
 void session_perf_close(struct session_perf *p);
+/* Python frames from outside: the BPF walker py set on every event of p (p owns it from then
+ * on, and samples get the Python frames walked at their instant). 0, or -1 if refused. */
+struct perf_python;
+int session_perf_python(struct session_perf *p, struct perf_python *py);
+/* The BPF walker set on p's events, or NULL. */
+struct perf_python *session_perf_walker(const struct session_perf *p);
 /* Copy every record in the rings to fn (the spool thread, under the spool's lock). */
 void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *ctx);
 /* Decode one copied record: unwind samples, pair switch records; samples go to fn. */

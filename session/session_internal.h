@@ -160,6 +160,9 @@ int session_choose_engine(struct session *s, const char *program);
 void session_perf_before_exec(pid_t pid, void *ctx);
 /* -p: attach to the processes. 0, or -1 with a one-line reason in err. */
 int session_attach(struct session *s, char *err, size_t errlen);
+/* A process the collector announced: its Python frames to the perf engine's BPF walker, if
+ * one is set (a launched Python program under --engine perf) and it runs CPython. */
+void session_perf_python_process(struct session *s, uint32_t pid);
 /* -p: note the processes that ended; the target is done when none is left. */
 void session_check_attached(struct session *s);
 

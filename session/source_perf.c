@@ -17,6 +17,7 @@
 #include "collector/protocol.h"
 #include "model/model.h"
 #include "record/record.h"
+#include "session/perf_python.h"
 
 /* A small text file of /proc (one line, no newline) into buf; "" when unreadable. */
 static void proc_text(const char *path, char *buf, size_t cap, int nul_to_space)
@@ -80,17 +81,24 @@ static uint32_t gpu_wait_frames(struct session *s, uint32_t pid, uint64_t *frame
     return rocsys_gpu_wait_cut(frames, n, k, api);
 }
 
+static void attach_python(struct session *s);
+static uint64_t py_probe_ns; /* -p: when the processes were last looked at for CPython */
+
 /* A sample of the out-of-process sampler: to the model (or deferred until its modules are
  * known) and the writers, as the collector's samples. */
 static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
                            const uint64_t *frames, uint32_t n, uint32_t weight)
 {
     struct session *s = ctx;
-    uint64_t all[SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_REGION_DEPTH_MAX];
+    uint64_t all[SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_MAX_PY_FRAMES + ROCSYS_REGION_DEPTH_MAX];
     int nreg;
 
     if (s->attached) /* no collector: threads named from /proc */
         attached_thread(s, pid, tid);
+    if (s->attached && model_clock_ns(CLOCK_MONOTONIC) - py_probe_ns > 1000000000ull) {
+        py_probe_ns = model_clock_ns(CLOCK_MONOTONIC); /* a process that loaded CPython since */
+        attach_python(s);
+    }
     /* no collector (attached, or a program run without it): code read from the maps */
     if (n && !MODEL_IS_STATE_FRAME(frames[0]) &&
         !symbolizer_has_module(model_symbolizer(s->m), pid, frames[0]) &&
@@ -99,7 +107,9 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
         symbolizer_load_maps(model_symbolizer(s->m), pid);
         s->maps_read_ns = model_clock_ns(CLOCK_MONOTONIC);
     }
-    n = n < SESSION_PERF_MAX_FRAMES + 2 ? n : SESSION_PERF_MAX_FRAMES + 2;
+    n = n < SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_MAX_PY_FRAMES
+            ? n
+            : SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_MAX_PY_FRAMES;
     memcpy(all, frames, n * sizeof(*all));
     int api = n ? session_context_wait_at(s->ctx, pid, tid, t) : 0;
     if (api) /* waiting for the device: the runtime's frames become "[gpu wait] CALL" */
@@ -335,6 +345,39 @@ int session_choose_engine(struct session *s, const char *program)
     return 0;
 }
 
+/* A launched Python program under the perf engine: the BPF walker set on its events (inherited
+ * by its threads and children) before its exec, told of each CPython process as the collector
+ * announces it (session_perf_python_process); where it cannot be loaded, the reason. */
+static void launch_python(struct session *s)
+{
+    char why[200] = "";
+    struct perf_python *py;
+
+    if (s->o->python == INJECT_PYTHON_OFF || !s->o->target_argv || !s->o->target_argv[0] ||
+        !inject_program_is_python(s->o->target_argv[0]))
+        return;
+    py = perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why));
+    if (py && session_perf_python(s->perf, py) != 0) {
+        snprintf(why, sizeof(why), "the kernel refused the BPF frame walker on its perf events");
+        perf_python_free(py);
+        py = NULL;
+    }
+    if (!py && strstr(why, "CAP_BPF"))
+        snprintf(why + strlen(why), sizeof(why) - strlen(why),
+                 "; or --engine signal, the default for Python programs");
+    if (!py)
+        model_python_refused(s->m, 0, why);
+}
+
+void session_perf_python_process(struct session *s, uint32_t pid)
+{
+    char why[200];
+    uint32_t v;
+
+    if (s->perf && session_perf_walker(s->perf) && perf_python_probe(pid, &v))
+        (void)perf_python_add(session_perf_walker(s->perf), s->m, pid, why, sizeof(why));
+}
+
 /* inject_spawn's hook: open the perf events on the child before its exec (enabled by it). */
 void session_perf_before_exec(pid_t pid, void *ctx)
 {
@@ -349,9 +392,46 @@ void session_perf_before_exec(pid_t pid, void *ctx)
         return;
     }
     s->ctx = session_context_new();
+    launch_python(s);
     if (!session_perf_kernel(s->perf))
         ms->timer = "task-clock:u"; /* (wall mode needs kernel samples: never user only) */
     session_engine_explain(s);
+}
+
+/* Python frames from outside for the CPython processes among pids (at the attach, then every
+ * second for those that had not loaded CPython yet): the BPF walker set on the perf events, or
+ * (not permitted, not built) the reason, said on the notice line and in session.json; never
+ * frames read later than their sample. */
+static void attach_python(struct session *s)
+{
+    struct perf_python *py = session_perf_walker(s->perf);
+    char why[200] = "";
+    uint32_t v;
+
+    if (s->o->python == INJECT_PYTHON_OFF || model_session(s->m)->python_status == MODEL_PY_REFUSED)
+        return;
+    for (int i = 0; i < s->npids; i++) {
+        uint32_t pid = (uint32_t)s->pids[i];
+        if ((py && perf_python_covers(py, pid)) || !perf_python_probe(pid, &v))
+            continue;
+        if (!py) { /* the first CPython: the walker on every event */
+            py = perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why));
+            if (py && session_perf_python(s->perf, py) != 0) {
+                snprintf(why, sizeof(why),
+                         "the kernel refused the BPF frame walker on its perf events");
+                perf_python_free(py);
+                py = NULL;
+            }
+            if (!py) {
+                if (strstr(why, "CAP_BPF"))
+                    snprintf(why + strlen(why), sizeof(why) - strlen(why),
+                             "; or start the program under rocsys-top");
+                model_python_refused(s->m, v, why);
+                return;
+            }
+        }
+        (void)perf_python_add(py, s->m, pid, why, sizeof(why));
+    }
 }
 
 /* -p PID[,PID...]: the processes into the model (executable, command line, modules from their
@@ -416,6 +496,7 @@ int session_attach(struct session *s, char *err, size_t errlen)
         record_set_event(s->rec, &ev);
         symbolizer_load_maps(model_symbolizer(s->m), pid);
     }
+    attach_python(s);
     return 0;
 }
 

@@ -251,6 +251,7 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
         if (r->flags & ROCSYS_PROC_FORKED) /* same address space as the parent at fork */
             symbolizer_copy_process(model_symbolizer(s->m), r->ppid, r->pid);
         model_proc_start(s->m, r->pid, r->ppid, exe, cmd, r->time_ns);
+        session_perf_python_process(s, r->pid); /* the perf engine's BPF Python frames */
         struct record_event ev = {.type = RECORD_EV_PROCESS,
                                   .time_ns = r->time_ns,
                                   .pid = r->pid,

@@ -1,0 +1,51 @@
+/* What the BPF Python frame walker (bpf/pyframes.bpf.c) and the front end that loads it
+ * (session/perf_python.c) share: the per-process layout the walker is given, and the event it
+ * writes per sample. Plain fixed-size types only (compiled for the BPF target and the host). */
+#ifndef ROCSYS_BPF_PYFRAMES_H
+#define ROCSYS_BPF_PYFRAMES_H
+
+#define PYF_MAX_FRAMES  128 /* Python frames walked per sample at most (then flagged cut) */
+#define PYF_FRAME_READ  128 /* bytes of a frame read in one go (every field the walk needs) */
+#define PYF_MAX_INTERPS 4   /* interpreters looked at for a thread's state */
+#define PYF_MAX_THREADS 64  /* thread states looked at per interpreter */
+
+/* The layout of one process's CPython, from collector/python_layout.c (py_layout), filled in by
+ * the front end; key: the process id. Offsets in bytes. */
+struct pyf_proc {
+    unsigned long long runtime; /* address of _PyRuntime */
+    unsigned int rt_interp_head, interp_next, interp_threads;
+    unsigned int ts_next, ts_thread_id, ts_frame;
+    int cframe_current, cframe_previous; /* 3.11, 3.12: tstate->cframe's fields, else -1 */
+    unsigned int fr_back, fr_code, fr_lasti, fr_flags; /* fr_flags <= 3.10: ob_type (8) */
+    unsigned int frame_read;                           /* bytes of a frame to read (<= 128) */
+    unsigned int stop; /* bench/python_outside.sh's breakdown: 1 stop before the thread state,
+                          2 before the frames, 3 before the ring buffer; 0 the whole walk */
+};
+
+/* Event status bits. */
+#define PYF_NO_TSTATE  1u /* the thread has no Python thread state (never ran Python) */
+#define PYF_CUT        2u /* more frames than PYF_MAX_FRAMES */
+#define PYF_UNREADABLE 4u /* a read failed: the chain after the last frame is unknown */
+#define PYF_BAD_FIRST  8u /* the thread state's current frame could not be read */
+
+/* One frame as read: its address, the words at fr_code, fr_lasti, fr_flags. */
+struct pyf_frame {
+    unsigned long long addr, code, lasti, flags;
+};
+
+/* One sample's Python stack, innermost frame first: written by the walker at the perf
+ * sample's overflow, paired by the front end with the sample of the same thread (time just
+ * after the sample's, same user ip and sp). */
+struct pyf_event {
+    unsigned int pid, tid;
+    unsigned long long time_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+    unsigned long long ip, sp;  /* the thread's user registers */
+    unsigned long long tstate;
+    unsigned long long expected;  /* 3.11, 3.12: the previous cframe's current frame (or 0) */
+    unsigned long long last_next; /* the back link of the last frame read */
+    unsigned int n, status;
+    struct pyf_frame f[PYF_MAX_FRAMES];
+};
+#define PYF_EVENT_HEAD ((unsigned long)&((struct pyf_event *)0)->f)
+
+#endif

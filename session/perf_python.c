@@ -1,0 +1,785 @@
+/* Python frames from outside, at the sample's instant (the perf engine, attached or launched
+ * without the collector's sampler). The kernel runs bpf/pyframes.bpf.c at each perf sample: it
+ * finds the thread's PyThreadState and copies its frame chain as read (frame, code object,
+ * instruction, flags) to a BPF ring buffer, stamped with the thread's user ip and sp and the
+ * time. Here each walk is paired with its sample (same thread, the same ip and sp, the first
+ * walk at or after the sample's time and within half a period: the program runs right after
+ * the kernel prepared the sample), checked with the rules of the in-target reader
+ * (collector/python.c: object types, instruction ranges, incomplete frames, entry and shim
+ * frames) and turned into the same pseudo-frames; code objects are read from the target with
+ * process_vm_readv once each (re-checked after a second: an address may be reused) and
+ * announced to the model as the collector's PY_CODE records are. A sample whose walk is not
+ * found gets no Python frame (counted), never the frames of another moment. One description of
+ * each CPython's layout serves both readers: collector/python_layout.c. */
+#define _GNU_SOURCE
+#include "session/perf_python.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/pyframes.h"
+#include "collector/protocol.h"
+#include "collector/python_layout.h"
+#include "model/hashmap.h"
+#include "model/model.h"
+
+#ifdef ROCSYS_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+
+#include "pyframes_bpf_obj.h" /* pyframes_bpf_obj[]: the compiled walker (bpf/embed.cmake) */
+#endif
+
+#define CODE_ID_FIRST  0x400000u /* above the collector's ids (a launched program's) */
+#define CODE_RECHECK   1000000000ull
+#define QUEUE_MAX      8192u /* walks kept per thread (decoding lags sampling: 8 s at 1 kHz) */
+#define RINGBUF_BYTES  (32u << 20)
+#define STR_HEAD_BYTES 64u
+
+/* A process's CPython: where its runtime is and how its objects are laid out. */
+struct py_proc {
+    uint32_t pid, version_hex;
+    uint64_t runtime, code_type, unicode_type, bytes_type, frame_type;
+    struct py_layout l;
+};
+
+/* A code object seen in a walk. */
+struct py_code_seen {
+    uint32_t pid, id;
+    uint64_t addr, sig, size; /* size: code units (3.11+) */
+    int32_t first_trace;
+    uint64_t checked_ns;
+};
+
+/* The walks of one thread not yet paired, oldest first (a ring of cap, a power of two). */
+struct tid_queue {
+    uint32_t tid, head, count, cap;
+    struct pyf_event **ev;
+};
+
+struct perf_python {
+    struct py_proc *procs;
+    size_t nprocs, proccap;
+    struct py_code_seen *codes;
+    size_t ncodes, codecap;
+    struct hashmap code_map; /* mix(pid, address) -> codes index + 1 */
+    struct tid_queue *queues;
+    size_t nqueues, queuecap;
+    struct hashmap queue_map; /* tid -> queues index + 1 */
+    uint32_t next_id;
+    uint64_t window_ns;
+    uint64_t paired, orphan, missed;
+    int prog_fd, procs_fd;
+    int stats_fd;                     /* ROCSYS_BPF_STATS=1: the kernel times the walker */
+    uint64_t front_ns, front_samples; /* ... and the front end's share is timed too */
+#ifdef ROCSYS_HAVE_BPF
+    struct bpf_object *obj;
+    struct ring_buffer *rb;
+#endif
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* n bytes of process pid at addr into dst: 0, or -1. */
+static int peek(uint32_t pid, uint64_t addr, void *dst, size_t n)
+{
+    struct iovec local = {dst, n}, remote = {(void *)(uintptr_t)addr, n};
+
+    return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+static int ptr_ok(uint64_t p)
+{
+    return p >= 4096 && p < 0x800000000000ull && (p & 7) == 0;
+}
+
+/* ---- finding the interpreter ---- */
+
+enum { SYM_RUNTIME, SYM_VERSION, SYM_CODE, SYM_UNICODE, SYM_BYTES, SYM_FRAME, NSYMS };
+static const char *const sym_names[NSYMS] = {"_PyRuntime",     "Py_Version",   "PyCode_Type",
+                                             "PyUnicode_Type", "PyBytes_Type", "PyFrame_Type"};
+
+/* The symbols of sym_names in ELF file path into val (0: absent), and the address its first
+ * loadable segment asks for into *first_vaddr. 0, or -1 if not an ELF file. */
+static int elf_syms(const char *path, uint64_t *val, uint64_t *first_vaddr, int *is_exec)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+    Elf *e;
+    Elf_Scn *scn = NULL;
+    size_t nph;
+
+    memset(val, 0, NSYMS * sizeof(*val));
+    if (fd < 0)
+        return -1;
+    elf_version(EV_CURRENT);
+    e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph) != 0)
+        goto out;
+    GElf_Ehdr eh;
+    if (!gelf_getehdr(e, &eh))
+        goto out;
+    *is_exec = eh.e_type == ET_EXEC;
+    *first_vaddr = 0;
+    for (size_t i = 0; i < nph; i++) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
+            *first_vaddr = ph.p_vaddr & ~(uint64_t)4095;
+            break;
+        }
+    }
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+            !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym s;
+            const char *name;
+            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
+                !(name = elf_strptr(e, sh.sh_link, s.st_name)))
+                continue;
+            for (int k = 0; k < NSYMS; k++)
+                if (!val[k] && strcmp(name, sym_names[k]) == 0)
+                    val[k] = s.st_value;
+        }
+    }
+    rc = 0;
+out:
+    if (e)
+        elf_end(e);
+    close(fd);
+    return rc;
+}
+
+/* The minor version a file name says (python3.N, libpython3.N.so...), or -1. */
+static int minor_of_name(const char *path)
+{
+    const char *b = strrchr(path, '/'), *p;
+
+    b = b ? b + 1 : path;
+    p = strstr(b, "python3.");
+    return p ? atoi(p + 8) : -1;
+}
+
+/* Find process pid's CPython (the mapped file defining _PyRuntime) into *pp: 0, or -1. */
+static int find_python(uint32_t pid, struct py_proc *pp)
+{
+    char maps[64], line[4096 + 128], path[4096 + 64];
+    FILE *f;
+    int found = -1;
+
+    memset(pp, 0, sizeof(*pp));
+    pp->pid = pid;
+    snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
+    f = fopen(maps, "re");
+    if (!f)
+        return -1;
+    while (found != 0 && fgets(line, sizeof(line), f)) {
+        unsigned long long start, end, off;
+        int pos = 0;
+        if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &off, &pos) < 3 || !pos ||
+            off != 0)
+            continue;
+        char *file = line + pos;
+        file[strcspn(file, "\n")] = '\0';
+        if (file[0] != '/' || !strstr(file, "python"))
+            continue;
+        uint64_t val[NSYMS], first = 0;
+        int is_exec = 0;
+        snprintf(path, sizeof(path), "/proc/%u/root%s", pid, file);
+        if (elf_syms(path, val, &first, &is_exec) != 0 && elf_syms(file, val, &first, &is_exec))
+            continue;
+        if (!val[SYM_RUNTIME])
+            continue;
+        uint64_t bias = is_exec ? 0 : start - first;
+        uint32_t v = 0;
+        pp->runtime = val[SYM_RUNTIME] + bias;
+        pp->code_type = val[SYM_CODE] ? val[SYM_CODE] + bias : 0;
+        pp->unicode_type = val[SYM_UNICODE] ? val[SYM_UNICODE] + bias : 0;
+        pp->bytes_type = val[SYM_BYTES] ? val[SYM_BYTES] + bias : 0;
+        pp->frame_type = val[SYM_FRAME] ? val[SYM_FRAME] + bias : 0;
+        if (val[SYM_VERSION] && peek(pid, val[SYM_VERSION] + bias, &v, 4) == 0 && (v >> 24) == 3)
+            pp->version_hex = v;
+        else if (minor_of_name(file) >= 0)
+            pp->version_hex = 3u << 24 | (uint32_t)minor_of_name(file) << 16;
+        found = 0;
+    }
+    fclose(f);
+    return found;
+}
+
+int perf_python_probe(uint32_t pid, uint32_t *version_hex)
+{
+    struct py_proc p;
+
+    *version_hex = 0;
+    if (find_python(pid, &p) != 0)
+        return 0;
+    *version_hex = p.version_hex;
+    return 1;
+}
+
+/* The layout of p's interpreter into p->l: 0, or -1 with why. */
+static int read_layout(struct py_proc *p, char *why, size_t cap)
+{
+    static uint8_t dbg[PY_DEBUG_OFFSETS_MAX];
+    const char *reason = "";
+    int minor = (int)((p->version_hex >> 16) & 0xff);
+
+    if (minor >= 13 && peek(p->pid, p->runtime, dbg, sizeof(dbg)) != 0) {
+        snprintf(why, cap, "the interpreter's memory could not be read");
+        return -1;
+    }
+    if (py_layout_for(p->version_hex, minor >= 13 ? dbg : NULL, sizeof(dbg), &p->l, &reason) !=
+        PY_LAYOUT_OK) {
+        snprintf(why, cap, "Python %d.%d: %s", (int)(p->version_hex >> 24), minor, reason);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- code objects ---- */
+
+/* Where a str's characters are, its kind and length in bytes (capped). -1 if not a str. */
+static int str_read(const struct py_proc *p, uint64_t s, char *out, size_t cap)
+{
+    uint8_t h[STR_HEAD_BYTES], raw[ROCSYS_PY_NAME_MAX];
+    uint64_t type, len, data;
+    uint32_t state, kind;
+
+    if (!ptr_ok(s) || peek(p->pid, s, h, sizeof(h)) != 0)
+        return -1;
+    memcpy(&type, h + PY_OB_TYPE, 8);
+    memcpy(&len, h + PY_STR_LENGTH, 8);
+    memcpy(&state, h + PY_STR_STATE, 4);
+    kind = (state >> 2) & 7;
+    if ((p->unicode_type && type != p->unicode_type) || (kind != 1 && kind != 2 && kind != 4))
+        return -1;
+    if (state & (1u << 5))
+        data = s + ((state & (1u << 6)) ? p->l.str_ascii_size : p->l.str_compact_size);
+    else if (p->l.str_compact_size + 8 > sizeof(h) ||
+             (memcpy(&data, h + p->l.str_compact_size, 8), !data))
+        return -1;
+    if (len > ROCSYS_PY_NAME_MAX / kind)
+        len = ROCSYS_PY_NAME_MAX / kind;
+    if (peek(p->pid, data, raw, len * kind) != 0)
+        return -1;
+    model_py_utf8((int)kind, raw, len * kind, out, cap);
+    return 0;
+}
+
+/* The header of code object code of p, checked: its identity into *sig, its size and first
+ * traceable unit. 0, or -1. */
+static int code_head(const struct py_proc *p, uint64_t code, uint64_t *sig, uint64_t *size,
+                     int32_t *first_trace, uint64_t *f)
+{
+    const struct py_layout *l = &p->l;
+    uint8_t h[512];
+    uint32_t need = l->co_filename, offs[] = {l->co_name, l->co_table, l->co_firstlineno};
+    uint64_t type;
+
+    for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++)
+        need = offs[i] > need ? offs[i] : need;
+    need = (uint32_t)l->co_firsttrace > need && l->co_firsttrace >= 0 ? (uint32_t)l->co_firsttrace
+                                                                      : need;
+    need += 8;
+    if (!ptr_ok(code) || need > sizeof(h) || peek(p->pid, code, h, need) != 0)
+        return -1;
+    memcpy(&type, h + PY_OB_TYPE, 8);
+    if (p->code_type && type != p->code_type)
+        return -1;
+    memcpy(&f[0], h + l->co_filename, 8);
+    memcpy(&f[1], h + l->co_name, 8);
+    memcpy(&f[2], h + l->co_table, 8);
+    f[3] = 0;
+    memcpy(&f[3], h + l->co_firstlineno, 4);
+    *size = 0;
+    if (l->co_adaptive >= 0)
+        memcpy(size, h + PY_OB_SIZE, 8);
+    *first_trace = 0;
+    if (l->co_firsttrace >= 0)
+        memcpy(first_trace, h + l->co_firsttrace, 4);
+    *sig = hashmap_mix(f[0] ^ hashmap_mix(f[1] ^ hashmap_mix(f[2] ^ (f[3] << 32) ^ *size)));
+    return 0;
+}
+
+/* Announce code object c (read now) to the model under a new id: 0, or -1. */
+static int code_announce(struct perf_python *pp, const struct py_proc *p, struct model *m,
+                         struct py_code_seen *c, const uint64_t *f)
+{
+    static char name[4 * ROCSYS_PY_NAME_MAX + 1], file[4 * ROCSYS_PY_NAME_MAX + 1];
+    static uint8_t table[ROCSYS_PY_TABLE_MAX];
+    uint8_t th[40];
+    uint64_t type, tlen;
+
+    if (str_read(p, f[1], name, sizeof(name)) != 0 || str_read(p, f[0], file, sizeof(file)) != 0 ||
+        !ptr_ok(f[2]) || peek(p->pid, f[2], th, sizeof(th)) != 0)
+        return -1;
+    memcpy(&type, th + PY_OB_TYPE, 8);
+    memcpy(&tlen, th + PY_OB_SIZE, 8);
+    if (p->bytes_type && type != p->bytes_type)
+        return -1;
+    tlen = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_TABLE_MAX : tlen;
+    if (peek(p->pid, f[2] + PY_BYTES_DATA, table, tlen) != 0)
+        return -1;
+    if (pp->next_id >= ROCSYS_PY_CODE_UNREADABLE)
+        return -1; /* (8 million code objects) */
+    c->id = pp->next_id++;
+    model_python_code(m, p->pid, c->id, (int)(int32_t)f[3], p->l.table_kind, name, file, table,
+                      (size_t)tlen);
+    return 0;
+}
+
+/* The code object at addr of p (read and announced the first time, re-checked after a
+ * second), or NULL when it cannot be trusted. */
+static const struct py_code_seen *code_of(struct perf_python *pp, const struct py_proc *p,
+                                          struct model *m, uint64_t addr, uint64_t now)
+{
+    uint32_t *slot = hashmap_slot(&pp->code_map, hashmap_mix(addr ^ ((uint64_t)p->pid << 48)), 1);
+    struct py_code_seen *c = *slot ? &pp->codes[*slot - 1] : NULL;
+    uint64_t sig, size, f[4];
+    int32_t first;
+
+    if (c && c->addr == addr && c->pid == p->pid && now - c->checked_ns < CODE_RECHECK)
+        return c;
+    if (code_head(p, addr, &sig, &size, &first, f) != 0)
+        return NULL;
+    if (c && c->addr == addr && c->pid == p->pid && c->sig == sig) {
+        c->checked_ns = now;
+        return c;
+    }
+    if (!c) {
+        xgrow(&pp->codes, &pp->codecap, pp->ncodes + 1, sizeof(*pp->codes));
+        c = &pp->codes[pp->ncodes++];
+        *slot = (uint32_t)pp->ncodes;
+    }
+    c->pid = p->pid;
+    c->addr = addr;
+    c->sig = sig;
+    c->size = size;
+    c->first_trace = first;
+    c->checked_ns = now;
+    if (code_announce(pp, p, m, c, f) != 0) {
+        c->addr = 0; /* read again next time */
+        return NULL;
+    }
+    return c;
+}
+
+/* ---- a walk into pseudo-frames (the rules of collector/python.c) ---- */
+
+/* Append frame w, run-length coding a frame equal to the one before. */
+static uint32_t put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t w)
+{
+    if (n >= 2 && ROCSYS_IS_PY_REPEAT(out[n - 1]) && out[n - 2] == w) {
+        out[n - 1]++;
+        return n;
+    }
+    if (n >= 1 && out[n - 1] == w && n < room) {
+        out[n] = ROCSYS_PY_REPEAT(1);
+        return n + 1;
+    }
+    if (n < room)
+        out[n++] = w;
+    return n;
+}
+
+/* Mark the last frame written as its group's outermost, or write an empty group. */
+static uint32_t end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames)
+{
+    if (had_frames && n > 1 && ROCSYS_IS_PY_REPEAT(out[n - 1])) {
+        uint64_t w = out[n - 2] | ROCSYS_PY_FRAME_ENTRY;
+        if (ROCSYS_PY_REPEAT_COUNT(out[n - 1]) == 1)
+            out[n - 1] = w;
+        else if (n < room)
+            out[n - 1]--, out[n++] = w;
+        return n;
+    }
+    if (had_frames && n > 0) {
+        out[n - 1] |= ROCSYS_PY_FRAME_ENTRY;
+        return n;
+    }
+    return put_frame(out, n, room, ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1));
+}
+
+/* A PY_AT word for a group whose entry (shim) frame is at addr on the C stack: the native
+ * frame whose range [its SP, its caller's SP) holds it, if any. */
+static uint32_t put_at(uint64_t *out, uint32_t n, uint32_t room, uint64_t addr, const uint64_t *sps,
+                       uint32_t nnative)
+{
+    for (uint32_t k = 0; sps && k + 1 < nnative && n < room; k++)
+        if (addr >= sps[k] && addr < sps[k + 1]) {
+            out[n++] = ROCSYS_PY_AT(k);
+            break;
+        }
+    return n;
+}
+
+/* Walk e of process p into out: the number of words; *dropped when the chain could not be
+ * read safely past some frame. */
+static uint32_t walk_words(struct perf_python *pp, const struct py_proc *p, struct model *m,
+                           const struct pyf_event *e, const uint64_t *sps, uint32_t nnative,
+                           uint64_t *out, uint32_t room, int *dropped)
+{
+    const struct py_layout *l = &p->l;
+    uint64_t now = now_ns();
+    uint32_t n = 0, group = 0;
+    int checking = l->cframe_current >= 0 && e->n > 0;
+
+    *dropped = (e->status & (PYF_UNREADABLE | PYF_BAD_FIRST)) != 0;
+    for (uint32_t i = 0; i < e->n && i < PYF_MAX_FRAMES; i++) {
+        const struct pyf_frame *f = &e->f[i];
+        uint64_t next = i + 1 < e->n ? e->f[i + 1].addr : e->last_next;
+        uint64_t code = f->code & l->code_mask;
+        const struct py_code_seen *c = NULL;
+        int entry = 0, owner = 0;
+        int64_t lasti;
+
+        if (!ptr_ok(f->addr) || next == f->addr)
+            goto torn;
+        if (n + 3 >= room)
+            break;
+        if (l->lasti_kind != PY_LASTI_POINTER) {
+            if (p->frame_type && f->flags != p->frame_type)
+                goto torn;
+            lasti = (int32_t)(uint32_t)f->lasti;
+            lasti = lasti < 0 ? -1 : l->lasti_kind == PY_LASTI_BYTES ? lasti / 2 : lasti;
+            entry = 1;
+            if (!(c = code_of(pp, p, m, code, now)))
+                goto torn;
+        } else {
+            owner = (int)((f->flags >> (8 * (uint32_t)(l->fr_owner - l->fr_flags))) & 0xff);
+            if (l->fr_is_entry >= 0)
+                entry =
+                    (int)((f->flags >> (8 * (uint32_t)(l->fr_is_entry - l->fr_flags))) & 0xff) != 0;
+            if (owner >= PY_OWNER_SHIM) {
+                if (checking && (checking = 0, next != e->expected))
+                    goto torn;
+                if (!next && group == 0 && n > 0)
+                    continue; /* 3.15: the thread's base frame */
+                n = end_group(out, n, room, group > 0);
+                n = put_at(out, n, room, f->addr, sps, nnative);
+                group = 0;
+                continue;
+            }
+            if (!(c = code_of(pp, p, m, code, now)))
+                goto torn;
+            lasti = ((int64_t)f->lasti - (int64_t)(code + (uint32_t)l->co_adaptive)) / 2;
+            if (lasti < -1 || lasti >= (int64_t)c->size)
+                goto torn;
+            if (entry && checking && (checking = 0, next != e->expected))
+                goto torn;
+            if (owner != PY_OWNER_GENERATOR && lasti < c->first_trace) {
+                if (entry) { /* an incomplete frame (being set up): hidden, as CPython does */
+                    n = end_group(out, n, room, group > 0);
+                    group = 0;
+                }
+                continue;
+            }
+        }
+        n = put_frame(
+            out, n, room,
+            ROCSYS_PY_FRAME(c->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry));
+        group = entry ? 0 : group + 1;
+    }
+    if (!*dropped && !(e->status & PYF_CUT))
+        return n;
+torn:
+    *dropped = 1;
+    if (n < room)
+        out[n++] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, ROCSYS_PY_LASTI_UNKNOWN, 1);
+    return n;
+}
+
+/* ---- pairing walks with samples ---- */
+
+static struct py_proc *proc_of(struct perf_python *pp, uint32_t pid)
+{
+    for (size_t i = 0; i < pp->nprocs; i++)
+        if (pp->procs[i].pid == pid)
+            return &pp->procs[i];
+    return NULL;
+}
+
+int perf_python_covers(const struct perf_python *pp, uint32_t pid)
+{
+    for (size_t i = 0; pp && i < pp->nprocs; i++)
+        if (pp->procs[i].pid == pid)
+            return 1;
+    return 0;
+}
+
+static struct tid_queue *queue_of(struct perf_python *pp, uint32_t tid, int create)
+{
+    uint32_t *slot = hashmap_slot(&pp->queue_map, hashmap_mix(tid), create);
+
+    if (!slot)
+        return NULL;
+    if (!*slot) {
+        xgrow(&pp->queues, &pp->queuecap, pp->nqueues + 1, sizeof(*pp->queues));
+        memset(&pp->queues[pp->nqueues], 0, sizeof(*pp->queues));
+        pp->queues[pp->nqueues].tid = tid;
+        *slot = (uint32_t)++pp->nqueues;
+    }
+    return &pp->queues[*slot - 1];
+}
+
+static void queue_pop(struct tid_queue *q)
+{
+    free(q->ev[q->head]);
+    q->ev[q->head] = NULL;
+    q->head = (q->head + 1) & (q->cap - 1);
+    q->count--;
+}
+
+#ifdef ROCSYS_HAVE_BPF
+/* Room for one more walk in q: the ring doubled when full (the oldest dropped at QUEUE_MAX). */
+static void queue_room(struct perf_python *pp, struct tid_queue *q)
+{
+    if (q->count < q->cap)
+        return;
+    if (q->cap >= QUEUE_MAX) {
+        queue_pop(q);
+        pp->orphan++;
+        return;
+    }
+    uint32_t cap = q->cap ? q->cap * 2 : 256;
+    struct pyf_event **ev = xcalloc(cap, sizeof(*ev));
+    for (uint32_t i = 0; i < q->count; i++)
+        ev[i] = q->ev[(q->head + i) & (q->cap - 1)];
+    free(q->ev);
+    q->ev = ev;
+    q->head = 0;
+    q->cap = cap;
+}
+
+/* A walk from the ring buffer: to its thread's queue. */
+static int on_walk(void *ctx, void *data, size_t len)
+{
+    struct perf_python *pp = ctx;
+    const struct pyf_event *e = data;
+    struct tid_queue *q;
+
+    if (len < PYF_EVENT_HEAD || e->n > PYF_MAX_FRAMES ||
+        len < PYF_EVENT_HEAD + e->n * sizeof(struct pyf_frame))
+        return 0;
+    q = queue_of(pp, e->tid, 1);
+    queue_room(pp, q);
+    struct pyf_event *c = xmalloc(len);
+    memcpy(c, e, len);
+    q->ev[(q->head + q->count) & (q->cap - 1)] = c;
+    q->count++;
+    return 0;
+}
+
+static char bpf_error[200];
+
+/* libbpf's messages: the last warning kept for the reason line, nothing printed. */
+static int bpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+    if (level == LIBBPF_WARN) {
+        vsnprintf(bpf_error, sizeof(bpf_error), fmt, ap);
+        bpf_error[strcspn(bpf_error, "\n")] = '\0';
+    }
+    return 0;
+}
+#endif
+
+struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
+{
+#ifdef ROCSYS_HAVE_BPF
+    struct perf_python *pp = xcalloc(1, sizeof(*pp));
+    struct bpf_program *prog;
+    struct bpf_map *events;
+    int e;
+
+    libbpf_set_print(bpf_quiet);
+    pp->stats_fd = -1;
+    pp->next_id = CODE_ID_FIRST;
+    /* the walk follows its sample within microseconds; the thread's next sample comes a
+     * period later at the earliest */
+    pp->window_ns = period_ns / 2 < 500000 ? period_ns / 2 : 500000;
+    pp->obj = bpf_object__open_mem(pyframes_bpf_obj, sizeof(pyframes_bpf_obj), NULL);
+    if (!pp->obj || !(events = bpf_object__find_map_by_name(pp->obj, "events")) ||
+        bpf_map__set_max_entries(events, RINGBUF_BYTES) != 0 || (e = bpf_object__load(pp->obj))) {
+        e = errno;
+        snprintf(why, cap, "%s",
+                 e == EPERM || e == EACCES
+                     ? "Python frames from outside need CAP_BPF and CAP_PERFMON (root)"
+                 : bpf_error[0] ? bpf_error
+                                : "the BPF frame walker could not be loaded");
+        perf_python_free(pp);
+        errno = e;
+        return NULL;
+    }
+    prog = bpf_object__find_program_by_name(pp->obj, "pyframes");
+    pp->prog_fd = prog ? bpf_program__fd(prog) : -1;
+    pp->procs_fd = bpf_object__find_map_fd_by_name(pp->obj, "procs");
+    pp->rb = ring_buffer__new(bpf_map__fd(events), on_walk, pp, NULL);
+    if (getenv("ROCSYS_BPF_STATS"))
+        pp->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+    if (pp->prog_fd < 0 || pp->procs_fd < 0 || !pp->rb) {
+        snprintf(why, cap, "the BPF frame walker could not be set up");
+        perf_python_free(pp);
+        return NULL;
+    }
+    return pp;
+#else
+    (void)period_ns;
+    snprintf(why, cap,
+             "this rocsys-top was built without BPF (libbpf, clang), which Python "
+             "frames from outside need");
+    return NULL;
+#endif
+}
+
+int perf_python_prog_fd(const struct perf_python *pp)
+{
+    return pp ? pp->prog_fd : -1;
+}
+
+int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char *why, size_t cap)
+{
+    struct py_proc p;
+
+    if (find_python(pid, &p) != 0) {
+        snprintf(why, cap, "process %u runs no CPython", pid);
+        return -1;
+    }
+    if (read_layout(&p, why, cap) != 0) {
+        model_python_info(m, ROCSYS_PY_UNSUPPORTED, p.version_hex);
+        return -1;
+    }
+    xgrow(&pp->procs, &pp->proccap, pp->nprocs + 1, sizeof(*pp->procs));
+    pp->procs[pp->nprocs++] = p;
+#ifdef ROCSYS_HAVE_BPF
+    const struct py_layout *l = &p.l;
+    struct pyf_proc c = {.runtime = p.runtime,
+                         .rt_interp_head = (uint32_t)l->rt_interp_head,
+                         .interp_next = l->interp_next,
+                         .interp_threads = l->interp_threads,
+                         .ts_next = l->ts_next,
+                         .ts_thread_id = l->ts_thread_id,
+                         .ts_frame = l->ts_frame,
+                         .cframe_current = l->cframe_current,
+                         .cframe_previous = l->cframe_previous,
+                         .fr_back = l->fr_back,
+                         .fr_code = l->fr_code,
+                         .fr_lasti = l->fr_lasti,
+                         .fr_flags = l->fr_flags >= 0 ? (uint32_t)l->fr_flags : PY_OB_TYPE};
+    uint32_t top = c.fr_back;
+    top = c.fr_code > top ? c.fr_code : top;
+    top = c.fr_lasti > top ? c.fr_lasti : top;
+    top = c.fr_flags > top ? c.fr_flags : top;
+    c.frame_read = top + 8;
+    if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
+        c.stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
+    if (l->rt_interp_head < 0 || c.frame_read > PYF_FRAME_READ) {
+        snprintf(why, cap, "Python %u.%u: its layout is not known to the BPF walker",
+                 p.version_hex >> 24, (p.version_hex >> 16) & 0xff);
+        pp->nprocs--;
+        return -1;
+    }
+    if (bpf_map_update_elem(pp->procs_fd, &pid, &c, BPF_ANY) != 0) {
+        snprintf(why, cap, "the BPF frame walker's table is full");
+        pp->nprocs--;
+        return -1;
+    }
+#endif
+    model_python_info(m, ROCSYS_PY_OK, p.version_hex);
+    return 0;
+}
+
+uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
+                            const struct perf_python_sample *s, const uint64_t *sps,
+                            uint32_t nnative, uint64_t *out, uint32_t room)
+{
+    const struct py_proc *p;
+    struct tid_queue *q;
+    int dropped = 0;
+
+    uint64_t t0 = pp && pp->stats_fd >= 0 ? now_ns() : 0;
+    uint32_t n = 0;
+
+    if (!pp || !(p = proc_of(pp, s->pid)))
+        return 0;
+#ifdef ROCSYS_HAVE_BPF
+    ring_buffer__consume(pp->rb);
+#endif
+    q = queue_of(pp, s->tid, 0);
+    /* walks older than this sample belong to samples already decoded (or lost) */
+    while (q && q->count && q->ev[q->head]->time_ns < s->time_ns) {
+        queue_pop(q);
+        pp->orphan++;
+    }
+    if (!q || !q->count || q->ev[q->head]->time_ns - s->time_ns > pp->window_ns ||
+        q->ev[q->head]->ip != s->ip || q->ev[q->head]->sp != s->sp) {
+        pp->missed++;
+        return 0;
+    }
+    const struct pyf_event *e = q->ev[q->head];
+    pp->paired++;
+    if (!(e->status & PYF_NO_TSTATE)) {
+        n = walk_words(pp, p, m, e, sps, nnative, out, room, &dropped);
+        if (dropped)
+            model_session(m)->python_unreadable++;
+    }
+    queue_pop(q);
+    if (t0) {
+        pp->front_ns += now_ns() - t0;
+        pp->front_samples++;
+    }
+    return n;
+}
+
+void perf_python_free(struct perf_python *pp)
+{
+    if (!pp)
+        return;
+#ifdef ROCSYS_HAVE_BPF
+    if (pp->stats_fd >= 0) { /* for bench/python_outside.sh */
+        struct bpf_prog_info info;
+        uint32_t len = sizeof(info);
+        memset(&info, 0, sizeof(info));
+        if (bpf_obj_get_info_by_fd(pp->prog_fd, &info, &len) == 0 && info.run_cnt)
+            fprintf(stderr,
+                    "rocsys-top: bpf walker: %llu walks, %.0f ns each in the kernel; front end "
+                    "%.0f ns per sample; paired %llu, walks unpaired %llu, samples without "
+                    "walk %llu\n",
+                    (unsigned long long)info.run_cnt,
+                    (double)info.run_time_ns / (double)info.run_cnt,
+                    pp->front_samples ? (double)pp->front_ns / (double)pp->front_samples : 0.0,
+                    (unsigned long long)pp->paired, (unsigned long long)pp->orphan,
+                    (unsigned long long)pp->missed);
+        close(pp->stats_fd);
+    }
+    ring_buffer__free(pp->rb);
+    bpf_object__close(pp->obj);
+#endif
+    for (size_t i = 0; i < pp->nqueues; i++) {
+        while (pp->queues[i].count)
+            queue_pop(&pp->queues[i]);
+        free(pp->queues[i].ev);
+    }
+    free(pp->queues);
+    hashmap_free(&pp->queue_map);
+    free(pp->codes);
+    hashmap_free(&pp->code_map);
+    free(pp->procs);
+    free(pp);
+}
