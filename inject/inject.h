@@ -27,7 +27,8 @@ struct inject_options {
     const char *output_log; /* --output-log FILE */
     const char *record_dir; /* --record DIR */
     int force;              /* --force: overwrite a recording in DIR */
-    int no_tui;             /* --no-tui: headless recording */
+    int no_tui;             /* --no-tui: headless recording (or --serve) */
+    const char *serve;      /* --serve [ADDR:]PORT: the HTTP endpoint, NULL: none */
     const char *merge_dir;  /* --merge DIR: merge the ranks' recordings in DIR */
     const char *replay_dir; /* --replay DIR: show a recording */
     const char *range;      /* --range START:END: the part of a replayed run (seconds) */

@@ -89,8 +89,12 @@ static const struct opt_def opt_table[] = {
     {"force", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(force), 1,
      "with --record: overwrite a recording already in DIR"},
     {"no-tui", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_tui), 1,
-     "with --record: no display, a status line on stderr and a summary at the end (the "
-     "default when stdout is not a terminal)"},
+     "with --record or --serve: no display, a status line on stderr (and with --record a "
+     "summary at the end; the default when stdout is not a terminal)"},
+    {"serve", 0, OPT_STRING, "[ADDR:]PORT", 0, 0, NULL, OFF(serve), 0,
+     "serve /metrics (Prometheus text format) and /snapshot.json over HTTP on ADDR:PORT "
+     "(default address 127.0.0.1; anyone on the host who can reach the port can read them, "
+     "0.0.0.0 opens them to the network); nothing listens without it"},
     {"output-log", 0, OPT_STRING, "FILE", 0, 0, NULL, OFF(output_log), 0,
      "keep the target's full output in FILE (default: $TMPDIR/rocsys-top-PID.log)"},
     {"attach-gpu", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(attach_gpu), 1,
@@ -305,6 +309,10 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
                 return -1;
             }
         }
+    }
+    if (o->serve && (o->merge_dir || o->replay_dir)) {
+        snprintf(err, errlen, "--serve serves a live session: not --merge or --replay");
+        return -1;
     }
     if (o->help || o->version || o->merge_dir || o->replay_dir || o->attach_gpu || o->pids)
         return 0;
