@@ -257,6 +257,11 @@ static void client_read(struct session_serve *sv, struct serve_client *c)
             return;
         c->req_len += (size_t)r;
         c->req[c->req_len] = '\0';
+        if (memchr(c->req, '\0', c->req_len)) { /* not text: answered now */
+            c->req[0] = '\0';
+            respond(sv, c, 1);
+            return;
+        }
         if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n")) {
             respond(sv, c, 1);
             return;
