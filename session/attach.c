@@ -294,6 +294,8 @@ int session_attach_gpu(const struct inject_options *o)
         now = model_clock_ns(CLOCK_MONOTONIC);
         if (now >= next && !a.quit) {
             attach_refresh(&a);
+            if (a.tui) /* F2 may have changed the delay */
+                period = (uint64_t)tui_delay_tenths(a.tui) * 100000000ull;
             next = now + period;
             if (o->iterations && a.refreshes >= o->iterations) {
                 a.ended_by = "the -n refresh limit";

@@ -557,6 +557,8 @@ static void run_loop(struct session *s)
         }
         if (t >= next_refresh) {
             refresh(s);
+            if (s->tui) /* F2 may have changed the delay */
+                refresh_ns = (uint64_t)tui_delay_tenths(s->tui) * 100000000ull;
             next_refresh = t + refresh_ns;
             if (s->o->iterations && s->refreshes >= s->o->iterations) {
                 if (s->target_done)
