@@ -211,7 +211,12 @@ static void metrics_gpu(struct session_serve_buf *b, const struct gpu_status *st
                                 : (double)p->sdma_us / 1e6;
             session_serve_printf(b, "%s{pid=\"%u\",comm=\"", procs[k].name, p->pid);
             prom_label(b, p->name);
-            session_serve_printf(b, "\",gpu_mask=\"0x%x\"} %.10g\n", p->gpu_mask, v);
+            session_serve_printf(b, "\",gpu_mask=\"0x%x\",host_pid=\"%u\",pidns=\"%s\"} %.10g\n",
+                                 p->gpu_mask, p->host_pid,
+                                 p->pidns == GPU_PIDNS_CHILD     ? "container"
+                                 : p->pidns == GPU_PIDNS_OUTSIDE ? "host"
+                                                                 : "same",
+                                 v);
         }
     }
 }
@@ -374,7 +379,13 @@ static void snapshot_gpu(struct session_serve_buf *b, const struct gpu_status *s
         const struct gpu_proc *p = &st->procs[i];
         session_serve_printf(b, "%s{\"pid\":%u,\"comm\":", i ? "," : "", p->pid);
         json_str(b, p->name);
-        session_serve_printf(b, ",\"gpu_mask\":%u", p->gpu_mask);
+        session_serve_printf(b, ",\"gpu_mask\":%u,\"host_pid\":%u,\"pidns\":\"%s\"", p->gpu_mask,
+                             p->host_pid,
+                             p->pidns == GPU_PIDNS_CHILD     ? "container"
+                             : p->pidns == GPU_PIDNS_OUTSIDE ? "host"
+                                                             : "same");
+        if (p->pidns == GPU_PIDNS_CHILD)
+            session_serve_printf(b, ",\"container_pid\":%u", p->inner_pid);
         if (p->valid)
             session_serve_printf(b, ",\"vram_bytes\":%llu,\"cu_pct\":%u,\"sdma_us\":%llu",
                                  (unsigned long long)p->vram_bytes, p->cu_pct,
