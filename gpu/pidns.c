@@ -2,6 +2,9 @@
  * initial namespace (the host's); rocsys-top shows the ids its own namespace uses. The NSpid
  * line of /proc/PID/status lists a process's ids from the namespace of that /proc mount down
  * to its own; rocsys-top's own line says how deep its namespace is below the mount's. So:
+ * A process at our depth may still be in a sibling namespace (another container at the same
+ * level): its id at our depth is checked by a pidfd of that id in our namespace, whose fdinfo
+ * gives its id in /proc's (the host's).
  *   - /proc of the initial namespace (rocsys-top there, or below it without its own /proc):
  *     the KFD id is the /proc entry; its id at rocsys-top's depth is ours, and a process above
  *     or beside rocsys-top's namespace has none (shown with its host id, marked);
@@ -11,9 +14,11 @@
 #define _GNU_SOURCE
 #include "gpu/gpu.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PID_NS_INIT_INO 4026531836u /* the initial PID namespace's inode (PROC_PID_INIT_INO) */
@@ -55,6 +60,31 @@ int gpu_pidns_resolve(int self_depth, const uint32_t *ids, int n, uint32_t *ours
         return GPU_PIDNS_SAME;
     *inner = ids[n - 1]; /* in a namespace below ours (a container we see into) */
     return GPU_PIDNS_CHILD;
+}
+
+/* Whether pid ours (in our namespace) is the process /proc calls host_pid: a pidfd of ours,
+ * its fdinfo's Pid: line (Linux 5.3+); 1 when that cannot be told (no pidfd_open). */
+static int same_process(uint32_t ours, uint32_t host_pid)
+{
+#ifdef SYS_pidfd_open
+    char path[64], buf[1024];
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)ours, 0);
+    if (fd < 0)
+        return errno == ENOSYS ? 1 : 0; /* ESRCH: no such process in our namespace */
+    snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+    FILE *f = fopen(path, "re");
+    size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    close(fd);
+    buf[len] = '\0';
+    const char *p = strstr(buf, "\nPid:");
+    return p ? strtoul(p + 6, NULL, 10) == host_pid : 1;
+#else
+    (void)ours;
+    (void)host_pid;
+    return 1;
+#endif
 }
 
 /* NSpid of /proc/<pid>/status (pid 0: self) into ids; their number (0: unreadable). */
@@ -112,6 +142,8 @@ void gpu_pidns_map(int self_depth, struct gpu_proc *procs, int n)
             continue;
         }
         p->pidns = gpu_pidns_resolve(self_depth, ids, k, &ours, &inner);
+        if (p->pidns != GPU_PIDNS_OUTSIDE && self_depth > 1 && !same_process(ours, p->host_pid))
+            p->pidns = GPU_PIDNS_OUTSIDE; /* a sibling namespace's: the same depth, not ours */
         if (p->pidns != GPU_PIDNS_OUTSIDE)
             p->pid = ours;
         p->inner_pid = inner;

@@ -1,5 +1,6 @@
 /* rocsys-top: entry point. */
 #include <malloc.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -31,7 +32,9 @@ static void settings_apply(struct inject_options *o)
     int interactive = !o->batch && !o->no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 
     tui_settings_defaults(&set);
-    if (o->no_config || !interactive || tui_settings_path(path, sizeof(path)) != 0) {
+    const char *env = getenv("ROCSYS_NO_CONFIG");
+    if (o->no_config || (env && env[0] == '1') || !interactive ||
+        tui_settings_path(path, sizeof(path)) != 0) {
         tui_settings_use(&set, NULL);
         return;
     }

@@ -46,21 +46,21 @@ static void *view_state(struct tui *t, const char *name)
     return v >= 0 ? t->state[v] : NULL;
 }
 
-/* Make the TUI follow t->set (views' sort orders, window, mouse). */
-static void apply(struct tui *t)
+/* Make the TUI follow setting d of t->set now. */
+static void apply(struct tui *t, const struct tui_setting_def *d)
 {
-    for (int i = 0; i < tui_settings_count; i++) {
-        const struct tui_setting_def *d = &tui_settings_table[i];
-        void *st = d->sort ? view_state(t, d->view) : NULL;
-        if (st)
-            d->sort(st, *tui_setting_field(&t->set, d));
-    }
-    model_set_window(t->m, (uint32_t)t->set.window_s);
-    if (t->opt.no_mouse == t->set.mouse) {
+    void *st = d->sort ? view_state(t, d->view) : NULL;
+    int *f = tui_setting_field(&t->set, d);
+
+    if (st)
+        d->sort(st, *f);
+    else if (f == &t->set.window_s)
+        model_set_window(t->m, (uint32_t)t->set.window_s);
+    else if (f == &t->set.mouse && t->opt.no_mouse == t->set.mouse) {
         t->opt.no_mouse = !t->set.mouse;
         tui_mouse_enable(t->set.mouse);
-    }
-    t->opt.delay_tenths = t->set.delay_tenths;
+    } else if (f == &t->set.delay_tenths)
+        t->opt.delay_tenths = t->set.delay_tenths;
     tui_filter_changed(t);
 }
 
@@ -69,15 +69,13 @@ void tui_settings_open(struct tui *t)
     const char *path = tui_settings_current(&t->set);
 
     t->set_path = path[0] ? xstrdup(path) : NULL;
-    /* what the command line gave (main applied the file to the options it did not give) */
-    t->set.delay_tenths = t->opt.delay_tenths > 0 ? t->opt.delay_tenths : t->set.delay_tenths;
-    t->set.mouse = !t->opt.no_mouse;
-    t->set.window_s = (int)model_session(t->m)->window_seconds > 0
-                          ? (int)model_session(t->m)->window_seconds
-                          : t->set.window_s;
+    /* delay, window and mouse run as the options say (main gave them the file's values where
+     * the command line did not); the file keeps its own unless F2 changes them */
     if (t->opt.initial_view == 0 && t->set.view > 0 && t->set.view < tui_view_count)
         t->view = t->set.view; /* a mode that asks for a view of its own keeps it */
-    apply(t);
+    for (int i = 0; i < tui_settings_count; i++)
+        if (tui_settings_table[i].sort)
+            apply(t, &tui_settings_table[i]);
 }
 
 void tui_settings_close(struct tui *t)
@@ -85,7 +83,7 @@ void tui_settings_close(struct tui *t)
     const struct model_session *ms = model_session(t->m);
 
     if (!t->set_path)
-        return;
+        return; /* --no-config, -b, or a file that was not ours */
     if (!ms->attach_gpu && !ms->diff_old)
         t->set.view = t->view;
     for (int i = 0; i < tui_settings_count; i++) {
@@ -122,7 +120,7 @@ static void change(struct tui *t, const struct setup_row *r, int delta)
             v = lo + ((v - lo) % span + span) % span;
         *f = v;
     }
-    apply(t);
+    apply(t, r->d);
 }
 
 int tui_setup_key(struct tui *t, int ch)

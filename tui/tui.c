@@ -629,7 +629,7 @@ static int handle_key(struct tui *t, int ch)
 
 int tui_delay_tenths(const struct tui *t)
 {
-    return t && t->set.delay_tenths > 0 ? t->set.delay_tenths : 10;
+    return t && t->opt.delay_tenths > 0 ? t->opt.delay_tenths : 10;
 }
 
 int tui_profile_pid(const struct tui *t)

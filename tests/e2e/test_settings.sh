@@ -6,6 +6,7 @@
 # is left as it is; the Kernels view hides a column the file hides; -b never reads the file.
 source "$(dirname "$0")/lib.sh"
 command -v tmux > /dev/null || skip "tmux is not installed"
+unset ROCSYS_NO_CONFIG # lib.sh's, for every other test
 CFG="$WORK/cfg"
 RC="$CFG/rocsys-top/rocsys-toprc"
 top() { env XDG_CONFIG_HOME="$CFG" "$ROCSYS_TOP" "$@"; }
