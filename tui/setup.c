@@ -176,7 +176,9 @@ void tui_setup_draw(struct tui *t, const struct tui_rect *r)
              "Setup (F2): Up Down choose, Left Right - + Space change, Esc done; %s",
              t->set_path ? "saved when rocsys-top ends" : "not saved (--no-config)");
     int left = tui_draw_frame(t, r, title, "  SETTING                                VALUE");
-    for (int i = 0; i < n && i < left; i++) {
+    int top = t->setup_sel >= left && left > 0 ? t->setup_sel - left + 1 : 0; /* scrolled */
+    for (int k = 0; k < left && top + k < n; k++) {
+        int i = top + k;
         const struct setup_row *row = &rows[i];
         int v = *tui_setting_field(&t->set, row->d);
         if (row->column >= 0) {
@@ -192,7 +194,7 @@ void tui_setup_draw(struct tui *t, const struct tui_rect *r)
             tui_setting_text(row->d, v, val, sizeof(val));
             snprintf(line, sizeof(line), "  %-38s %s", row->d->label, val);
         }
-        tui_put(t, r->y + 2 + i, r->x, r->w,
+        tui_put(t, r->y + 2 + k, r->x, r->w,
                 i == t->setup_sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL, line, 1);
     }
 }

@@ -247,8 +247,8 @@ static void draw_tabs(struct tui *t, const struct tui_rect *r)
 static void draw_status(struct tui *t, const struct tui_rect *r)
 {
     static const char *const hints[][2] = {
-        {"F1", "Help"},  {"/", "Search"}, {"n", "Next"},  {"F6", "Sort"},  {"t", "Thread"},
-        {"w", "Window"}, {"p", "Pause"},  {"r", "Reset"}, {"F10", "Quit"},
+        {"F1", "Help"},  {"F2", "Setup"}, {"/", "Search"}, {"n", "Next"},  {"F6", "Sort"},
+        {"t", "Thread"}, {"w", "Window"}, {"p", "Pause"},  {"r", "Reset"}, {"F10", "Quit"},
     };
     const struct tui_view *v = &tui_views[t->view];
     unsigned int key = tui_style(t, TUI_S_STATUS_KEY), txt = tui_style(t, TUI_S_STATUS);
