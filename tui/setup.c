@@ -198,3 +198,8 @@ void tui_setup_draw(struct tui *t, const struct tui_rect *r)
                 i == t->setup_sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL, line, 1);
     }
 }
+
+int tui_delay_tenths(const struct tui *t)
+{
+    return t && t->opt.delay_tenths > 0 ? t->opt.delay_tenths : 10;
+}

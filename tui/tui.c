@@ -627,11 +627,6 @@ static int handle_key(struct tui *t, int ch)
     return t->profile_pid > 0; /* a view chose a process to profile: leave */
 }
 
-int tui_delay_tenths(const struct tui *t)
-{
-    return t && t->opt.delay_tenths > 0 ? t->opt.delay_tenths : 10;
-}
-
 int tui_profile_pid(const struct tui *t)
 {
     return t ? t->profile_pid : 0;
