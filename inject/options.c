@@ -364,5 +364,5 @@ void inject_options_help(FILE *out)
     }
     fprintf(out,
             "\nKeys: Tab/1-8 views, Enter/Space expand, t thread, w window, s sort, / search,\n"
-            "p pause, r reset, ? help, q quit. See rocsys-top(1).\n");
+            "p pause, r reset, ? help, F2 setup, q quit. See rocsys-top(1).\n");
 }
