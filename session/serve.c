@@ -30,6 +30,9 @@ struct serve_client {
     size_t req_len;
     struct session_serve_buf out; /* the whole response, being written */
     size_t out_off;
+    int unread;   /* the request was cut: the client may still be sending */
+    int draining; /* answered; what it still sends is read and dropped until it closes (a close
+                     with unread data would reset the connection before it reads the answer) */
 };
 
 struct session_serve {
@@ -147,6 +150,7 @@ static void client_close(struct serve_client *c)
     free(c->out.p);
     memset(&c->out, 0, sizeof(c->out));
     c->req_len = c->out_off = 0;
+    c->unread = c->draining = 0;
 }
 
 int session_serve_pollfds(const struct session_serve *sv, struct pollfd *out, int max)
@@ -245,6 +249,7 @@ static void client_read(struct session_serve *sv, struct serve_client *c)
 {
     for (;;) {
         if (c->req_len >= SERVE_REQ_MAX - 1) {
+            c->unread = 1;
             respond(sv, c, 0);
             return;
         }
@@ -281,6 +286,12 @@ static void client_write(struct serve_client *c)
         c->out_off += (size_t)w;
     }
     shutdown(c->fd, SHUT_WR);
+    if (c->unread && c->out_off == c->out.len) {
+        free(c->out.p);
+        memset(&c->out, 0, sizeof(c->out));
+        c->draining = 1;
+        return;
+    }
     client_close(c);
 }
 
@@ -297,6 +308,15 @@ void session_serve_handle(struct session_serve *sv, const struct pollfd *p, int 
             struct serve_client *c = &sv->clients[i];
             if (c->fd != p[k].fd)
                 continue;
+            if (c->draining) { /* drop what it sends until it closes (or its time is up) */
+                char sink[4096];
+                ssize_t r;
+                while ((r = read(c->fd, sink, sizeof(sink))) > 0)
+                    ;
+                if (r == 0 || (errno != EAGAIN && errno != EINTR))
+                    client_close(c);
+                break;
+            }
             if (!c->out.p && (p[k].revents & (POLLIN | POLLHUP | POLLERR)))
                 client_read(sv, c);
             if (c->fd >= 0 && c->out.p)

@@ -152,7 +152,7 @@ import socket, sys, time
 port = int(sys.argv[1])
 idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
 big = socket.create_connection(("127.0.0.1", port))
-big.sendall(b"GET /" + b"a" * 8000 + b" HTTP/1.0\r\n\r\n")
+big.sendall(b"GET /" + b"a" * 200000 + b" HTTP/1.0\r\n\r\n") # read and dropped after the 400
 print(big.recv(200).split(b"\r\n")[0].decode())
 junk = socket.create_connection(("127.0.0.1", port))
 junk.sendall(b"\x00\x01hello\r\n\r\n")
