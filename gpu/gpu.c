@@ -86,6 +86,7 @@ struct queued {
 
 struct gpu_monitor {
     const struct gpu_backend *b;
+    int pidns_depth; /* gpu_pidns_self(): how KFD's host ids map to ours */
     pthread_t thread;
     int thread_started;
     pthread_mutex_t lock;
@@ -167,9 +168,13 @@ static void sweep(struct gpu_monitor *m)
     call_begin(m, "processes");
     nproc = m->b->processes(m->scratch_procs, GPU_MAX_PROCS);
     call_end(m);
-    for (int i = 0; i < nproc; i++)
-        proc_comm(m->scratch_procs[i].pid, m->scratch_procs[i].name,
-                  sizeof(m->scratch_procs[i].name));
+    gpu_pidns_map(m->pidns_depth, m->scratch_procs, nproc);
+    for (int i = 0; i < nproc; i++) /* /proc's ids are KFD's, but in a namespace of our own */
+        if (m->pidns_depth > 0)
+            proc_comm(m->scratch_procs[i].host_pid, m->scratch_procs[i].name,
+                      sizeof(m->scratch_procs[i].name));
+        else
+            snprintf(m->scratch_procs[i].name, sizeof(m->scratch_procs[i].name), "?");
 
     pthread_mutex_lock(&m->lock);
     for (int d = 0; d < count; d++) {
@@ -376,6 +381,7 @@ struct gpu_monitor *gpu_monitor_start(const struct gpu_monitor_options *o)
     sigset_t all, old;
 
     m->b = o->backend ? o->backend : gpu_backends[0];
+    m->pidns_depth = gpu_pidns_self();
     m->st.backend = m->b->name;
     m->st.interval_ms = o->interval_ms >= 10 ? o->interval_ms : 10;
     m->st.state = GPU_STATE_STARTING;

@@ -63,7 +63,10 @@ struct gpu_static {
 
 /* A process using GPUs (from KFD). */
 struct gpu_proc {
-    uint32_t pid;
+    uint32_t pid;        /* in rocsys-top's PID namespace (pidns SAME, CHILD); else the host's */
+    uint32_t host_pid;   /* as KFD lists it (the initial namespace's) */
+    int pidns;           /* GPU_PIDNS_*: where the process is, seen from rocsys-top */
+    uint32_t inner_pid;  /* GPU_PIDNS_CHILD: its id in its own namespace */
     char name[32];       /* from /proc/PID/comm, "?" once gone */
     uint32_t gpu_mask;   /* bit i: uses device i; 0 if unknown */
     int valid;           /* 1: the usage fields below were read */
@@ -71,6 +74,23 @@ struct gpu_proc {
     uint64_t sdma_us;    /* time its SDMA (copy) engines ran */
     uint32_t cu_pct;     /* CUs its waves occupy, % of the CUs of the GPUs KFD lists for it */
 };
+
+/* ---- PID namespaces (pidns.c) ---- */
+enum {
+    GPU_PIDNS_SAME = 0,   /* in rocsys-top's namespace: pid is ours */
+    GPU_PIDNS_CHILD = 1,  /* in a namespace below ours (a container): pid is ours, inner_pid its */
+    GPU_PIDNS_OUTSIDE = 2 /* not in our namespace (or not mappable from it): pid is the host's */
+};
+/* The NSpid ids of a /proc/PID/status text, outermost first (at most max); their number. */
+int gpu_pidns_parse(const char *status, uint32_t *ids, int max);
+/* A process's place from its NSpid ids, for a viewer self_depth levels below the /proc mount's
+ * namespace (its own NSpid count): GPU_PIDNS_*, its id in ours, its innermost id (CHILD). */
+int gpu_pidns_resolve(int self_depth, const uint32_t *ids, int n, uint32_t *ours, uint32_t *inner);
+/* This process's depth below /proc's namespace (1: the same), or 0 when /proc is our own
+ * namespace's below the initial one, where host ids cannot be mapped. */
+int gpu_pidns_self(void);
+/* Turn KFD's host ids of procs into ours (host_pid, pidns, inner_pid set). */
+void gpu_pidns_map(int self_depth, struct gpu_proc *procs, int n);
 
 /* ---- backends ---- */
 /* Why monitoring is unavailable (the one line the GPU panel shows says which). */

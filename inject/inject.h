@@ -4,6 +4,7 @@
 #define ROCSYS_INJECT_INJECT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -27,7 +28,8 @@ struct inject_options {
     const char *output_log; /* --output-log FILE */
     const char *record_dir; /* --record DIR */
     int force;              /* --force: overwrite a recording in DIR */
-    int no_tui;             /* --no-tui: headless recording */
+    int no_tui;             /* --no-tui: headless recording (or --serve) */
+    const char *serve;      /* --serve [ADDR:]PORT: the HTTP endpoint, NULL: none */
     const char *merge_dir;  /* --merge DIR: merge the ranks' recordings in DIR */
     const char *replay_dir; /* --replay DIR: show a recording */
     const char *range;      /* --range START:END: the part of a replayed run (seconds) */
@@ -37,6 +39,8 @@ struct inject_options {
     int attach_gpu;         /* --attach-gpu: no target, the GPU dashboard */
     const char *pids;       /* -p PID[,PID...]: attach to running processes */
     int gpu_interval_ms;    /* --gpu-interval: GPU sampling interval, 0 = no GPU monitoring */
+    int no_config;          /* --no-config: no settings file read or written */
+    uint64_t given;         /* bit i: the option of row i of the options table was given */
     int help, version;
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
     int target_argc;
@@ -48,6 +52,8 @@ enum { INJECT_PYTHON_ON = 0, INJECT_PYTHON_NATIVE = 1, INJECT_PYTHON_OFF = 2 };
 
 /* Parse the command line. Returns 0, or -1 with a one-line message in err. */
 int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err, size_t errlen);
+/* Whether the option --long_name was on the command line. */
+int inject_option_given(const struct inject_options *o, const char *long_name);
 /* Print --help (generated from the option table). */
 void inject_options_help(FILE *out);
 

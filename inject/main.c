@@ -1,5 +1,6 @@
 /* rocsys-top: entry point. */
 #include <malloc.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include "gpu/gpu.h"
 #include "inject/inject.h"
 #include "session/session.h"
+#include "tui/tui.h"
 
 /* The modes that run sessions; their exit status. */
 static int run(const struct inject_options *o)
@@ -18,6 +20,39 @@ static int run(const struct inject_options *o)
     if (o->attach_gpu)
         return session_attach_gpu(o);
     return session_run(o);
+}
+
+/* The settings file (unless --no-config) for an interactive display: its delay, window and
+ * mouse where the command line did not give them; the TUI applies the rest and writes it back.
+ * A file that is not valid gets one line, the defaults, and is left as it is. */
+static void settings_apply(struct inject_options *o)
+{
+    struct tui_settings set;
+    char path[4096], err[300];
+    int interactive = !o->batch && !o->no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+
+    tui_settings_defaults(&set);
+    const char *env = getenv("ROCSYS_NO_CONFIG");
+    if (o->no_config || (env && env[0] == '1') || !interactive ||
+        tui_settings_path(path, sizeof(path)) != 0) {
+        tui_settings_use(&set, NULL);
+        return;
+    }
+    if (tui_settings_load(path, &set, err, sizeof(err)) < 0) {
+        fprintf(stderr,
+                "rocsys-top: ignoring the settings file %s: %s (defaults used; the file "
+                "is left as it is)\n",
+                path, err);
+        tui_settings_use(&set, NULL);
+        return;
+    }
+    if (!inject_option_given(o, "delay"))
+        o->delay_tenths = set.delay_tenths;
+    if (!inject_option_given(o, "window"))
+        o->window_s = set.window_s;
+    if (!inject_option_given(o, "no-mouse"))
+        o->no_mouse = !set.mouse;
+    tui_settings_use(&set, path);
 }
 
 int main(int argc, char **argv)
@@ -41,6 +76,7 @@ int main(int argc, char **argv)
         printf("rocsys-top %s (collector protocol %d)\n", ROCSYS_VERSION, ROCSYS_PROTOCOL_VERSION);
         return 0;
     }
+    settings_apply(&o);
     int rc = run(&o);
     if (gpu_monitor_left_behind()) {
         /* a thread is still inside the GPU library (it never answered): exit() would run the

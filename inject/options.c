@@ -89,8 +89,12 @@ static const struct opt_def opt_table[] = {
     {"force", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(force), 1,
      "with --record: overwrite a recording already in DIR"},
     {"no-tui", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_tui), 1,
-     "with --record: no display, a status line on stderr and a summary at the end (the "
-     "default when stdout is not a terminal)"},
+     "with --record or --serve: no display, a status line on stderr (and with --record a "
+     "summary at the end; the default when stdout is not a terminal)"},
+    {"serve", 0, OPT_STRING, "[ADDR:]PORT", 0, 0, NULL, OFF(serve), 0,
+     "serve /metrics (Prometheus text format) and /snapshot.json over HTTP on ADDR:PORT "
+     "(default address 127.0.0.1; anyone on the host who can reach the port can read them, "
+     "0.0.0.0 opens them to the network); nothing listens without it"},
     {"output-log", 0, OPT_STRING, "FILE", 0, 0, NULL, OFF(output_log), 0,
      "keep the target's full output in FILE (default: $TMPDIR/rocsys-top-PID.log)"},
     {"attach-gpu", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(attach_gpu), 1,
@@ -102,10 +106,16 @@ static const struct opt_def opt_table[] = {
     {"no-mouse", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_mouse), 1,
      "no mouse: clicks and the wheel stay the terminal's (to select text); by default a click "
      "on a tab switches the view, on a column heading sorts, on a row selects it"},
+    {"no-config", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_config), 1,
+     "neither read nor write the settings file ($XDG_CONFIG_HOME/rocsys-top/rocsys-toprc, "
+     "default ~/.config/rocsys-top/rocsys-toprc: view, sort orders, columns, window, delay, "
+     "mouse; written when the display closes, changed with F2)"},
     {"help", 'h', OPT_FLAG, NULL, 0, 0, NULL, OFF(help), 1, "show this help and exit"},
     {"version", 'V', OPT_FLAG, NULL, 0, 0, NULL, OFF(version), 1, "show the version and exit"},
     {NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL},
 };
+
+_Static_assert(sizeof(opt_table) / sizeof(opt_table[0]) <= 64, "inject_options.given: 64 bits");
 
 /* Defaults, applied before parsing. */
 static void set_defaults(struct inject_options *o)
@@ -255,6 +265,7 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
         }
         if (apply(d, value, o, err, errlen) != 0)
             return -1;
+        o->given |= 1ull << (d - opt_table);
     }
     if (o->range && !o->replay_dir) {
         snprintf(err, errlen, "--range needs --replay DIR");
@@ -306,6 +317,10 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
             }
         }
     }
+    if (o->serve && (o->merge_dir || o->replay_dir)) {
+        snprintf(err, errlen, "--serve serves a live session: not --merge or --replay");
+        return -1;
+    }
     if (o->help || o->version || o->merge_dir || o->replay_dir || o->attach_gpu || o->pids)
         return 0;
     if (i >= argc) {
@@ -315,6 +330,12 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
     o->target_argv = &argv[i];
     o->target_argc = argc - i;
     return 0;
+}
+
+int inject_option_given(const struct inject_options *o, const char *long_name)
+{
+    const struct opt_def *d = find_opt(long_name, strlen(long_name), 0);
+    return d && (o->given >> (d - opt_table) & 1u);
 }
 
 void inject_options_help(FILE *out)
@@ -343,5 +364,5 @@ void inject_options_help(FILE *out)
     }
     fprintf(out,
             "\nKeys: Tab/1-8 views, Enter/Space expand, t thread, w window, s sort, / search,\n"
-            "p pause, r reset, ? help, q quit. See rocsys-top(1).\n");
+            "p pause, r reset, ? help, F2 setup, q quit. See rocsys-top(1).\n");
 }

@@ -113,6 +113,7 @@ struct attach {
     const char *ended_by;
     const char *files[16];
     uint64_t start_cpu_ns;
+    struct session_serve *serve; /* --serve, or NULL */
 };
 
 /* The recording directory and its writers (no output.log: there is no target output). */
@@ -150,7 +151,9 @@ static void attach_refresh(struct attach *a)
     a->refreshes++;
     if (a->headless) {
         if (isatty(STDERR_FILENO))
-            fprintf(stderr, "\rrocsys-top: recording GPUs to %s: %.0f s ", a->o->record_dir,
+            fprintf(stderr, "\rrocsys-top: %s GPUs %s %s: %.0f s ",
+                    a->o->record_dir ? "recording" : "serving", a->o->record_dir ? "to" : "on",
+                    a->o->record_dir ? a->o->record_dir : session_serve_address(a->serve),
                     (double)(now - ms->start_ns) / 1e9);
     } else if (a->batch) {
         tui_batch_frame(stdout, a->m, a->refreshes, a->o->max_rows);
@@ -220,10 +223,15 @@ int session_attach_gpu(const struct inject_options *o)
     memset(&a, 0, sizeof(a));
     a.o = o;
     a.batch = o->batch || !isatty(STDOUT_FILENO);
-    a.headless = o->record_dir && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
+    a.headless = (o->record_dir || o->serve) && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
     if (a.headless)
         a.batch = 0;
+    if (o->serve && !(a.serve = session_serve_open(o->serve, err, sizeof(err)))) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        return 2;
+    }
     a.m = model_new();
+    session_serve_set_content(a.serve, &(struct session_serve_content){.m = a.m});
     ms = model_session(a.m);
     ms->attach_gpu = 1;
     ms->rank = -1;
@@ -261,12 +269,17 @@ int session_attach_gpu(const struct inject_options *o)
     if (a.tui)
         tui_refresh(a.tui); /* the dashboard at once, not after the first delay */
     while (!a.quit) {
-        struct pollfd p[2] = {{.fd = sig_fd, .events = POLLIN}, {.fd = 0, .events = POLLIN}};
+        struct pollfd p[2 + SESSION_SERVE_MAX_FDS] = {{.fd = sig_fd, .events = POLLIN},
+                                                      {.fd = a.tui ? 0 : -1, .events = POLLIN}};
         uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
         int timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+        int n_srv = session_serve_pollfds(a.serve, p + 2, SESSION_SERVE_MAX_FDS);
 
-        if (poll(p, a.tui ? 2 : 1, timeout) < 0 && errno != EINTR)
+        if (n_srv && timeout > 100)
+            timeout = 100; /* a client's time limit is checked at least this often */
+        if (poll(p, (nfds_t)(2 + n_srv), timeout) < 0 && errno != EINTR)
             break;
+        session_serve_handle(a.serve, p + 2, n_srv);
         if (p[0].revents)
             attach_signal(&a, sig_fd);
         if (a.tui && (p[1].revents & POLLIN) && tui_input(a.tui)) {
@@ -281,6 +294,8 @@ int session_attach_gpu(const struct inject_options *o)
         now = model_clock_ns(CLOCK_MONOTONIC);
         if (now >= next && !a.quit) {
             attach_refresh(&a);
+            if (a.tui) /* F2 may have changed the delay */
+                period = (uint64_t)tui_delay_tenths(a.tui) * 100000000ull;
             next = now + period;
             if (o->iterations && a.refreshes >= o->iterations) {
                 a.ended_by = "the -n refresh limit";
@@ -305,8 +320,9 @@ out:
         if (rc == 0)
             rc = 74; /* EX_IOERR */
     }
-    if (a.headless && rc == 0)
+    if (a.headless && rc == 0 && o->record_dir)
         print_gpu_summary(&a);
+    session_serve_close(a.serve);
     gpu_monitor_stop(a.gpu);
     if (sig_fd >= 0)
         close(sig_fd);

@@ -434,10 +434,11 @@ static void refresh(struct session *s)
     if (s->headless) {
         if (isatty(STDERR_FILENO)) {
             struct model_session *ms = model_session(s->m);
-            fprintf(
-                stderr, "\rrocsys-top: recording to %s: %.0f s, %llu samples, %llu dropped, %s ",
-                s->o->record_dir, (double)(t - ms->start_ns) / 1e9, (unsigned long long)ms->samples,
-                (unsigned long long)ms->dropped, ms->status_text);
+            fprintf(stderr, "\rrocsys-top: %s %s: %.0f s, %llu samples, %llu dropped, %s ",
+                    s->o->record_dir ? "recording to" : "serving on",
+                    s->o->record_dir ? s->o->record_dir : session_serve_address(s->serve),
+                    (double)(t - ms->start_ns) / 1e9, (unsigned long long)ms->samples,
+                    (unsigned long long)ms->dropped, ms->status_text);
         }
     } else if (s->batch)
         tui_batch_frame(stdout, s->m, s->refreshes, s->o->max_rows);
@@ -484,8 +485,8 @@ static void run_loop(struct session *s)
     uint64_t next_drain = model_clock_ns(CLOCK_MONOTONIC);
 
     while (!s->quit) {
-        struct pollfd p[5];
-        int np = 0, i_out = -1, i_err = -1, i_key = -1, i_bell = -1, bell = 0;
+        struct pollfd p[5 + SESSION_SERVE_MAX_FDS];
+        int np = 0, i_out = -1, i_err = -1, i_key = -1, i_bell = -1, bell = 0, i_srv, n_srv;
         uint64_t t = model_clock_ns(CLOCK_MONOTONIC);
 
         p[np] = (struct pollfd){.fd = s->sig_fd, .events = POLLIN};
@@ -506,6 +507,9 @@ static void run_loop(struct session *s)
             i_bell = np;
             p[np++] = (struct pollfd){.fd = s->spool.wake_fd, .events = POLLIN};
         }
+        i_srv = np;
+        n_srv = session_serve_pollfds(s->serve, p + np, SESSION_SERVE_MAX_FDS);
+        np += n_srv;
         int timeout = ms_until(next_drain, t, 1000);
         timeout = ms_until(next_refresh, t, timeout);
         if (s->kill_sent && !s->target_done)
@@ -520,6 +524,7 @@ static void run_loop(struct session *s)
         }
         if (i_out >= 0 && p[i_out].revents)
             read_output(s, &s->target.out_fd, 1);
+        session_serve_handle(s->serve, p + i_srv, n_srv); /* never waits for a client */
         if (i_err >= 0 && p[i_err].revents)
             read_output(s, &s->target.err_fd, 2);
         if (i_key >= 0 && (p[i_key].revents & POLLIN) && tui_input(s->tui)) {
@@ -556,6 +561,8 @@ static void run_loop(struct session *s)
         }
         if (t >= next_refresh) {
             refresh(s);
+            if (s->tui) /* F2 may have changed the delay */
+                refresh_ns = (uint64_t)tui_delay_tenths(s->tui) * 100000000ull;
             next_refresh = t + refresh_ns;
             if (s->o->iterations && s->refreshes >= s->o->iterations) {
                 if (s->target_done)
@@ -584,7 +591,7 @@ int session_run(const struct inject_options *o)
     s.target.pid = -1;
     session_spool_init(&s.spool, &s.tr, &s);
     s.batch = o->batch || !isatty(STDOUT_FILENO);
-    s.headless = o->record_dir && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
+    s.headless = (o->record_dir || o->serve) && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
     if (o->record_dir && session_mpi_rank() >= 0 && !o->batch)
         s.headless = 1; /* ranks never take over a terminal */
     if (s.headless)
@@ -606,7 +613,12 @@ int session_run(const struct inject_options *o)
                         "(set ROCSYS_COLLECTOR_PATH)\n");
         return 1;
     }
+    if (o->serve && !(s.serve = session_serve_open(o->serve, err, sizeof(err)))) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        return 2;
+    }
     s.m = model_new();
+    session_serve_set_content(s.serve, &(struct session_serve_content){.m = s.m});
     /* files' symbols (debuginfod downloads, big DWARF) load off this thread: the display and
      * the rings never wait for them */
     symbolizer_set_async(model_symbolizer(s.m), 1);
@@ -761,7 +773,7 @@ out:
     s.rec = NULL;
     if (s.log_is_temp && !keep_log)
         unlink(s.log_path);
-    if (s.headless && s.target.pid > 0)
+    if (s.headless && s.target.pid > 0 && o->record_dir)
         session_print_summary(&s);
     const char *check = getenv("ROCSYS_UNWIND_CHECK");
     if (check && check[0] == '1') { /* a developer's check of the cached unwinder */
@@ -774,6 +786,7 @@ out:
     }
     if (s.sig_fd >= 0)
         close(s.sig_fd);
+    session_serve_close(s.serve);
     session_spool_stop(&s.spool);
     session_perf_close(s.perf);
     session_context_free(s.ctx);

@@ -50,6 +50,40 @@ struct gpu_monitor *session_gpu_start(const struct inject_options *o);
 /* Turn the GPU samples taken since the last call into counter events for the writers. */
 void session_gpu_record(struct gpu_monitor *g, struct record_set *rec);
 
+/* serve.c: --serve ADDR:PORT, an HTTP endpoint on the poll loop (no thread): /metrics
+ * (Prometheus' text format) and /snapshot.json (serve_content.c) */
+struct session_serve;
+struct pollfd;
+/* A growing response buffer (p NUL-terminated; free(p)). */
+struct session_serve_buf {
+    char *p;
+    size_t len, cap;
+};
+/* What the answers are made of, on the loop's thread at each request. */
+struct session_serve_content {
+    struct model *m;  /* the session's model (its GPU monitor too) */
+    const char *what; /* the target as the metrics name it (NULL: the model's target line) */
+};
+#define SESSION_SERVE_MAX_FDS 9 /* the listening socket and 8 clients */
+/* Listen on spec ("PORT": 127.0.0.1:PORT, "ADDR:PORT", "[ADDR6]:PORT"); NULL with a one-line
+ * message in err. */
+struct session_serve *session_serve_open(const char *spec, char *err, size_t errlen);
+/* The address listened on ("127.0.0.1:9400"). */
+const char *session_serve_address(const struct session_serve *sv);
+void session_serve_set_content(struct session_serve *sv, const struct session_serve_content *c);
+/* The fds to poll (at most max, SESSION_SERVE_MAX_FDS is enough); their number. */
+int session_serve_pollfds(const struct session_serve *sv, struct pollfd *out, int max);
+/* After poll: accept, read, answer, write what the sockets take, close clients past their
+ * time. p, n: what session_serve_pollfds gave, with their revents. Never blocks. */
+void session_serve_handle(struct session_serve *sv, const struct pollfd *p, int n);
+void session_serve_close(struct session_serve *sv);
+/* serve_content.c: the answers */
+void session_serve_metrics(const struct session_serve_content *c, struct session_serve_buf *b);
+void session_serve_snapshot(const struct session_serve_content *c, struct session_serve_buf *b);
+void session_serve_append(struct session_serve_buf *b, const char *s, size_t n);
+void session_serve_printf(struct session_serve_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Run a whole session; returns rocsys-top's exit status. */
 int session_run(const struct inject_options *o);
 

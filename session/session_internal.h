@@ -84,6 +84,7 @@ struct session {
     struct deferred *def;
     size_t ndef, defcap;
     struct record_set *rec;        /* writers fed with the session's events */
+    struct session_serve *serve;   /* --serve: the HTTP endpoint, or NULL */
     uint64_t cost_hist[COST_BINS]; /* per-sample handler cost, for the median and p99 */
     uint64_t cost_n;
     uint64_t start_cpu_ns; /* our own CPU time when the session started */

@@ -247,8 +247,8 @@ static void draw_tabs(struct tui *t, const struct tui_rect *r)
 static void draw_status(struct tui *t, const struct tui_rect *r)
 {
     static const char *const hints[][2] = {
-        {"F1", "Help"},  {"/", "Search"}, {"n", "Next"},  {"F6", "Sort"},  {"t", "Thread"},
-        {"w", "Window"}, {"p", "Pause"},  {"r", "Reset"}, {"F10", "Quit"},
+        {"F1", "Help"},  {"F2", "Setup"}, {"/", "Search"}, {"n", "Next"},  {"F6", "Sort"},
+        {"t", "Thread"}, {"w", "Window"}, {"p", "Pause"},  {"r", "Reset"}, {"F10", "Quit"},
     };
     const struct tui_view *v = &tui_views[t->view];
     unsigned int key = tui_style(t, TUI_S_STATUS_KEY), txt = tui_style(t, TUI_S_STATUS);
@@ -380,6 +380,7 @@ static void draw_help(struct tui *t)
     lines[n++] = " p              pause: freeze the displayed data";
     lines[n++] = " r              reset the sample counts";
     lines[n++] = " F1 ? h         this help (any key closes it)";
+    lines[n++] = " F2             setup: view, sort orders, columns, window, rate, mouse";
     if (!t->opt.no_mouse)
         lines[n++] = " Mouse          tab: view; heading: sort; row: select, again: Enter";
     lines[n++] = " Esc            cancel search or help";
@@ -450,7 +451,9 @@ static void draw(struct tui *t)
     }
     tui_header_draw(t, &t->lay.header);
     draw_tabs(t, &t->lay.tabs);
-    if (t->source)
+    if (t->setup)
+        tui_setup_draw(t, &t->lay.body);
+    else if (t->source)
         tui_source_draw(t, &t->lay.body);
     else
         tui_views[t->view].draw(t, t->state[t->view], &t->lay.body);
@@ -549,9 +552,14 @@ static int handle_key(struct tui *t, int ch)
         search_key(t, ch);
         return 0;
     }
+    if (t->setup && tui_setup_key(t, ch))
+        return 0;
     if (t->source && tui_source_key(t, ch))
         return 0;
     switch (ch) {
+    case KEY_F(2):
+        t->setup = 1;
+        return 0;
     case 'q':
     case KEY_F(10):
         return 1;
@@ -751,6 +759,7 @@ struct tui *tui_open(struct model *m, const struct tui_options *o)
     t->filter = (struct model_filter){.thread = -1, .window = 0};
     t->filter_gen = 1;
     t->data_gen = 1;
+    tui_settings_open(t); /* the saved view, sort orders, columns, window, mouse */
 out:
     if (!t && scr) {
         endwin();
@@ -765,10 +774,13 @@ void tui_close(struct tui *t)
 {
     if (!t)
         return;
+    tui_settings_close(t); /* written on quit, like htop */
     endwin();
     delscreen(t->screen);
     fclose(t->tty);
     stray_output_release(t);
+    if (t->set_error[0])
+        fprintf(stderr, "rocsys-top: %s\n", t->set_error);
     tui_source_close(t);
     for (int i = 0; i < tui_view_count; i++)
         tui_views[i].destroy(t->state[i]);

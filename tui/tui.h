@@ -56,6 +56,36 @@ void tui_ranks_table(FILE *out, struct model *m);
  * a one-line message in err. */
 int tui_source_spec_check(const char *spec, char *err, size_t n);
 
+/* ---- settings (tui/settings.c): $XDG_CONFIG_HOME/rocsys-top/rocsys-toprc, like htop's ---- */
+#define TUI_SETTINGS_SORTS 6 /* views whose sort order is kept: see the key table */
+struct tui_settings {
+    int view;                       /* index into the view table */
+    int delay_tenths;               /* refresh delay */
+    int window_s;                   /* the sliding window's length */
+    int mouse;                      /* 1: mouse reporting on */
+    int sort[TUI_SETTINGS_SORTS];   /* per view of the key table: the view's sort order */
+    unsigned kernel_columns_hidden; /* Kernels view: bit i hides optional column i */
+};
+/* The defaults (every key of the table). */
+void tui_settings_defaults(struct tui_settings *s);
+/* Parse a settings file's text (len bytes, any bytes): 0 with every key in range, or -1 with a
+ * one-line reason in err and the defaults in s. */
+int tui_settings_parse(const char *text, size_t len, struct tui_settings *s, char *err, size_t n);
+/* The file's text for s (NUL-terminated, in buf of cap bytes); its length. */
+size_t tui_settings_format(const struct tui_settings *s, char *buf, size_t cap);
+/* The settings file's path ($XDG_CONFIG_HOME or ~/.config); 0, or -1 (no home). */
+int tui_settings_path(char *buf, size_t cap);
+/* Read path into s: 1 read, 0 no file (defaults), -1 unreadable or invalid (defaults, with a
+ * one-line reason in err: the file is then left as it is). */
+int tui_settings_load(const char *path, struct tui_settings *s, char *err, size_t n);
+/* Write s to path (directories made, replaced atomically); 0 or -1 with err. */
+int tui_settings_save(const char *path, const struct tui_settings *s, char *err, size_t n);
+/* The TUI opened from now on starts from s and, when path is not NULL, writes its settings
+ * there when it closes (NULL: --no-config, or a file that was not ours). */
+void tui_settings_use(const struct tui_settings *s, const char *path);
+/* The refresh delay the TUI's settings ask for now (F2 may change it), tenths of a second. */
+int tui_delay_tenths(const struct tui *t);
+
 /* Index of the view named name in the view table (for tui_options.initial_view), or -1. */
 int tui_view_find(const char *name);
 

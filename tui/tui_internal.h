@@ -183,7 +183,39 @@ struct tui {
     int profile_pid;           /* --attach-gpu: the process Enter chose to profile (0: none) */
     struct tui_source *source; /* the Source view over the body, NULL when closed */
     struct tui_layout lay;
+    struct tui_settings set; /* the settings in use (F2 changes them; written at close) */
+    char *set_path;          /* where they are written at close, NULL: nowhere */
+    int setup, setup_sel;    /* the F2 setup screen is open; its selected row */
+    char set_error[300];     /* the settings could not be written: said after the display */
 };
+
+/* ---- settings (settings.c: the key table, parsing; setup.c: the F2 screen) ---- */
+enum tui_set_type { TUI_SET_INT, TUI_SET_BOOL, TUI_SET_VIEW, TUI_SET_CHOICE, TUI_SET_COLUMNS };
+/* The Kernels view's columns that may be hidden (bit i of kernel_columns_hidden: word i) */
+#define TUI_KERNEL_OPTIONAL_COLUMNS "avg min max hip grid block"
+struct tui_setting_def {
+    const char *key;
+    enum tui_set_type type;
+    int min, max, def;              /* TUI_SET_INT: range; TUI_SET_CHOICE: 0..max; the default */
+    const char *choices;            /* TUI_SET_CHOICE: the sort names; _COLUMNS: the column names */
+    size_t offset;                  /* an int of struct tui_settings */
+    const char *view;               /* TUI_SET_CHOICE: the view whose sort order it is ... */
+    int (*sort)(void *st, int set); /* ... and its accessor */
+    const char *label;              /* the F2 screen's */
+};
+extern const struct tui_setting_def tui_settings_table[];
+extern const int tui_settings_count;
+int *tui_setting_field(struct tui_settings *s, const struct tui_setting_def *d);
+/* Value v of d as the file writes it ("on", "Call tree", "self", "avg,max"). */
+void tui_setting_text(const struct tui_setting_def *d, int v, char *buf, size_t n);
+/* The settings to start from (tui_settings_use) into out; the file to write ("": none). */
+const char *tui_settings_current(struct tui_settings *out);
+/* setup.c: apply the settings to an opened TUI; collect and write them at close; the F2
+ * screen (drawn over the body; its keys: 1 when taken) */
+void tui_settings_open(struct tui *t);
+void tui_settings_close(struct tui *t);
+void tui_setup_draw(struct tui *t, const struct tui_rect *r);
+int tui_setup_key(struct tui *t, int ch);
 
 /* ---- mouse (hittest.c: pure hit-testing; mouse.c: reading and dispatching events) ---- */
 enum tui_mouse_kind { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN };
@@ -297,6 +329,13 @@ TUI_VIEW_DECLARE_CLICK(regions);
 TUI_VIEW_DECLARE_CLICK(kernels);
 TUI_VIEW_DECLARE_CLICK(hipapi);
 TUI_VIEW_DECLARE_CLICK(ranks);
+/* The sort order of a view's state (set >= 0: choose it), for the settings (tui/settings.c) */
+int tui_calltree_sort(void *st, int set);
+int tui_hot_sort_order(void *st, int set);
+int tui_threads_sort(void *st, int set);
+int tui_regions_sort(void *st, int set);
+int tui_kernels_sort(void *st, int set);
+int tui_hipapi_sort(void *st, int set);
 TUI_VIEW_DECLARE(flame);
 TUI_VIEW_DECLARE(diff);
 

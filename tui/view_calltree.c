@@ -309,3 +309,13 @@ out:
     free(kids);
     model_tree_free(tree);
 }
+
+/* The settings' sort order of the view (set >= 0: choose it); the order now. */
+int tui_calltree_sort(void *st, int set)
+{
+    struct calltree *v = st;
+
+    if (set >= 0 && set < 4)
+        v->sort = set;
+    return v->sort;
+}

@@ -237,15 +237,28 @@ static void draw_compact(struct tui *t, struct gpu_view *v, int d, const struct 
     tui_put(t, r->y, r->x, r->w, A_NORMAL, buf, 1);
 }
 
-#define PROC_FMT "%c %-8s %-16s %-8s %12s %12s %5s"
+#define PROC_FMT "%c %-8s %-16s %-8s %12s %12s %5s  %s"
+
+/* Where a process is, seen from rocsys-top's PID namespace: "" ours, "container pid N" (a
+ * namespace below ours: N is its id there), "host id, not in ours" (pid is the host's). */
+static void pidns_text(const struct gpu_proc *p, char *buf, size_t n)
+{
+    if (p->pidns == GPU_PIDNS_CHILD)
+        snprintf(buf, n, "container pid %u", (unsigned)p->inner_pid);
+    else if (p->pidns == GPU_PIDNS_OUTSIDE)
+        snprintf(buf, n, "host id, not in ours");
+    else
+        snprintf(buf, n, "%s", "");
+}
 
 /* The processes using GPUs, the target's marked and highlighted. */
 static void draw_procs(struct tui *t, struct gpu_view *v, const struct tui_rect *r)
 {
-    char line[256], gpus[64], vram[32], sdma[32], cu[16], pid[16], name[40];
+    char line[256], gpus[64], vram[32], sdma[32], cu[16], pid[16], name[40], ns[48];
     int page = r->h - 1;
 
-    snprintf(line, sizeof(line), PROC_FMT, ' ', "PID", "NAME", "GPUS", "VRAM", "SDMA", "CU%");
+    snprintf(line, sizeof(line), PROC_FMT, ' ', "PID", "NAME", "GPUS", "VRAM", "SDMA", "CU%",
+             "PID NAMESPACE");
     tui_put(t, r->y, r->x, r->w, tui_style(t, TUI_S_COLUMNS), line, 1);
     if (v->st->nproc == 0) {
         if (page > 0)
@@ -271,8 +284,9 @@ static void draw_procs(struct tui *t, struct gpu_view *v, const struct tui_rect 
             snprintf(sdma, sizeof(sdma), "N/A");
             snprintf(cu, sizeof(cu), "N/A");
         }
+        pidns_text(p, ns, sizeof(ns));
         snprintf(line, sizeof(line), PROC_FMT, v->is_target[idx] ? '*' : ' ', pid, name, gpus, vram,
-                 sdma, cu);
+                 sdma, cu, ns);
         tui_put(t, r->y + 1 + i, r->x, r->w,
                 sel                 ? tui_style(t, TUI_S_SELECTED)
                 : v->is_target[idx] ? tui_style(t, TUI_S_GOOD) | A_BOLD
@@ -407,7 +421,7 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
 {
     struct gpu_monitor *g = model_session(m)->gpu;
     struct gpu_view *v;
-    char name[40], gpus[64], text[160];
+    char name[40], gpus[64], text[160], ns[48];
 
     fprintf(out, "== GPU ==\n");
     if (!g) {
@@ -469,7 +483,8 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
         goto out;
     }
     fprintf(out, "gpu processes: %d\n", v->st->nproc);
-    fprintf(out, "  PID      NAME             GPUS     VRAM_BYTES    SDMA_US     CU%%  TARGET\n");
+    fprintf(out, "  PID      NAME             GPUS     VRAM_BYTES    SDMA_US     CU%%  TARGET  "
+                 "PIDNS\n");
     for (int i = 0; i < v->st->nproc; i++)
         v->order[i] = i;
     qsort_r(v->order, (size_t)v->st->nproc, sizeof(*v->order), proc_cmp, v->st);
@@ -481,13 +496,19 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
             if (*c == ' ')
                 *c = '_'; /* keep the columns splittable on blanks */
         format_mask(gpus, sizeof(gpus), p->gpu_mask);
-        if (p->valid)
-            fprintf(out, "  %-7u  %-15s  %-7s  %-12llu  %-10llu  %-3u  %s\n", (unsigned)p->pid,
-                    name, gpus, (unsigned long long)p->vram_bytes, (unsigned long long)p->sdma_us,
-                    (unsigned)p->cu_pct, v->is_target[idx] ? "yes" : "no");
+        /* PIDNS: - (ours), container:N (a namespace below: N its id there), host (not ours) */
+        if (p->pidns == GPU_PIDNS_CHILD)
+            snprintf(ns, sizeof(ns), "container:%u", (unsigned)p->inner_pid);
         else
-            fprintf(out, "  %-7u  %-15s  %-7s  %-12s  %-10s  %-3s  %s\n", (unsigned)p->pid, name,
-                    gpus, "N/A", "N/A", "N/A", v->is_target[idx] ? "yes" : "no");
+            snprintf(ns, sizeof(ns), "%s", p->pidns == GPU_PIDNS_OUTSIDE ? "host" : "-");
+        if (p->valid)
+            fprintf(out, "  %-7u  %-15s  %-7s  %-12llu  %-10llu  %-3u  %-6s  %s\n",
+                    (unsigned)p->pid, name, gpus, (unsigned long long)p->vram_bytes,
+                    (unsigned long long)p->sdma_us, (unsigned)p->cu_pct,
+                    v->is_target[idx] ? "yes" : "no", ns);
+        else
+            fprintf(out, "  %-7u  %-15s  %-7s  %-12s  %-10s  %-3s  %-6s  %s\n", (unsigned)p->pid,
+                    name, gpus, "N/A", "N/A", "N/A", v->is_target[idx] ? "yes" : "no", ns);
     }
 out:
     tui_gpu_destroy(v);

@@ -263,3 +263,13 @@ void tui_hipapi_batch(FILE *out, struct model *m, int max_rows)
     }
     free(rows);
 }
+
+/* The settings' sort order of the view (set >= 0: choose it); the order now. */
+int tui_hipapi_sort(void *st, int set)
+{
+    struct hipapi_view *v = st;
+
+    if (set >= 0 && set < 4)
+        v->sort = set;
+    return v->sort;
+}

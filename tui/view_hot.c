@@ -200,3 +200,13 @@ void tui_hot_batch(FILE *out, struct model *m, int max_rows)
     }
     model_hot_free(hot);
 }
+
+/* The settings' sort order of the view (set >= 0: choose it); the order now. */
+int tui_hot_sort_order(void *st, int set)
+{
+    struct hot_view *v = st;
+
+    if (set >= 0 && set < 3)
+        v->sort_step = set;
+    return v->sort_step;
+}

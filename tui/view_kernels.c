@@ -23,6 +23,8 @@ static const struct tui_column kcols[KC_COUNT] = {
     {"    AVG(us)", 1}, {"    MIN(us)", 6},    {"    MAX(us)", 5},
     {"    HIP", 2},     {"  GRID        ", 3}, {" BLOCK    ", 4}};
 #define NAME_MIN 40
+/* kcols[KC_FIRST_OPTIONAL...] are TUI_KERNEL_OPTIONAL_COLUMNS, in order (settings) */
+#define KC_FIRST_OPTIONAL KC_AVG
 
 enum kernel_sort { SORT_TIME, SORT_CALLS, SORT_AVG, SORT_MAX, SORT_NAME, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"GPU time", "calls", "average", "max", "name"};
@@ -219,6 +221,11 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
              v->unfolded ? "" : ", templates folded", v->filtering ? ", filter: " : "",
              v->filtering ? v->filter : "");
     int show[KC_COUNT], name_w = tui_columns_fit(kcols, KC_COUNT, r->w - 1, NAME_MIN, show);
+    for (int i = KC_FIRST_OPTIONAL; i < KC_COUNT; i++) /* the columns F2 hides */
+        if (show[i] && (t->set.kernel_columns_hidden >> (i - KC_FIRST_OPTIONAL) & 1u)) {
+            show[i] = 0;
+            name_w += (int)strlen(kcols[i].heading);
+        }
     const char *heads[KC_COUNT];
     for (int i = 0; i < KC_COUNT; i++)
         heads[i] = kcols[i].heading;
@@ -389,4 +396,14 @@ void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
     for (int i = 0; i < l->count && i < 5; i++) /* where the top kernels were launched from */
         tui_kpaths_batch(out, m, l->items[i].name, max_rows > 0 && max_rows < 10 ? max_rows : 10);
     model_kernels_list_free(l);
+}
+
+/* The settings' sort order of the view (set >= 0: choose it); the order now. */
+int tui_kernels_sort(void *st, int set)
+{
+    struct kernels_view *v = st;
+
+    if (set >= 0 && set < 5)
+        v->sort = set;
+    return v->sort;
 }

@@ -299,3 +299,13 @@ void tui_regions_batch(FILE *out, struct model *m, int max_rows)
     free(rows);
     omp_batch(out, m);
 }
+
+/* The settings' sort order of the view (set >= 0: choose it); the order now. */
+int tui_regions_sort(void *st, int set)
+{
+    struct regions_view *v = st;
+
+    if (set >= 0 && set < 4)
+        v->sort = set;
+    return v->sort;
+}

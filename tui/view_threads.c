@@ -262,3 +262,13 @@ void tui_threads_batch(FILE *out, struct model *m, int max_rows)
                 (unsigned long long)th->samples, gil);
     }
 }
+
+/* The settings' sort order of the view (set >= 0: choose it); the order now. */
+int tui_threads_sort(void *st, int set)
+{
+    struct threads_view *v = st;
+
+    if (set >= 0 && set < 3)
+        v->sort = set;
+    return v->sort;
+}

@@ -5,6 +5,9 @@ set -euo pipefail
 TP="$ROCSYS_PROGRAMS"
 TMUX_SOCKET="rocsys-e2e-$$" # one tmux server per test run
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-e2e.XXXXXX")
+# no settings file read or written (every run starts from the defaults; never the user's
+# ~/.config/rocsys-top/rocsys-toprc): test_settings.sh turns it back on with its own directory
+export ROCSYS_NO_CONFIG=1 XDG_CONFIG_HOME="$WORK/config"
 # e2e_cleanup: stop the test's background jobs (servers, loads, targets) and this run's tmux
 # server (if any), and remove the work directory: whatever happens, nothing outlives the test
 e2e_cleanup() {

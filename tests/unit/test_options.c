@@ -90,6 +90,9 @@ int main(void)
 
     const char *h[] = {"rocsys-top", "--help", NULL};
     CHECK(parse(&o, err, h) == 0 && o.help);
+    const char *nc[] = {"rocsys-top", "--no-config", "-d", "3", "--", "./app", NULL};
+    CHECK(parse(&o, err, nc) == 0 && o.no_config && inject_option_given(&o, "delay") &&
+          inject_option_given(&o, "no-config") && !inject_option_given(&o, "window"));
     const char *v[] = {"rocsys-top", "-V", NULL};
     CHECK(parse(&o, err, v) == 0 && o.version);
     return check_summary();
