@@ -82,7 +82,7 @@ static inline uint64_t hip_begin(void)
         cpu0_ = hip_wait_begin(HIP_API_##api, t0_);                                                \
     rc_ = fn_ call_args;                                                                           \
     if (rocsys_hip_api_waits(HIP_API_##api))                                                       \
-        collector_tls.gpu_wait = 0;                                                                \
+        collector_wait_end();                                                                      \
     if (t0_) {                                                                                     \
         int saved_ = errno;                                                                        \
         hip_tls_launch = 0;                                                                        \

@@ -326,6 +326,7 @@ void model_gpu_clear(struct model *m)
     struct model_kernels *k = m->kernels;
 
     model_launches_clear(m);
+    model_mpi_clear(m); /* a replay recounts the MPI calls too */
     if (!k)
         return;
     clear_tables(k);

@@ -11,7 +11,7 @@
 #include "record/perfetto_read.h"
 
 /* What a trace slice or mark feeds into the model. */
-enum replay_kind { RK_DISPATCH, RK_HIP, RK_COPY, RK_REGION, RK_MARK };
+enum replay_kind { RK_DISPATCH, RK_HIP, RK_COPY, RK_REGION, RK_MARK, RK_MPI };
 
 /* A slice or mark of the trace, decoded once; recounts feed the ones inside the range. */
 struct replay_event {
@@ -23,7 +23,9 @@ struct replay_event {
     uint32_t agent;    /* dispatch: GPU ordinal */
     uint64_t queue_id; /* dispatch */
     uint64_t bytes;    /* HIP call or copy */
-    int api, result, copy_kind, closed_at_exit;
+    int api, result, copy_kind, closed_at_exit; /* api: MPI call: its id */
+    int peer;           /* MPI call: peer rank (-1: none) */
+    uint32_t comm_size; /* MPI call: communicator size */
     uint32_t grid[3], block[3];
     uint32_t launch_path; /* HIP launch: the call path it was made from (0: not recorded) */
     uint64_t flow;        /* HIP launch: its flow out; dispatch: its flow in (0: none) */

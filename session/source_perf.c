@@ -62,22 +62,40 @@ static int without_collector(struct session *s, uint32_t pid)
     return p && p->no_collector[0];
 }
 
-/* A sample's frames taken while its thread waited for the device in HIP call api: those up to
- * the collector's wrapper (the runtime's, the wrapper's) become one "[gpu wait]" pseudo-frame,
- * as the collector's handler makes them. Returns the new count. */
-static uint32_t gpu_wait_frames(struct session *s, uint32_t pid, uint64_t *frames, uint32_t n,
-                                int api)
+/* Whether frame k of a stack (k > 0: a return address) is the function named name. */
+static int frame_is(struct symbolizer *sym, uint32_t pid, const uint64_t *frames, uint32_t k,
+                    const char *name)
+{
+    struct sym_frame f[8];
+    int nf = symbolizer_lookup(sym, pid, frames[k], k > 0, f, 8);
+
+    return nf > 0 && f[nf - 1].function && strcmp(f[nf - 1].function, name) == 0;
+}
+
+/* A sample's frames taken while its thread waited inside a wrapped call: those up to the
+ * collector's wrapper (the runtime's, the wrapper's) become the one wait leaf frame ("[gpu wait]
+ * CALL", "[mpi wait] CALL"), as the collector's handler makes them. The wrapper: the first of
+ * the collector's frames named as the call (the MPI wrappers are), else its first frame (a
+ * runtime may call the collector's other wrappers inside the call). Returns the new count. */
+static uint32_t wait_frames(struct session *s, uint32_t pid, uint64_t *frames, uint32_t n,
+                            uint64_t frame)
 {
     struct symbolizer *sym = model_symbolizer(s->m);
-    uint32_t k = 0;
+    const char *name = ROCSYS_WAIT_FRAME_KIND(frame) == ROCSYS_WAIT_MPI
+                           ? model_mpi_call_name(ROCSYS_WAIT_FRAME_ID(frame))
+                           : NULL;
+    uint32_t k = 0, first = n;
 
     for (; k < n; k++) {
         const char *mod =
             MODEL_IS_STATE_FRAME(frames[k]) ? NULL : symbolizer_module_name(sym, pid, frames[k]);
-        if (mod && strcmp(mod, "librocsys-collector.so") == 0)
+        if (!mod || strcmp(mod, "librocsys-collector.so") != 0)
+            continue;
+        first = first < k ? first : k;
+        if (!name || frame_is(sym, pid, frames, k, name))
             break;
     }
-    return rocsys_gpu_wait_cut(frames, n, k, api);
+    return rocsys_wait_cut(frames, n, k < n ? k : first, frame);
 }
 
 /* A sample of the out-of-process sampler: to the model (or deferred until its modules are
@@ -101,9 +119,9 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
     }
     n = n < SESSION_PERF_MAX_FRAMES + 2 ? n : SESSION_PERF_MAX_FRAMES + 2;
     memcpy(all, frames, n * sizeof(*all));
-    int api = n ? session_context_wait_at(s->ctx, pid, tid, t) : 0;
-    if (api) /* waiting for the device: the runtime's frames become "[gpu wait] CALL" */
-        n = gpu_wait_frames(s, pid, all, n, api);
+    uint64_t wait = n ? session_context_wait_at(s->ctx, pid, tid, t) : 0;
+    if (wait) /* waiting in a wrapped call: the runtime's frames become "[KIND wait] CALL" */
+        n = wait_frames(s, pid, all, n, wait);
     /* the thread's open regions then, above its outermost frame; none while it was paused */
     nreg = session_context_at(s->ctx, pid, tid, t, all + n, ROCSYS_REGION_DEPTH_MAX);
     if (nreg < 0)

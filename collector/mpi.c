@@ -1,0 +1,96 @@
+/* MPI interposition through the standard profiling interface (PMPI): the collector (LD_PRELOAD)
+ * defines the MPI entry points of ROCSYS_MPI_CALL_LIST (the C bindings; mpi_calls.c); each
+ * finds PMPI_NAME, which every MPI library (Open MPI, MPICH and its derivatives) defines, on
+ * first use, calls it with the same arguments and returns its result unchanged (errno too).
+ * Every completed call becomes an MPI_CALL record in the calling thread's ring: call id,
+ * start/end, result, bytes, peer and communicator size. A call that waits for other ranks
+ * (rocsys_mpi_call_waits) is a wait leaf meanwhile: samples inside it end in "[mpi wait] NAME"
+ * (protocol.h, ROCSYS_WAIT_MPI), as GPU waits do.
+ *
+ * A program without MPI pays nothing: nothing is resolved, allocated or sent before its first
+ * MPI call. Calls the MPI library makes to MPI_* itself (and a tool layered below us) are
+ * forwarded untraced: one traced call per thread at a time. Fortran bindings that call the C
+ * MPI_* functions are traced through them; those that call PMPI_* or internal functions are
+ * not. */
+#define _GNU_SOURCE
+#include "mpi_wrap.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <string.h>
+
+/* 1 while the calling thread is inside a traced MPI call */
+static __thread int mpi_depth __attribute__((tls_model("initial-exec")));
+
+void *mpi_resolve(struct mpi_real *r)
+{
+    void *f = atomic_load_explicit(&r->fn, memory_order_acquire);
+    int saved = errno;
+
+    if (f)
+        return f;
+    f = dlsym(RTLD_NEXT, r->name);
+    if (!f) /* a library loaded with dlopen after us, outside RTLD_NEXT's reach */
+        f = dlsym(RTLD_DEFAULT, r->name);
+    if (f)
+        atomic_store_explicit(&r->fn, f, memory_order_release);
+    errno = saved;
+    return f;
+}
+
+uint64_t mpi_begin(int id)
+{
+    uint64_t t0;
+
+    if (!collector_g.enabled || mpi_depth)
+        return 0;
+    mpi_depth = 1;
+    t0 = collector_now_ns();
+    if (rocsys_mpi_call_waits(id))
+        collector_wait_begin(ROCSYS_WAIT_MPI, id, t0);
+    return t0;
+}
+
+void mpi_end(int id, uint64_t t0, int result, uint64_t bytes, int peer, uint32_t comm_size)
+{
+    int saved = errno;
+    struct rocsys_rec_mpi_call r;
+
+    if (rocsys_mpi_call_waits(id))
+        collector_wait_end();
+    memset(&r, 0, sizeof(r));
+    r.h.type = ROCSYS_REC_MPI_CALL;
+    r.h.size = sizeof(r);
+    r.call = (uint16_t)id;
+    r.result = result;
+    r.start_ns = t0;
+    r.end_ns = collector_now_ns();
+    r.bytes = bytes;
+    r.peer = peer;
+    r.comm_size = comm_size;
+    collector_write_any(&r);
+    mpi_depth = 0;
+    errno = saved;
+}
+
+uint64_t mpi_bytes(int count, mpi_handle dt)
+{
+    static struct mpi_real type_size = {NULL, "PMPI_Type_size"};
+    int (*fn)(mpi_handle, int *) = (int (*)(mpi_handle, int *))mpi_resolve(&type_size);
+    int size = 0;
+
+    if (count <= 0 || !fn || fn(dt, &size) != 0 || size < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+uint32_t mpi_comm_size(mpi_handle comm)
+{
+    static struct mpi_real comm_size = {NULL, "PMPI_Comm_size"};
+    int (*fn)(mpi_handle, int *) = (int (*)(mpi_handle, int *))mpi_resolve(&comm_size);
+    int size = 0;
+
+    if (!fn || fn(comm, &size) != 0 || size < 0)
+        return 0;
+    return (uint32_t)size;
+}
