@@ -541,7 +541,7 @@ enum rocsys_wait_kind {
 #define ROCSYS_WAIT_FRAME_TAG 0xfffb000000000000ull
 #define ROCSYS_WAIT_FRAME(kind, id)                                                                \
     (ROCSYS_WAIT_FRAME_TAG | ((uint64_t)(uint16_t)(kind) << 32) | (uint64_t)(uint32_t)(id))
-#define ROCSYS_IS_WAIT_FRAME(a) (((a)&0xffff000000000000ull) == ROCSYS_WAIT_FRAME_TAG)
+#define ROCSYS_IS_WAIT_FRAME(a)   (((a)&0xffff000000000000ull) == ROCSYS_WAIT_FRAME_TAG)
 #define ROCSYS_WAIT_FRAME_KIND(a) ((int)(((a) >> 32) & 0xffffu))
 #define ROCSYS_WAIT_FRAME_ID(a)   ((int)((a)&0xffffffffu))
 /* The GPU's wait leaf of HIP call api (rocsys_hip_api_waits). */

@@ -1,4 +1,4 @@
-/* View M, MPI: per MPI call (collector/mpi.c's interposition) the calls, time inside them
+/* View m, MPI: per MPI call (collector/mpi.c's interposition) the calls, time inside them
  * (share of all MPI time and of the MPI span: from MPI_Init's start to MPI_Finalize's end),
  * average and largest time, payload moved, the largest communicator and whether it waits for
  * other ranks (those are the "[mpi wait] CALL" leaves of the call tree). The rank filter (R, or
@@ -11,13 +11,14 @@
 #include <string.h>
 #include <time.h>
 
-#define COLUMNS "  TIME%   APP%    CALLS  TOTAL(ms)    AVG(us)    MAX(us)      BYTES   COMM  WAIT  CALL"
+#define COLUMNS                                                                                    \
+    "  TIME%   APP%    CALLS  TOTAL(ms)    AVG(us)    MAX(us)      BYTES   COMM  WAIT  CALL"
 
 enum mpi_sort { SORT_TIME, SORT_CALLS, SORT_BYTES, SORT_NAME, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"time", "calls", "bytes", "name"};
 /* A click on a column heading: the sort it chooses. */
 static const struct tui_sort_column sort_columns[] = {
-    {"TIME%", SORT_TIME},  {"APP%", SORT_TIME},   {"CALLS", SORT_CALLS},
+    {"TIME%", SORT_TIME},     {"APP%", SORT_TIME},   {"CALLS", SORT_CALLS},
     {"TOTAL(ms)", SORT_TIME}, {"BYTES", SORT_BYTES}, {"CALL", SORT_NAME}};
 
 /* The calls of the ranks a filter keeps, sorted, with what they are shares of. */
@@ -204,9 +205,12 @@ void tui_mpi_status(struct tui *t, void *st, char *buf, size_t n)
 
 void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
 {
-    struct mpi_table *tb = xcalloc(1, sizeof(*tb));
+    struct mpi_table *tb;
     char line[200];
 
+    if (!model_mpi_seen(m)) /* programs without MPI: their batch frames stay as they were */
+        return;
+    tb = xcalloc(1, sizeof(*tb));
     table_build(m, 0, SORT_TIME, tb);
     format_title(line, sizeof(line), tb, NULL);
     fprintf(out, "== %s ==\n%s\n", line, COLUMNS);
@@ -215,6 +219,6 @@ void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
         fprintf(out, "%s%s\n", line, tb->rows[i].name);
     }
     if (tb->n == 0 && tui_replay_no_data(m, "MPI", line, sizeof(line)))
-        fprintf(out, "%s\n", line);
+        fprintf(out, "%s\n", line); /* MPI calls, none in the replayed range */
     free(tb);
 }

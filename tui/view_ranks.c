@@ -25,9 +25,9 @@ enum { SORT_RANK, SORT_SAMPLES, SORT_CPU, SORT_GPU, SORT_LOAD, SORT_MPI, SORT_CO
 static const char *const sort_names[] = {"rank", "samples", "cpu", "GPU time", "load", "MPI%"};
 /* A click on a column heading: the sort it chooses. */
 static const struct tui_sort_column sort_columns[] = {
-    {"RANK", SORT_RANK}, {"SAMPLES", SORT_SAMPLES}, {"CPU%", SORT_CPU},  {"GPU_MS", SORT_GPU},
-    {"GPU%", SORT_GPU},  {"REGION_MS", SORT_LOAD},  {"IMBAL", SORT_LOAD}, {"MPI%", SORT_MPI},
-    {"MPI_TOP", SORT_MPI}};
+    {"RANK", SORT_RANK},  {"SAMPLES", SORT_SAMPLES}, {"CPU%", SORT_CPU},
+    {"GPU_MS", SORT_GPU}, {"GPU%", SORT_GPU},        {"REGION_MS", SORT_LOAD},
+    {"IMBAL", SORT_LOAD}, {"MPI%", SORT_MPI},        {"MPI_TOP", SORT_MPI}};
 
 /* One rank: its processes summed. */
 struct rank_row {
@@ -37,12 +37,12 @@ struct rank_row {
     int procs;      /* its processes */
     double cpu_pct; /* sum of its processes' CPU %, NAN when none is known */
     uint64_t samples;
-    int hot_func;              /* its hottest function by self samples, -1: none */
-    uint64_t hot_self;         /* that function's self samples */
-    uint64_t hot_total;        /* the samples its hot list counted */
-    uint64_t gpu_ns, gpu_disp; /* kernel time and dispatches */
-    uint64_t region_ns;        /* total time of the selected region on its threads */
-    double imbal;              /* load against the mean of all ranks, %; NAN: no mean */
+    int hot_func;                 /* its hottest function by self samples, -1: none */
+    uint64_t hot_self;            /* that function's self samples */
+    uint64_t hot_total;           /* the samples its hot list counted */
+    uint64_t gpu_ns, gpu_disp;    /* kernel time and dispatches */
+    uint64_t region_ns;           /* total time of the selected region on its threads */
+    double imbal;                 /* load against the mean of all ranks, %; NAN: no mean */
     uint64_t mpi_ns, mpi_span_ns; /* time in MPI calls, and the MPI span it is a share of */
     const struct model_mpi_stats *mpi_top; /* the MPI call with the most time, NULL: none */
 };
