@@ -3,7 +3,9 @@
  * finds PMPI_NAME, which every MPI library (Open MPI, MPICH and its derivatives) defines, on
  * first use, calls it with the same arguments and returns its result unchanged (errno too).
  * Every completed call becomes an MPI_CALL record in the calling thread's ring: call id,
- * start/end, result, bytes, peer and communicator size. A call that waits for other ranks
+ * start/end, result, bytes, peer, communicator size and the key of the call stack it was made
+ * from (launch_stack.c, as HIP launches: a thread sends each stack once; --launch-stacks off:
+ * none), so calls are counted per call path too. A call that waits for other ranks
  * (rocsys_mpi_call_waits) is a wait leaf meanwhile: samples inside it end in "[mpi wait] NAME"
  * (protocol.h, ROCSYS_WAIT_MPI), as GPU waits do.
  *
@@ -38,20 +40,24 @@ void *mpi_resolve(struct mpi_real *r)
     return f;
 }
 
-uint64_t mpi_begin(int id)
+uint64_t mpi_begin(int id, uint64_t *stack)
 {
     uint64_t t0;
+    int saved = errno;
 
     if (!collector_g.enabled || mpi_depth)
         return 0;
     mpi_depth = 1;
+    *stack = collector_launch_stack(); /* before the clock: not in the call's time */
+    errno = saved;
     t0 = collector_now_ns();
     if (rocsys_mpi_call_waits(id))
         collector_wait_begin(ROCSYS_WAIT_MPI, id, t0);
     return t0;
 }
 
-void mpi_end(int id, uint64_t t0, int result, uint64_t bytes, int peer, uint32_t comm_size)
+void mpi_end(int id, uint64_t t0, int result, uint64_t bytes, int peer, uint32_t comm_size,
+             uint64_t stack)
 {
     int saved = errno;
     struct rocsys_rec_mpi_call r;
@@ -68,6 +74,7 @@ void mpi_end(int id, uint64_t t0, int result, uint64_t bytes, int peer, uint32_t
     r.bytes = bytes;
     r.peer = peer;
     r.comm_size = comm_size;
+    r.stack = stack;
     collector_write_any(&r);
     mpi_depth = 0;
     errno = saved;

@@ -39,11 +39,13 @@ struct mpi_real {
 
 /* PMPI_NAME of r, cached; NULL when no loaded library defines it. */
 void *mpi_resolve(struct mpi_real *r);
-/* Start of a traced call of id: its start time (and the wait leaf begins for a call that
- * waits); 0 when not tracing (no session, or inside another wrapper). */
-uint64_t mpi_begin(int id);
+/* Start of a traced call of id: the calling stack's key into *stack (collector_launch_stack:
+ * the call path, sent once per thread), then its start time (and the wait leaf begins for a
+ * call that waits); 0 when not tracing (no session, or inside another wrapper). */
+uint64_t mpi_begin(int id, uint64_t *stack);
 /* End of a traced call begun at t0: the MPI_CALL record; the caller's errno survives. */
-void mpi_end(int id, uint64_t t0, int result, uint64_t bytes, int peer, uint32_t comm_size);
+void mpi_end(int id, uint64_t t0, int result, uint64_t bytes, int peer, uint32_t comm_size,
+             uint64_t stack);
 /* count elements of datatype dt, in bytes (0 when its size is not known). Only after a call
  * that succeeded with them (the handle is valid then). */
 uint64_t mpi_bytes(int count, mpi_handle dt);
@@ -64,19 +66,19 @@ static inline int mpi_in_place(const void *buf)
     {                                                                                              \
         static struct mpi_real real_ = {NULL, "P" #name};                                          \
         int(*fn_) params = (int(*) params)mpi_resolve(&real_);                                     \
-        uint64_t t0_, bytes_ = 0;                                                                  \
+        uint64_t t0_, bytes_ = 0, stack_ = 0;                                                      \
         uint32_t comm_size_ = 0;                                                                   \
         int rc_, peer_ = -1;                                                                       \
         if (!fn_)                                                                                  \
             return MPI_ERR_NO_LIBRARY;                                                             \
-        t0_ = mpi_begin(MPI_ID_##name);                                                            \
+        t0_ = mpi_begin(MPI_ID_##name, &stack_);                                                   \
         if (!t0_)                                                                                  \
             return fn_ args;                                                                       \
         rc_ = fn_ args;                                                                            \
         if (rc_ == 0) {                                                                            \
             info;                                                                                  \
         }                                                                                          \
-        mpi_end(MPI_ID_##name, t0_, rc_, bytes_, peer_, comm_size_);                               \
+        mpi_end(MPI_ID_##name, t0_, rc_, bytes_, peer_, comm_size_, stack_);                       \
         return rc_;                                                                                \
     }
 

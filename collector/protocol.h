@@ -739,6 +739,8 @@ struct rocsys_rec_mpi_call {
                            caller's buffer of collectives; v-variants and waits: 0) */
     int32_t peer;       /* point-to-point: the destination or source rank (-1: any or none) */
     uint32_t comm_size; /* the communicator's size (0: the call has none) */
+    uint64_t stack;     /* key of the calling stack (a LAUNCH_STACK record of this thread's
+                           ring, sent before, carries it), 0 = not captured */
 };
 
 /* Round a record size up to the 8-byte record alignment. */

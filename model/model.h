@@ -797,8 +797,19 @@ struct model_mpi_input {
     uint64_t start_ns, end_ns, bytes;
     int peer; /* -1: none or any */
     uint32_t comm_size;
+    uint64_t stack_key; /* the calling stack (model_launch_stack_*), 0: none */
 };
 void model_mpi_call(struct model *m, const struct model_mpi_input *c);
+/* One MPI call from one call path (summed over the processes a filter keeps). */
+struct model_mpi_path {
+    const char *name; /* the call */
+    uint32_t path;    /* the trie path it was called from (0: not known) */
+    struct model_duration time;
+    uint64_t bytes;
+};
+/* The calls per call path of the processes of rank only_rank - 1 (0: every process), by time
+ * (most first); *n their number. Free with free(). */
+struct model_mpi_path *model_mpi_paths(struct model *m, int only_rank, int *n);
 /* 1 once any MPI call was counted. */
 int model_mpi_seen(const struct model *m);
 /* Forget the calls (a replay recounts; model_gpu_clear does it too). */

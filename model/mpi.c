@@ -1,7 +1,9 @@
 /* MPI calls of the profiled processes (the collector's MPI_CALL records, or a replayed trace's
  * "mpi" slices): per process and per call, counts, time, bytes, errors and the largest
  * communicator; per process the span MPI percentages are shares of, as mpiP counts it: from the
- * start of MPI_Init (its first MPI call) to the end of MPI_Finalize (or to now while it runs). */
+ * start of MPI_Init (its first MPI call) to the end of MPI_Finalize (or to now while it runs);
+ * and per process, call and calling stack (the collector's launch stack keys, resolved into
+ * call paths when asked: model_launch_stack_path) the calls, time and bytes. */
 #include "model_internal.h"
 
 #include "collector/protocol.h"
@@ -21,9 +23,20 @@ struct mpi_proc {
     struct model_mpi_stats calls[ROCSYS_MPI_CALL_MAX];
 };
 
+/* One call of one process from one calling stack. */
+struct mpi_site {
+    uint32_t pid;
+    int call;
+    uint64_t key; /* launch stack key (a replay: the path itself), 0: none */
+    struct model_duration time;
+    uint64_t bytes;
+};
+
 struct model_mpi {
     struct mpi_proc *procs;
     size_t n, cap;
+    struct mpi_site *sites;
+    size_t nsites, sites_cap, last_site;
 };
 
 void model_mpi_free(struct model *m)
@@ -31,6 +44,7 @@ void model_mpi_free(struct model *m)
     if (!m->mpi)
         return;
     free(m->mpi->procs);
+    free(m->mpi->sites);
     free(m->mpi);
     m->mpi = NULL;
 }
@@ -38,7 +52,7 @@ void model_mpi_free(struct model *m)
 void model_mpi_clear(struct model *m)
 {
     if (m->mpi)
-        m->mpi->n = 0;
+        m->mpi->n = m->mpi->nsites = m->mpi->last_site = 0;
 }
 
 const char *model_mpi_call_name(int id)
@@ -79,8 +93,37 @@ static struct mpi_proc *proc_of(struct model *m, uint32_t pid)
     return p;
 }
 
+/* The site of (pid, call, key), created on first use (the last one found is tried first:
+ * loops call from the same place). */
+static struct mpi_site *site_of(struct model_mpi *s, uint32_t pid, int call, uint64_t key)
+{
+    struct mpi_site *x;
+
+    if (s->last_site < s->nsites) {
+        x = &s->sites[s->last_site];
+        if (x->pid == pid && x->call == call && x->key == key)
+            return x;
+    }
+    for (size_t i = 0; i < s->nsites; i++) {
+        x = &s->sites[i];
+        if (x->pid == pid && x->call == call && x->key == key) {
+            s->last_site = i;
+            return x;
+        }
+    }
+    xgrow(&s->sites, &s->sites_cap, s->nsites + 1, sizeof(*s->sites));
+    x = &s->sites[s->nsites];
+    memset(x, 0, sizeof(*x));
+    x->pid = pid;
+    x->call = call;
+    x->key = key;
+    s->last_site = s->nsites++;
+    return x;
+}
+
 void model_mpi_call(struct model *m, const struct model_mpi_input *c)
 {
+    struct mpi_site *site;
     struct mpi_proc *p;
     struct model_mpi_stats *st;
     uint64_t ns = c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 0;
@@ -103,11 +146,9 @@ void model_mpi_call(struct model *m, const struct model_mpi_input *c)
         p->last_ns = c->end_ns;
     if (c->call == 3 /* MPI_Finalize */)
         p->finalized = 1;
-}
-
-int model_mpi_seen(const struct model *m)
-{
-    return m->mpi && m->mpi->n > 0;
+    site = site_of(m->mpi, c->pid, c->call, c->stack_key);
+    model_duration_add(&site->time, ns);
+    site->bytes += c->bytes;
 }
 
 /* Whether process pid counts for only_rank (0: every process). */
@@ -119,6 +160,54 @@ static int rank_keeps(const struct model *m, uint32_t pid, int only_rank)
         return 1;
     pr = model_process_find(m, pid);
     return pr && pr->rank == only_rank - 1;
+}
+
+/* Order call paths by time, then call name, then path (qsort). */
+static int path_by_time(const void *a, const void *b)
+{
+    const struct model_mpi_path *x = a, *y = b;
+    int d;
+
+    if (x->time.total_ns != y->time.total_ns)
+        return x->time.total_ns > y->time.total_ns ? -1 : 1;
+    d = strcmp(x->name, y->name);
+    return d ? d : (x->path > y->path) - (x->path < y->path);
+}
+
+struct model_mpi_path *model_mpi_paths(struct model *m, int only_rank, int *n)
+{
+    size_t count = m->mpi ? m->mpi->nsites : 0;
+    struct model_mpi_path *out = xcalloc(count + 1, sizeof(*out));
+    int k = 0;
+
+    for (size_t i = 0; i < count; i++) {
+        const struct mpi_site *s = &m->mpi->sites[i];
+        uint32_t path;
+        int j;
+        if (!rank_keeps(m, s->pid, only_rank))
+            continue;
+        path = s->key ? model_launch_stack_path(m, s->pid, s->key) : 0;
+        for (j = 0; j < k; j++)
+            if (out[j].path == path && strcmp(out[j].name, model_mpi_call_name(s->call)) == 0)
+                break;
+        if (j == k) {
+            out[k].name = model_mpi_call_name(s->call);
+            out[k++].path = path;
+        }
+        out[j].time.calls += s->time.calls;
+        out[j].time.total_ns += s->time.total_ns;
+        out[j].time.max_ns =
+            s->time.max_ns > out[j].time.max_ns ? s->time.max_ns : out[j].time.max_ns;
+        out[j].bytes += s->bytes;
+    }
+    qsort(out, (size_t)k, sizeof(*out), path_by_time);
+    *n = k;
+    return out;
+}
+
+int model_mpi_seen(const struct model *m)
+{
+    return m->mpi && m->mpi->n > 0;
 }
 
 /* Order statistics by time, then name (qsort). */

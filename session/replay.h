@@ -27,7 +27,7 @@ struct replay_event {
     int peer;                                   /* MPI call: peer rank (-1: none) */
     uint32_t comm_size;                         /* MPI call: communicator size */
     uint32_t grid[3], block[3];
-    uint32_t launch_path; /* HIP launch: the call path it was made from (0: not recorded) */
+    uint32_t launch_path; /* HIP launch, MPI call: the call path it was made from (0: none) */
     uint64_t flow;        /* HIP launch: its flow out; dispatch: its flow in (0: none) */
     uint64_t wait_cpu_ns; /* HIP call that waits for the device: CPU time burned inside */
 };

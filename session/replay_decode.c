@@ -233,7 +233,9 @@ void replay_feed_event(struct model *m, const struct replay_event *e)
                                     .end_ns = e->end_ns,
                                     .bytes = e->bytes,
                                     .peer = e->peer,
-                                    .comm_size = e->comm_size};
+                                    .comm_size = e->comm_size,
+                                    .stack_key = e->launch_path}; /* the path is its own key */
+        model_launch_stack_set_path(m, e->pid, e->launch_path, e->launch_path);
         model_mpi_call(m, &c);
         break;
     }
@@ -431,6 +433,7 @@ int replay_decode_slice(struct replay *r, const struct perfetto_read_slice *sl,
         e->bytes = (uint64_t)arg_number(sl->args, "bytes", 0);
         e->peer = (int)arg_number(sl->args, "peer", -1);
         e->comm_size = (uint32_t)arg_number(sl->args, "comm_size", 0);
+        e->launch_path = launch_path_of(r, arg_value(sl->args, "call_path"));
         return e->api > 0;
     }
     if (strcmp(sl->category, "copy") == 0) {

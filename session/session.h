@@ -178,9 +178,18 @@ void session_context_wait(struct session_context *c, uint32_t pid, uint32_t tid,
                           uint64_t frame);
 uint64_t session_context_wait_at(struct session_context *c, uint32_t pid, uint32_t tid,
                                  uint64_t time_ns);
-/* mpi.c: an MPI_CALL record to the model and the recording (an MPI slice on its thread) */
+/* mpi.c: an MPI_CALL record to the model and the recording (an MPI slice on its thread, held
+ * by session/kernels.c's pending slices while its call path is not resolved) */
 void session_mpi_record(struct model *m, struct record_set *rec, const struct rocsys_ring_ctl *ctl,
                         const struct rocsys_rec_header *h);
+struct rocsys_rec_mpi_call;
+/* The slice of an MPI call of (pid, tid). */
+void session_mpi_emit(struct model *m, struct record_set *rec, uint32_t pid, uint32_t tid,
+                      const struct rocsys_rec_mpi_call *r);
+/* kernels.c: hold the slice of record h (its first size bytes) until session_kernels_flush
+ * finds what it waits for known (or waited too long). */
+void session_kernels_defer(uint32_t pid, uint32_t tid, const struct rocsys_rec_header *h,
+                           size_t size);
 
 /* spool.c: a thread that empties the sources' rings into memory as they fill, so that the
  * target never loses a sample while the main loop is busy; the main loop takes what was spooled

@@ -1,8 +1,9 @@
 /* View m, MPI: per MPI call (collector/mpi.c's interposition) the calls, time inside them
  * (share of all MPI time and of the MPI span: from MPI_Init's start to MPI_Finalize's end),
  * average and largest time, payload moved, the largest communicator and whether it waits for
- * other ranks (those are the "[mpi wait] CALL" leaves of the call tree). The rank filter (R, or
- * Enter in the Ranks view) applies. Key: s cycles the sort. */
+ * other ranks (those are the "[mpi wait] CALL" leaves of the call tree); below, each call per
+ * call path it was made from (root first), by time. The rank filter (R, or Enter in the Ranks
+ * view) applies. Key: s cycles the sort. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
 
@@ -30,7 +31,10 @@ struct mpi_table {
 
 struct mpi_view {
     struct mpi_table tb;
+    struct model_mpi_path *paths; /* the calls per call path, by time */
+    int npaths;
     struct tui_list nav;
+    int list_rows; /* call rows the last draw had room for (the paths are below) */
     int sort;
 };
 
@@ -101,6 +105,22 @@ static void format_title(char *buf, size_t n, const struct mpi_table *tb, const 
         strcat(buf, ")");
 }
 
+/* One line about one call from one call path: "MPI_Barrier from main > exchange: 3 calls,
+ * 1924.992 ms, max 706.533 ms, 0 B". */
+static void format_path(struct model *m, char *buf, size_t n, const struct model_mpi_path *p)
+{
+    char names[1024], bytes[32];
+
+    if (p->path)
+        model_path_names(m, p->path, " > ", 0, names, sizeof(names));
+    else
+        snprintf(names, sizeof(names), "(call path not captured)");
+    tui_format_bytes(bytes, sizeof(bytes), p->bytes);
+    snprintf(buf, n, "%s from %s: %llu calls, %.3f ms, max %.3f ms, %s", p->name, names,
+             (unsigned long long)p->time.calls, (double)p->time.total_ns / 1e6,
+             (double)p->time.max_ns / 1e6, bytes);
+}
+
 void *tui_mpi_create(void)
 {
     return xcalloc(1, sizeof(struct mpi_view));
@@ -108,7 +128,12 @@ void *tui_mpi_create(void)
 
 void tui_mpi_destroy(void *st)
 {
-    free(st);
+    struct mpi_view *v = st;
+
+    if (!v)
+        return;
+    free(v->paths);
+    free(v);
 }
 
 void tui_mpi_rebuild(struct tui *t, void *st)
@@ -116,19 +141,28 @@ void tui_mpi_rebuild(struct tui *t, void *st)
     struct mpi_view *v = st;
 
     table_build(t->m, t->filter.only_rank, v->sort, &v->tb);
+    free(v->paths);
+    v->paths = model_mpi_paths(t->m, t->filter.only_rank, &v->npaths);
     tui_list_fit(&v->nav, v->tb.n, tui_page_rows(t));
 }
 
 void tui_mpi_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct mpi_view *v = st;
-    char title[200], nums[200];
-    int page;
+    char title[200], nums[1200];
+    int page, prows, list_rows;
 
     format_title(title, sizeof(title), &v->tb, sort_names[v->sort]);
     page = tui_draw_frame(t, r, title, COLUMNS);
-    tui_list_fit(&v->nav, v->tb.n, page);
-    for (int i = 0; i < page && v->nav.top + i < v->tb.n; i++) {
+    prows = v->npaths < page / 2 ? v->npaths : page / 2; /* below the list: the call paths */
+    list_rows = page - prows;
+    v->list_rows = list_rows;
+    tui_list_fit(&v->nav, v->tb.n, list_rows);
+    for (int i = 0; i < prows; i++) {
+        format_path(t->m, nums, sizeof(nums), &v->paths[i]);
+        tui_put(t, r->y + 2 + list_rows + i, r->x, r->w, A_NORMAL, nums, 1);
+    }
+    for (int i = 0; i < list_rows && v->nav.top + i < v->tb.n; i++) {
         int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
         const struct model_mpi_stats *c = &v->tb.rows[idx];
         unsigned int norm = idx == v->nav.sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
@@ -167,7 +201,7 @@ int tui_mpi_click(struct tui *t, void *st, const struct tui_mouse *ev)
     struct mpi_view *v = st;
     int value;
 
-    switch (tui_list_click(ev, &v->nav, v->tb.n, tui_page_rows(t), COLUMNS, sort_columns,
+    switch (tui_list_click(ev, &v->nav, v->tb.n, v->list_rows, COLUMNS, sort_columns,
                            (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
     case TUI_CLICK_SORT:
         v->sort = value;
@@ -206,7 +240,9 @@ void tui_mpi_status(struct tui *t, void *st, char *buf, size_t n)
 void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
 {
     struct mpi_table *tb;
-    char line[200];
+    struct model_mpi_path *paths;
+    char line[1200];
+    int npaths;
 
     if (!model_mpi_seen(m)) /* programs without MPI: their batch frames stay as they were */
         return;
@@ -220,5 +256,11 @@ void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
     }
     if (tb->n == 0 && tui_replay_no_data(m, "MPI", line, sizeof(line)))
         fprintf(out, "%s\n", line); /* MPI calls, none in the replayed range */
+    paths = model_mpi_paths(m, 0, &npaths);
+    for (int i = 0; i < npaths && (max_rows <= 0 || i < max_rows); i++) {
+        format_path(m, line, sizeof(line), &paths[i]);
+        fprintf(out, "%s\n", line);
+    }
+    free(paths);
     free(tb);
 }

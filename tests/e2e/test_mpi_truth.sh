@@ -9,7 +9,8 @@
 #  - the call tree has "[mpi wait] MPI_Barrier" leaves under exchange() (the code that called
 #    it), and none of Open MPI's frames below them;
 #  - `--merge DIR`'s ranks table carries each rank's MPI% (within 3 points of the rank's own)
-#    and rank 0's top MPI call; `--replay DIR --live`'s batch frame lists the MPI calls;
+#    and rank 0's top MPI call; `--replay` of a rank lists its calls per call path (exact
+#    counts from main > exchange); `--replay DIR --live`'s batch frame lists the MPI calls;
 #  - a plain user (nobody) can run the same job.
 source "$(dirname "$0")/lib.sh"
 for c in mpirun mpicc; do
@@ -100,6 +101,14 @@ if awk -v b="$bar0" -v m="$mpi0" 'BEGIN { exit !(b > m - b) }'; then
     check "--merge rank 0: MPI_TOP is MPI_Barrier (most of its MPI time, by its own measure)" \
         test "$(awk '$1==0 {print $9}' <<< "$T")" = MPI_Barrier
 fi
+
+# --replay of one rank: the MPI view's calls per call path (root first)
+"$ROCSYS_TOP" --replay "$D/rank-0" -b > "$WORK/replay0.out" 2>&1 < /dev/null
+for call in MPI_Barrier MPI_Sendrecv MPI_Allreduce; do
+    check "--replay rank 0: $call from main > exchange, $STEPS calls" \
+        grep -q "^$call from .*main > exchange: $STEPS calls," "$WORK/replay0.out"
+done
+check "--replay rank 0: MPI_Init from main, 1 call" grep -q '^MPI_Init from .*main: 1 calls,' "$WORK/replay0.out"
 
 # --replay DIR --live (the ranks' directories): the MPI view's batch section
 rc=0
