@@ -2,8 +2,8 @@
  * rank (MPI_Barrier and MPI_Allreduce of one int on MPI_COMM_SELF: calls that wait, with a
  * payload and a communicator; MPI_Iprobe: one that does not), timed around each loop on the
  * calling thread's CPU clock (what the calls cost the thread, whatever else the machine runs)
- * and on the wall clock; prints "CALL cpu_ns_per_call wall_ns_per_call" lines.
- * Usage: mpi_calls N */
+ * and on the wall clock, DEPTH frames down (the collector captures the calling stack of every
+ * call); prints "CALL cpu_ns_per_call wall_ns_per_call" lines. Usage: mpi_calls N [DEPTH] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,15 +26,26 @@ static double now_ns(clockid_t c)
                (now_ns(CLOCK_MONOTONIC) - w0) / n);                                                \
     } while (0)
 
-int main(int argc, char **argv)
+/* The loops, depth frames down. */
+__attribute__((noinline)) static int loops(long n, int depth)
 {
-    long n = argc > 1 ? atol(argv[1]) : 200000;
     int in = 1, out = 0, flag;
 
-    MPI_Init(&argc, &argv);
+    if (depth > 1)
+        return loops(n, depth - 1) + 1; /* not a tail call: every level stays a frame */
     LOOP("MPI_Barrier", MPI_Barrier(MPI_COMM_SELF));
     LOOP("MPI_Allreduce", MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF));
     LOOP("MPI_Iprobe", MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE));
+    return out;
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 200000;
+    int depth = argc > 2 ? atoi(argv[2]) : 1;
+
+    MPI_Init(&argc, &argv);
+    loops(n, depth);
     MPI_Finalize();
     return 0;
 }

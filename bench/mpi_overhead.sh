@@ -6,9 +6,10 @@
 # bench/mpi_calls.c (built here with mpicc) makes N calls (BENCH_CALLS, default 200000) each of
 # MPI_Barrier and MPI_Allreduce on MPI_COMM_SELF (calls that wait: the wait leaf is set, bytes
 # and the communicator's size are read) and MPI_Iprobe (a call that does not wait), on one rank
-# (mpirun -np 1), bare and under rocsys-top --record (every call becomes a record and a trace
-# slice), with the in-target sampler and with the perf engine (which adds a wait record per
-# waiting call). The difference of the mean CPU ns per call of the calling thread is the cost
+# (mpirun -np 1), 8 and 32 frames down (the collector captures the calling stack of every
+# call: the call paths), bare and under rocsys-top --record (every call becomes a record and a
+# trace slice), with the in-target sampler and with the perf engine (which adds a wait record
+# per waiting call). The difference of the mean CPU ns per call of the calling thread is the cost
 # the collector adds to one call (goal: <= 1 us); the wall-clock difference is printed too (on
 # a loaded machine it also holds the time the thread waited for a CPU, or for the front end to
 # drain its ring). The in-target sampler's own cost (1000 samples/s) is in the calling
@@ -37,35 +38,40 @@ variants=(bare signal perf)
     variants=(bare signal)
 }
 
-# one VARIANT RUN: "CALL ns" lines
+# one VARIANT DEPTH: "CALL cpu_ns wall_ns" lines
 one() {
     case $1 in
-    bare) "${mpirun[@]}" "$work/mpi_calls" "$calls" ;;
-    *) "${mpirun[@]}" "$top" --record "$work/rec-$1-$2" --engine "$1" -- "$work/mpi_calls" "$calls" > /dev/null
-       cat "$work/rec-$1-$2"/rank-*/output.log
-       rm -rf "$work/rec-$1-$2" ;;
+    bare) "${mpirun[@]}" "$work/mpi_calls" "$calls" "$2" ;;
+    *) "${mpirun[@]}" "$top" --record "$work/rec" --engine "$1" -- "$work/mpi_calls" "$calls" "$2" > /dev/null
+       cat "$work/rec"/rank-*/output.log
+       rm -rf "$work/rec" ;;
     esac
 }
 
 for ((r = 0; r < runs; r++)); do
-    for v in "${variants[@]}"; do
-        one "$v" "$r" > "$work/out"
-        for c in MPI_Barrier MPI_Allreduce MPI_Iprobe; do
-            awk -v c="$c" '$1 == c {print $2}' "$work/out" >> "$work/$v.$c"
-            awk -v c="$c" '$1 == c {print $3}' "$work/out" >> "$work/$v.$c.wall"
+    for d in 8 32; do
+        for v in "${variants[@]}"; do
+            one "$v" "$d" > "$work/out"
+            for c in MPI_Barrier MPI_Allreduce MPI_Iprobe; do
+                awk -v c="$c" '$1 == c {print $2}' "$work/out" >> "$work/$v.$d.$c"
+                awk -v c="$c" '$1 == c {print $3}' "$work/out" >> "$work/$v.$d.$c.wall"
+            done
         done
     done
 done
 
-printf "%-34s %9s %11s %9s %7s %11s\n" "call (engine)" "bare" "rocsys-top" "added" "ratio" \
-    "added wall"
-for v in "${variants[@]:1}"; do
-    for c in MPI_Barrier MPI_Allreduce MPI_Iprobe; do
-        b=$(median < "$work/bare.$c")
-        t=$(median < "$work/$v.$c")
-        bw=$(median < "$work/bare.$c.wall")
-        tw=$(median < "$work/$v.$c.wall")
-        awk -v n="$c ($v), CPU ns/call" -v b="$b" -v t="$t" -v w="$(awk -v a="$tw" -v b="$bw" 'BEGIN {print a - b}')" \
-            'BEGIN { printf "%-34s %9.1f %11.1f %9.1f %7.2f %11.1f\n", n, b, t, t - b, t / b, w }'
+printf "%-40s %9s %11s %9s %7s %11s\n" "call (engine, depth)" "bare" "rocsys-top" "added" \
+    "ratio" "added wall"
+for d in 8 32; do
+    for v in "${variants[@]:1}"; do
+        for c in MPI_Barrier MPI_Allreduce MPI_Iprobe; do
+            b=$(median < "$work/bare.$d.$c")
+            t=$(median < "$work/$v.$d.$c")
+            bw=$(median < "$work/bare.$d.$c.wall")
+            tw=$(median < "$work/$v.$d.$c.wall")
+            awk -v n="$c ($v, $d), CPU ns/call" -v b="$b" -v t="$t" \
+                -v w="$(awk -v a="$tw" -v b="$bw" 'BEGIN {print a - b}')" \
+                'BEGIN { printf "%-40s %9.1f %11.1f %9.1f %7.2f %11.1f\n", n, b, t, t - b, t / b, w }'
+        done
     done
 done
