@@ -19,10 +19,53 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <pthread.h>
 #include <string.h>
+
+#define MPI_OBJECTS_MAX 1024 /* loaded objects searched for a PMPI_ function, at most */
 
 /* 1 while the calling thread is inside a traced MPI call */
 static __thread int mpi_depth __attribute__((tls_model("initial-exec")));
+
+/* The loaded objects' names (dl_iterate_phdr's callback). */
+struct mpi_objects {
+    const char *name[MPI_OBJECTS_MAX];
+    int n;
+};
+
+static int list_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct mpi_objects *o = arg;
+
+    (void)size;
+    if (info->dlpi_name && info->dlpi_name[0] && o->n < MPI_OBJECTS_MAX)
+        o->name[o->n++] = info->dlpi_name;
+    return 0;
+}
+
+/* name in any loaded object, those loaded RTLD_LOCAL too (an MPI library under a Python
+ * extension module: the module's calls of MPI_NAME reach our definition first, in the global
+ * scope, and PMPI_NAME is in the module's local scope only). NULL when none defines it. */
+static void *find_anywhere(const char *name)
+{
+    static struct mpi_objects o; /* static: 8 KiB is much for a thread's stack */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    void *f = NULL;
+
+    pthread_mutex_lock(&lock);
+    o.n = 0;
+    dl_iterate_phdr(list_object, &o); /* dlopen below, outside the loader's iteration */
+    for (int i = 0; i < o.n && !f; i++) {
+        void *h = dlopen(o.name[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h)
+            continue;
+        f = dlsym(h, name);
+        dlclose(h); /* the program's own reference keeps it loaded */
+    }
+    pthread_mutex_unlock(&lock);
+    return f;
+}
 
 void *mpi_resolve(struct mpi_real *r)
 {
@@ -34,6 +77,8 @@ void *mpi_resolve(struct mpi_real *r)
     f = dlsym(RTLD_NEXT, r->name);
     if (!f) /* a library loaded with dlopen after us, outside RTLD_NEXT's reach */
         f = dlsym(RTLD_DEFAULT, r->name);
+    if (!f) /* ... with RTLD_LOCAL */
+        f = find_anywhere(r->name);
     if (f)
         atomic_store_explicit(&r->fn, f, memory_order_release);
     errno = saved;
