@@ -25,6 +25,8 @@
 
 #define MPI_OBJECTS_MAX 1024 /* loaded objects searched for a PMPI_ function, at most */
 
+static _Atomic int snapshot_taken; /* the module snapshot was refreshed at the first call */
+
 /* 1 while the calling thread is inside a traced MPI call */
 static __thread int mpi_depth __attribute__((tls_model("initial-exec")));
 
@@ -79,6 +81,9 @@ void *mpi_resolve(struct mpi_real *r)
         f = dlsym(RTLD_DEFAULT, r->name);
     if (!f) /* ... with RTLD_LOCAL */
         f = find_anywhere(r->name);
+    if (f && !atomic_exchange(&snapshot_taken, 1))
+        collector_modules_snapshot(); /* the handler unwinds through the library: a program
+                                         that loaded it with dlopen did so since the last one */
     if (f)
         atomic_store_explicit(&r->fn, f, memory_order_release);
     errno = saved;
