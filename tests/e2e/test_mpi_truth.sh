@@ -11,6 +11,8 @@
 #  - `--merge DIR`'s ranks table carries each rank's MPI% (within 3 points of the rank's own)
 #    and rank 0's top MPI call; `--replay` of a rank lists its calls per call path (exact
 #    counts from main > exchange); `--replay DIR --live`'s batch frame lists the MPI calls;
+#  - the same from Python (mpi4py, 2 ranks of mpi_imbalance.py): the barrier's share within 3
+#    points of the rank's own measure, the leaves under the Python function that called it;
 #  - a plain user (nobody) can run the same job.
 source "$(dirname "$0")/lib.sh"
 for c in mpirun mpicc; do
@@ -122,6 +124,28 @@ if "$ROCSYS_TOP" --engine perf -b --rows 1 -- true > /dev/null 2>&1; then
     check_job "$WORK/perf" "perf engine"
 else
     echo "    (the perf engine cannot run here: its checks skipped)"
+fi
+
+# Python (mpi4py): 2 ranks of tests/programs/mpi_imbalance.py
+PY=/usr/bin/python3
+if "$PY" -c 'import mpi4py' 2> /dev/null; then
+    D=$WORK/python
+    rc=0
+    timeout 240 mpirun --oversubscribe --allow-run-as-root -np 2 "$ROCSYS_TOP" --record "$D" -- \
+        "$PY" "$(dirname "$SRC")/mpi_imbalance.py" > "$D.out" 2>&1 || rc=$?
+    check "python: mpirun exit 0 (got $rc)" test "$rc" -eq 0
+    for r in 0 1; do
+        line=$(grep -h "^PYMPI rank $r " "$D/rank-$r/output.log")
+        own=$(awk '{print 100 * $5 / $7}' <<< "$line")
+        got=$(csv "$D/rank-$r/mpi.csv" MPI_Barrier 13)
+        check "python rank $r: MPI_Barrier calls = 3" test "$(csv "$D/rank-$r/mpi.csv" MPI_Barrier 2)" = 3
+        check "python rank $r: MPI_Barrier ${got:-missing}% of the MPI span, the rank's own ${own:-?}% (within 3)" \
+            within "$got" "${own:-x}" 3
+    done
+    check "python: rank 0's [mpi wait] MPI_Barrier leaves under the Python function step()" \
+        grep -q 'step (mpi_imbalance.py:[0-9]*);.*\[mpi wait\] MPI_Barrier [0-9]*$' "$D/rank-0/stacks.folded"
+else
+    echo "    (no mpi4py for $PY: the Python checks skipped; scripts/deps installs python3-mpi4py)"
 fi
 
 # a plain user
