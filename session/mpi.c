@@ -6,6 +6,7 @@
 #include "session/session.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #include "collector/protocol.h"
 #include "model/model.h"
@@ -57,4 +58,27 @@ void session_mpi_record(struct model *m, struct record_set *rec, const struct ro
         session_kernels_defer(ctl->pid, ctl->tid, h, sizeof(*r));
     else
         session_mpi_emit(m, rec, ctl->pid, ctl->tid, r);
+}
+
+void session_mpi_summary(FILE *out, struct model *m, int max_rows)
+{
+    struct model_mpi_stats calls[MODEL_MPI_CALLS];
+    uint64_t span_ns, total_ns = 0, ncalls = 0;
+    int n;
+
+    if (!model_mpi_seen(m))
+        return;
+    n = model_mpi_totals(m, 0, model_clock_ns(CLOCK_MONOTONIC), calls, &span_ns);
+    for (int i = 0; i < n; i++) {
+        total_ns += calls[i].time.total_ns;
+        ncalls += calls[i].time.calls;
+    }
+    fprintf(out, "MPI: %.1f%% of the MPI span (%.3f ms in %llu calls); top calls:\n",
+            span_ns ? 100.0 * (double)total_ns / (double)span_ns : 0.0, (double)total_ns / 1e6,
+            (unsigned long long)ncalls);
+    for (int i = 0; i < n && i < max_rows; i++)
+        fprintf(out, "  %5.1f%%  %10.3f ms  %6llu calls  %s\n",
+                span_ns ? 100.0 * (double)calls[i].time.total_ns / (double)span_ns : 0.0,
+                (double)calls[i].time.total_ns / 1e6, (unsigned long long)calls[i].time.calls,
+                calls[i].name);
 }

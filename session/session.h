@@ -186,6 +186,9 @@ struct rocsys_rec_mpi_call;
 /* The slice of an MPI call of (pid, tid). */
 void session_mpi_emit(struct model *m, struct record_set *rec, uint32_t pid, uint32_t tid,
                       const struct rocsys_rec_mpi_call *r);
+/* The end-of-recording summary's MPI lines (nothing without MPI calls): the share of the MPI
+ * span and the calls with the most time, at most max_rows. */
+void session_mpi_summary(FILE *out, struct model *m, int max_rows);
 /* kernels.c: hold the slice of record h (its first size bytes) until session_kernels_flush
  * finds what it waits for known (or waited too long). */
 void session_kernels_defer(uint32_t pid, uint32_t tid, const struct rocsys_rec_header *h,

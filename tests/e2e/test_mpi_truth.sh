@@ -45,6 +45,8 @@ run_job() {
 check_job() {
     local d=$1 what=$2
     check "$what: mpirun exit 0 (got $rc)" test "$rc" -eq 0
+    check "$what: each rank's summary has its MPI line" \
+        test "$(grep -c '^MPI: [0-9.]*% of the MPI span' "$d.out")" -eq 4
     for r in 0 1 2 3; do
         local c=$d/rank-$r/mpi.csv app mpi bar
         app=$(truth "$d.out" "$r" app_ns)
