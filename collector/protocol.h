@@ -530,8 +530,12 @@ static inline int rocsys_hip_api_waits(int api)
  * (the frames recordings made before the kinds came). Both engines make them: the in-target
  * sampler reads the thread's collector_tls.wait_frame; the perf engine pairs its samples by
  * time with the GPU_WAIT record (the wait's begin, with its kind) and the call's own record
- * (its end). A new kind: a row here, a label in model/states.c (model_wait_label), the end
- * record in session/source_rings.c. */
+ * (its end). A new kind: a row here; its wrappers call collector_wait_begin(kind, id, t0) and
+ * collector_wait_end() around the call (collector.h; COLLECTOR_WAIT_WRAPPER marks the wrapper
+ * whose frame is cut at, else the first of the collector's frames is); a label in
+ * model/states.c (wait_label); the record that ends the wait in session/source_rings.c (with
+ * the kind's check of GPU_WAIT there). A stack without a wrapper frame (a wait seen through
+ * callbacks, as OMPT's) stays as it is today: such a kind must add where to cut. */
 enum rocsys_wait_kind {
     ROCSYS_WAIT_GPU = 0, /* HIP call waiting for the device: id of ROCSYS_HIP_API_LIST */
     ROCSYS_WAIT_MPI = 1, /* MPI call waiting for other ranks: id of ROCSYS_MPI_CALL_LIST */

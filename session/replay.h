@@ -18,18 +18,18 @@ struct replay_event {
     enum replay_kind kind;
     uint32_t pid, tid;
     uint64_t start_ns, end_ns;
-    const char *name;                           /* region name (owned by the trace) */
-    uint32_t name_id;                           /* kernel name id (1 + index into names), 0: none */
-    uint32_t agent;                             /* dispatch: GPU ordinal */
-    uint64_t queue_id;                          /* dispatch */
-    uint64_t bytes;                             /* HIP call or copy */
-    int api, result, copy_kind, closed_at_exit; /* api: MPI call: its id */
-    int peer;                                   /* MPI call: peer rank (-1: none) */
-    uint32_t comm_size;                         /* MPI call: communicator size */
+    const char *name;  /* region name (owned by the trace) */
+    uint32_t name_id;  /* kernel name id (1 + index into names), 0: none */
+    uint32_t agent;    /* dispatch: GPU ordinal */
+    uint64_t queue_id; /* dispatch */
+    uint64_t bytes;    /* HIP call or copy */
+    int api, result, copy_kind, closed_at_exit;
     uint32_t grid[3], block[3];
     uint32_t launch_path; /* HIP launch, MPI call: the call path it was made from (0: none) */
     uint64_t flow;        /* HIP launch: its flow out; dispatch: its flow in (0: none) */
     uint64_t wait_cpu_ns; /* HIP call that waits for the device: CPU time burned inside */
+    int peer;             /* MPI call (api: its id, bytes, result): the peer rank (-1: none) */
+    uint32_t comm_size;   /* MPI call: the communicator's size */
 };
 
 /* One GPU reading: every metric of one device read at one time. */
