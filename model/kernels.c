@@ -8,6 +8,7 @@
 
 #include "collector/protocol.h"
 #include "model_internal.h"
+#include "mpi.h"
 
 /* libstdc++'s demangler (extern "C"; the core links libstdc++). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);

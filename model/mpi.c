@@ -5,6 +5,7 @@
  * and per process, call and calling stack (the collector's launch stack keys, resolved into
  * call paths when asked: model_launch_stack_path) the calls, time and bytes. */
 #include "model_internal.h"
+#include "mpi.h"
 
 #include "collector/protocol.h"
 

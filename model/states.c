@@ -5,6 +5,7 @@
  * named by the first frame from the leaf that says what it is, past glibc's cancellation
  * wrappers. */
 #include "model_internal.h"
+#include "mpi.h"
 
 #include "collector/protocol.h"
 

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "model/model.h"
+#include "model/mpi.h"
 #include "record.h"
 
 struct record_writer {

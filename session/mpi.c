@@ -10,6 +10,7 @@
 
 #include "collector/protocol.h"
 #include "model/model.h"
+#include "model/mpi.h"
 #include "record/record.h"
 
 void session_mpi_emit(struct model *m, struct record_set *rec, uint32_t pid, uint32_t tid,

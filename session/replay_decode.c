@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/mpi.h"
+
 /* The whole file at path, NUL-terminated (NULL if it cannot be read). */
 char *replay_slurp(const char *path, size_t *len)
 {

@@ -16,6 +16,7 @@
 
 #include "collector/protocol.h"
 #include "model/model.h"
+#include "model/mpi.h"
 #include "record/record.h"
 
 /* A small text file of /proc (one line, no newline) into buf; "" when unreadable. */

@@ -6,6 +6,7 @@
  * view) applies. Key: s cycles the sort. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
+#include "model/mpi.h"
 
 #include <curses.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
+#include "model/mpi.h"
 
 #include <curses.h>
 #include <math.h>

@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "tui/tui.h"
 #include "tui/tui_internal.h"
+#include "model/mpi.h"
 
 #define MS 1000000ull
 
