@@ -81,7 +81,7 @@ void *mpi_resolve(struct mpi_real *r)
         f = dlsym(RTLD_DEFAULT, r->name);
     if (!f) /* ... with RTLD_LOCAL */
         f = find_anywhere(r->name);
-    if (f && !atomic_exchange(&snapshot_taken, 1))
+    if (f && collector_g.enabled && !atomic_exchange(&snapshot_taken, 1))
         collector_modules_snapshot(); /* the handler unwinds through the library: a program
                                          that loaded it with dlopen did so since the last one */
     if (f)
