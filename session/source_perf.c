@@ -77,7 +77,9 @@ static int frame_is(struct symbolizer *sym, uint32_t pid, const uint64_t *frames
  * collector's wrapper (the runtime's, the wrapper's) become the one wait leaf frame ("[gpu wait]
  * CALL", "[mpi wait] CALL"), as the collector's handler makes them. The wrapper: the first of
  * the collector's frames named as the call (the MPI wrappers are), else its first frame (a
- * runtime may call the collector's other wrappers inside the call). Returns the new count. */
+ * runtime may call the collector's other wrappers inside the call); an MPI call whose stack
+ * lacks the collector's frame (unwound by frame pointers through a library built without them)
+ * is cut at the library's PMPI_NAME or MPI_NAME frame. Returns the new count. */
 static uint32_t wait_frames(struct session *s, uint32_t pid, uint64_t *frames, uint32_t n,
                             uint64_t frame)
 {
@@ -95,6 +97,15 @@ static uint32_t wait_frames(struct session *s, uint32_t pid, uint64_t *frames, u
         first = first < k ? first : k;
         if (!name || frame_is(sym, pid, frames, k, name))
             break;
+    }
+    if (k >= n && first >= n && name) { /* the wrapper's frame was skipped (a library without
+                                           frame pointers): cut at the library's entry point */
+        char pname[64];
+        snprintf(pname, sizeof(pname), "P%s", name);
+        for (k = 0; k < n; k++)
+            if (!MODEL_IS_STATE_FRAME(frames[k]) &&
+                (frame_is(sym, pid, frames, k, pname) || frame_is(sym, pid, frames, k, name)))
+                break;
     }
     return rocsys_wait_cut(frames, n, k < n ? k : first, frame);
 }

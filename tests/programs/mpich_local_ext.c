@@ -1,6 +1,6 @@
 /* The MPI part of mpich_style_main (tests/e2e/test_mpi_abi.sh), in a library linked to the
  * MPICH-style stand-in (standin_mpich.c) that the program loads with dlopen, RTLD_GLOBAL or
- * RTLD_LOCAL (as Python loads an extension module): MPI_Init, 5 MPI_Send of 10 doubles and 3
+ * RTLD_LOCAL (as Python loads an extension module): MPI_Init, 5 MPI_Send of 10 doubles and 10
  * MPI_Barrier (20 ms asleep each) from mpich_exchange(), MPI_Finalize. */
 #include "standin_mpich.h"
 
@@ -25,7 +25,7 @@ __attribute__((noinline)) static int mpich_exchange(uint64_t *barrier_ns)
 
     for (int i = 0; i < 5; i++)
         errors += MPI_Send(buf, 10, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD) != 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 10; i++) {
         uint64_t t0 = now_ns();
         errors += MPI_Barrier(MPI_COMM_WORLD) != 0;
         *barrier_ns += now_ns() - t0;
