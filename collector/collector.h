@@ -35,7 +35,8 @@ struct collector_thread {
     void *altstack;                   /* our alternate signal stack, if we installed one */
     volatile sig_atomic_t lost_no_ring; /* a sample or record was lost: no ring was free */
     volatile sig_atomic_t capturing;    /* a launch stack is being captured (busy is set) */
-    volatile sig_atomic_t gpu_wait;     /* id of the HIP call waiting for the device, or 0 */
+    volatile uint64_t wait_frame;       /* inside a wrapped call that waits: its wait leaf
+                                           (ROCSYS_WAIT_FRAME), 0: none */
     volatile uint32_t missed_weight;    /* periods of the samples that came meanwhile */
 };
 
@@ -181,10 +182,22 @@ void collector_launch_init(void);
  * regions) for a kernel launch, send it (LAUNCH_STACK) unless this thread sent it before, and
  * return its key; 0 when not captured. Normal context. */
 uint64_t collector_launch_stack(void);
-/* A sample's native frames (innermost first) taken while the thread waited for the device in
- * HIP call api: the frames up to the collector's wrapper become one ROCSYS_GPU_WAIT_FRAME.
- * Returns the new count. AS-safe. */
-uint32_t collector_gpu_wait_frames(uint64_t *frames, uint32_t n, int api);
+/* A sample's native frames (innermost first) taken while the thread waited inside a wrapped
+ * call: the frames up to the collector's wrapper become the one wait leaf frame
+ * (ROCSYS_WAIT_FRAME). The wrapper is the first frame in a COLLECTOR_WAIT_WRAPPER function, else
+ * the first in the collector's code (a runtime may call back into the collector's other wrappers
+ * inside the call: dlclose, pthread_create). Returns the new count. AS-safe. */
+#define COLLECTOR_WAIT_WRAPPER __attribute__((section("rocsys_wait_wrap"), noinline))
+uint32_t collector_wait_frames(uint64_t *frames, uint32_t n, uint64_t frame);
+/* The calling thread begins to wait inside wrapped call id of wait kind kind (enum
+ * rocsys_wait_kind) at t0: its samples until collector_wait_end are wait leaves (the perf
+ * engine's by a GPU_WAIT record). Normal context; errno survives. */
+void collector_wait_begin(int kind, int id, uint64_t t0);
+/* The wait of the calling thread is over (its call's record follows). */
+static inline void collector_wait_end(void)
+{
+    collector_tls.wait_frame = 0;
+}
 
 /* write.c (records that must not be lost) */
 /* Write a record that must not be lost from normal context on any thread: a thread the

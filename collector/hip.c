@@ -192,13 +192,7 @@ uint64_t hip_wait_begin(int api, uint64_t t0)
     int saved = errno;
     uint64_t cpu = hip_thread_cpu_ns();
 
-    collector_tls.gpu_wait = api;
-    if (collector_g.no_timer) {
-        struct rocsys_rec_gpu_wait r = {.h = {.type = ROCSYS_REC_GPU_WAIT, .size = sizeof(r)},
-                                        .api = (uint32_t)api,
-                                        .time_ns = t0};
-        collector_write_any(&r);
-    }
+    collector_wait_begin(ROCSYS_WAIT_GPU, api, t0);
     errno = saved;
     return cpu;
 }

@@ -95,7 +95,7 @@ static inline uint64_t hip_begin(void)
     rc_ = fn_ call_args;                                                                           \
     hip_tls_depth = 0;                                                                             \
     if (rocsys_hip_api_waits(HIP_API_##api))                                                       \
-        collector_tls.gpu_wait = 0;                                                                \
+        collector_wait_end();                                                                      \
     if (t0_) {                                                                                     \
         int saved_ = errno;                                                                        \
         hip_tls_launch = 0;                                                                        \

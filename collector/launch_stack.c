@@ -8,10 +8,15 @@
  *
  * While a stack is captured the thread is busy, so that a sampling signal does not run the
  * unwinder again inside the unwinder; such a sample is not lost: its weight is kept and it is
- * written afterwards with the stack just captured, which is where the thread was. */
+ * written afterwards with the stack just captured, which is where the thread was.
+ *
+ * Also the wait leaves of every kind (protocol.h, ROCSYS_WAIT_FRAME): collector_wait_begin marks
+ * the calling thread as waiting in a wrapped call, collector_wait_frames cuts a sample taken
+ * meanwhile at the wrapper (found as for launch stacks: the first frame in our own code). */
 #define _GNU_SOURCE
 #include "collector.h"
 
+#include <errno.h>
 #include <libunwind.h>
 #include <link.h>
 #include <signal.h>
@@ -184,11 +189,36 @@ uint64_t collector_launch_stack(void)
     return key;
 }
 
-uint32_t collector_gpu_wait_frames(uint64_t *frames, uint32_t n, int api)
+/* The code of the COLLECTOR_WAIT_WRAPPER functions (the linker's bounds of their section). */
+extern const char __start_rocsys_wait_wrap[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_rocsys_wait_wrap[] __attribute__((weak, visibility("hidden")));
+
+uint32_t collector_wait_frames(uint64_t *frames, uint32_t n, uint64_t frame)
 {
+    uintptr_t lo = (uintptr_t)__start_rocsys_wait_wrap, hi = (uintptr_t)__stop_rocsys_wait_wrap;
     uint32_t k = 0;
 
+    while (k < n && !(frames[k] >= lo && frames[k] < hi))
+        k++;
+    if (k < n)
+        return rocsys_wait_cut(frames, n, k, frame);
+    k = 0;
     while (k < n && !in_self((uintptr_t)frames[k]))
         k++;
-    return rocsys_gpu_wait_cut(frames, n, k, api);
+    return rocsys_wait_cut(frames, n, k, frame);
+}
+
+void collector_wait_begin(int kind, int id, uint64_t t0)
+{
+    int saved = errno;
+
+    collector_tls.wait_frame = ROCSYS_WAIT_FRAME(kind, id);
+    if (collector_g.no_timer) { /* the perf engine pairs its samples with this by time */
+        struct rocsys_rec_gpu_wait r = {.h = {.type = ROCSYS_REC_GPU_WAIT, .size = sizeof(r)},
+                                        .api = (uint32_t)id,
+                                        .kind = (uint32_t)kind,
+                                        .time_ns = t0};
+        collector_write_any(&r);
+    }
+    errno = saved;
 }

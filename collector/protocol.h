@@ -17,6 +17,7 @@
  *   0x0020-0x002f  modules                0x0030-0x003f  CPU samples
  *   0x0040-0x005f  HIP API                0x0060-0x007f  HSA dispatches
  *   0x0080-0x009f  user regions          0x00a0-0x00af  Python (CPython frames)
+ *   0x00c0-0x00cf  MPI
  *   0x00d0-0x00df  OpenMP (OMPT) and Kokkos Tools
  * A reader skips record types it does not know (their size is always valid).
  *
@@ -132,7 +133,7 @@ enum rocsys_rec_type {
     ROCSYS_REC_HIP_NAME = 0x0040,     /* struct rocsys_rec_name: HIP kernel name id -> name */
     ROCSYS_REC_HIP_API = 0x0041,      /* struct rocsys_rec_hip_api */
     ROCSYS_REC_LAUNCH_STACK = 0x0042, /* struct rocsys_rec_launch_stack */
-    ROCSYS_REC_GPU_WAIT = 0x0043,     /* struct rocsys_rec_gpu_wait */
+    ROCSYS_REC_GPU_WAIT = 0x0043,     /* struct rocsys_rec_gpu_wait: any wait leaf's begin */
     ROCSYS_REC_HSA_SYMBOL = 0x0060,   /* struct rocsys_rec_name: kernel object -> name */
     ROCSYS_REC_HSA_DISPATCH = 0x0061, /* struct rocsys_rec_hsa_dispatch */
     ROCSYS_REC_HSA_COPY = 0x0062,     /* struct rocsys_rec_hsa_copy */
@@ -146,6 +147,7 @@ enum rocsys_rec_type {
     ROCSYS_REC_SAMPLING = 0x0086,     /* struct rocsys_rec_region: flags = ROCSYS_SAMPLING_* */
     ROCSYS_REC_PY_INFO = 0x00a0,      /* struct rocsys_rec_py_info */
     ROCSYS_REC_PY_CODE = 0x00a1,      /* struct rocsys_rec_py_code */
+    ROCSYS_REC_MPI_CALL = 0x00c0,     /* struct rocsys_rec_mpi_call */
     ROCSYS_REC_OMP_PARALLEL = 0x00d0, /* struct rocsys_rec_omp_parallel */
 };
 
@@ -688,20 +690,43 @@ static inline int rocsys_hip_api_waits(int api)
     }
 }
 
-/* The leaf pseudo-frame of a sample taken while its thread waited for the device inside HIP
- * call api (rocsys_hip_api_waits): it replaces the HIP runtime's frames and the wrapper's. */
-#define ROCSYS_GPU_WAIT_FRAME_TAG   0xfffb000000000000ull
-#define ROCSYS_GPU_WAIT_FRAME(api)  (ROCSYS_GPU_WAIT_FRAME_TAG | (uint64_t)(uint32_t)(api))
-#define ROCSYS_IS_GPU_WAIT_FRAME(a) (((a)&0xffffffff00000000ull) == ROCSYS_GPU_WAIT_FRAME_TAG)
+/* Wait leaves: a sample taken while its thread waits inside a call that the collector wraps
+ * (a HIP call waiting for the device, an MPI call waiting for other ranks, ...) ends in one
+ * pseudo-frame "[KIND wait] CALL" that replaces the frames of the runtime and of the wrapper,
+ * under the code that made the call: waiting is told apart from computing. The frame carries
+ * the kind (bits 32-47) and the call's id in its kind's table (bits 0-31); kind 0 is the GPU's
+ * (the frames recordings made before the kinds came). Both engines make them: the in-target
+ * sampler reads the thread's collector_tls.wait_frame; the perf engine pairs its samples by
+ * time with the GPU_WAIT record (the wait's begin, with its kind) and the call's own record
+ * (its end). A new kind: a row here; its wrappers call collector_wait_begin(kind, id, t0) and
+ * collector_wait_end() around the call (collector.h; COLLECTOR_WAIT_WRAPPER marks the wrapper
+ * whose frame is cut at, else the first of the collector's frames is); a label in
+ * model/states.c (wait_label); the record that ends the wait in session/source_rings.c (with
+ * the kind's check of GPU_WAIT there). A stack without a wrapper frame (a wait seen through
+ * callbacks, as OMPT's) stays as it is today: such a kind must add where to cut. */
+enum rocsys_wait_kind {
+    ROCSYS_WAIT_GPU = 0, /* HIP call waiting for the device: id of ROCSYS_HIP_API_LIST */
+    ROCSYS_WAIT_MPI = 1, /* MPI call waiting for other ranks: id of ROCSYS_MPI_CALL_LIST */
+    ROCSYS_WAIT_OMP = 2, /* reserved: OpenMP barriers and task waits */
+    ROCSYS_WAIT_KINDS
+};
+#define ROCSYS_WAIT_FRAME_TAG 0xfffb000000000000ull
+#define ROCSYS_WAIT_FRAME(kind, id)                                                                \
+    (ROCSYS_WAIT_FRAME_TAG | ((uint64_t)(uint16_t)(kind) << 32) | (uint64_t)(uint32_t)(id))
+#define ROCSYS_IS_WAIT_FRAME(a)   (((a)&0xffff000000000000ull) == ROCSYS_WAIT_FRAME_TAG)
+#define ROCSYS_WAIT_FRAME_KIND(a) ((int)(((a) >> 32) & 0xffffu))
+#define ROCSYS_WAIT_FRAME_ID(a)   ((int)((a)&0xffffffffu))
+/* The GPU's wait leaf of HIP call api (rocsys_hip_api_waits). */
+#define ROCSYS_GPU_WAIT_FRAME(api) ROCSYS_WAIT_FRAME(ROCSYS_WAIT_GPU, api)
 
-/* A sample's n native frames (innermost first) taken inside HIP call api, frame k being the
- * collector's wrapper (k = n: not found): frames 0..k become one ROCSYS_GPU_WAIT_FRAME, as both
- * engines make them. Returns the new count. AS-safe. */
-static inline uint32_t rocsys_gpu_wait_cut(uint64_t *frames, uint32_t n, uint32_t k, int api)
+/* A sample's n native frames (innermost first) taken inside a wrapped call that waits, frame k
+ * being the collector's wrapper (k = n: not found): frames 0..k become the one wait frame
+ * (ROCSYS_WAIT_FRAME), as both engines make them. Returns the new count. AS-safe. */
+static inline uint32_t rocsys_wait_cut(uint64_t *frames, uint32_t n, uint32_t k, uint64_t frame)
 {
     if (k >= n) /* no wrapper frame found: the stack stays as it is */
         return n;
-    frames[0] = ROCSYS_GPU_WAIT_FRAME(api);
+    frames[0] = frame;
     for (uint32_t i = k + 1; i < n; i++)
         frames[i - k] = frames[i];
     return n - k;
@@ -774,13 +799,14 @@ struct rocsys_rec_launch_stack {
     uint64_t key; /* never 0; unique within the process */
     uint64_t frames[];
 };
-/* GPU_WAIT: the calling thread begins to wait for the device in HIP call api (only when the
- * front end samples from outside, timer=none: its samples meanwhile become "[gpu wait]" leaves
- * by time; the call's HIP_API record ends the wait). */
+/* GPU_WAIT: the calling thread begins to wait inside wrapped call api of wait kind kind
+ * (enum rocsys_wait_kind; 0: for the device in HIP call api). Sent only when the front end
+ * samples from outside (timer=none): its samples meanwhile become wait leaves by time; the
+ * call's own record (HIP_API, MPI_CALL) ends the wait. */
 struct rocsys_rec_gpu_wait {
     struct rocsys_rec_header h;
     uint32_t api;
-    uint32_t pad;
+    uint32_t kind;    /* enum rocsys_wait_kind (was padding before version 8: 0, the GPU's) */
     uint64_t time_ns; /* CLOCK_MONOTONIC */
 };
 
@@ -835,6 +861,59 @@ struct rocsys_rec_hsa_table {
 #define ROCSYS_HSA_TABLE_COMPATIBLE 1 /* a known release's majors, other sizes: patched */
 #define ROCSYS_HSA_TABLE_UNKNOWN    2 /* majors no known release has: declined, untouched */
 #define ROCSYS_HSA_TABLE_UNUSABLE   3 /* a table missing, too small or an entry empty: declined */
+
+/* MPI calls, interposed through the profiling interface (collector/mpi.c): the collector
+ * defines MPI_NAME and forwards to PMPI_NAME. X(id, name, waits): waits = 1 for the calls that
+ * wait for other ranks (blocking receives, waits, probes, barriers, collectives, synchronous
+ * sends): samples inside them are "[mpi wait] NAME" leaves (ROCSYS_WAIT_MPI). Ids are stable
+ * (they are in recordings' names only, but the table is the protocol's). */
+/* clang-format off */
+#define ROCSYS_MPI_CALL_LIST(X) \
+    X(1, MPI_Init, 0) X(2, MPI_Init_thread, 0) X(3, MPI_Finalize, 1) \
+    X(4, MPI_Send, 0) X(5, MPI_Recv, 1) X(6, MPI_Isend, 0) X(7, MPI_Irecv, 0) \
+    X(8, MPI_Wait, 1) X(9, MPI_Waitall, 1) X(10, MPI_Waitany, 1) X(11, MPI_Waitsome, 1) \
+    X(12, MPI_Test, 0) X(13, MPI_Testall, 0) X(14, MPI_Barrier, 1) X(15, MPI_Bcast, 1) \
+    X(16, MPI_Reduce, 1) X(17, MPI_Allreduce, 1) X(18, MPI_Gather, 1) X(19, MPI_Allgather, 1) \
+    X(20, MPI_Scatter, 1) X(21, MPI_Alltoall, 1) X(22, MPI_Sendrecv, 1) X(23, MPI_Ssend, 1) \
+    X(24, MPI_Probe, 1) X(25, MPI_Iprobe, 0) X(26, MPI_Reduce_scatter, 1) \
+    X(27, MPI_Alltoallv, 1) X(28, MPI_Allgatherv, 1) X(29, MPI_Gatherv, 1) \
+    X(30, MPI_Scatterv, 1) X(31, MPI_Scan, 1) X(32, MPI_Exscan, 1) X(33, MPI_Ibarrier, 0) \
+    X(34, MPI_Ibcast, 0) X(35, MPI_Iallreduce, 0) X(36, MPI_Bsend, 0) X(37, MPI_Rsend, 0) \
+    X(38, MPI_Sendrecv_replace, 1) X(39, MPI_Testany, 0) X(40, MPI_Testsome, 0) \
+    X(41, MPI_Comm_split, 1) X(42, MPI_Comm_dup, 1) X(43, MPI_Reduce_scatter_block, 1) \
+    X(44, MPI_Issend, 0) X(45, MPI_Ireduce, 0) X(46, MPI_Iallgather, 0) X(47, MPI_Ialltoall, 0)
+/* clang-format on */
+#define ROCSYS_MPI_CALL_MAX 64 /* ids are below this */
+
+/* Whether MPI call id waits for other ranks (the waits column of ROCSYS_MPI_CALL_LIST). */
+static inline int rocsys_mpi_call_waits(int id)
+{
+    switch (id) {
+#define ROCSYS_MPI_CALL_WAITS(cid, name, waits)                                                    \
+    case cid:                                                                                      \
+        return waits;
+        ROCSYS_MPI_CALL_LIST(ROCSYS_MPI_CALL_WAITS)
+#undef ROCSYS_MPI_CALL_WAITS
+    default:
+        return 0;
+    }
+}
+
+/* MPI_CALL: one completed MPI call of the ring's thread. */
+struct rocsys_rec_mpi_call {
+    struct rocsys_rec_header h; /* flags: 0 */
+    uint16_t call;              /* id of ROCSYS_MPI_CALL_LIST */
+    uint16_t pad;
+    int32_t result;     /* what the program got (0 = MPI_SUCCESS) */
+    uint64_t start_ns;  /* CLOCK_MONOTONIC */
+    uint64_t end_ns;    /* CLOCK_MONOTONIC */
+    uint64_t bytes;     /* the payload: count x the datatype's size (sends, receives, the
+                           caller's buffer of collectives; v-variants and waits: 0) */
+    int32_t peer;       /* point-to-point: the destination or source rank (-1: any or none) */
+    uint32_t comm_size; /* the communicator's size (0: the call has none) */
+    uint64_t stack;     /* key of the calling stack (a LAUNCH_STACK record of this thread's
+                           ring, sent before, carries it), 0 = not captured */
+};
 
 /* Round a record size up to the 8-byte record alignment. */
 static inline uint32_t rocsys_rec_align(uint32_t n)

@@ -325,8 +325,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     nframes = unwind(ucontext, rec->frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
     ts->in_handler = 0;
     unwound = nframes;
-    if (ts->gpu_wait) /* inside a HIP call that waits for the device */
-        nframes = collector_gpu_wait_frames(rec->frames, nframes, ts->gpu_wait);
+    if (ts->wait_frame) /* inside a wrapped call that waits (the device, other ranks) */
+        nframes = collector_wait_frames(rec->frames, nframes, ts->wait_frame);
     /* Python memory is read under the fault guard: not while the program blocks the faults */
     if (!sigismember(&((ucontext_t *)ucontext)->uc_sigmask, SIGSEGV) &&
         !sigismember(&((ucontext_t *)ucontext)->uc_sigmask, SIGBUS))

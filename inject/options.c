@@ -53,8 +53,9 @@ static const struct opt_def opt_table[] = {
      "Python programs: their functions in place of the interpreter's frames (on, default), "
      "with the interpreter's own native frames too (native), or native frames only (off)"},
     {"launch-stacks", 0, OPT_CHOICE, "on|off", 0, 0, "on off", OFF(launch_stacks_off), 0,
-     "capture the call stack of every HIP kernel launch (on, default: the Kernels view's launch "
-     "paths, gpu.folded) or not (off: a little less cost per launch)"},
+     "capture the call stack of every HIP kernel launch and MPI call (on, default: the Kernels "
+     "view's launch paths, gpu.folded, the MPI view's call paths) or not (off: a little less "
+     "cost per launch or call)"},
     {"no-follow", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(follow), 0,
      "do not profile processes the target starts"},
     {"stdin", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(use_stdin), 1,

@@ -8,6 +8,7 @@
 
 #include "collector/protocol.h"
 #include "model_internal.h"
+#include "mpi.h"
 
 /* libstdc++'s demangler (extern "C"; the core links libstdc++). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -326,6 +327,7 @@ void model_gpu_clear(struct model *m)
     struct model_kernels *k = m->kernels;
 
     model_launches_clear(m);
+    model_mpi_clear(m); /* a replay recounts the MPI calls too */
     if (!k)
         return;
     clear_tables(k);

@@ -179,6 +179,7 @@ struct model {
     struct model_python *python;     /* python.c, created on first use */
     struct model_lines *lines;       /* lines.c, created on first use */
     struct model_omp *omp;           /* omp.c, created on first use */
+    struct model_mpi *mpi;           /* mpi.c, created on first use */
     char **states;                   /* states.c: labels of the state pseudo-frames */
     size_t nstates, states_cap;
 };
@@ -201,6 +202,9 @@ void model_omp_free(struct model *m);
 
 /* kernels.c */
 void model_kernels_free(struct model *m);
+
+/* mpi.c */
+void model_mpi_free(struct model *m);
 
 /* launch_paths.c */
 void model_launches_free(struct model *m);

@@ -63,6 +63,7 @@ void model_free(struct model *m)
     model_regions_free(m);
     model_omp_free(m);
     model_kernels_free(m);
+    model_mpi_free(m);
     model_launches_free(m);
     model_python_free(m);
     model_lines_free(m);

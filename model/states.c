@@ -1,9 +1,11 @@
 /* Thread states as leaf pseudo-frames: "[blocked] nanosleep", "[preempted]" below the stack
  * where a thread stopped running (wall mode measured from context switches), and "[gpu wait]
- * hipStreamSynchronize" where it waited for the device inside a HIP call. A blocked call is
+ * hipStreamSynchronize" where it waited for the device inside a HIP call ("[mpi wait] MPI_Barrier":
+ * for other ranks inside an MPI call; any kind of wait leaf, ROCSYS_WAIT_FRAME). A blocked call is
  * named by the first frame from the leaf that says what it is, past glibc's cancellation
  * wrappers. */
 #include "model_internal.h"
+#include "mpi.h"
 
 #include "collector/protocol.h"
 
@@ -67,13 +69,32 @@ uint64_t model_state_frame(struct model *m, const char *label)
     return MODEL_STATE_FRAME(m->nstates++);
 }
 
+/* The label of a wait leaf frame (ROCSYS_WAIT_FRAME): "[KIND wait] CALL", the call named by its
+ * kind's table. A new kind of wait leaf: one row here. */
+static void wait_label(uint64_t frame, char *label, size_t n)
+{
+    int id = ROCSYS_WAIT_FRAME_ID(frame);
+
+    switch (ROCSYS_WAIT_FRAME_KIND(frame)) {
+    case ROCSYS_WAIT_GPU: /* waiting for the device in a HIP call */
+        snprintf(label, n, "[gpu wait] %s", model_hip_api_name(id));
+        break;
+    case ROCSYS_WAIT_MPI: /* waiting for other ranks in an MPI call */
+        snprintf(label, n, "[mpi wait] %s", model_mpi_call_name(id));
+        break;
+    default:
+        snprintf(label, n, "[wait %d] #%d", ROCSYS_WAIT_FRAME_KIND(frame), id);
+        break;
+    }
+}
+
 int model_state_sym(struct model *m, uint64_t pc, struct sym_frame *out)
 {
     uint32_t id = (uint32_t)(pc & 0xffffffffu);
     char label[96];
 
-    if (ROCSYS_IS_GPU_WAIT_FRAME(pc)) { /* the collector's: waiting for the device in HIP call id */
-        snprintf(label, sizeof(label), "[gpu wait] %s", model_hip_api_name((int)id));
+    if (ROCSYS_IS_WAIT_FRAME(pc)) { /* the collector's: waiting inside a wrapped call */
+        wait_label(pc, label, sizeof(label));
         id = (uint32_t)(model_state_frame(m, label) & 0xffffffffu);
     } else if (!MODEL_IS_STATE_FRAME(pc) || id >= m->nstates) {
         return 0;

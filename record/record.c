@@ -25,6 +25,7 @@ const struct record_file record_files[] = {
     {&record_hip_api_csv, "hip_api.csv"},
     {&record_copies_csv, "copies.csv"},
     {&record_omp_csv, "omp.csv"},
+    {&record_mpi_csv, "mpi.csv"},
     {&record_lines_txt, "lines.txt"},
     {&record_profile_pb, "profile.pb.gz"},
     {&record_session_json, "session.json"},

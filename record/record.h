@@ -99,6 +99,7 @@ extern const struct record_writer_class record_kernels_csv;   /* kernels.csv (ro
 extern const struct record_writer_class record_hip_api_csv;   /* hip_api.csv (rocprof stats) */
 extern const struct record_writer_class record_copies_csv;    /* copies.csv */
 extern const struct record_writer_class record_omp_csv;       /* omp.csv */
+extern const struct record_writer_class record_mpi_csv;       /* mpi.csv (writer_mpi.c) */
 extern const struct record_writer_class record_perfetto;      /* trace.pftrace (Perfetto) */
 extern const struct record_writer_class record_gpu_csv;       /* gpu.csv: GPU time series */
 extern const struct record_writer_class record_lines_txt;     /* lines.txt: samples per line */

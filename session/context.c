@@ -1,6 +1,7 @@
 /* What the target's threads were doing at a given time, for samples taken outside them (the
  * perf engine): their open user regions, whether the program had paused sampling, and whether
- * the thread waited for the device in a HIP call. The
+ * the thread waited inside a wrapped call (a wait leaf: the device in a HIP call, other ranks
+ * in an MPI call). The
  * collector's region and sampling records are kept with their timestamps, so that a sample
  * decoded later is annotated as the in-target sampler would have annotated it then. */
 #include "session/session.h"
@@ -27,7 +28,7 @@ struct ctx_thread {
     uint32_t ids[ROCSYS_REGION_DEPTH_MAX];
     uint32_t depth;
     int paused;
-    uint32_t wait; /* the HIP call waiting for the device (its id), 0: none */
+    uint64_t wait; /* the wait leaf frame (ROCSYS_WAIT_FRAME) of the call it waits in, 0: none */
     struct ctx_event *ev;
     size_t nev, cap;
 };
@@ -91,20 +92,22 @@ void session_context_sampling(struct session_context *c, uint32_t pid, uint32_t 
         add(thread_of(c, pid, thread_only ? tid : 0, 1), time_ns, on ? EV_RESUME : EV_PAUSE, 0, 0);
 }
 
-void session_context_gpu_wait(struct session_context *c, uint32_t pid, uint32_t tid,
-                              uint64_t time_ns, int api)
+void session_context_wait(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                          uint64_t frame)
 {
-    if (c)
-        add(thread_of(c, pid, tid, 1), time_ns, api ? EV_WAIT : EV_WAIT_END, 0, (uint32_t)api);
+    if (c) /* the kind in depth, the call's id in id */
+        add(thread_of(c, pid, tid, 1), time_ns, frame ? EV_WAIT : EV_WAIT_END,
+            frame ? (uint32_t)ROCSYS_WAIT_FRAME_KIND(frame) : 0,
+            frame ? (uint32_t)ROCSYS_WAIT_FRAME_ID(frame) : 0);
 }
 
-/* Apply one event to a region stack, pause flag and device wait. */
+/* Apply one event to a region stack, pause flag and wait. */
 static void apply(const struct ctx_event *e, uint32_t *ids, uint32_t *depth, int *paused,
-                  uint32_t *wait)
+                  uint64_t *wait)
 {
     switch (e->kind) {
     case EV_WAIT:
-        *wait = e->id;
+        *wait = ROCSYS_WAIT_FRAME(e->depth, e->id);
         break;
     case EV_WAIT_END:
         *wait = 0;
@@ -127,9 +130,9 @@ static void apply(const struct ctx_event *e, uint32_t *ids, uint32_t *depth, int
     }
 }
 
-/* t's state at time_ns: its region stack, pause flag and device wait. */
+/* t's state at time_ns: its region stack, pause flag and wait. */
 static void state_at(const struct ctx_thread *t, uint64_t time_ns, uint32_t *ids, uint32_t *depth,
-                     int *paused, uint32_t *wait)
+                     int *paused, uint64_t *wait)
 {
     memcpy(ids, t->ids, sizeof(t->ids));
     *depth = t->depth;
@@ -139,21 +142,24 @@ static void state_at(const struct ctx_thread *t, uint64_t time_ns, uint32_t *ids
         apply(&t->ev[i], ids, depth, paused, wait);
 }
 
-int session_context_wait_at(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns)
+uint64_t session_context_wait_at(struct session_context *c, uint32_t pid, uint32_t tid,
+                                 uint64_t time_ns)
 {
-    uint32_t ids[ROCSYS_REGION_DEPTH_MAX], depth, wait = 0;
+    uint32_t ids[ROCSYS_REGION_DEPTH_MAX], depth;
+    uint64_t wait = 0;
     int paused;
     struct ctx_thread *t = c ? thread_of(c, pid, tid, 0) : NULL;
 
     if (t)
         state_at(t, time_ns, ids, &depth, &paused, &wait);
-    return (int)wait;
+    return wait;
 }
 
 int session_context_at(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns,
                        uint64_t *out, uint32_t room)
 {
-    uint32_t ids[ROCSYS_REGION_DEPTH_MAX], depth = 0, pdepth, pids[ROCSYS_REGION_DEPTH_MAX], wait;
+    uint32_t ids[ROCSYS_REGION_DEPTH_MAX], depth = 0, pdepth, pids[ROCSYS_REGION_DEPTH_MAX];
+    uint64_t wait;
     int paused = 0, ppaused = 0;
     uint32_t n = 0;
     struct ctx_thread *t, *p;

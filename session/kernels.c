@@ -23,6 +23,7 @@ struct pending_slice {
         struct rocsys_rec_header h;
         struct rocsys_rec_hip_api hip;
         struct rocsys_rec_hsa_dispatch disp;
+        struct rocsys_rec_mpi_call mpi; /* session/mpi.c's, waiting for its call path */
     } u;
 };
 
@@ -117,6 +118,12 @@ static void defer(uint32_t pid, uint32_t tid, const struct rocsys_rec_header *h,
     memcpy(&p->u, h, size);
 }
 
+void session_kernels_defer(uint32_t pid, uint32_t tid, const struct rocsys_rec_header *h,
+                           size_t size)
+{
+    defer(pid, tid, h, size);
+}
+
 /* Emit a pending slice if its name is known (or force); returns 1 if emitted. */
 static int try_emit(struct model *m, struct record_set *rec, const struct pending_slice *p,
                     int force)
@@ -129,6 +136,12 @@ static int try_emit(struct model *m, struct record_set *rec, const struct pendin
             ((!name && p->u.hip.name_id) || model_launch_stack_pending(m, p->pid, p->u.hip.stack)))
             return 0; /* its kernel's name, or its launch path, is not known yet */
         emit_hip(m, rec, p->pid, p->tid, &p->u.hip, name);
+        return 1;
+    }
+    if (p->u.h.type == ROCSYS_REC_MPI_CALL) {
+        if (!force && model_launch_stack_pending(m, p->pid, p->u.mpi.stack))
+            return 0; /* its call path is not known yet */
+        session_mpi_emit(m, rec, p->pid, p->tid, &p->u.mpi);
         return 1;
     }
     name = model_kernel_object_name(m, p->pid, p->u.disp.kernel_object);

@@ -183,6 +183,7 @@ void session_print_summary(struct session *s)
                fn->name, fn->module);
     }
     session_kernels_summary(stdout, s->m, 10);
+    session_mpi_summary(stdout, s->m, 5);
     printf("files:");
     for (int i = 0; s->files[i]; i++)
         printf(" %s/%s", s->rank_dir[0] ? s->rank_dir : s->o->record_dir, s->files[i]);

@@ -11,7 +11,7 @@
 #include "record/perfetto_read.h"
 
 /* What a trace slice or mark feeds into the model. */
-enum replay_kind { RK_DISPATCH, RK_HIP, RK_COPY, RK_REGION, RK_MARK };
+enum replay_kind { RK_DISPATCH, RK_HIP, RK_COPY, RK_REGION, RK_MARK, RK_MPI };
 
 /* A slice or mark of the trace, decoded once; recounts feed the ones inside the range. */
 struct replay_event {
@@ -25,9 +25,11 @@ struct replay_event {
     uint64_t bytes;    /* HIP call or copy */
     int api, result, copy_kind, closed_at_exit;
     uint32_t grid[3], block[3];
-    uint32_t launch_path; /* HIP launch: the call path it was made from (0: not recorded) */
+    uint32_t launch_path; /* HIP launch, MPI call: the call path it was made from (0: none) */
     uint64_t flow;        /* HIP launch: its flow out; dispatch: its flow in (0: none) */
     uint64_t wait_cpu_ns; /* HIP call that waits for the device: CPU time burned inside */
+    int peer;             /* MPI call (api: its id, bytes, result): the peer rank (-1: none) */
+    uint32_t comm_size;   /* MPI call: the communicator's size */
 };
 
 /* One GPU reading: every metric of one device read at one time. */

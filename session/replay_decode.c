@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/mpi.h"
+
 /* The whole file at path, NUL-terminated (NULL if it cannot be read). */
 char *replay_slurp(const char *path, size_t *len)
 {
@@ -224,6 +226,21 @@ void replay_feed_event(struct model *m, const struct replay_event *e)
     case RK_MARK:
         model_region_mark(m);
         break;
+    case RK_MPI: {
+        struct model_mpi_input c = {.pid = e->pid,
+                                    .tid = e->tid,
+                                    .call = e->api,
+                                    .result = e->result,
+                                    .start_ns = e->start_ns,
+                                    .end_ns = e->end_ns,
+                                    .bytes = e->bytes,
+                                    .peer = e->peer,
+                                    .comm_size = e->comm_size,
+                                    .stack_key = e->launch_path}; /* the path is its own key */
+        model_launch_stack_set_path(m, e->pid, e->launch_path, e->launch_path);
+        model_mpi_call(m, &c);
+        break;
+    }
     }
 }
 
@@ -410,6 +427,16 @@ int replay_decode_slice(struct replay *r, const struct perfetto_read_slice *sl,
         e->flow = sl->flow_out;
         e->launch_path = launch_path_of(r, arg_value(sl->args, "launch_path"));
         return 1;
+    }
+    if (strcmp(sl->category, "mpi") == 0) { /* session/mpi.c's slices */
+        e->kind = RK_MPI;
+        e->api = model_mpi_call_id(sl->name);
+        e->result = (int)arg_number(sl->args, "result", 0);
+        e->bytes = (uint64_t)arg_number(sl->args, "bytes", 0);
+        e->peer = (int)arg_number(sl->args, "peer", -1);
+        e->comm_size = (uint32_t)arg_number(sl->args, "comm_size", 0);
+        e->launch_path = launch_path_of(r, arg_value(sl->args, "call_path"));
+        return e->api > 0;
     }
     if (strcmp(sl->category, "copy") == 0) {
         e->kind = RK_COPY;

@@ -211,12 +211,28 @@ int session_context_at(struct session_context *c, uint32_t pid, uint32_t tid, ui
                        uint64_t *out, uint32_t room);
 /* Forget the changes before before_ns (folded into the state they led to). */
 void session_context_prune(struct session_context *c, uint64_t before_ns);
-/* Thread (pid, tid) began waiting for the device in HIP call api at time_ns (api 0: the wait
- * ended); session_context_wait_at: the call it waited in at time_ns, 0 if none. */
-void session_context_gpu_wait(struct session_context *c, uint32_t pid, uint32_t tid,
-                              uint64_t time_ns, int api);
-int session_context_wait_at(struct session_context *c, uint32_t pid, uint32_t tid,
-                            uint64_t time_ns);
+/* Thread (pid, tid) began waiting inside a wrapped call at time_ns: frame is its wait leaf
+ * (ROCSYS_WAIT_FRAME: kind and call; 0: the wait ended); session_context_wait_at: the wait leaf
+ * of the call it waited in at time_ns, 0 if none. */
+void session_context_wait(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns,
+                          uint64_t frame);
+uint64_t session_context_wait_at(struct session_context *c, uint32_t pid, uint32_t tid,
+                                 uint64_t time_ns);
+/* mpi.c: an MPI_CALL record to the model and the recording (an MPI slice on its thread, held
+ * by session/kernels.c's pending slices while its call path is not resolved) */
+void session_mpi_record(struct model *m, struct record_set *rec, const struct rocsys_ring_ctl *ctl,
+                        const struct rocsys_rec_header *h);
+struct rocsys_rec_mpi_call;
+/* The slice of an MPI call of (pid, tid). */
+void session_mpi_emit(struct model *m, struct record_set *rec, uint32_t pid, uint32_t tid,
+                      const struct rocsys_rec_mpi_call *r);
+/* The end-of-recording summary's MPI lines (nothing without MPI calls): the share of the MPI
+ * span and the calls with the most time, at most max_rows. */
+void session_mpi_summary(FILE *out, struct model *m, int max_rows);
+/* kernels.c: hold the slice of record h (its first size bytes) until session_kernels_flush
+ * finds what it waits for known (or waited too long). */
+void session_kernels_defer(uint32_t pid, uint32_t tid, const struct rocsys_rec_header *h,
+                           size_t size);
 
 /* spool.c: a thread that empties the sources' rings into memory as they fill, so that the
  * target never loses a sample while the main loop is busy; the main loop takes what was spooled

@@ -16,6 +16,7 @@
 
 #include "collector/protocol.h"
 #include "model/model.h"
+#include "model/mpi.h"
 #include "record/record.h"
 #include "session/perf_python.h"
 
@@ -63,22 +64,51 @@ static int without_collector(struct session *s, uint32_t pid)
     return p && p->no_collector[0];
 }
 
-/* A sample's frames taken while its thread waited for the device in HIP call api: those up to
- * the collector's wrapper (the runtime's, the wrapper's) become one "[gpu wait]" pseudo-frame,
- * as the collector's handler makes them. Returns the new count. */
-static uint32_t gpu_wait_frames(struct session *s, uint32_t pid, uint64_t *frames, uint32_t n,
-                                int api)
+/* Whether frame k of a stack (k > 0: a return address) is the function named name. */
+static int frame_is(struct symbolizer *sym, uint32_t pid, const uint64_t *frames, uint32_t k,
+                    const char *name)
+{
+    struct sym_frame f[8];
+    int nf = symbolizer_lookup(sym, pid, frames[k], k > 0, f, 8);
+
+    return nf > 0 && f[nf - 1].function && strcmp(f[nf - 1].function, name) == 0;
+}
+
+/* A sample's frames taken while its thread waited inside a wrapped call: those up to the
+ * collector's wrapper (the runtime's, the wrapper's) become the one wait leaf frame ("[gpu wait]
+ * CALL", "[mpi wait] CALL"), as the collector's handler makes them. The wrapper: the first of
+ * the collector's frames named as the call (the MPI wrappers are), else its first frame (a
+ * runtime may call the collector's other wrappers inside the call); an MPI call whose stack
+ * lacks the collector's frame (unwound by frame pointers through a library built without them)
+ * is cut at the library's PMPI_NAME or MPI_NAME frame. Returns the new count. */
+static uint32_t wait_frames(struct session *s, uint32_t pid, uint64_t *frames, uint32_t n,
+                            uint64_t frame)
 {
     struct symbolizer *sym = model_symbolizer(s->m);
-    uint32_t k = 0;
+    const char *name = ROCSYS_WAIT_FRAME_KIND(frame) == ROCSYS_WAIT_MPI
+                           ? model_mpi_call_name(ROCSYS_WAIT_FRAME_ID(frame))
+                           : NULL;
+    uint32_t k = 0, first = n;
 
     for (; k < n; k++) {
         const char *mod =
             MODEL_IS_STATE_FRAME(frames[k]) ? NULL : symbolizer_module_name(sym, pid, frames[k]);
-        if (mod && strcmp(mod, "librocsys-collector.so") == 0)
+        if (!mod || strcmp(mod, "librocsys-collector.so") != 0)
+            continue;
+        first = first < k ? first : k;
+        if (!name || frame_is(sym, pid, frames, k, name))
             break;
     }
-    return rocsys_gpu_wait_cut(frames, n, k, api);
+    if (k >= n && first >= n && name) { /* the wrapper's frame was skipped (a library without
+                                           frame pointers): cut at the library's entry point */
+        char pname[64];
+        snprintf(pname, sizeof(pname), "P%s", name);
+        for (k = 0; k < n; k++)
+            if (!MODEL_IS_STATE_FRAME(frames[k]) &&
+                (frame_is(sym, pid, frames, k, pname) || frame_is(sym, pid, frames, k, name)))
+                break;
+    }
+    return rocsys_wait_cut(frames, n, k < n ? k : first, frame);
 }
 
 static void attach_python(struct session *s);
@@ -111,9 +141,9 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
             ? n
             : SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_MAX_PY_FRAMES;
     memcpy(all, frames, n * sizeof(*all));
-    int api = n ? session_context_wait_at(s->ctx, pid, tid, t) : 0;
-    if (api) /* waiting for the device: the runtime's frames become "[gpu wait] CALL" */
-        n = gpu_wait_frames(s, pid, all, n, api);
+    uint64_t wait = n ? session_context_wait_at(s->ctx, pid, tid, t) : 0;
+    if (wait) /* waiting in a wrapped call: the runtime's frames become "[KIND wait] CALL" */
+        n = wait_frames(s, pid, all, n, wait);
     /* the thread's open regions then, above its outermost frame; none while it was paused */
     nreg = session_context_at(s->ctx, pid, tid, t, all + n, ROCSYS_REGION_DEPTH_MAX);
     if (nreg < 0)

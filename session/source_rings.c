@@ -364,17 +364,27 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
         if (h->size >= sizeof(struct rocsys_rec_hsa_table))
             model_hsa_table(s->m, (const struct rocsys_rec_hsa_table *)h);
         break;
-    case ROCSYS_REC_GPU_WAIT: { /* for the perf engine's samples: a device wait began */
+    case ROCSYS_REC_GPU_WAIT: { /* for the perf engine's samples: a wait leaf began */
         const struct rocsys_rec_gpu_wait *r = (const void *)h;
-        if (h->size >= sizeof(*r) && rocsys_hip_api_waits((int)r->api))
-            session_context_gpu_wait(s->ctx, ctl->pid, ctl->tid, r->time_ns, (int)r->api);
+        if (h->size >= sizeof(*r) &&
+            ((r->kind == ROCSYS_WAIT_GPU && rocsys_hip_api_waits((int)r->api)) ||
+             (r->kind == ROCSYS_WAIT_MPI && rocsys_mpi_call_waits((int)r->api))))
+            session_context_wait(s->ctx, ctl->pid, ctl->tid, r->time_ns,
+                                 ROCSYS_WAIT_FRAME(r->kind, r->api));
         break;
     }
+    case ROCSYS_REC_MPI_CALL:
+        if (h->size >= sizeof(struct rocsys_rec_mpi_call) &&
+            rocsys_mpi_call_waits(((const struct rocsys_rec_mpi_call *)h)->call)) /* it ended */
+            session_context_wait(s->ctx, ctl->pid, ctl->tid,
+                                 ((const struct rocsys_rec_mpi_call *)h)->end_ns, 0);
+        session_mpi_record(s->m, s->rec, ctl, h);
+        break;
     default: /* HIP and HSA records (session/kernels.c); a newer collector's record: skipped */
         if (h->type == ROCSYS_REC_HIP_API && h->size >= sizeof(struct rocsys_rec_hip_api) &&
             rocsys_hip_api_waits(((const struct rocsys_rec_hip_api *)h)->api)) /* it ended */
-            session_context_gpu_wait(s->ctx, ctl->pid, ctl->tid,
-                                     ((const struct rocsys_rec_hip_api *)h)->end_ns, 0);
+            session_context_wait(s->ctx, ctl->pid, ctl->tid,
+                                 ((const struct rocsys_rec_hip_api *)h)->end_ns, 0);
         session_kernels_record(s->m, s->rec, ctl, h);
         break;
     }

@@ -132,7 +132,7 @@ void tui_tree_reveal(const struct model_tree *t, struct tui_expand *e, int node)
 void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name, const void *ctx);
 
 /* ---- the interactive front end's state (tui.c) ---- */
-#define TUI_MAX_VIEWS 11
+#define TUI_MAX_VIEWS 16
 
 /* Visual roles; tui_style() maps them to colour pairs or to monochrome attributes. */
 enum tui_style {
@@ -322,6 +322,7 @@ TUI_VIEW_DECLARE(gpu);
 TUI_VIEW_DECLARE(kernels);
 TUI_VIEW_DECLARE(hipapi);
 TUI_VIEW_DECLARE(ranks);
+TUI_VIEW_DECLARE(mpi);
 TUI_VIEW_DECLARE_CLICK(calltree);
 TUI_VIEW_DECLARE_CLICK(hot);
 TUI_VIEW_DECLARE_CLICK(threads);
@@ -336,6 +337,7 @@ int tui_threads_sort(void *st, int set);
 int tui_regions_sort(void *st, int set);
 int tui_kernels_sort(void *st, int set);
 int tui_hipapi_sort(void *st, int set);
+TUI_VIEW_DECLARE_CLICK(mpi);
 TUI_VIEW_DECLARE(flame);
 TUI_VIEW_DECLARE(diff);
 

@@ -1,11 +1,14 @@
 /* View 9, ranks: one row per MPI rank of a multi-rank recording (rocsys-top --replay DIR --live
  * over DIR/rank-N/): host, pid, recorded CPU %, samples, GPU kernel time, the time of a chosen
- * user region, how far the rank's load is from the mean of all ranks, and its hottest function.
+ * user region, how far the rank's load is from the mean of all ranks, and its hottest function;
+ * with MPI calls (collector/mpi.c), the rank's MPI time as a share of its MPI span (MPI%: from
+ * MPI_Init's start to MPI_Finalize's end) and the MPI call it spent the most time in.
  * Keys: Enter shows the selected rank in the other views (the filter's only_rank), a shows all
  * ranks again, u cycles the region whose time is the load (none: samples), s sorts. */
 #define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
+#include "model/mpi.h"
 
 #include <curses.h>
 #include <math.h>
@@ -19,12 +22,13 @@
 #define HOST_COLS     12 /* host column of the interactive view */
 #define HOST_MAX_COLS 32 /* host column of the text table, at most */
 
-enum { SORT_RANK, SORT_SAMPLES, SORT_CPU, SORT_GPU, SORT_LOAD, SORT_COUNT };
-static const char *const sort_names[] = {"rank", "samples", "cpu", "GPU time", "load"};
+enum { SORT_RANK, SORT_SAMPLES, SORT_CPU, SORT_GPU, SORT_LOAD, SORT_MPI, SORT_COUNT };
+static const char *const sort_names[] = {"rank", "samples", "cpu", "GPU time", "load", "MPI%"};
 /* A click on a column heading: the sort it chooses. */
 static const struct tui_sort_column sort_columns[] = {
-    {"RANK", SORT_RANK}, {"SAMPLES", SORT_SAMPLES}, {"CPU%", SORT_CPU},  {"GPU_MS", SORT_GPU},
-    {"GPU%", SORT_GPU},  {"REGION_MS", SORT_LOAD},  {"IMBAL", SORT_LOAD}};
+    {"RANK", SORT_RANK},  {"SAMPLES", SORT_SAMPLES}, {"CPU%", SORT_CPU},
+    {"GPU_MS", SORT_GPU}, {"GPU%", SORT_GPU},        {"REGION_MS", SORT_LOAD},
+    {"IMBAL", SORT_LOAD}, {"MPI%", SORT_MPI},        {"MPI_TOP", SORT_MPI}};
 
 /* One rank: its processes summed. */
 struct rank_row {
@@ -34,12 +38,14 @@ struct rank_row {
     int procs;      /* its processes */
     double cpu_pct; /* sum of its processes' CPU %, NAN when none is known */
     uint64_t samples;
-    int hot_func;              /* its hottest function by self samples, -1: none */
-    uint64_t hot_self;         /* that function's self samples */
-    uint64_t hot_total;        /* the samples its hot list counted */
-    uint64_t gpu_ns, gpu_disp; /* kernel time and dispatches */
-    uint64_t region_ns;        /* total time of the selected region on its threads */
-    double imbal;              /* load against the mean of all ranks, %; NAN: no mean */
+    int hot_func;                 /* its hottest function by self samples, -1: none */
+    uint64_t hot_self;            /* that function's self samples */
+    uint64_t hot_total;           /* the samples its hot list counted */
+    uint64_t gpu_ns, gpu_disp;    /* kernel time and dispatches */
+    uint64_t region_ns;           /* total time of the selected region on its threads */
+    double imbal;                 /* load against the mean of all ranks, %; NAN: no mean */
+    uint64_t mpi_ns, mpi_span_ns; /* time in MPI calls, and the MPI span it is a share of */
+    const struct model_mpi_stats *mpi_top; /* the MPI call with the most time, NULL: none */
 };
 
 /* Every rank of a model, rows in rank order unless sorted. */
@@ -188,6 +194,22 @@ static void table_load(struct model *m, struct rank_table *tb, const char *regio
     }
 }
 
+/* Add the MPI calls of process pid to rank row r. */
+static void mpi_add(struct model *m, struct rank_row *r, uint32_t pid)
+{
+    const struct model_session *s = model_session(m);
+    const struct model_mpi_stats *top;
+    uint64_t ns, span;
+
+    if (!model_mpi_process(m, pid, s->end_ns ? s->end_ns : model_clock_ns(CLOCK_MONOTONIC), &ns,
+                           &span, &top))
+        return;
+    r->mpi_ns += ns;
+    r->mpi_span_ns += span;
+    if (top && (!r->mpi_top || top->time.total_ns > r->mpi_top->time.total_ns))
+        r->mpi_top = top;
+}
+
 /* Fill tb with the model's ranks (rows in rank order); window: samples of the sliding window;
  * region, region_load: as table_load. One hot list per rank. */
 static void table_build(struct model *m, int window, const char *region, int region_load,
@@ -211,6 +233,7 @@ static void table_build(struct model *m, int window, const char *region, int reg
             r->cpu_pct = (isnan(r->cpu_pct) ? 0.0 : r->cpu_pct) + p->metrics.cpu_pct;
         r->gpu_ns += p->gpu_kernel_ns;
         r->gpu_disp += p->gpu_dispatches;
+        mpi_add(m, r, p->pid);
     }
     for (int i = 0; i < nt && tb->count; i++) {
         int at = row_of(tb, thread_rank(m, i));
@@ -258,8 +281,9 @@ static const struct rank_row *most_loaded(const struct rank_table *tb)
 /* A rank's cells as text, shared by the view and the text table. */
 struct rank_cells {
     char rank[16], pid[16], cpu[16], samples[24], gpu_ms[24], gpu_pct[16], region[24];
-    char imbal[16], hot_pct[16];
-    const char *hot; /* the hottest function's name, "-" */
+    char imbal[16], hot_pct[16], mpi_pct[16];
+    const char *hot;     /* the hottest function's name, "-" */
+    const char *mpi_top; /* the MPI call with the most time, "-" */
 };
 
 /* Fill c for row r; times in ms with ms_digits decimals. */
@@ -284,6 +308,12 @@ static void row_cells(struct model *m, const struct rank_table *tb, const struct
         else
             snprintf(c->gpu_pct, sizeof(c->gpu_pct), "-");
     }
+    if (r->mpi_span_ns)
+        snprintf(c->mpi_pct, sizeof(c->mpi_pct), "%.1f",
+                 100.0 * (double)r->mpi_ns / (double)r->mpi_span_ns);
+    else
+        snprintf(c->mpi_pct, sizeof(c->mpi_pct), "-");
+    c->mpi_top = r->mpi_top ? r->mpi_top->name : "-";
     if (tb->region)
         snprintf(c->region, sizeof(c->region), "%.*f", ms_digits, (double)r->region_ns / 1e6);
     else
@@ -327,8 +357,9 @@ static void table_print(FILE *out, struct model *m, const struct rank_table *tb,
         int w = tui_text_width(tb->rows[i].host, 1);
         hw = w > hw ? (w < HOST_MAX_COLS ? w : HOST_MAX_COLS) : hw;
     }
-    fprintf(out, "%5s  %-*s  %8s  %6s  %9s  %11s  %6s  %11s  %8s  %5s  %s\n", "RANK", hw, "HOST",
-            "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "REGION_MS", "IMBAL", "HOT%", "HOT");
+    fprintf(out, "%5s  %-*s  %8s  %6s  %9s  %11s  %6s  %6s  %-14s  %11s  %8s  %5s  %s\n", "RANK",
+            hw, "HOST", "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "MPI%", "MPI_TOP", "REGION_MS",
+            "IMBAL", "HOT%", "HOT");
     for (int i = 0; i < tb->count && (max_rows <= 0 || i < max_rows); i++) {
         const struct rank_row *r = &tb->rows[i];
         int w = tui_fit(host, sizeof(host), r->host[0] ? r->host : "-", hw, 1);
@@ -336,9 +367,9 @@ static void table_print(FILE *out, struct model *m, const struct rank_table *tb,
             if (*p == ' ')
                 *p = '_'; /* keep the columns splittable on blanks */
         row_cells(m, tb, r, 3, &c);
-        fprintf(out, "%5s  %s%*s  %8s  %6s  %9s  %11s  %6s  %11s  %8s  %5s  %s\n", c.rank, host,
-                hw - w, "", c.pid, c.cpu, c.samples, c.gpu_ms, c.gpu_pct, c.region, c.imbal,
-                c.hot_pct, c.hot);
+        fprintf(out, "%5s  %s%*s  %8s  %6s  %9s  %11s  %6s  %6s  %-14s  %11s  %8s  %5s  %s\n",
+                c.rank, host, hw - w, "", c.pid, c.cpu, c.samples, c.gpu_ms, c.gpu_pct, c.mpi_pct,
+                c.mpi_top, c.region, c.imbal, c.hot_pct, c.hot);
     }
 }
 
@@ -420,6 +451,8 @@ static int row_cmp(const void *a, const void *b, void *arg)
         return cx > cy ? -1 : 1;
     if (v->sort == SORT_GPU && x->gpu_ns != y->gpu_ns)
         return x->gpu_ns > y->gpu_ns ? -1 : 1;
+    if (v->sort == SORT_MPI && x->mpi_ns != y->mpi_ns)
+        return x->mpi_ns > y->mpi_ns ? -1 : 1;
     if (v->sort == SORT_LOAD && row_load(&v->tb, x) != row_load(&v->tb, y))
         return row_load(&v->tb, x) > row_load(&v->tb, y) ? -1 : 1;
     return (x->rank > y->rank) - (x->rank < y->rank);
@@ -466,8 +499,9 @@ void tui_ranks_rebuild(struct tui *t, void *st)
 /* The column headings line. */
 static void column_line(char *buf, size_t n)
 {
-    snprintf(buf, n, "%s%-*s %7s %6s %8s %9s %5s %9s %8s %5s  %s", "  RANK ", HOST_COLS, "HOST",
-             "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "REGION_MS", "IMBAL", "HOT%", "HOT");
+    snprintf(buf, n, "%s%-*s %7s %6s %8s %9s %5s %5s %-14s %9s %8s %5s  %s", "  RANK ", HOST_COLS,
+             "HOST", "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "MPI%", "MPI_TOP", "REGION_MS",
+             "IMBAL", "HOT%", "HOT");
 }
 
 void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
@@ -497,9 +531,9 @@ void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
             tui_put(t, y, r->x, r->w, norm, "", 1);
         row_cells(t->m, &v->tb, row, 1, &c);
         hw = tui_fit_middle(host, sizeof(host), row->host[0] ? row->host : "-", HOST_COLS, t->utf8);
-        snprintf(line, sizeof(line), "%c%5s %s%*s %7s %6s %8s %9s %5s %9s ",
+        snprintf(line, sizeof(line), "%c%5s %s%*s %7s %6s %8s %9s %5s %5s %-14.14s %9s ",
                  t->filter.only_rank == row->rank + 1 ? '*' : ' ', c.rank, host, HOST_COLS - hw, "",
-                 c.pid, c.cpu, c.samples, c.gpu_ms, c.gpu_pct, c.region);
+                 c.pid, c.cpu, c.samples, c.gpu_ms, c.gpu_pct, c.mpi_pct, c.mpi_top, c.region);
         x += tui_put(t, y, x, end - x, norm, line, 0);
         snprintf(line, sizeof(line), "%8s", c.imbal);
         x += tui_put(t, y, x, end - x, far && !sel ? tui_style(t, TUI_S_HOT) : norm, line, 0);

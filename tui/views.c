@@ -31,6 +31,7 @@ const struct tui_view tui_views[] = {
                        "Kern"), /* GPU kernels, queues idle (HSA dispatches) */
     TUI_VIEW_ROW_CLICK("HIP API", '8', hipapi, "HIP"), /* HIP calls, errors, copies */
     TUI_VIEW_ROW_CLICK("Ranks", '9', ranks, "Rank"),   /* MPI ranks of a multi-rank recording */
+    TUI_VIEW_ROW_CLICK("MPI", 'm', mpi, "MPI"),        /* MPI calls (collector/mpi.c) */
     TUI_VIEW_ROW("Flame graph", '0', flame, "Flame"),  /* icicle graph of the call tree */
     TUI_VIEW_ROW("Diff", 'd', diff, "Diff"), /* --replay NEW --diff OLD: before and after */
 };

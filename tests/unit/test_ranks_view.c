@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "tui/tui.h"
 #include "tui/tui_internal.h"
+#include "model/mpi.h"
 
 #define MS 1000000ull
 
@@ -140,49 +141,70 @@ int main(void)
     region(m, 300, 1, 300);
     region(m, 301, 1, 100);
     region(m, 200, 2, 50);
+    /* MPI on rank 1: Init 100 ms, Barrier 400 ms, Finalize 100 ms over a 2 s span: 30% */
+    {
+        static const struct {
+            int call;
+            double start_s, end_s;
+        } calls[] = {{1, 1.0, 1.1}, {14, 2.0, 2.4}, {3, 2.9, 3.0}};
+        for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+            struct model_mpi_input c = {.pid = 200,
+                                        .tid = 200,
+                                        .call = calls[i].call,
+                                        .start_ns = (uint64_t)(calls[i].start_s * 1e9),
+                                        .end_ns = (uint64_t)(calls[i].end_s * 1e9),
+                                        .peer = -1};
+            model_mpi_call(m, &c);
+        }
+    }
 
     text = capture(tui_ranks_table, m);
     printf("%s", text);
     CHECK(strstr(text, "3 ranks on 2 hosts; load (IMBAL): samples; REGION: solve; most loaded: "
                        "rank 2 +50.0%") == text);
     CHECK(strstr(text, "RANK  HOST") != NULL);
-    /* RANK HOST PID CPU% SAMPLES GPU_MS GPU% REGION_MS IMBAL HOT% HOT; mean load 8 samples */
+    /* RANK HOST PID CPU% SAMPLES GPU_MS GPU% MPI% MPI_TOP REGION_MS IMBAL HOT% HOT; mean load 8
+     * samples; no MPI call: MPI% and MPI_TOP are - */
     n = row_fields(text, 0, f, 16);
-    CHECK(n == 11);
+    CHECK(n == 13);
     CHECK_STR(f[1], "nodeA");
     CHECK_STR(f[2], "5000");
     CHECK_STR(f[3], "95.5");
     CHECK_STR(f[4], "8");
     CHECK_STR(f[5], "250.000");
     CHECK_STR(f[6], "2.5");
-    CHECK_STR(f[7], "200.000");
-    CHECK_STR(f[8], "+0.0%");
-    CHECK_STR(f[9], "75.0");
-    CHECK_STR(f[10], "fn_leaf");
+    CHECK_STR(f[7], "-"); /* no MPI call */
+    CHECK_STR(f[8], "-");
+    CHECK_STR(f[9], "200.000");
+    CHECK_STR(f[10], "+0.0%");
+    CHECK_STR(f[11], "75.0");
+    CHECK_STR(f[12], "fn_leaf");
     n = row_fields(text, 1, f, 16);
-    CHECK(n == 11);
+    CHECK(n == 13);
     CHECK_STR(f[1], "nodeA");
     CHECK_STR(f[2], "5001");
     CHECK_STR(f[3], "-"); /* no CPU reading */
     CHECK_STR(f[4], "4");
     CHECK_STR(f[5], "-"); /* no dispatch */
     CHECK_STR(f[6], "-");
-    CHECK_STR(f[7], "0.000"); /* "solve" never ran there */
-    CHECK_STR(f[8], "-50.0%");
-    CHECK_STR(f[9], "75.0");
-    CHECK_STR(f[10], "fn_other");
+    CHECK_STR(f[7], "30.0"); /* 600 ms of MPI calls in its 2 s MPI span */
+    CHECK_STR(f[8], "MPI_Barrier");
+    CHECK_STR(f[9], "0.000"); /* "solve" never ran there */
+    CHECK_STR(f[10], "-50.0%");
+    CHECK_STR(f[11], "75.0");
+    CHECK_STR(f[12], "fn_other");
     n = row_fields(text, 2, f, 16);
-    CHECK(n == 11);
+    CHECK(n == 13);
     CHECK_STR(f[1], "nodeB");
     CHECK_STR(f[2], "7000"); /* its first process */
     CHECK_STR(f[3], "75.0");
     CHECK_STR(f[4], "12");
     CHECK_STR(f[5], "1000.000");
     CHECK_STR(f[6], "10.0");
-    CHECK_STR(f[7], "400.000");
-    CHECK_STR(f[8], "+50.0%");
-    CHECK_STR(f[9], "83.3");
-    CHECK_STR(f[10], "fn_middle");
+    CHECK_STR(f[9], "400.000");
+    CHECK_STR(f[10], "+50.0%");
+    CHECK_STR(f[11], "83.3");
+    CHECK_STR(f[12], "fn_middle");
     n = 0;
     for (const char *p = text; *p; p++)
         n += *p == '\n';
@@ -192,7 +214,7 @@ int main(void)
     /* the batch frame has the same table under a section title */
     text = capture(batch_frame, m);
     CHECK(strstr(text, "\n== Ranks: 3 ranks on 2 hosts;") != NULL);
-    CHECK(row_fields(strstr(text, "== Ranks"), 2, f, 16) == 11 && strcmp(f[10], "fn_middle") == 0);
+    CHECK(row_fields(strstr(text, "== Ranks"), 2, f, 16) == 13 && strcmp(f[12], "fn_middle") == 0);
     free(text);
 
     /* only_rank: hot lists and trees count that rank's processes alone */

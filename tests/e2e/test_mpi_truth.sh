@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# End-to-end truth test of the MPI interposition (issue 30 part 1): a 4-rank Open MPI job of
+# tests/programs/mpi_imbalance.c (built here with mpicc) under `mpirun rocsys-top --record`,
+# with both sampling engines. Rank r burns (r + 1) x 100 ms of CPU per step, then waits for the
+# others in MPI_Barrier; each rank times its own MPI calls with clock_gettime and prints them
+# with its exact call counts. Per rank:
+#  - DIR/rank-r/mpi.csv: the exact call counts, Sendrecv's bytes, and MPI_Barrier's and all
+#    calls' share of the MPI span (AppPercentage) within 3 points of what the rank measured;
+#  - the call tree has "[mpi wait] MPI_Barrier" leaves under exchange() (the code that called
+#    it), and none of Open MPI's frames below them;
+#  - `--merge DIR`'s ranks table carries each rank's MPI% (within 3 points of the rank's own)
+#    and rank 0's top MPI call; `--replay` of a rank lists its calls per call path (exact
+#    counts from main > exchange); `--replay DIR --live`'s batch frame lists the MPI calls;
+#  - the same from Python (mpi4py, 2 ranks of mpi_imbalance.py): the barrier's share within 3
+#    points of the rank's own measure, the leaves under the Python function that called it;
+#  - a plain user (nobody) can run the same job.
+source "$(dirname "$0")/lib.sh"
+for c in mpirun mpicc; do
+    command -v "$c" > /dev/null || skip "$c missing (scripts/deps: openmpi-bin libopenmpi-dev)"
+done
+SRC="$(cd "$(dirname "$0")/../programs" && pwd)/mpi_imbalance.c"
+P=$WORK/mpi_imbalance
+mpicc -g -O1 -fno-omit-frame-pointer -o "$P" "$SRC" || { fail "mpicc $SRC"; finish; }
+chmod 755 "$WORK" "$P"
+STEPS=3
+
+# truth FILE RANK KEY: the value after KEY on the rank's MPITRUTH line
+truth() { awk -v r="$2" -v k="$3" '$1=="MPITRUTH" && $3==r { for (i=4;i<NF;i++) if ($i==k) print $(i+1) }' "$1" | head -1; }
+# csv FILE CALL COLUMN: a column (1-based) of CALL's row of mpi.csv
+csv() { awk -F, -v c="\"$2\"" -v k="$3" '$1==c {print $k}' "$1"; }
+# pct PART WHOLE: 100 x PART / WHOLE
+pct() { awk -v p="$1" -v w="$2" 'BEGIN { if (w > 0) printf "%.3f", 100 * p / w }'; }
+
+# run_job DIR ENGINE [RUNNER...]: the 4-rank job recorded into DIR; its output in DIR.out
+run_job() {
+    local d=$1 engine=$2
+    shift 2
+    rc=0
+    "$@" timeout 240 mpirun --oversubscribe --allow-run-as-root -np 4 \
+        "$ROCSYS_TOP" --record "$d" --engine "$engine" -- "$P" "$STEPS" 100 > "$d.out" 2>&1 || rc=$?
+    cat "$d"/rank-*/output.log >> "$d.out" 2> /dev/null
+}
+
+# check_job DIR WHAT: the checks of one recorded job
+check_job() {
+    local d=$1 what=$2
+    check "$what: mpirun exit 0 (got $rc)" test "$rc" -eq 0
+    check "$what: each rank's summary has its MPI line" \
+        test "$(grep -c '^MPI: [0-9.]*% of the MPI span' "$d.out")" -eq 4
+    for r in 0 1 2 3; do
+        local c=$d/rank-$r/mpi.csv app mpi bar
+        app=$(truth "$d.out" "$r" app_ns)
+        mpi=$(truth "$d.out" "$r" mpi_ns)
+        bar=$(truth "$d.out" "$r" barrier_ns)
+        check "$what rank $r: the program printed its measures" test -n "$app" -a -n "$mpi"
+        check "$what rank $r: mpi.csv written" test -s "$c"
+        for call in MPI_Init MPI_Barrier MPI_Sendrecv MPI_Allreduce MPI_Finalize; do
+            local want got
+            want=$(truth "$d.out" "$r" "$call")
+            got=$(csv "$c" "$call" 2)
+            check "$what rank $r: $call calls ${got:-missing} = the program's ${want:-?}" \
+                test "${got:-x}" = "${want:-y}"
+        done
+        local bytes
+        bytes=$(csv "$c" MPI_Sendrecv 9)
+        check "$what rank $r: MPI_Sendrecv bytes ${bytes:-missing} = $(truth "$d.out" "$r" sendrecv_bytes)" \
+            test "${bytes:-x}" = "$(truth "$d.out" "$r" sendrecv_bytes)"
+        local bshare own_b all own_all
+        bshare=$(csv "$c" MPI_Barrier 13)
+        own_b=$(pct "$bar" "$app")
+        check "$what rank $r: MPI_Barrier ${bshare:-missing}% of the MPI span, the rank's own ${own_b:-?}% (within 3)" \
+            within "$bshare" "${own_b:-x}" 3
+        all=$(awk -F, 'NR > 1 {s += $13} END {printf "%.3f", s}' "$c")
+        own_all=$(pct "$mpi" "$app")
+        check "$what rank $r: all MPI calls ${all}% of the MPI span, the rank's own ${own_all:-?}% (within 3)" \
+            within "$all" "${own_all:-x}" 3
+        check "$what rank $r: Waits column says MPI_Barrier waits" test "$(csv "$c" MPI_Barrier 12)" = 1
+    done
+    # rank 0 works least: it waits most in the barrier, sampled as "[mpi wait] MPI_Barrier"
+    check "$what: rank 0's call tree has [mpi wait] MPI_Barrier leaves under exchange" \
+        grep -q 'exchange;\[mpi wait\] MPI_Barrier [0-9]*$' "$d/rank-0/stacks.folded"
+    check "$what: no frame below an [mpi wait] leaf" \
+        bash -c "! grep -q '\[mpi wait\][^;]*;' '$d/rank-0/stacks.folded'"
+}
+
+D=$WORK/signal
+run_job "$D" signal
+check_job "$D" "signal engine"
+
+# --merge: the ranks table carries MPI% per rank (RANK HOST PID CPU% SAMPLES GPU_MS GPU% MPI%
+# MPI_TOP ...)
+rc=0
+"$ROCSYS_TOP" --merge "$D" > "$WORK/merge.out" 2>&1 || rc=$?
+check "--merge exit 0 (got $rc)" test "$rc" -eq 0
+T=$(awk '/^ *RANK  HOST/ {t=1; next} t && NF >= 13' "$D/merged-profile.txt")
+for r in 0 1 2 3; do
+    got=$(awk -v r="$r" '$1==r {print $8}' <<< "$T")
+    own=$(pct "$(truth "$D.out" "$r" mpi_ns)" "$(truth "$D.out" "$r" app_ns)")
+    check "--merge rank $r: MPI% ${got:-missing}, the rank's own ${own:-?}% (within 3)" \
+        within "$got" "${own:-x}" 3
+done
+bar0=$(truth "$D.out" 0 barrier_ns)
+mpi0=$(truth "$D.out" 0 mpi_ns)
+if awk -v b="$bar0" -v m="$mpi0" 'BEGIN { exit !(b > m - b) }'; then
+    check "--merge rank 0: MPI_TOP is MPI_Barrier (most of its MPI time, by its own measure)" \
+        test "$(awk '$1==0 {print $9}' <<< "$T")" = MPI_Barrier
+fi
+
+# --replay of one rank: the MPI view's calls per call path (root first)
+"$ROCSYS_TOP" --replay "$D/rank-0" -b > "$WORK/replay0.out" 2>&1 < /dev/null
+for call in MPI_Barrier MPI_Sendrecv MPI_Allreduce; do
+    check "--replay rank 0: $call from main > exchange, $STEPS calls" \
+        grep -q "^$call from .*main > exchange: $STEPS calls," "$WORK/replay0.out"
+done
+check "--replay rank 0: MPI_Init from main, 1 call" grep -q '^MPI_Init from .*main: 1 calls,' "$WORK/replay0.out"
+
+# --replay DIR --live (the ranks' directories): the MPI view's batch section
+rc=0
+timeout 60 "$ROCSYS_TOP" --replay "$D" --live -b --rows 30 > "$WORK/live.out" 2>&1 < /dev/null || rc=$?
+check "--replay --live: the MPI section lists MPI_Barrier" \
+    grep -q '^ .*wait  MPI_Barrier$' "$WORK/live.out"
+
+# the perf engine (samples taken from outside, paired with the collector's records by time)
+if "$ROCSYS_TOP" --engine perf -b --rows 1 -- true > /dev/null 2>&1; then
+    run_job "$WORK/perf" perf
+    check_job "$WORK/perf" "perf engine"
+else
+    echo "    (the perf engine cannot run here: its checks skipped)"
+fi
+
+# Python (mpi4py): 2 ranks of tests/programs/mpi_imbalance.py
+PY=/usr/bin/python3
+if "$PY" -c 'import mpi4py' 2> /dev/null; then
+    D=$WORK/python
+    rc=0
+    timeout 240 mpirun --oversubscribe --allow-run-as-root -np 2 "$ROCSYS_TOP" --record "$D" -- \
+        "$PY" "$(dirname "$SRC")/mpi_imbalance.py" > "$D.out" 2>&1 || rc=$?
+    check "python: mpirun exit 0 (got $rc)" test "$rc" -eq 0
+    for r in 0 1; do
+        line=$(grep -h "^PYMPI rank $r " "$D/rank-$r/output.log")
+        own=$(awk '{print 100 * $5 / $7}' <<< "$line")
+        got=$(csv "$D/rank-$r/mpi.csv" MPI_Barrier 13)
+        check "python rank $r: MPI_Barrier calls = 3" test "$(csv "$D/rank-$r/mpi.csv" MPI_Barrier 2)" = 3
+        check "python rank $r: MPI_Barrier ${got:-missing}% of the MPI span, the rank's own ${own:-?}% (within 3)" \
+            within "$got" "${own:-x}" 3
+    done
+    check "python: rank 0's [mpi wait] MPI_Barrier leaves under the Python function step()" \
+        grep -q 'step (mpi_imbalance.py:[0-9]*);.*\[mpi wait\] MPI_Barrier [0-9]*$' "$D/rank-0/stacks.folded"
+else
+    echo "    (no mpi4py for $PY: the Python checks skipped; scripts/deps installs python3-mpi4py)"
+fi
+
+# a plain user
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    mkdir -p "$WORK/nobody-home" && chmod 777 "$WORK/nobody-home"
+    run_job "$WORK/nobody-home/rec" signal setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        env HOME="$WORK/nobody-home" TMPDIR="$WORK/nobody-home"
+    check "plain user: mpirun exit 0 (got $rc)" test "$rc" -eq 0
+    for r in 0 1 2 3; do
+        check "plain user rank $r: MPI_Barrier calls = $STEPS" \
+            test "$(csv "$WORK/nobody-home/rec/rank-$r/mpi.csv" MPI_Barrier 2)" = "$STEPS"
+    done
+fi
+finish

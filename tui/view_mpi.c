@@ -1,0 +1,267 @@
+/* View m, MPI: per MPI call (collector/mpi.c's interposition) the calls, time inside them
+ * (share of all MPI time and of the MPI span: from MPI_Init's start to MPI_Finalize's end),
+ * average and largest time, payload moved, the largest communicator and whether it waits for
+ * other ranks (those are the "[mpi wait] CALL" leaves of the call tree); below, each call per
+ * call path it was made from (root first), by time. The rank filter (R, or Enter in the Ranks
+ * view) applies. Key: s cycles the sort. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/tui_internal.h"
+#include "model/mpi.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define COLUMNS                                                                                    \
+    "  TIME%   APP%    CALLS  TOTAL(ms)    AVG(us)    MAX(us)      BYTES   COMM  WAIT  CALL"
+
+enum mpi_sort { SORT_TIME, SORT_CALLS, SORT_BYTES, SORT_NAME, SORT_COUNT };
+static const char *const sort_names[SORT_COUNT] = {"time", "calls", "bytes", "name"};
+/* A click on a column heading: the sort it chooses. */
+static const struct tui_sort_column sort_columns[] = {
+    {"TIME%", SORT_TIME},     {"APP%", SORT_TIME},   {"CALLS", SORT_CALLS},
+    {"TOTAL(ms)", SORT_TIME}, {"BYTES", SORT_BYTES}, {"CALL", SORT_NAME}};
+
+/* The calls of the ranks a filter keeps, sorted, with what they are shares of. */
+struct mpi_table {
+    struct model_mpi_stats rows[MODEL_MPI_CALLS];
+    int n;
+    uint64_t total_ns, span_ns;
+};
+
+struct mpi_view {
+    struct mpi_table tb;
+    struct model_mpi_path *paths; /* the calls per call path, by time */
+    int npaths;
+    struct tui_list nav;
+    int list_rows; /* call rows the last draw had room for (the paths are below) */
+    int sort;
+};
+
+static int sort_key; /* for the qsort comparator */
+
+/* Largest first by the sort key, names ascending. */
+static int cmp_call(const void *a, const void *b)
+{
+    const struct model_mpi_stats *x = a, *y = b;
+    uint64_t p = 0, q = 0;
+
+    if (sort_key == SORT_TIME)
+        p = x->time.total_ns, q = y->time.total_ns;
+    else if (sort_key == SORT_CALLS)
+        p = x->time.calls, q = y->time.calls;
+    else if (sort_key == SORT_BYTES)
+        p = x->bytes, q = y->bytes;
+    if (p != q)
+        return p < q ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* The end of the MPI spans of processes not finalized: the recording's end, else now. */
+static uint64_t span_end_ns(struct model *m)
+{
+    const struct model_session *s = model_session(m);
+
+    return s->end_ns ? s->end_ns : model_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* Fill tb with the calls of rank only_rank - 1 (0: all), sorted by sort. */
+static void table_build(struct model *m, int only_rank, int sort, struct mpi_table *tb)
+{
+    tb->n = model_mpi_totals(m, only_rank, span_end_ns(m), tb->rows, &tb->span_ns);
+    tb->total_ns = 0;
+    for (int i = 0; i < tb->n; i++)
+        tb->total_ns += tb->rows[i].time.total_ns;
+    sort_key = sort;
+    qsort(tb->rows, (size_t)tb->n, sizeof(tb->rows[0]), cmp_call);
+}
+
+/* The numbers of one row (without the name). */
+static void format_row(char *buf, size_t n, const struct mpi_table *tb,
+                       const struct model_mpi_stats *c)
+{
+    char bytes[32], comm[16];
+
+    tui_format_bytes(bytes, sizeof(bytes), c->bytes);
+    snprintf(comm, sizeof(comm), c->comm_size ? "%u" : "-", (unsigned)c->comm_size);
+    snprintf(buf, n, "%7.1f%7.1f%9llu %10.3f %10.1f %10.1f %10s %6s  %4s  ",
+             tui_pct(c->time.total_ns, tb->total_ns), tui_pct(c->time.total_ns, tb->span_ns),
+             (unsigned long long)c->time.calls, (double)c->time.total_ns / 1e6,
+             model_duration_avg_ns(&c->time) / 1e3, (double)c->time.max_ns / 1e3, bytes, comm,
+             c->waits ? "wait" : "");
+}
+
+/* The title: calls, time and the MPI share of the span. */
+static void format_title(char *buf, size_t n, const struct mpi_table *tb, const char *sort)
+{
+    uint64_t calls = 0;
+
+    for (int i = 0; i < tb->n; i++)
+        calls += tb->rows[i].time.calls;
+    snprintf(buf, n, "MPI: %llu calls of %d kinds, %.3f ms, %.1f%% of the MPI span%s%s",
+             (unsigned long long)calls, tb->n, (double)tb->total_ns / 1e6,
+             tui_pct(tb->total_ns, tb->span_ns), sort ? "  (sort: " : "", sort ? sort : "");
+    if (sort && strlen(buf) + 2 < n)
+        strcat(buf, ")");
+}
+
+/* One line about one call from one call path: "MPI_Barrier from main > exchange: 3 calls,
+ * 1924.992 ms, max 706.533 ms, 0 B". */
+static void format_path(struct model *m, char *buf, size_t n, const struct model_mpi_path *p)
+{
+    char names[1024], bytes[32];
+
+    if (p->path)
+        model_path_names(m, p->path, " > ", 0, names, sizeof(names));
+    else
+        snprintf(names, sizeof(names), "(call path not captured)");
+    tui_format_bytes(bytes, sizeof(bytes), p->bytes);
+    snprintf(buf, n, "%s from %s: %llu calls, %.3f ms, max %.3f ms, %s", p->name, names,
+             (unsigned long long)p->time.calls, (double)p->time.total_ns / 1e6,
+             (double)p->time.max_ns / 1e6, bytes);
+}
+
+void *tui_mpi_create(void)
+{
+    return xcalloc(1, sizeof(struct mpi_view));
+}
+
+void tui_mpi_destroy(void *st)
+{
+    struct mpi_view *v = st;
+
+    if (!v)
+        return;
+    free(v->paths);
+    free(v);
+}
+
+void tui_mpi_rebuild(struct tui *t, void *st)
+{
+    struct mpi_view *v = st;
+
+    table_build(t->m, t->filter.only_rank, v->sort, &v->tb);
+    free(v->paths);
+    v->paths = model_mpi_paths(t->m, t->filter.only_rank, &v->npaths);
+    tui_list_fit(&v->nav, v->tb.n, tui_page_rows(t));
+}
+
+void tui_mpi_draw(struct tui *t, void *st, const struct tui_rect *r)
+{
+    struct mpi_view *v = st;
+    char title[200], nums[1200];
+    int page, prows, list_rows;
+
+    format_title(title, sizeof(title), &v->tb, sort_names[v->sort]);
+    page = tui_draw_frame(t, r, title, COLUMNS);
+    prows = v->npaths < page / 2 ? v->npaths : page / 2; /* below the list: the call paths */
+    list_rows = page - prows;
+    v->list_rows = list_rows;
+    tui_list_fit(&v->nav, v->tb.n, list_rows);
+    for (int i = 0; i < prows; i++) {
+        format_path(t->m, nums, sizeof(nums), &v->paths[i]);
+        tui_put(t, r->y + 2 + list_rows + i, r->x, r->w, A_NORMAL, nums, 1);
+    }
+    for (int i = 0; i < list_rows && v->nav.top + i < v->tb.n; i++) {
+        int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+        const struct model_mpi_stats *c = &v->tb.rows[idx];
+        unsigned int norm = idx == v->nav.sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+        if (idx == v->nav.sel)
+            tui_put(t, y, r->x, r->w, norm, "", 1);
+        format_row(nums, sizeof(nums), &v->tb, c);
+        x += tui_put(t, y, x, end - x, norm, nums, 0);
+        tui_put(t, y, x, end - x, norm, c->name, 0);
+    }
+    if (v->tb.n == 0 && page >= 2) {
+        if (!tui_replay_no_data(t->m, "MPI", nums, sizeof(nums)))
+            snprintf(nums, sizeof(nums), "no MPI calls seen yet");
+        tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), nums, 0);
+    }
+}
+
+int tui_mpi_key(struct tui *t, void *st, int key)
+{
+    struct mpi_view *v = st;
+    enum tui_nav nav = tui_key_nav(key);
+
+    if (key == 's' || key == KEY_F(6)) {
+        v->sort = (v->sort + 1) % SORT_COUNT;
+        tui_mpi_rebuild(t, v);
+        return 1;
+    }
+    if (nav != TUI_NAV_NONE) {
+        tui_list_nav(&v->nav, nav, v->tb.n, tui_page_rows(t));
+        return 1;
+    }
+    return 0;
+}
+
+int tui_mpi_click(struct tui *t, void *st, const struct tui_mouse *ev)
+{
+    struct mpi_view *v = st;
+    int value;
+
+    switch (tui_list_click(ev, &v->nav, v->tb.n, v->list_rows, COLUMNS, sort_columns,
+                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
+    case TUI_CLICK_SORT:
+        v->sort = value;
+        tui_mpi_rebuild(t, v);
+        return 1;
+    case TUI_CLICK_SELECT:
+        v->nav.sel = value;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int tui_mpi_search(struct tui *t, void *st, const char *needle)
+{
+    struct mpi_view *v = st;
+
+    for (int i = 1; i <= v->tb.n; i++) {
+        int idx = (v->nav.sel + i) % v->tb.n;
+        if (tui_match(v->tb.rows[idx].name, needle)) {
+            v->nav.sel = idx;
+            tui_list_fit(&v->nav, v->tb.n, tui_page_rows(t));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void tui_mpi_status(struct tui *t, void *st, char *buf, size_t n)
+{
+    (void)t;
+    (void)st;
+    snprintf(buf, n, "s sort");
+}
+
+void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
+{
+    struct mpi_table *tb;
+    struct model_mpi_path *paths;
+    char line[1200];
+    int npaths;
+
+    if (!model_mpi_seen(m)) /* programs without MPI: their batch frames stay as they were */
+        return;
+    tb = xcalloc(1, sizeof(*tb));
+    table_build(m, 0, SORT_TIME, tb);
+    format_title(line, sizeof(line), tb, NULL);
+    fprintf(out, "== %s ==\n%s\n", line, COLUMNS);
+    for (int i = 0; i < tb->n && (max_rows <= 0 || i < max_rows); i++) {
+        format_row(line, sizeof(line), tb, &tb->rows[i]);
+        fprintf(out, "%s%s\n", line, tb->rows[i].name);
+    }
+    if (tb->n == 0 && tui_replay_no_data(m, "MPI", line, sizeof(line)))
+        fprintf(out, "%s\n", line); /* MPI calls, none in the replayed range */
+    paths = model_mpi_paths(m, 0, &npaths);
+    for (int i = 0; i < npaths && (max_rows <= 0 || i < max_rows); i++) {
+        format_path(m, line, sizeof(line), &paths[i]);
+        fprintf(out, "%s\n", line);
+    }
+    free(paths);
+    free(tb);
+}
