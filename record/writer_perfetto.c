@@ -67,19 +67,16 @@
 #include "model/model.h"
 #include "collector/protocol.h"
 #include "pb.h"
+#include "perfetto_proto.h"
 #include "record.h"
 
 #define PF_CHUNK       65536 /* write the buffer out once it holds this much */
 #define PF_ZLIB_LEVEL  1     /* deflate level of each chunk (fast; see docs/performance.md) */
-#define PF_FLUSH_NS    1000000000ull /* and at least once a second of trace time */
-#define PF_MAX_REPEAT  64            /* heaviest weight written as repeated samples */
-#define PF_SEQ_CLEARED 1
-#define PF_SEQ_NEEDS   2
-#define PF_CLOCK_MONO  3          /* BuiltinClock MONOTONIC */
-#define PF_CLOCK_BOOT  6          /* BuiltinClock BOOTTIME, the trace's time */
-#define PF_CLOCK_DELTA 64         /* sequence-scoped incremental clock of the samples */
-#define PF_REORDER_NS  250000000u /* samples held back this far behind the newest one */
-#define PF_REORDER_MAX 65536      /* ... and never more than this many */
+#define PF_FLUSH_NS    1000000000ull      /* and at least once a second of trace time */
+#define PF_MAX_REPEAT  64                 /* heaviest weight written as repeated samples */
+#define PF_CLOCK_DELTA PF_CLOCK_SEQ_FIRST /* sequence-scoped incremental clock of samples */
+#define PF_REORDER_NS  250000000u         /* samples held back this far behind the newest one */
+#define PF_REORDER_MAX 65536              /* ... and never more than this many */
 
 /* One slot of an open-addressing table; the meaning of k, a, b, c, d depends on the table. */
 struct ient {
@@ -218,30 +215,6 @@ static int eq_thread(const struct record_writer *w, const struct ient *e, const 
 
 /* ---- output ---- */
 
-/* Write the buffered packets out, retrying short writes; after an error the rest is dropped. */
-/* Bytes of v as a varint. */
-static size_t varint_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-/* v as a varint at p; returns its length. */
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
 /* The chunk of packets in out as one TracePacket {compressed_packets = zlib(out)}: Perfetto's
  * own form (a compressed Trace, trace_processor inflates it); NULL when deflate fails. */
 static const uint8_t *compress_out(struct record_writer *w, size_t *len)
@@ -263,12 +236,11 @@ static const uint8_t *compress_out(struct record_writer *w, size_t *len)
     if (deflate(&w->z, Z_FINISH) != Z_STREAM_END)
         return NULL;
     zlen = (size_t)bound - w->z.avail_out;
-    inner = 2 + varint_len(zlen) + zlen; /* field 50 (2-byte tag), length, bytes */
-    head[h++] = 0x0A;                    /* Trace.packet */
-    h += put_varint(head + h, inner);
-    head[h++] = 0x92; /* TracePacket.compressed_packets = 50, length-delimited */
-    head[h++] = 0x03;
-    h += put_varint(head + h, zlen);
+    inner = pb_varint_len(PB_TAG(PF_PACKET_COMPRESSED, 2)) + pb_varint_len(zlen) + zlen;
+    h += pb_put_varint(head + h, PB_TAG(PF_TRACE_PACKET, 2));
+    h += pb_put_varint(head + h, inner);
+    h += pb_put_varint(head + h, PB_TAG(PF_PACKET_COMPRESSED, 2));
+    h += pb_put_varint(head + h, zlen);
     memcpy(w->zout.p + HEAD - h, head, h);
     *len = h + zlen;
     return w->zout.p + HEAD - h;
@@ -307,10 +279,10 @@ static void packet_begin(struct record_writer *w, uint64_t mono_ns, uint32_t fla
     if (mono_ns > w->pkt_ns)
         w->pkt_ns = mono_ns;
     w->pkt.n = 0;
-    pb_uint(&w->pkt, 8, (uint64_t)((int64_t)mono_ns + w->boot_offset));
-    pb_uint(&w->pkt, 58, PF_CLOCK_BOOT);
-    pb_uint(&w->pkt, 10, w->seq);
-    pb_uint(&w->pkt, 13, flags);
+    pb_uint(&w->pkt, PF_PACKET_TIMESTAMP, (uint64_t)((int64_t)mono_ns + w->boot_offset));
+    pb_uint(&w->pkt, PF_PACKET_TIMESTAMP_CLOCK, PF_BUILTIN_BOOTTIME);
+    pb_uint(&w->pkt, PF_PACKET_SEQUENCE_ID, w->seq);
+    pb_uint(&w->pkt, PF_PACKET_SEQUENCE_FLAGS, flags);
 }
 
 /* Start a sample packet: a delta on the sequence's incremental clock, or an absolute time when
@@ -326,16 +298,16 @@ static void packet_begin_delta(struct record_writer *w, uint64_t mono_ns)
     if (mono_ns > w->pkt_ns)
         w->pkt_ns = mono_ns;
     w->pkt.n = 0;
-    pb_uint(&w->pkt, 8, boot - w->delta_base_ns);
-    pb_uint(&w->pkt, 10, w->seq);
-    pb_uint(&w->pkt, 13, PF_SEQ_NEEDS);
+    pb_uint(&w->pkt, PF_PACKET_TIMESTAMP, boot - w->delta_base_ns);
+    pb_uint(&w->pkt, PF_PACKET_SEQUENCE_ID, w->seq);
+    pb_uint(&w->pkt, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_NEEDS);
     w->delta_base_ns = boot;
 }
 
 /* Frame the packet as a Trace.packet record into the output buffer. */
 static void packet_end(struct record_writer *w)
 {
-    pb_bytes(&w->out, 1, w->pkt.p, w->pkt.n);
+    pb_bytes(&w->out, PF_TRACE_PACKET, w->pkt.p, w->pkt.n);
     if (!w->flushed_ns)
         w->flushed_ns = w->pkt_ns;
     if (w->out.n >= PF_CHUNK || w->pkt_ns >= w->flushed_ns + PF_FLUSH_NS) {
@@ -370,15 +342,15 @@ static void emit_process(struct record_writer *w, uint64_t t, uint32_t pid, cons
         w->procs.count++;
     }
     w->sub.n = 0;
-    pb_uint(&w->sub, 1, pid);
+    pb_uint(&w->sub, PF_PROCESS_PID, pid);
     if (exe && *exe)
-        pb_bytes(&w->sub, 6, base_name(exe), strlen(base_name(exe)));
-    pb_bytes(&w->sub, 8, w->label, strlen(w->label)); /* process_labels: host (and MPI rank) */
+        pb_bytes(&w->sub, PF_PROCESS_NAME, base_name(exe), strlen(base_name(exe)));
+    pb_bytes(&w->sub, PF_PROCESS_LABELS, w->label, strlen(w->label)); /* host (and MPI rank) */
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, track_uuid(pid, 0));
-    pb_bytes(&w->tmp, 3, w->sub.p, w->sub.n);
+    pb_uint(&w->tmp, PF_TRACK_UUID, track_uuid(pid, 0));
+    pb_bytes(&w->tmp, PF_TRACK_PROCESS, w->sub.p, w->sub.n);
     packet_begin(w, t, PF_SEQ_NEEDS);
-    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
+    pb_bytes(&w->pkt, PF_PACKET_TRACK_DESCRIPTOR, w->tmp.p, w->tmp.n);
     packet_end(w);
 }
 
@@ -402,15 +374,15 @@ static void declare_thread(struct record_writer *w, uint64_t t, uint32_t pid, ui
         w->threads.count++;
     }
     w->sub.n = 0;
-    pb_uint(&w->sub, 1, pid);
-    pb_uint(&w->sub, 2, tid);
+    pb_uint(&w->sub, PF_THREAD_PID, pid);
+    pb_uint(&w->sub, PF_THREAD_TID, tid);
     if (*name)
-        pb_bytes(&w->sub, 5, name, strlen(name));
+        pb_bytes(&w->sub, PF_THREAD_NAME, name, strlen(name));
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, track_uuid(pid, tid));
-    pb_bytes(&w->tmp, 4, w->sub.p, w->sub.n);
+    pb_uint(&w->tmp, PF_TRACK_UUID, track_uuid(pid, tid));
+    pb_bytes(&w->tmp, PF_TRACK_THREAD, w->sub.p, w->sub.n);
     packet_begin(w, t, PF_SEQ_NEEDS);
-    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
+    pb_bytes(&w->pkt, PF_PACKET_TRACK_DESCRIPTOR, w->tmp.p, w->tmp.n);
     packet_end(w);
 }
 
@@ -445,8 +417,8 @@ static uint32_t intern_string(struct record_writer *w, struct itab *t, uint32_t 
     e->k = str_add(w, s);
     t->count++;
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, e->a);
-    pb_bytes(&w->tmp, 2, s, strlen(s));
+    pb_uint(&w->tmp, PF_STRING_IID, e->a);
+    pb_bytes(&w->tmp, PF_STRING_STR, s, strlen(s));
     pb_bytes(buf, field, w->tmp.p, w->tmp.n);
     return e->a;
 }
@@ -455,13 +427,14 @@ static uint32_t intern_string(struct record_writer *w, struct itab *t, uint32_t 
 static uint32_t intern_module(struct record_writer *w, const char *module)
 {
     uint32_t before = w->next_module;
-    uint32_t iid = intern_string(w, &w->modules, &w->next_module, &w->in_path, 17, module);
+    uint32_t iid = intern_string(w, &w->modules, &w->next_module, &w->in_path,
+                                 PF_INTERNED_MAPPING_PATHS, module);
 
     if (w->next_module != before) {
         w->tmp.n = 0;
-        pb_uint(&w->tmp, 1, iid);
-        pb_uint(&w->tmp, 7, iid);
-        pb_bytes(&w->in_map, 19, w->tmp.p, w->tmp.n);
+        pb_uint(&w->tmp, PF_MAPPING_IID, iid);
+        pb_uint(&w->tmp, PF_MAPPING_PATH_STRING_IDS, iid);
+        pb_bytes(&w->in_map, PF_INTERNED_MAPPINGS, w->tmp.p, w->tmp.n);
     }
     return iid;
 }
@@ -470,16 +443,17 @@ static uint32_t intern_module(struct record_writer *w, const char *module)
 static uint32_t new_frame(struct record_writer *w, const char *function, const char *module,
                           uint64_t rel_pc)
 {
-    uint32_t name = intern_string(w, &w->names, &w->next_name, &w->in_fn, 5, function);
+    uint32_t name =
+        intern_string(w, &w->names, &w->next_name, &w->in_fn, PF_INTERNED_FUNCTION_NAMES, function);
     uint32_t map = intern_module(w, module);
     uint32_t iid = ++w->next_frame;
 
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, iid);
-    pb_uint(&w->tmp, 2, name);
-    pb_uint(&w->tmp, 3, map);
-    pb_uint(&w->tmp, 4, rel_pc);
-    pb_bytes(&w->in_frame, 6, w->tmp.p, w->tmp.n);
+    pb_uint(&w->tmp, PF_FRAME_IID, iid);
+    pb_uint(&w->tmp, PF_FRAME_FUNCTION_NAME_ID, name);
+    pb_uint(&w->tmp, PF_FRAME_MAPPING_ID, map);
+    pb_uint(&w->tmp, PF_FRAME_REL_PC, rel_pc);
+    pb_bytes(&w->in_frame, PF_INTERNED_FRAMES, w->tmp.p, w->tmp.n);
     return iid;
 }
 
@@ -512,8 +486,8 @@ static uint32_t func_frame(struct record_writer *w, uint32_t f)
 
 /* ---- tracks of counters and slices ---- */
 
-#define PF_TRACK_NAMED   0 /* a named track of slices (e.g. a GPU queue) */
-#define PF_TRACK_COUNTER 1
+#define PF_TRACK_KIND_NAMED   0 /* a named track of slices (e.g. a GPU queue) */
+#define PF_TRACK_KIND_COUNTER 1
 
 struct track_key {
     uint32_t pid, kind;
@@ -543,14 +517,14 @@ static void put_counter_unit(struct pb *b, const char *unit)
     if (!unit || !*unit)
         return;
     if (strcmp(unit, "bytes") == 0)
-        pb_uint(b, 3, 3); /* SIZE_BYTES */
+        pb_uint(b, PF_COUNTER_UNIT, PF_UNIT_SIZE_BYTES);
     else if (strcmp(unit, "ns") == 0)
-        pb_uint(b, 3, 1); /* TIME_NS */
+        pb_uint(b, PF_COUNTER_UNIT, PF_UNIT_TIME_NS);
     else
-        pb_bytes(b, 6, unit, strlen(unit));
+        pb_bytes(b, PF_COUNTER_UNIT_NAME, unit, strlen(unit));
 }
 
-/* The uuid of pid's track called name (kind PF_TRACK_*), declared on first use: a child of
+/* The uuid of pid's track called name (kind PF_TRACK_KIND_*), declared on first use: a child of
  * the process track, or a top-level track for pid 0. */
 static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t kind,
                             const char *name, const char *unit)
@@ -568,17 +542,17 @@ static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, u
     if (pid)
         ensure_process(w, t, pid);
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, uuid);
-    pb_bytes(&w->tmp, 2, name, strlen(name));
+    pb_uint(&w->tmp, PF_TRACK_UUID, uuid);
+    pb_bytes(&w->tmp, PF_TRACK_NAME, name, strlen(name));
     if (pid)
-        pb_uint(&w->tmp, 5, track_uuid(pid, 0));
-    if (kind == PF_TRACK_COUNTER) {
+        pb_uint(&w->tmp, PF_TRACK_PARENT_UUID, track_uuid(pid, 0));
+    if (kind == PF_TRACK_KIND_COUNTER) {
         w->sub.n = 0;
         put_counter_unit(&w->sub, unit);
-        pb_bytes(&w->tmp, 8, w->sub.p, w->sub.n);
+        pb_bytes(&w->tmp, PF_TRACK_COUNTER, w->sub.p, w->sub.n);
     }
     packet_begin(w, t, PF_SEQ_NEEDS);
-    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
+    pb_bytes(&w->pkt, PF_PACKET_TRACK_DESCRIPTOR, w->tmp.p, w->tmp.n);
     packet_end(w);
     return uuid;
 }
@@ -587,7 +561,7 @@ static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, u
 static void emit_track_event(struct record_writer *w, uint64_t t)
 {
     packet_begin(w, t, PF_SEQ_NEEDS);
-    pb_bytes(&w->pkt, 11, w->sub.p, w->sub.n);
+    pb_bytes(&w->pkt, PF_PACKET_TRACK_EVENT, w->sub.p, w->sub.n);
     packet_end(w);
 }
 
@@ -599,12 +573,12 @@ static void emit_counter(struct record_writer *w, const struct record_event *ev)
 
     if (!ev->track)
         return;
-    uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_COUNTER, ev->track, ev->unit);
+    uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_KIND_COUNTER, ev->track, ev->unit);
     memcpy(&bits, &v, sizeof(bits));
     w->sub.n = 0;
-    pb_uint(&w->sub, 9, 4); /* TYPE_COUNTER */
-    pb_uint(&w->sub, 11, uuid);
-    pb_fixed64(&w->sub, 44, bits);
+    pb_uint(&w->sub, PF_EVENT_TYPE, PF_TYPE_COUNTER);
+    pb_uint(&w->sub, PF_EVENT_TRACK_UUID, uuid);
+    pb_fixed64(&w->sub, PF_EVENT_DOUBLE_COUNTER_VALUE, bits);
     emit_track_event(w, ev->time_ns);
 }
 
@@ -617,9 +591,9 @@ static void put_args(struct record_writer *w, const char *args)
         eq = memchr(args, '=', len);
         if (eq && eq > args) {
             w->tmp.n = 0;
-            pb_bytes(&w->tmp, 10, args, (size_t)(eq - args));
-            pb_bytes(&w->tmp, 6, eq + 1, len - (size_t)(eq - args) - 1);
-            pb_bytes(&w->sub, 4, w->tmp.p, w->tmp.n);
+            pb_bytes(&w->tmp, PF_ANNOTATION_NAME, args, (size_t)(eq - args));
+            pb_bytes(&w->tmp, PF_ANNOTATION_STRING, eq + 1, len - (size_t)(eq - args) - 1);
+            pb_bytes(&w->sub, PF_EVENT_DEBUG_ANNOTATIONS, w->tmp.p, w->tmp.n);
         }
         args = nl ? nl + 1 : NULL;
     }
@@ -632,7 +606,7 @@ static void emit_slice(struct record_writer *w, const struct record_event *ev)
     const char *name = ev->name ? ev->name : "?";
 
     if (ev->track) {
-        uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_NAMED, ev->track, NULL);
+        uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_KIND_NAMED, ev->track, NULL);
     } else {
         if (!thread_declared(w, ev->pid, ev->tid))
             declare_thread(w, ev->time_ns, ev->pid, ev->tid,
@@ -640,22 +614,23 @@ static void emit_slice(struct record_writer *w, const struct record_event *ev)
         uuid = track_uuid(ev->pid, ev->tid);
     }
     w->sub.n = 0;
-    pb_uint(&w->sub, 9, ev->type == RECORD_EV_SLICE ? 1 : 3); /* SLICE_BEGIN or INSTANT */
-    pb_uint(&w->sub, 11, uuid);
-    pb_bytes(&w->sub, 23, name, strlen(name));
+    pb_uint(&w->sub, PF_EVENT_TYPE,
+            ev->type == RECORD_EV_SLICE ? PF_TYPE_SLICE_BEGIN : PF_TYPE_INSTANT);
+    pb_uint(&w->sub, PF_EVENT_TRACK_UUID, uuid);
+    pb_bytes(&w->sub, PF_EVENT_NAME, name, strlen(name));
     if (ev->category)
-        pb_bytes(&w->sub, 22, ev->category, strlen(ev->category));
+        pb_bytes(&w->sub, PF_EVENT_CATEGORIES, ev->category, strlen(ev->category));
     put_args(w, ev->args);
     if (ev->type == RECORD_EV_SLICE && ev->flow_out)
-        pb_fixed64(&w->sub, 47, ev->flow_out);
+        pb_fixed64(&w->sub, PF_EVENT_FLOW_IDS, ev->flow_out);
     if (ev->type == RECORD_EV_SLICE && ev->flow_in)
-        pb_fixed64(&w->sub, 48, ev->flow_in);
+        pb_fixed64(&w->sub, PF_EVENT_TERMINATING_FLOW_IDS, ev->flow_in);
     emit_track_event(w, ev->time_ns);
     if (ev->type != RECORD_EV_SLICE)
         return;
     w->sub.n = 0;
-    pb_uint(&w->sub, 9, 2); /* SLICE_END */
-    pb_uint(&w->sub, 11, uuid);
+    pb_uint(&w->sub, PF_EVENT_TYPE, PF_TYPE_SLICE_END);
+    pb_uint(&w->sub, PF_EVENT_TRACK_UUID, uuid);
     emit_track_event(w, ev->end_ns > ev->time_ns ? ev->end_ns : ev->time_ns);
 }
 
@@ -695,10 +670,10 @@ static uint32_t intern_path(struct record_writer *w, uint32_t p)
         }
     }
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, p);
+    pb_uint(&w->tmp, PF_CALLSTACK_IID, p);
     for (size_t i = 0; i < n; i++)
-        pb_uint(&w->tmp, 2, w->stack[i]); /* repeated, not packed */
-    pb_bytes(&w->in_stack, 7, w->tmp.p, w->tmp.n);
+        pb_uint(&w->tmp, PF_CALLSTACK_FRAME_IDS, w->stack[i]); /* repeated, not packed */
+    pb_bytes(&w->in_stack, PF_INTERNED_CALLSTACKS, w->tmp.p, w->tmp.n);
     return p;
 }
 
@@ -753,14 +728,14 @@ static void write_sample(struct record_writer *w, const struct pf_pending *e)
     for (uint32_t r = 0; r < e->repeat; r++) {
         packet_begin_delta(w, e->mono_ns);
         if (w->pend_in.n) {
-            pb_bytes(&w->pkt, 12, w->pend_in.p, w->pend_in.n);
+            pb_bytes(&w->pkt, PF_PACKET_INTERNED_DATA, w->pend_in.p, w->pend_in.n);
             w->pend_in.n = 0;
         }
         w->tmp.n = 0;
-        pb_uint(&w->tmp, 2, e->pid);
-        pb_uint(&w->tmp, 3, e->tid);
-        pb_uint(&w->tmp, 4, e->stack);
-        pb_bytes(&w->pkt, 66, w->tmp.p, w->tmp.n);
+        pb_uint(&w->tmp, PF_SAMPLE_PID, e->pid);
+        pb_uint(&w->tmp, PF_SAMPLE_TID, e->tid);
+        pb_uint(&w->tmp, PF_SAMPLE_CALLSTACK_IID, e->stack);
+        pb_bytes(&w->pkt, PF_PACKET_PERF_SAMPLE, w->tmp.p, w->tmp.n);
         packet_end(w);
     }
 }
@@ -833,25 +808,25 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     /* first packet: clears the incremental state, makes clock 64 the default and anchors it
      * (and MONOTONIC) to BOOTTIME */
     packet_begin(w, mono, PF_SEQ_CLEARED | PF_SEQ_NEEDS);
-    pb_uint(&w->pkt, 87, 1);
+    pb_uint(&w->pkt, PF_PACKET_FIRST_ON_SEQUENCE, 1);
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 58, PF_CLOCK_DELTA);
-    pb_bytes(&w->pkt, 59, w->tmp.p, w->tmp.n);
+    pb_uint(&w->tmp, PF_DEFAULTS_TIMESTAMP_CLOCK, PF_CLOCK_DELTA);
+    pb_bytes(&w->pkt, PF_PACKET_DEFAULTS, w->tmp.p, w->tmp.n);
     w->sub.n = 0;
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, PF_CLOCK_BOOT);
-    pb_uint(&w->tmp, 2, boot);
-    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
+    pb_uint(&w->tmp, PF_CLOCK_ID, PF_BUILTIN_BOOTTIME);
+    pb_uint(&w->tmp, PF_CLOCK_TIMESTAMP, boot);
+    pb_bytes(&w->sub, PF_SNAPSHOT_CLOCKS, w->tmp.p, w->tmp.n);
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, PF_CLOCK_MONO);
-    pb_uint(&w->tmp, 2, mono);
-    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
+    pb_uint(&w->tmp, PF_CLOCK_ID, PF_BUILTIN_MONOTONIC);
+    pb_uint(&w->tmp, PF_CLOCK_TIMESTAMP, mono);
+    pb_bytes(&w->sub, PF_SNAPSHOT_CLOCKS, w->tmp.p, w->tmp.n);
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, PF_CLOCK_DELTA);
-    pb_uint(&w->tmp, 2, boot);
-    pb_uint(&w->tmp, 3, 1); /* is_incremental */
-    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
-    pb_bytes(&w->pkt, 6, w->sub.p, w->sub.n);
+    pb_uint(&w->tmp, PF_CLOCK_ID, PF_CLOCK_DELTA);
+    pb_uint(&w->tmp, PF_CLOCK_TIMESTAMP, boot);
+    pb_uint(&w->tmp, PF_CLOCK_INCREMENTAL, 1);
+    pb_bytes(&w->sub, PF_SNAPSHOT_CLOCKS, w->tmp.p, w->tmp.n);
+    pb_bytes(&w->pkt, PF_PACKET_CLOCK_SNAPSHOT, w->sub.p, w->sub.n);
     packet_end(w);
     w->delta_base_ns = boot;
     return w;
