@@ -19,6 +19,8 @@
 #include <zlib.h>
 
 #include "model/model.h"
+#include "pb.h"
+#include "perfetto_proto.h"
 
 enum {
     K_NAME = 1,
@@ -64,8 +66,8 @@ struct rclock {
     int64_t boot_minus_clock;
 };
 
-#define SEQ_CLOCK_FIRST 64
-#define SEQ_CLOCKS      64
+#define SEQ_CLOCK_FIRST PF_CLOCK_SEQ_FIRST
+#define SEQ_CLOCKS      PF_CLOCK_SEQ_COUNT
 
 struct rseq {
     uint32_t id;
@@ -95,73 +97,6 @@ struct reader {
     size_t captracks, capcounters, capslices;
     int nested; /* reading the packets of a compressed bundle */
 };
-
-/* A protobuf cursor. */
-struct cur {
-    const uint8_t *p, *end;
-};
-
-/* One decoded field: varint/fixed value or length-delimited bytes. */
-struct field {
-    uint32_t num, wt;
-    uint64_t v;
-    const uint8_t *p;
-    size_t n;
-};
-
-static int get_varint(struct cur *c, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (c->p >= c->end)
-            return -1;
-        uint8_t b = *c->p++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Next field of a message: 1, 0 at its end, -1 if malformed. */
-static int next_field(struct cur *c, struct field *f)
-{
-    uint64_t tag;
-
-    *f = (struct field){0};
-    if (c->p >= c->end)
-        return 0;
-    if (get_varint(c, &tag) < 0)
-        return -1;
-    f->num = (uint32_t)(tag >> 3);
-    f->wt = (uint32_t)(tag & 7);
-    switch (f->wt) {
-    case 0:
-        return get_varint(c, &f->v) < 0 ? -1 : 1;
-    case 1:
-    case 5: {
-        size_t k = f->wt == 1 ? 8 : 4;
-        if ((size_t)(c->end - c->p) < k)
-            return -1;
-        f->v = 0;
-        for (size_t i = 0; i < k; i++)
-            f->v |= (uint64_t)c->p[i] << (8 * i);
-        c->p += k;
-        return 1;
-    }
-    case 2:
-        if (get_varint(c, &f->v) < 0 || f->v > (uint64_t)(c->end - c->p))
-            return -1;
-        f->p = c->p;
-        f->n = (size_t)f->v;
-        c->p += f->n;
-        return 1;
-    default:
-        return -1;
-    }
-}
 
 static uint64_t mix(uint64_t x)
 {
@@ -254,18 +189,18 @@ static void pool_push(struct reader *r, uint64_t v)
 static int parse_interned_string(struct reader *r, uint32_t kind, uint64_t gen, const uint8_t *p,
                                  size_t n)
 {
-    struct cur c = {p, p + n};
-    struct field f;
+    const uint8_t *c = p, *cend = p + n;
+    struct pb_field f;
     uint64_t iid = 0;
     const uint8_t *s = NULL;
     size_t sn = 0;
     int k;
 
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.num == 1 && f.wt == 0)
+    while ((k = pb_next(&c, cend, &f)) > 0) {
+        if (f.field == PF_STRING_IID && f.wire == 0)
             iid = f.v;
-        else if (f.num == 2 && f.wt == 2)
-            s = f.p, sn = f.n;
+        else if (f.field == PF_STRING_STR && f.wire == 2)
+            s = f.data, sn = f.len;
     }
     if (k < 0)
         return -1;
@@ -280,8 +215,8 @@ static int parse_interned_string(struct reader *r, uint32_t kind, uint64_t gen, 
 static int parse_interned_entry(struct reader *r, uint32_t kind, uint64_t gen, const uint8_t *p,
                                 size_t n)
 {
-    struct cur c = {p, p + n};
-    struct field f;
+    const uint8_t *c = p, *cend = p + n;
+    struct pb_field f;
     uint64_t iid = 0;
     struct rframe fr = {0};
     size_t start = r->npool;
@@ -289,17 +224,18 @@ static int parse_interned_entry(struct reader *r, uint32_t kind, uint64_t gen, c
 
     if (kind != K_FRAME)
         pool_push(r, 0); /* count, filled below */
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.num == 1 && f.wt == 0)
+    while ((k = pb_next(&c, cend, &f)) > 0) {
+        if (f.field == PF_FRAME_IID && f.wire == 0) /* (the iid of all three) */
             iid = f.v;
-        else if (kind == K_FRAME && f.wt == 0 && f.num == 2)
+        else if (kind == K_FRAME && f.wire == 0 && f.field == PF_FRAME_FUNCTION_NAME_ID)
             fr.name = f.v;
-        else if (kind == K_FRAME && f.wt == 0 && f.num == 3)
+        else if (kind == K_FRAME && f.wire == 0 && f.field == PF_FRAME_MAPPING_ID)
             fr.mapping = f.v;
-        else if (kind == K_FRAME && f.wt == 0 && f.num == 4)
+        else if (kind == K_FRAME && f.wire == 0 && f.field == PF_FRAME_REL_PC)
             fr.rel_pc = f.v;
-        else if ((kind == K_MAPPING && f.num == 7) || (kind == K_STACK && f.num == 2)) {
-            if (f.wt != 0) {
+        else if ((kind == K_MAPPING && f.field == PF_MAPPING_PATH_STRING_IDS) ||
+                 (kind == K_STACK && f.field == PF_CALLSTACK_FRAME_IDS)) {
+            if (f.wire != 0) {
                 violation(r, "packed or mistyped repeated id list in interned data");
                 continue;
             }
@@ -325,24 +261,24 @@ static int parse_interned_entry(struct reader *r, uint32_t kind, uint64_t gen, c
 
 static int parse_interned(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n)
 {
-    struct cur c = {p, p + n};
-    struct field f;
+    const uint8_t *c = p, *cend = p + n;
+    struct pb_field f;
     int k;
 
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.wt != 2)
+    while ((k = pb_next(&c, cend, &f)) > 0) {
+        if (f.wire != 2)
             continue;
         int rc = 0;
-        if (f.num == 5)
-            rc = parse_interned_string(r, K_NAME, sq->gen, f.p, f.n);
-        else if (f.num == 17)
-            rc = parse_interned_string(r, K_PATH, sq->gen, f.p, f.n);
-        else if (f.num == 19)
-            rc = parse_interned_entry(r, K_MAPPING, sq->gen, f.p, f.n);
-        else if (f.num == 6)
-            rc = parse_interned_entry(r, K_FRAME, sq->gen, f.p, f.n);
-        else if (f.num == 7)
-            rc = parse_interned_entry(r, K_STACK, sq->gen, f.p, f.n);
+        if (f.field == PF_INTERNED_FUNCTION_NAMES)
+            rc = parse_interned_string(r, K_NAME, sq->gen, f.data, f.len);
+        else if (f.field == PF_INTERNED_MAPPING_PATHS)
+            rc = parse_interned_string(r, K_PATH, sq->gen, f.data, f.len);
+        else if (f.field == PF_INTERNED_MAPPINGS)
+            rc = parse_interned_entry(r, K_MAPPING, sq->gen, f.data, f.len);
+        else if (f.field == PF_INTERNED_FRAMES)
+            rc = parse_interned_entry(r, K_FRAME, sq->gen, f.data, f.len);
+        else if (f.field == PF_INTERNED_CALLSTACKS)
+            rc = parse_interned_entry(r, K_STACK, sq->gen, f.data, f.len);
         if (rc < 0)
             return -1;
     }
@@ -353,23 +289,22 @@ static int parse_interned(struct reader *r, struct rseq *sq, const uint8_t *p, s
 static int parse_flat(const uint8_t *p, size_t n, uint64_t *v, int *has, const uint8_t **s,
                       size_t *sn, uint32_t max)
 {
-    struct cur c;
-    struct field f;
+    const uint8_t *c = p, *cend = p + n;
+    struct pb_field f;
     int k;
 
     if (!p) /* a sub-message's field number sent as a varint: no fields */
         return 0;
-    c = (struct cur){p, p + n};
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.num >= max)
+    while ((k = pb_next(&c, cend, &f)) > 0) {
+        if (f.field >= max)
             continue;
-        if (f.wt == 0) {
-            v[f.num] = f.v;
-            has[f.num] = 1;
-        } else if (f.wt == 2 && s) {
-            s[f.num] = f.p;
-            sn[f.num] = f.n;
-            has[f.num] = 1;
+        if (f.wire == 0) {
+            v[f.field] = f.v;
+            has[f.field] = 1;
+        } else if (f.wire == 2 && s) {
+            s[f.field] = f.data;
+            sn[f.field] = f.len;
+            has[f.field] = 1;
         }
     }
     return k;
@@ -419,16 +354,13 @@ static int parse_named_track(struct reader *r, uint64_t uuid, uint64_t parent, c
             t->pid = (uint32_t)info;
     }
     t->counter = is_counter;
-    if (is_counter && ch[6])
-        set_name(&t->unit, cs[6], csn[6]);
-    else if (is_counter && ch[3])
-        set_name(&t->unit,
-                 (const uint8_t *)(cv[3] == 3   ? "bytes"
-                                   : cv[3] == 1 ? "ns"
-                                                : ""),
-                 cv[3] == 3   ? 5
-                 : cv[3] == 1 ? 2
-                              : 0);
+    if (is_counter && ch[PF_COUNTER_UNIT_NAME])
+        set_name(&t->unit, cs[PF_COUNTER_UNIT_NAME], csn[PF_COUNTER_UNIT_NAME]);
+    else if (is_counter && ch[PF_COUNTER_UNIT]) {
+        uint64_t u = cv[PF_COUNTER_UNIT];
+        const char *text = u == PF_UNIT_SIZE_BYTES ? "bytes" : u == PF_UNIT_TIME_NS ? "ns" : "";
+        set_name(&t->unit, (const uint8_t *)text, strlen(text));
+    }
     return 0;
 }
 
@@ -462,57 +394,62 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
 
     if (parse_flat(p, n, v, has, s, sn, 16) < 0)
         return -1;
-    if (!has[1]) {
+    if (!has[PF_TRACK_UUID]) {
         violation(r, "track descriptor without uuid");
         return 0;
     }
-    if (has[4]) { /* thread */
-        if (parse_flat(s[4], sn[4], tv, th, ts, tsn, 8) < 0)
+    if (has[PF_TRACK_THREAD]) {
+        if (parse_flat(s[PF_TRACK_THREAD], sn[PF_TRACK_THREAD], tv, th, ts, tsn, 8) < 0)
             return -1;
-        if (!th[1] || !th[2]) {
+        if (!th[PF_THREAD_PID] || !th[PF_THREAD_TID]) {
             violation(r, "thread descriptor without pid or tid");
             return 0;
         }
-        key = tv[1] << 32 | (uint32_t)tv[2];
-        if (rmap_get(&r->map, K_THREAD, tv[1], tv[2], &idx) < 0) {
+        uint64_t pid = tv[PF_THREAD_PID], tid = tv[PF_THREAD_TID];
+        key = pid << 32 | (uint32_t)tid;
+        if (rmap_get(&r->map, K_THREAD, pid, tid, &idx) < 0) {
             xgrow(&o->threads, &r->capthreads, o->nthreads + 1, sizeof(*o->threads));
             idx = o->nthreads++;
-            o->threads[idx] = (struct perfetto_read_thread){(uint32_t)tv[1], (uint32_t)tv[2]};
+            o->threads[idx] = (struct perfetto_read_thread){(uint32_t)pid, (uint32_t)tid};
             set_name(&o->threads[idx].name, NULL, 0);
-            rmap_put(&r->map, K_THREAD, tv[1], tv[2], idx);
+            rmap_put(&r->map, K_THREAD, pid, tid, idx);
         }
-        if (th[5])
-            set_name(&o->threads[idx].name, ts[5], tsn[5]);
-        rmap_put(&r->map, K_UUID, v[1], 0, UUID_THREAD << 32 | idx);
-    } else if (has[3]) { /* process */
-        if (parse_flat(s[3], sn[3], tv, th, ts, tsn, 9) < 0)
+        if (th[PF_THREAD_NAME])
+            set_name(&o->threads[idx].name, ts[PF_THREAD_NAME], tsn[PF_THREAD_NAME]);
+        rmap_put(&r->map, K_UUID, v[PF_TRACK_UUID], 0, UUID_THREAD << 32 | idx);
+    } else if (has[PF_TRACK_PROCESS]) {
+        if (parse_flat(s[PF_TRACK_PROCESS], sn[PF_TRACK_PROCESS], tv, th, ts, tsn, 9) < 0)
             return -1;
-        if (!th[1]) {
+        if (!th[PF_PROCESS_PID]) {
             violation(r, "process descriptor without pid");
             return 0;
         }
-        key = tv[1] << 32;
-        if (rmap_get(&r->map, K_PROC, tv[1], 0, &idx) < 0) {
+        uint64_t pid = tv[PF_PROCESS_PID];
+        key = pid << 32;
+        if (rmap_get(&r->map, K_PROC, pid, 0, &idx) < 0) {
             xgrow(&o->processes, &r->capprocs, o->nprocesses + 1, sizeof(*o->processes));
             idx = o->nprocesses++;
-            o->processes[idx] = (struct perfetto_read_process){.pid = (uint32_t)tv[1], .rank = -1};
+            o->processes[idx] = (struct perfetto_read_process){.pid = (uint32_t)pid, .rank = -1};
             set_name(&o->processes[idx].name, NULL, 0);
-            rmap_put(&r->map, K_PROC, tv[1], 0, idx);
+            rmap_put(&r->map, K_PROC, pid, 0, idx);
         }
-        if (th[6])
-            set_name(&o->processes[idx].name, ts[6], tsn[6]);
-        if (th[8])
-            parse_process_label(&o->processes[idx], ts[8], tsn[8]);
-        rmap_put(&r->map, K_UUID, v[1], 0, UUID_PROCESS << 32 | (uint32_t)tv[1]);
+        if (th[PF_PROCESS_NAME])
+            set_name(&o->processes[idx].name, ts[PF_PROCESS_NAME], tsn[PF_PROCESS_NAME]);
+        if (th[PF_PROCESS_LABELS])
+            parse_process_label(&o->processes[idx], ts[PF_PROCESS_LABELS], tsn[PF_PROCESS_LABELS]);
+        rmap_put(&r->map, K_UUID, v[PF_TRACK_UUID], 0, UUID_PROCESS << 32 | (uint32_t)pid);
     } else {
         key = UINT64_MAX; /* a named or counter track */
-        if (parse_named_track(r, v[1], has[5] ? v[5] : 0, s[2], has[2] ? sn[2] : 0, s[8],
-                              has[8] ? sn[8] : 0, has[8]) < 0)
+        if (parse_named_track(
+                r, v[PF_TRACK_UUID], has[PF_TRACK_PARENT_UUID] ? v[PF_TRACK_PARENT_UUID] : 0,
+                s[PF_TRACK_NAME], has[PF_TRACK_NAME] ? sn[PF_TRACK_NAME] : 0, s[PF_TRACK_COUNTER],
+                has[PF_TRACK_COUNTER] ? sn[PF_TRACK_COUNTER] : 0, has[PF_TRACK_COUNTER]) < 0)
             return -1;
     }
-    if (rmap_get(&r->map, K_TRACK, v[1], 0, &idx) == 0 && idx != key)
-        violation(r, "track uuid %llu reused for another track", (unsigned long long)v[1]);
-    rmap_put(&r->map, K_TRACK, v[1], 0, key);
+    if (rmap_get(&r->map, K_TRACK, v[PF_TRACK_UUID], 0, &idx) == 0 && idx != key)
+        violation(r, "track uuid %llu reused for another track",
+                  (unsigned long long)v[PF_TRACK_UUID]);
+    rmap_put(&r->map, K_TRACK, v[PF_TRACK_UUID], 0, key);
     return 0;
 }
 
@@ -522,34 +459,35 @@ static int parse_track(struct reader *r, const uint8_t *p, size_t n)
  * trace_processor's ClockSynchronizer::AddSnapshot checks them. */
 static int parse_clocks(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n)
 {
-    struct cur c = {p, p + n};
-    struct field f;
+    const uint8_t *c = p, *cend = p + n;
+    struct pb_field f;
     uint64_t boot = 0, mono = 0, id[SEQ_CLOCKS], val[SEQ_CLOCKS], unit[SEQ_CLOCKS];
     int hb = 0, hm = 0, incr[SEQ_CLOCKS], k, nseq = 0;
 
-    while ((k = next_field(&c, &f)) > 0) {
+    while ((k = pb_next(&c, cend, &f)) > 0) {
         uint64_t v[5] = {0};
         int has[5] = {0};
-        if (f.num != 1 || f.wt != 2)
+        if (f.field != PF_SNAPSHOT_CLOCKS || f.wire != 2)
             continue;
-        if (parse_flat(f.p, f.n, v, has, NULL, NULL, 5) < 0)
+        if (parse_flat(f.data, f.len, v, has, NULL, NULL, 5) < 0)
             return -1;
-        if (v[1] >= SEQ_CLOCK_FIRST && v[1] < SEQ_CLOCK_FIRST + SEQ_CLOCKS) {
+        uint64_t clk = v[PF_CLOCK_ID], ts = v[PF_CLOCK_TIMESTAMP];
+        if (clk >= SEQ_CLOCK_FIRST && clk < SEQ_CLOCK_FIRST + SEQ_CLOCKS) {
             if (nseq == SEQ_CLOCKS)
                 continue;
-            id[nseq] = v[1];
-            val[nseq] = v[2];
-            unit[nseq] = v[4] ? v[4] : 1;
-            incr[nseq++] = v[3] != 0;
+            id[nseq] = clk;
+            val[nseq] = ts;
+            unit[nseq] = v[PF_CLOCK_UNIT_NS] ? v[PF_CLOCK_UNIT_NS] : 1;
+            incr[nseq++] = v[PF_CLOCK_INCREMENTAL] != 0;
             continue;
         }
-        if (v[3])
+        if (v[PF_CLOCK_INCREMENTAL])
             violation(r, "clock %llu in a ClockSnapshot is incremental but not sequence-scoped",
-                      (unsigned long long)v[1]);
-        if (v[1] == 6)
-            boot = v[2], hb = 1;
-        else if (v[1] == 3)
-            mono = v[2], hm = 1;
+                      (unsigned long long)clk);
+        if (clk == PF_BUILTIN_BOOTTIME)
+            boot = ts, hb = 1;
+        else if (clk == PF_BUILTIN_MONOTONIC)
+            mono = ts, hm = 1;
     }
     if (k < 0)
         return -1;
@@ -607,14 +545,14 @@ static int resolve_time(struct reader *r, struct rseq *sq, uint64_t ts, uint64_t
         if (ck->incremental)
             ns = ck->last_ns += ns;
         *boot = (uint64_t)(ns + ck->boot_minus_clock);
-    } else if (clk == 3) {
+    } else if (clk == PF_BUILTIN_MONOTONIC) {
         *mono = ts;
         *boot = sq->have_clock ? ts + (uint64_t)sq->boot_minus_mono : ts;
         return 0;
     } else {
         *boot = ts; /* BOOTTIME, or a clock this reader does not convert */
     }
-    *mono = (clk == 0 || clk == 6 || clk >= SEQ_CLOCK_FIRST) && sq->have_clock
+    *mono = (clk == 0 || clk == PF_BUILTIN_BOOTTIME || clk >= SEQ_CLOCK_FIRST) && sq->have_clock
                 ? *boot - (uint64_t)sq->boot_minus_mono
                 : *boot;
     return 0;
@@ -677,26 +615,27 @@ static int parse_sample(struct reader *r, struct rseq *sq, const uint8_t *p, siz
 
     if (parse_flat(p, n, v, has, NULL, NULL, 8) < 0)
         return -1;
-    if (!has[2] || !has[3] || !has[4]) {
+    uint64_t pid = v[PF_SAMPLE_PID], tid = v[PF_SAMPLE_TID];
+    if (!has[PF_SAMPLE_PID] || !has[PF_SAMPLE_TID] || !has[PF_SAMPLE_CALLSTACK_IID]) {
         violation(r, "perf_sample without pid, tid or callstack_iid");
         return 0;
     }
     if (!has_ts)
         violation(r, "perf_sample packet without timestamp");
-    if (rmap_get(&r->map, K_THREAD, v[2], v[3], &ti) < 0) {
+    if (rmap_get(&r->map, K_THREAD, pid, tid, &ti) < 0) {
         violation(r, "perf_sample of pid %llu tid %llu has no thread track",
-                  (unsigned long long)v[2], (unsigned long long)v[3]);
+                  (unsigned long long)pid, (unsigned long long)tid);
         return 0;
     }
-    if ((st = resolve_stack(r, sq->gen, v[4])) < 0)
+    if ((st = resolve_stack(r, sq->gen, v[PF_SAMPLE_CALLSTACK_IID])) < 0)
         return 0;
     o->threads[ti].samples++;
     xgrow(&o->samples, &r->capsamples, o->nsamples + 1, sizeof(*o->samples));
     struct perfetto_read_sample *s = &o->samples[o->nsamples++];
     s->time_ns = boot;
     s->mono_ns = mono;
-    s->pid = (uint32_t)v[2];
-    s->tid = (uint32_t)v[3];
+    s->pid = (uint32_t)pid;
+    s->tid = (uint32_t)tid;
     s->stack = (uint32_t)st;
     return 0;
 }
@@ -714,20 +653,24 @@ static int append_annotation(char **args, const uint8_t *p, size_t n)
 
     if (parse_flat(p, n, v, has, s, sn, 12) < 0)
         return -1;
-    if (!has[10] || !s[10])
+    const uint8_t *key = s[PF_ANNOTATION_NAME];
+    size_t kn = sn[PF_ANNOTATION_NAME];
+    if (!has[PF_ANNOTATION_NAME] || !key)
         return 0;
-    if (has[6] && s[6]) {
-        vp = (const char *)s[6];
-        vn = sn[6];
+    if (has[PF_ANNOTATION_STRING] && s[PF_ANNOTATION_STRING]) {
+        vp = (const char *)s[PF_ANNOTATION_STRING];
+        vn = sn[PF_ANNOTATION_STRING];
     } else {
-        vn = (size_t)snprintf(val, sizeof(val), "%lld", (long long)v[has[4] ? 4 : 3]);
+        vn = (size_t)snprintf(
+            val, sizeof(val), "%lld",
+            (long long)v[has[PF_ANNOTATION_INT] ? PF_ANNOTATION_INT : PF_ANNOTATION_UINT]);
     }
-    *args = xrealloc(*args, old + sn[10] + vn + 3);
-    memcpy(*args + old, s[10], sn[10]);
-    (*args)[old + sn[10]] = '=';
-    memcpy(*args + old + sn[10] + 1, vp, vn);
-    (*args)[old + sn[10] + 1 + vn] = '\n';
-    (*args)[old + sn[10] + 2 + vn] = '\0';
+    *args = xrealloc(*args, old + kn + vn + 3);
+    memcpy(*args + old, key, kn);
+    (*args)[old + kn] = '=';
+    memcpy(*args + old + kn + 1, vp, vn);
+    (*args)[old + kn + 1 + vn] = '\n';
+    (*args)[old + kn + 2 + vn] = '\0';
     return 0;
 }
 
@@ -736,8 +679,8 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
                              uint64_t mono)
 {
     struct perfetto_summary *o = r->out;
-    struct cur c = {p, p + n};
-    struct field f;
+    const uint8_t *c = p, *cend = p + n;
+    struct pb_field f;
     uint64_t type = 0, uuid = 0, info, top, flow_out = 0, flow_in = 0, ival = 0;
     const uint8_t *name = NULL, *cat = NULL;
     size_t name_n = 0, cat_n = 0;
@@ -745,27 +688,28 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
     int have_value = 0, k;
     char *args = xstrdup("");
 
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.num == 9 && f.wt == 0)
+    while ((k = pb_next(&c, cend, &f)) > 0) {
+        if (f.field == PF_EVENT_TYPE && f.wire == 0)
             type = f.v;
-        else if (f.num == 11 && f.wt == 0)
+        else if (f.field == PF_EVENT_TRACK_UUID && f.wire == 0)
             uuid = f.v;
-        else if (f.num == 23 && f.wt == 2)
-            name = f.p, name_n = f.n;
-        else if (f.num == 22 && f.wt == 2)
-            cat = f.p, cat_n = f.n;
-        else if (f.num == 44 && f.wt == 1) {
+        else if (f.field == PF_EVENT_NAME && f.wire == 2)
+            name = f.data, name_n = f.len;
+        else if (f.field == PF_EVENT_CATEGORIES && f.wire == 2)
+            cat = f.data, cat_n = f.len;
+        else if (f.field == PF_EVENT_DOUBLE_COUNTER_VALUE && f.wire == 1) {
             memcpy(&value, &f.v, sizeof(value));
             have_value = 1;
-        } else if (f.num == 30 && f.wt == 0) {
+        } else if (f.field == PF_EVENT_COUNTER_VALUE && f.wire == 0) {
             ival = f.v;
             value = (double)(int64_t)ival;
             have_value = 1;
-        } else if (f.num == 47 && f.wt == 1)
+        } else if (f.field == PF_EVENT_FLOW_IDS && f.wire == 1)
             flow_out = f.v;
-        else if (f.num == 48 && f.wt == 1)
+        else if (f.field == PF_EVENT_TERMINATING_FLOW_IDS && f.wire == 1)
             flow_in = f.v;
-        else if (f.num == 4 && f.wt == 2 && append_annotation(&args, f.p, f.n) < 0)
+        else if (f.field == PF_EVENT_DEBUG_ANNOTATIONS && f.wire == 2 &&
+                 append_annotation(&args, f.data, f.len) < 0)
             k = -1;
         if (k < 0)
             break;
@@ -782,7 +726,7 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
     }
     int named = info >> 32 == UUID_NAMED;
     uint32_t idx = (uint32_t)info;
-    if (type == 4) { /* counter */
+    if (type == PF_TYPE_COUNTER) {
         if (!named || !o->tracks[idx].counter || !have_value) {
             violation(r, "counter value on a non-counter track or without a value");
             goto out;
@@ -795,7 +739,7 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
         violation(r, "slice on counter track %s", o->tracks[idx].name);
         goto out;
     }
-    if (type == 2) { /* end: closes the innermost open slice of the track */
+    if (type == PF_TYPE_SLICE_END) { /* closes the innermost open slice of the track */
         if (rmap_get(&r->map, K_OPENTOP, uuid, 0, &top) < 0 || top == 0) {
             violation(r, "slice end without a begin on track uuid %llu", (unsigned long long)uuid);
             goto out;
@@ -807,7 +751,7 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
         rmap_put(&r->map, K_OPENTOP, uuid, 0, (uint64_t)(sl->parent_open + 1));
         goto out;
     }
-    if (type != 1 && type != 3) {
+    if (type != PF_TYPE_SLICE_BEGIN && type != PF_TYPE_INSTANT) {
         violation(r, "track event of unknown type %llu", (unsigned long long)type);
         goto out;
     }
@@ -817,7 +761,7 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
                                        .start_ns = mono,
                                        .flow_out = flow_out,
                                        .flow_in = flow_in,
-                                       .instant = type == 3,
+                                       .instant = type == PF_TYPE_INSTANT,
                                        .parent_open = -1};
     if (!named) {
         sl->pid = o->threads[idx].pid;
@@ -831,7 +775,7 @@ static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int h
         violation(r, "slice without a name");
     sl->args = args;
     args = NULL;
-    if (type == 1) {
+    if (type == PF_TYPE_SLICE_BEGIN) {
         if (rmap_get(&r->map, K_OPENTOP, uuid, 0, &top) == 0)
             sl->parent_open = (int32_t)top - 1;
         rmap_put(&r->map, K_OPENTOP, uuid, 0, o->nslices + 1);
@@ -899,89 +843,89 @@ cleanup:
 
 static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
 {
-    struct cur c = {p, p + n};
-    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0}, df = {0}, zp = {0};
+    const uint8_t *c = p, *cend = p + n;
+    struct pb_field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0}, df = {0}, zp = {0};
     uint64_t ts = 0, clock_id = 0, seq = 0, flags = 0, boot = 0, mono = 0;
     int has_ts = 0, k, is_new = 0;
     struct rseq *sq = NULL;
 
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.wt == 0 && f.num == 8)
+    while ((k = pb_next(&c, cend, &f)) > 0) {
+        if (f.wire == 0 && f.field == PF_PACKET_TIMESTAMP)
             ts = f.v, has_ts = 1;
-        else if (f.wt == 0 && f.num == 58)
+        else if (f.wire == 0 && f.field == PF_PACKET_TIMESTAMP_CLOCK)
             clock_id = f.v;
-        else if (f.wt == 0 && f.num == 10)
+        else if (f.wire == 0 && f.field == PF_PACKET_SEQUENCE_ID)
             seq = f.v;
-        else if (f.wt == 0 && f.num == 13)
+        else if (f.wire == 0 && f.field == PF_PACKET_SEQUENCE_FLAGS)
             flags = f.v;
-        else if (f.wt == 2 && f.num == 12)
+        else if (f.wire == 2 && f.field == PF_PACKET_INTERNED_DATA)
             in = f;
-        else if (f.wt == 2 && f.num == 60)
+        else if (f.wire == 2 && f.field == PF_PACKET_TRACK_DESCRIPTOR)
             td = f;
-        else if (f.wt == 2 && f.num == 66)
+        else if (f.wire == 2 && f.field == PF_PACKET_PERF_SAMPLE)
             ps = f;
-        else if (f.wt == 2 && f.num == 6)
+        else if (f.wire == 2 && f.field == PF_PACKET_CLOCK_SNAPSHOT)
             cl = f;
-        else if (f.wt == 2 && f.num == 11)
+        else if (f.wire == 2 && f.field == PF_PACKET_TRACK_EVENT)
             te = f;
-        else if (f.wt == 2 && f.num == 59)
+        else if (f.wire == 2 && f.field == PF_PACKET_DEFAULTS)
             df = f;
-        else if (f.wt == 2 && f.num == 50)
+        else if (f.wire == 2 && f.field == PF_PACKET_COMPRESSED)
             zp = f;
     }
     if (k < 0)
         return -1;
-    if (zp.p && r->nested) {
+    if (zp.data && r->nested) {
         snprintf(r->err, r->errlen, "a compressed bundle inside a compressed bundle");
         return -1;
     }
-    if (zp.p) /* a bundle of packets, deflated: nothing else of this packet is read */
-        return parse_compressed(r, zp.p, zp.n);
+    if (zp.data) /* a bundle of packets, deflated: nothing else of this packet is read */
+        return parse_compressed(r, zp.data, zp.len);
     r->out->packets++;
     if (seq == 0) {
-        if (in.p || ps.p || te.p)
+        if (in.data || ps.data || te.data)
             violation(r, "interned data, perf_sample or track event without a sequence id");
-        if (td.p && parse_track(r, td.p, td.n) < 0)
+        if (td.data && parse_track(r, td.data, td.len) < 0)
             return -1;
         return 0;
     }
     sq = seq_of(r, (uint32_t)seq, &is_new);
-    if (is_new && !(flags & 1))
+    if (is_new && !(flags & PF_SEQ_CLEARED))
         violation(r, "sequence %llu: first packet does not clear incremental state",
                   (unsigned long long)seq);
-    if (flags & 1) { /* a new generation: interned data and defaults start empty */
+    if (flags & PF_SEQ_CLEARED) { /* a new generation: interned data and defaults start empty */
         sq->gen = ++r->gen;
         sq->default_clock = 0;
     }
-    if (df.p) { /* TracePacketDefaults: only timestamp_clock_id matters here */
-        uint64_t v[59] = {0};
-        int has[59] = {0};
-        if (parse_flat(df.p, df.n, v, has, NULL, NULL, 59) < 0)
+    if (df.data) { /* TracePacketDefaults: only timestamp_clock_id matters here */
+        uint64_t v[PF_DEFAULTS_TIMESTAMP_CLOCK + 1] = {0};
+        int has[PF_DEFAULTS_TIMESTAMP_CLOCK + 1] = {0};
+        if (parse_flat(df.data, df.len, v, has, NULL, NULL, PF_DEFAULTS_TIMESTAMP_CLOCK + 1) < 0)
             return -1;
-        sq->default_clock = (uint32_t)v[58];
+        sq->default_clock = (uint32_t)v[PF_DEFAULTS_TIMESTAMP_CLOCK];
     }
-    if (sq->gen == 0 && (flags & 2 || in.p || ps.p)) {
+    if (sq->gen == 0 && (flags & PF_SEQ_NEEDS || in.data || ps.data)) {
         violation(r, "sequence %llu: packet needs incremental state before it is cleared",
                   (unsigned long long)seq);
         return 0; /* trace_processor drops it */
     }
-    if (in.p && parse_interned(r, sq, in.p, in.n) < 0)
+    if (in.data && parse_interned(r, sq, in.data, in.len) < 0)
         return -1;
-    if (cl.p) { /* trace_processor reads nothing else of a ClockSnapshot packet */
-        if (td.p || ps.p || te.p)
+    if (cl.data) { /* trace_processor reads nothing else of a ClockSnapshot packet */
+        if (td.data || ps.data || te.data)
             violation(r,
                       "sequence %llu: a ClockSnapshot packet carries content that "
                       "trace_processor ignores",
                       (unsigned long long)seq);
-        return parse_clocks(r, sq, cl.p, cl.n);
+        return parse_clocks(r, sq, cl.data, cl.len);
     }
     if (has_ts && resolve_time(r, sq, ts, clock_id, &boot, &mono) < 0)
         return 0; /* trace_processor cannot place it */
-    if (td.p && parse_track(r, td.p, td.n) < 0)
+    if (td.data && parse_track(r, td.data, td.len) < 0)
         return -1;
-    if (ps.p && parse_sample(r, sq, ps.p, ps.n, has_ts, boot, mono) < 0)
+    if (ps.data && parse_sample(r, sq, ps.data, ps.len, has_ts, boot, mono) < 0)
         return -1;
-    if (te.p && parse_track_event(r, te.p, te.n, has_ts, mono) < 0)
+    if (te.data && parse_track_event(r, te.data, te.len, has_ts, mono) < 0)
         return -1;
     return 0;
 }
@@ -1002,18 +946,18 @@ static void reader_free(struct reader *r)
 static int parse_packets(struct reader *r, const uint8_t *data, size_t len, int nested)
 {
     struct perfetto_summary *out = r->out;
-    struct cur c = {data, data + len};
+    const uint8_t *c = data, *end = data + len;
 
-    while (c.p < c.end) {
-        const uint8_t *start = c.p;
+    while (c < end) {
+        const uint8_t *start = c;
         uint64_t n;
-        if (*c.p != 0x0A) {
-            snprintf(r->err, r->errlen, "byte 0x%02x at offset %zu%s is not a packet tag", *c.p,
-                     (size_t)(c.p - data), nested ? " of a compressed bundle" : "");
+        if (*c != PB_TAG(PF_TRACE_PACKET, 2)) {
+            snprintf(r->err, r->errlen, "byte 0x%02x at offset %zu%s is not a packet tag", *c,
+                     (size_t)(c - data), nested ? " of a compressed bundle" : "");
             return -1;
         }
-        c.p++;
-        if (get_varint(&c, &n) < 0 || n > (uint64_t)(c.end - c.p)) {
+        c++;
+        if (pb_read_varint(&c, end, &n) < 0 || n > (uint64_t)(end - c)) {
             if (nested) {
                 snprintf(r->err, r->errlen, "a packet of a compressed bundle is cut short");
                 return -1;
@@ -1021,14 +965,14 @@ static int parse_packets(struct reader *r, const uint8_t *data, size_t len, int 
             out->truncated = 1;
             break;
         }
-        if (parse_packet(r, c.p, (size_t)n) < 0) {
+        if (parse_packet(r, c, (size_t)n) < 0) {
             snprintf(r->err, r->errlen, "malformed packet at offset %zu%s", (size_t)(start - data),
                      nested ? " of a compressed bundle" : "");
             return -1;
         }
-        c.p += n;
+        c += n;
         if (!nested)
-            out->valid_bytes = (uint64_t)(c.p - data);
+            out->valid_bytes = (uint64_t)(c - data);
     }
     return 0;
 }
