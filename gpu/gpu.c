@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
-#include "model/stderr_route.h"
+#include "base/stderr_route.h"
 
 const struct gpu_metric_def gpu_metrics[GPU_M_COUNT] = {
     [GPU_M_BUSY] = {"busy", "busy", "%", "busy_pct"},

@@ -2,7 +2,7 @@
 #ifndef ROCSYS_MODEL_MODEL_INTERNAL_H
 #define ROCSYS_MODEL_MODEL_INTERNAL_H
 
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model.h"
 
 #define MODEL_WINDOW_BUCKETS 64 /* seconds of sliding-window history kept, at most */

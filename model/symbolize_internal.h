@@ -5,7 +5,7 @@
 #ifndef ROCSYS_MODEL_SYMBOLIZE_INTERNAL_H
 #define ROCSYS_MODEL_SYMBOLIZE_INTERNAL_H
 
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model.h"
 #include "model_internal.h"
 

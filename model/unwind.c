@@ -2,7 +2,7 @@
  * unwinding (libdwfl) of a perf sample's registers and stack copy, with the Dwfl the
  * symbolizer keeps per process (its ELF files and parsed CFI live as long as the process). */
 #define _GNU_SOURCE
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model_internal.h"
 
 #include <dwarf.h>

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "model.h"
+#include "model/model.h"
 
 struct hashmap {
     uint64_t *keys; /* 0 = empty slot */

@@ -1,5 +1,5 @@
 /* Allocation helpers for the front end: out of memory is fatal there (never in the collector). */
-#include "model.h"
+#include "model/model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
