@@ -1,12 +1,12 @@
-/* A small open-addressing hash map from a non-zero uint64 key to a uint32 value, private to the
- * model (front end only). Keys are expected to be well mixed by the caller (hashmap_mix). */
-#ifndef ROCSYS_MODEL_HASHMAP_H
-#define ROCSYS_MODEL_HASHMAP_H
+/* A small open-addressing hash map from a non-zero uint64 key to a uint32 value, used by the
+ * front end (base layer). Keys are expected to be well mixed by the caller (hashmap_mix). */
+#ifndef ROCSYS_BASE_HASHMAP_H
+#define ROCSYS_BASE_HASHMAP_H
 
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "model/model.h"
+#include "base/base.h"
 
 struct hashmap {
     uint64_t *keys; /* 0 = empty slot */

@@ -1,7 +1,7 @@
 /* The front end's model of a profiling session: processes, threads, symbolized stacks, call
  * trees, hot functions, process metrics and the target's output. The session feeds it from
  * the transport (or, later, from a recording); views and writers only read it.
- * Everything here runs in the front end: it may allocate; x* helpers abort on OOM. */
+ * Everything here runs in the front end: it may allocate; x* helpers (base/base.h) abort on OOM. */
 #ifndef ROCSYS_MODEL_MODEL_H
 #define ROCSYS_MODEL_MODEL_H
 
@@ -10,18 +10,17 @@
 #include <stdio.h>
 #include <time.h>
 
-/* ---- memory helpers (front end only) ---- */
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n);
-/* Grow the array at *pp (pp: the address of an array pointer) of *cap elements of elem bytes
- * so that it holds need, doubling from 16. */
-void xgrow(void *pp, size_t *cap, size_t need, size_t elem);
-char *xstrdup(const char *s);
-/* Clock c in nanoseconds (CLOCK_MONOTONIC is the session's clock). */
-uint64_t model_clock_ns(clockid_t c);
-/* User + system CPU time of this process (rocsys-top itself) in nanoseconds, 0 if unknown. */
-uint64_t model_self_cpu_ns(void);
+#include "base/base.h"
+
+/* The session's clock and rocsys-top's own CPU time (base/base.h's, under the model's names). */
+static inline uint64_t model_clock_ns(clockid_t c)
+{
+    return base_clock_ns(c);
+}
+static inline uint64_t model_self_cpu_ns(void)
+{
+    return base_self_cpu_ns();
+}
 
 /* ---- symbolizer (model/symbolize.c, libdwfl) ---- */
 struct symbolizer;
