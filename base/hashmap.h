@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "base/base.h"
+#include "base/hash.h"
 
 struct hashmap {
     uint64_t *keys; /* 0 = empty slot */
@@ -15,14 +16,10 @@ struct hashmap {
     size_t count;
 };
 
-/* Mix bits (splitmix64 finalizer) so that clustered keys spread over the table. */
+/* Mix bits (hash_mix64) so that clustered keys spread over the table; never 0 (empty). */
 static inline uint64_t hashmap_mix(uint64_t x)
 {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
+    x = hash_mix64(x);
     return x ? x : 1;
 }
 

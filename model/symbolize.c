@@ -9,21 +9,6 @@
 
 /* ---- hashing and string interning ---- */
 
-/* Spread all input bits over the result (the model's mixer; never 0). */
-static inline uint64_t mix64(uint64_t x)
-{
-    return hashmap_mix(x);
-}
-
-/* FNV-1a over a NUL-terminated string. */
-static uint64_t hash_str(const char *str)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)str; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ULL;
-    return mix64(h);
-}
-
 /* Copy str into chunk storage that lives until the table is freed. */
 static const char *intern_store(struct intern_table *t, const char *str)
 {
@@ -101,7 +86,8 @@ const char *sym_intern_offset_name(struct symbolizer *s, const char *base, uint6
 /* Home slot of a (pid, pc, is_ret) key. */
 static inline size_t cache_slot(uint32_t pid, uint64_t pc, int is_ret, size_t cap)
 {
-    return mix64(pc * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)pid << 1 | (uint64_t)is_ret)) & (cap - 1);
+    return hashmap_mix(pc * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)pid << 1 | (uint64_t)is_ret)) &
+           (cap - 1);
 }
 
 /* The cached result for (pid, pc, is_ret), or NULL. */

@@ -20,18 +20,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/hash.h"
 #include "model/model.h"
 #include "perfetto_read_internal.h"
-
-/* Mix bits (splitmix64's finalizer). */
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 /* The entry of (kind, a, b): existing (used) or the free slot to fill. */
 static struct rent *rmap_slot(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b)
@@ -42,7 +33,7 @@ static struct rent *rmap_slot(struct rmap *m, uint32_t kind, uint64_t a, uint64_
         for (size_t i = 0; i < m->cap; i++) {
             if (!m->e[i].used)
                 continue;
-            size_t j = mix(m->e[i].a ^ mix(m->e[i].b ^ m->e[i].kind)) & (cap - 1);
+            size_t j = hash_mix64(m->e[i].a ^ hash_mix64(m->e[i].b ^ m->e[i].kind)) & (cap - 1);
             while (e[j].used)
                 j = (j + 1) & (cap - 1);
             e[j] = m->e[i];
@@ -51,7 +42,7 @@ static struct rent *rmap_slot(struct rmap *m, uint32_t kind, uint64_t a, uint64_
         m->e = e;
         m->cap = cap;
     }
-    size_t j = mix(a ^ mix(b ^ kind)) & (m->cap - 1);
+    size_t j = hash_mix64(a ^ hash_mix64(b ^ kind)) & (m->cap - 1);
     while (m->e[j].used && !(m->e[j].kind == kind && m->e[j].a == a && m->e[j].b == b))
         j = (j + 1) & (m->cap - 1);
     return &m->e[j];

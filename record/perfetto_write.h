@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <zlib.h>
 
+#include "base/hash.h"
 #include "pb.h"
 #include "perfetto_proto.h"
 #include "record.h"
@@ -77,17 +78,6 @@ struct record_writer {
     uint64_t newest_ns, arrivals; /* latest sample time seen; samples seen */
     struct pb pend_in;            /* interned data for the next sample packet written */
 };
-
-/* Mix bits (splitmix64's finalizer). */
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
 
 /* ---- encoding (perfetto_write_encode.c) ---- */
 

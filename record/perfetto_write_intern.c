@@ -9,14 +9,6 @@
 #include "model/model.h"
 #include "perfetto_write.h"
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-    return mix64(h);
-}
-
 /* Double the table when half full (slots are placed by hash only). */
 static void itab_grow(struct itab *t)
 {
@@ -79,7 +71,7 @@ static int eq_thread(const struct record_writer *w, const struct ient *e, const 
 
 uint64_t pfw_track_uuid(uint32_t pid, uint32_t tid)
 {
-    return mix64(((uint64_t)pid << 32 | tid) ^ 0x726f637379730000ull);
+    return hash_mix64(((uint64_t)pid << 32 | tid) ^ 0x726f637379730000ull);
 }
 
 static int eq_pid(const struct record_writer *w, const struct ient *e, const void *key)
@@ -90,15 +82,15 @@ static int eq_pid(const struct record_writer *w, const struct ient *e, const voi
 
 int pfw_process_declared(struct record_writer *w, uint32_t pid)
 {
-    return itab_slot(&w->procs, mix64(pid), eq_pid, w, &pid)->used;
+    return itab_slot(&w->procs, hash_mix64(pid), eq_pid, w, &pid)->used;
 }
 
 void pfw_process_mark(struct record_writer *w, uint32_t pid)
 {
-    struct ient *e = itab_slot(&w->procs, mix64(pid), eq_pid, w, &pid);
+    struct ient *e = itab_slot(&w->procs, hash_mix64(pid), eq_pid, w, &pid);
 
     if (!e->used) {
-        *e = (struct ient){.h = mix64(pid), .a = pid, .used = 1};
+        *e = (struct ient){.h = hash_mix64(pid), .a = pid, .used = 1};
         w->procs.count++;
     }
 }
@@ -106,13 +98,14 @@ void pfw_process_mark(struct record_writer *w, uint32_t pid)
 int pfw_thread_declared(struct record_writer *w, uint32_t pid, uint32_t tid)
 {
     uint32_t key[2] = {pid, tid};
-    return itab_slot(&w->threads, mix64((uint64_t)pid << 32 | tid), eq_thread, w, key)->used;
+    return itab_slot(&w->threads, hash_mix64((uint64_t)pid << 32 | tid), eq_thread, w, key)->used;
 }
 
 int pfw_thread_set_name(struct record_writer *w, uint32_t pid, uint32_t tid, const char *name)
 {
     uint32_t key[2] = {pid, tid};
-    struct ient *e = itab_slot(&w->threads, mix64((uint64_t)pid << 32 | tid), eq_thread, w, key);
+    struct ient *e =
+        itab_slot(&w->threads, hash_mix64((uint64_t)pid << 32 | tid), eq_thread, w, key);
 
     if (e->used && strcmp(w->strs[e->k], name) == 0)
         return 0;
@@ -120,7 +113,8 @@ int pfw_thread_set_name(struct record_writer *w, uint32_t pid, uint32_t tid, con
         free(w->strs[e->k]);
         w->strs[e->k] = xstrdup(name);
     } else {
-        *e = (struct ient){.h = mix64((uint64_t)pid << 32 | tid), .a = pid, .b = tid, .used = 1};
+        *e = (struct ient){
+            .h = hash_mix64((uint64_t)pid << 32 | tid), .a = pid, .b = tid, .used = 1};
         e->k = str_add(w, name);
         w->threads.count++;
     }
@@ -142,10 +136,10 @@ int pfw_track_intern(struct record_writer *w, uint32_t pid, uint32_t kind, const
                      uint64_t *uuid)
 {
     struct track_key key = {pid, kind, name};
-    uint64_t h = mix64(hash_str(name) ^ ((uint64_t)pid << 8 | kind));
+    uint64_t h = hash_mix64(hash_str(name) ^ ((uint64_t)pid << 8 | kind));
     struct ient *e = itab_slot(&w->tracks, h, eq_track, w, &key);
 
-    *uuid = mix64(h ^ 0x747261636b000000ull) | 1ull << 63;
+    *uuid = hash_mix64(h ^ 0x747261636b000000ull) | 1ull << 63;
     if (e->used)
         return 0;
     *e = (struct ient){.h = h, .a = pid, .b = kind, .used = 1};

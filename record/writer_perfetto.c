@@ -381,7 +381,7 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     mono = model_clock_ns(CLOCK_MONOTONIC);
     boot = model_clock_ns(CLOCK_BOOTTIME);
     w->boot_offset = (int64_t)(boot - mono);
-    w->seq = 1 + (uint32_t)(mix64((uint64_t)getpid() << 40 ^ boot) % 16383);
+    w->seq = 1 + (uint32_t)(hash_mix64((uint64_t)getpid() << 40 ^ boot) % 16383);
     if (model_session(m)->rank >= 0) /* MPI ranks: distinct ids, so merged traces stay valid */
         w->seq = 1 + (uint32_t)model_session(m)->rank % 16383;
     pfw_packet_anchor(w, mono, boot);
