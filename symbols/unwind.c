@@ -3,7 +3,7 @@
  * symbolizer keeps per process (its ELF files and parsed CFI live as long as the process). */
 #define _GNU_SOURCE
 #include "base/hashmap.h"
-#include "model_internal.h"
+#include "model/model_internal.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
