@@ -6,8 +6,8 @@
 #define ROCSYS_MODEL_SYMBOLIZE_INTERNAL_H
 
 #include "base/hashmap.h"
-#include "model/model.h"
-#include "model/model_internal.h"
+#include "base/base.h"
+#include "symbols/symbols_internal.h"
 
 #include <dwarf.h>
 #include <elf.h>

@@ -3,7 +3,8 @@
  * symbolizer keeps per process (its ELF files and parsed CFI live as long as the process). */
 #define _GNU_SOURCE
 #include "base/hashmap.h"
-#include "model/model_internal.h"
+#include "base/base.h"
+#include "symbols/symbols_internal.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
