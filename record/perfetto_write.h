@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "base/hash.h"
+#include "base/hashmap.h"
 #include "pb.h"
 #include "perfetto_proto.h"
 #include "record.h"
@@ -58,11 +59,11 @@ struct record_writer {
     uint64_t flushed_ns; /* pkt_ns at the last flush */
     struct pb pkt, tmp, sub;
     struct pb in_fn, in_path, in_map, in_frame, in_stack; /* new interned entries */
-    struct itab names;   /* function name -> iid a (string strs[k]) */
-    struct itab modules; /* module basename -> mapping iid a == path iid (strs[k]) */
-    struct itab threads; /* (pid, tid) -> declared name strs[k] */
-    struct itab procs;   /* pid a: its process track is declared */
-    struct itab tracks;  /* (pid a, kind b, name strs[k]) -> a named or counter track */
+    struct itab names;      /* function name -> iid a (string strs[k]) */
+    struct itab modules;    /* module basename -> mapping iid a == path iid (strs[k]) */
+    struct hashmap threads; /* mixed (pid << 32 | tid) -> 1 + index in strs of its name */
+    struct hashmap procs;   /* mixed pid -> 1: its process track is declared */
+    struct itab tracks;     /* (pid a, kind b, name strs[k]) -> a named or counter track */
     char **strs;
     size_t nstrs, capstrs;
     uint32_t *func_frames; /* model function f -> its frame iid, 0 until written */

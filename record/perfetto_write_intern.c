@@ -63,60 +63,43 @@ static int eq_str(const struct record_writer *w, const struct ient *e, const voi
     return strcmp(w->strs[e->k], key) == 0;
 }
 
-static int eq_thread(const struct record_writer *w, const struct ient *e, const void *key)
-{
-    (void)w;
-    return e->a == ((const uint32_t *)key)[0] && e->b == ((const uint32_t *)key)[1];
-}
-
 uint64_t pfw_track_uuid(uint32_t pid, uint32_t tid)
 {
     return hash_mix64(((uint64_t)pid << 32 | tid) ^ 0x726f637379730000ull);
 }
 
-static int eq_pid(const struct record_writer *w, const struct ient *e, const void *key)
+/* The hash map key of thread (pid, tid) (tid 0: the process): a bijection of the pair. */
+static uint64_t thread_key(uint32_t pid, uint32_t tid)
 {
-    (void)w;
-    return e->a == *(const uint32_t *)key;
+    return hashmap_mix((uint64_t)pid << 32 | tid);
 }
 
 int pfw_process_declared(struct record_writer *w, uint32_t pid)
 {
-    return itab_slot(&w->procs, hash_mix64(pid), eq_pid, w, &pid)->used;
+    return hashmap_slot(&w->procs, thread_key(pid, 0), 0) != NULL;
 }
 
 void pfw_process_mark(struct record_writer *w, uint32_t pid)
 {
-    struct ient *e = itab_slot(&w->procs, hash_mix64(pid), eq_pid, w, &pid);
-
-    if (!e->used) {
-        *e = (struct ient){.h = hash_mix64(pid), .a = pid, .used = 1};
-        w->procs.count++;
-    }
+    *hashmap_slot(&w->procs, thread_key(pid, 0), 1) = 1;
 }
 
 int pfw_thread_declared(struct record_writer *w, uint32_t pid, uint32_t tid)
 {
-    uint32_t key[2] = {pid, tid};
-    return itab_slot(&w->threads, hash_mix64((uint64_t)pid << 32 | tid), eq_thread, w, key)->used;
+    return hashmap_slot(&w->threads, thread_key(pid, tid), 0) != NULL;
 }
 
 int pfw_thread_set_name(struct record_writer *w, uint32_t pid, uint32_t tid, const char *name)
 {
-    uint32_t key[2] = {pid, tid};
-    struct ient *e =
-        itab_slot(&w->threads, hash_mix64((uint64_t)pid << 32 | tid), eq_thread, w, key);
+    uint32_t *slot = hashmap_slot(&w->threads, thread_key(pid, tid), 1);
 
-    if (e->used && strcmp(w->strs[e->k], name) == 0)
+    if (*slot && strcmp(w->strs[*slot - 1], name) == 0)
         return 0;
-    if (e->used) {
-        free(w->strs[e->k]);
-        w->strs[e->k] = xstrdup(name);
+    if (*slot) {
+        free(w->strs[*slot - 1]);
+        w->strs[*slot - 1] = xstrdup(name);
     } else {
-        *e = (struct ient){
-            .h = hash_mix64((uint64_t)pid << 32 | tid), .a = pid, .b = tid, .used = 1};
-        e->k = str_add(w, name);
-        w->threads.count++;
+        *slot = str_add(w, name) + 1;
     }
     return 1;
 }
@@ -275,8 +258,8 @@ void pfw_intern_free(struct record_writer *w)
 {
     itab_free(&w->names);
     itab_free(&w->modules);
-    itab_free(&w->threads);
-    itab_free(&w->procs);
+    hashmap_free(&w->threads);
+    hashmap_free(&w->procs);
     itab_free(&w->tracks);
     for (size_t i = 0; i < w->nstrs; i++)
         free(w->strs[i]);

@@ -446,8 +446,8 @@ void record_perfetto_stats(const struct record_writer *w, size_t *frames, size_t
 {
     *frames = w->next_frame;
     *stacks = w->nstacks;
-    *heap_bytes = (w->names.cap + w->modules.cap + w->threads.cap + w->procs.cap + w->tracks.cap) *
-                      sizeof(struct ient) +
+    *heap_bytes = (w->names.cap + w->modules.cap + w->tracks.cap) * sizeof(struct ient) +
+                  (w->threads.cap + w->procs.cap) * (sizeof(uint64_t) + sizeof(uint32_t)) +
                   w->cap_func_frames * sizeof(uint32_t) + w->cap_stack_written * sizeof(uint64_t) +
                   w->capstrs * sizeof(char *) + w->out.cap + w->pkt.cap +
                   w->capstack * sizeof(uint32_t) + w->capheap * sizeof(struct pf_pending) +
