@@ -7,67 +7,12 @@
 #define _GNU_SOURCE
 #include "symbolize_internal.h"
 
-/* ---- hashing and string interning ---- */
-
-/* Copy str into chunk storage that lives until the table is freed. */
-static const char *intern_store(struct intern_table *t, const char *str)
-{
-    size_t n = strlen(str) + 1;
-    struct str_chunk *c = t->chunks;
-    if (!c || c->cap - c->used < n) {
-        size_t cap = n > STR_CHUNK_SIZE / 4 ? n : STR_CHUNK_SIZE;
-        c = xmalloc(sizeof *c + cap);
-        c->used = 0;
-        c->cap = cap;
-        if (cap == n && t->chunks) { /* oversized: keep the current chunk in front */
-            c->next = t->chunks->next;
-            t->chunks->next = c;
-        } else {
-            c->next = t->chunks;
-            t->chunks = c;
-        }
-    }
-    char *dst = c->data + c->used;
-    memcpy(dst, str, n);
-    c->used += n;
-    return dst;
-}
-
-/* Double the slot array and rehash every interned string. */
-static void intern_grow(struct intern_table *t)
-{
-    size_t cap = t->cap ? t->cap * 2 : 1024;
-    const char **slots = xcalloc(cap, sizeof *slots);
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slots[i])
-            continue;
-        size_t j = hash_str(t->slots[i]) & (cap - 1);
-        while (slots[j])
-            j = (j + 1) & (cap - 1);
-        slots[j] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->cap = cap;
-}
+/* ---- string interning (base/intern.h) ---- */
 
 /* The one stable copy of str (NULL stays NULL). */
 const char *sym_intern(struct symbolizer *s, const char *str)
 {
-    struct intern_table *t = &s->strs;
-    if (!str)
-        return NULL;
-    if ((t->count + 1) * 2 > t->cap)
-        intern_grow(t);
-    size_t j = hash_str(str) & (t->cap - 1);
-    while (t->slots[j]) {
-        if (strcmp(t->slots[j], str) == 0)
-            return t->slots[j];
-        j = (j + 1) & (t->cap - 1);
-    }
-    t->slots[j] = intern_store(t, str);
-    t->count++;
-    return t->slots[j];
+    return intern_str(&s->strs, str);
 }
 
 /* Interned "base+0xoffset" for code without a symbol. */
@@ -261,11 +206,7 @@ void symbolizer_free(struct symbolizer *s)
     free(s->procs);
     free(s->cache);
     free(s->frames);
-    free(s->strs.slots);
-    for (struct str_chunk *c = s->strs.chunks, *next; c; c = next) {
-        next = c->next;
-        free(c);
-    }
+    intern_free(&s->strs);
     symfiles_free(s->files);
     hashmap_free(&s->file_rules);
     if (s->vdso_fd >= 0)

@@ -6,6 +6,7 @@
 #define ROCSYS_MODEL_SYMBOLIZE_INTERNAL_H
 
 #include "base/hashmap.h"
+#include "base/intern.h"
 #include "base/base.h"
 #include "symbols/symbols_internal.h"
 
@@ -24,8 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define SYM_MAX_FRAMES 32          /* inline depth kept per pc (deeper chains are cut) */
-#define STR_CHUNK_SIZE (64 * 1024) /* interned strings are carved out of chunks this big */
+#define SYM_MAX_FRAMES 32 /* inline depth kept per pc (deeper chains are cut) */
 #define VDSO_NAME      "linux-vdso.so.1"
 #define VDSO_MAX_SIZE  (1u << 20) /* sanity bound for the in-memory vDSO image */
 
@@ -33,19 +33,6 @@ typedef ElfW(Ehdr) native_ehdr; /* this process's ELF class (the vDSO's) */
 typedef ElfW(Phdr) native_phdr;
 
 enum mod_state { MOD_NEW, MOD_OK, MOD_FAILED };
-
-struct str_chunk {
-    struct str_chunk *next;
-    size_t used, cap;
-    char data[];
-};
-
-/* Open-addressing set of interned strings (slots hold pointers into the chunks). */
-struct intern_table {
-    const char **slots;
-    size_t cap, count; /* cap is a power of two */
-    struct str_chunk *chunks;
-};
 
 /* One cached lookup; count == 0 marks an empty slot (a cached result has >= 1 frame). */
 struct cache_entry {
