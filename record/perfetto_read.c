@@ -106,12 +106,13 @@ void pfr_pool_push(struct reader *r, uint64_t v)
 int pfr_parse_flat(const uint8_t *p, size_t n, uint64_t *v, int *has, const uint8_t **s, size_t *sn,
                    uint32_t max)
 {
-    const uint8_t *c = p, *cend = p + n;
+    const uint8_t *c = p, *cend;
     struct pb_field f;
     int k;
 
     if (!p) /* a sub-message's field number sent as a varint: no fields */
         return 0;
+    cend = p + n; /* (only now: NULL + 0 is undefined) */
     while ((k = pb_next(&c, cend, &f)) > 0) {
         if (f.field >= max)
             continue;
