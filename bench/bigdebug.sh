@@ -22,7 +22,7 @@
 # functions were first named (big_hot_spin in a frame) and how many frames said "symbols:
 # loading", and rocsys-top's peak RSS (wait4's maxrss; the target is a few MiB).
 # Goals: gap <= 2 s; peak RSS well below the debug info's size. Compressed debug info that
-# inflates to more than 256 MiB gives the file its symbol table only (model/symfiles.c): names
+# inflates to more than 256 MiB gives the file its symbol table only (symbols/symfiles.c): names
 # without lines or inlined frames; BENCH_DEBUG_MB below that inflates it all.
 #
 # Environment: BENCH_DEBUG_MB (debug info to generate, default 1024; 64 for a quick try),

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "model/model.h"
-#include "model/stderr_route.h"
+#include "base/base.h"
+#include "base/stderr_route.h"
 
 const struct gpu_metric_def gpu_metrics[GPU_M_COUNT] = {
     [GPU_M_BUSY] = {"busy", "busy", "%", "busy_pct"},
@@ -115,7 +115,7 @@ static atomic_int left_behind;
 /* CPU time of the calling thread, in microseconds. */
 static double thread_cpu_us(void)
 {
-    return (double)model_clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1000.0;
+    return (double)base_clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1000.0;
 }
 
 /* The short name of process pid from /proc ("?" when it is gone). */
@@ -137,7 +137,7 @@ static void proc_comm(uint32_t pid, char *buf, size_t n)
 static void call_begin(struct gpu_monitor *m, const char *step)
 {
     atomic_store(&m->step, step);
-    atomic_store(&m->call_since_ns, model_clock_ns(CLOCK_MONOTONIC));
+    atomic_store(&m->call_since_ns, base_clock_ns(CLOCK_MONOTONIC));
 }
 
 /* ... and is back from it. */
@@ -163,7 +163,7 @@ static void sweep(struct gpu_monitor *m)
         call_begin(m, "sample");
         m->b->sample(d, all ? ~0u : ~slow, s);
         call_end(m);
-        s->time_ns = model_clock_ns(CLOCK_MONOTONIC);
+        s->time_ns = base_clock_ns(CLOCK_MONOTONIC);
     }
     call_begin(m, "processes");
     nproc = m->b->processes(m->scratch_procs, GPU_MAX_PROCS);
@@ -355,7 +355,7 @@ static void *monitor_main(void *arg)
     pthread_mutex_lock(&m->lock);
     m->starting = 0;
     pthread_cond_broadcast(&m->wake); /* gpu_monitor_wait_started */
-    next = model_clock_ns(CLOCK_MONOTONIC) + period;
+    next = base_clock_ns(CLOCK_MONOTONIC) + period;
     while (ok && !m->stop) {
         struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull),
                               .tv_nsec = (long)(next % 1000000000ull)};
@@ -363,7 +363,7 @@ static void *monitor_main(void *arg)
             continue; /* woken to stop (or spuriously): look again */
         pthread_mutex_unlock(&m->lock);
         sweep(m);
-        uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
+        uint64_t now = base_clock_ns(CLOCK_MONOTONIC);
         next += period;
         if (next <= now) /* fell behind (a slow query, a stopped process): no burst */
             next = now + period;
@@ -422,14 +422,14 @@ static int signal_pending(const sigset_t *set)
 
 int gpu_monitor_wait_started(struct gpu_monitor *m, int timeout_ms, const sigset_t *stop_on)
 {
-    uint64_t deadline = model_clock_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000ull;
+    uint64_t deadline = base_clock_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000ull;
     int started;
 
     if (!m)
         return 1;
     pthread_mutex_lock(&m->lock);
     while (m->starting && !signal_pending(stop_on)) {
-        uint64_t now = model_clock_ns(CLOCK_MONOTONIC), until = now + 20000000ull;
+        uint64_t now = base_clock_ns(CLOCK_MONOTONIC), until = now + 20000000ull;
         if (now >= deadline)
             break;
         until = until < deadline ? until : deadline; /* a pending signal is seen within 20 ms */
@@ -469,7 +469,7 @@ void gpu_monitor_stop(struct gpu_monitor *m)
          * thread and the monitor are left to the exit. A sweep in progress is waited for a
          * little, unless it is stuck already. */
         since = atomic_load(&m->call_since_ns);
-        if (starting || (since && model_clock_ns(CLOCK_MONOTONIC) - since >
+        if (starting || (since && base_clock_ns(CLOCK_MONOTONIC) - since >
                                       (uint64_t)GPU_ANSWER_WAIT_MS * 1000000ull))
             goto leave;
         clock_gettime(CLOCK_REALTIME, &deadline);
@@ -497,7 +497,7 @@ leave:
 
 void gpu_monitor_status(struct gpu_monitor *m, struct gpu_status *out)
 {
-    uint64_t since, now = model_clock_ns(CLOCK_MONOTONIC);
+    uint64_t since, now = base_clock_ns(CLOCK_MONOTONIC);
     const char *call = NULL;
 
     pthread_mutex_lock(&m->lock);

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "model/model.h"
+#include "base/base.h"
 
 void gpu_history_init(struct gpu_history *h, int cap)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "model/hashmap.h"
+#include "base/hashmap.h"
 
 #define RECENT_SLOTS 65536 /* launches waiting for their dispatch */
 #define EARLY_SLOTS  16384 /* dispatches waiting for their launch */

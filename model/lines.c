@@ -8,7 +8,7 @@
  * (model_lines_summary's full says how many samples missed a line for that reason). */
 #include <string.h>
 
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model_internal.h"
 
 #define MODEL_LINES_MAX (1u << 19) /* line records at most: about 20 MB with their hash slots */

@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 
 #include "collector/protocol.h"
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model_internal.h"
 
 #define MAX_SYM_FRAMES 16              /* inlined frames per address, at most */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "collector/protocol.h"
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model_internal.h"
 
 const char model_python_module[] = "[python]";

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "collector/protocol.h"
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model_internal.h"
 
 /* One distinct region name (interned by content, so equal names are one function). */

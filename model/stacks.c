@@ -4,7 +4,7 @@
  * Memory grows with distinct paths and (thread, path) pairs, not with run time or depth. */
 #include <string.h>
 
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model_internal.h"
 
 #include "collector/protocol.h"

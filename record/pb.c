@@ -17,25 +17,42 @@ void pb_reserve(struct pb *b, size_t more)
     b->cap = cap;
 }
 
+size_t pb_varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+size_t pb_put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
 void pb_varint(struct pb *b, uint64_t v)
 {
     pb_reserve(b, 10);
-    while (v >= 0x80) {
-        b->p[b->n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b->p[b->n++] = (uint8_t)v;
+    b->n += pb_put_varint(b->p + b->n, v);
 }
 
 void pb_uint(struct pb *b, uint32_t field, uint64_t v)
 {
-    pb_varint(b, (uint64_t)field << 3);
+    pb_varint(b, PB_TAG(field, 0));
     pb_varint(b, v);
 }
 
 void pb_bytes(struct pb *b, uint32_t field, const void *data, size_t n)
 {
-    pb_varint(b, (uint64_t)field << 3 | 2);
+    pb_varint(b, PB_TAG(field, 2));
     pb_varint(b, n);
     pb_reserve(b, n);
     if (n)
@@ -45,7 +62,7 @@ void pb_bytes(struct pb *b, uint32_t field, const void *data, size_t n)
 
 void pb_fixed64(struct pb *b, uint32_t field, uint64_t v)
 {
-    pb_varint(b, (uint64_t)field << 3 | 1);
+    pb_varint(b, PB_TAG(field, 1));
     pb_reserve(b, 8);
     for (int i = 0; i < 8; i++)
         b->p[b->n++] = (uint8_t)(v >> (8 * i));

@@ -7,12 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The tag of field (number) with wire type wire, as a varint's value. */
+#define PB_TAG(field, wire) ((uint64_t)(field) << 3 | (wire))
+
 /* A growable byte buffer holding protobuf encoding (zero-initialized = empty). */
 struct pb {
     uint8_t *p;
     size_t n, cap;
 };
 
+/* Bytes of v as a varint. */
+size_t pb_varint_len(uint64_t v);
+/* v as a varint at p (room for 10 bytes); returns its length. */
+size_t pb_put_varint(uint8_t *p, uint64_t v);
 /* Make room for more bytes. */
 void pb_reserve(struct pb *b, size_t more);
 /* A bare varint. */

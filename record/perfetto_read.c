@@ -7,7 +7,9 @@
  * resolved in file order the way trace_processor's tokenizer does it (packet clock, else the
  * sequence's TracePacketDefaults clock, else BOOTTIME; sequence-scoped incremental clocks
  * accumulate deltas from their ClockSnapshot anchor): a timestamp on a sequence-scoped clock
- * without an anchor is a violation. */
+ * without an anchor is a violation.
+ * This file reads the framing, the packets and their sequences and holds the API; the rest is
+ * in perfetto_read_tracks.c, perfetto_read_stacks.c and perfetto_read_clock.c. */
 #define _GNU_SOURCE
 #include "perfetto_read.h"
 
@@ -18,159 +20,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "base/hash.h"
 #include "model/model.h"
-
-enum {
-    K_NAME = 1,
-    K_PATH,
-    K_MAPPING,
-    K_FRAME,
-    K_STACK,
-    K_SUMSTACK,
-    K_THREAD,
-    K_PROC,
-    K_TRACK,
-    K_UUID,    /* uuid -> UUID_THREAD/UUID_NAMED << 32 | index, UUID_PROCESS << 32 | pid */
-    K_OPENTOP, /* uuid -> 1 + index of the innermost open slice on it */
-};
-#define UUID_THREAD  1ull
-#define UUID_NAMED   2ull
-#define UUID_PROCESS 3ull
-
-/* Key (kind, a, b) -> val in one open-addressing table. */
-struct rent {
-    uint64_t a, b, val;
-    uint32_t kind;
-    int used;
-};
-
-struct rmap {
-    struct rent *e;
-    size_t cap, count;
-};
-
-struct rframe {
-    uint64_t name, mapping, rel_pc;
-};
-
-/* A sequence-scoped clock (ids 64..127) as trace_processor keeps it. */
-struct rclock {
-    int anchored;     /* a ClockSnapshot on the sequence gave it a value */
-    int incremental;  /* timestamps are deltas from last_ns */
-    int linked;       /* boot_minus_clock is known (BOOTTIME or MONOTONIC in its snapshot) */
-    uint64_t unit_ns; /* unit_multiplier_ns */
-    int64_t last_ns;  /* its latest value (an incremental clock's running sum) */
-    int64_t snap_ns;  /* its value in the latest snapshot */
-    int64_t boot_minus_clock;
-};
-
-#define SEQ_CLOCK_FIRST 64
-#define SEQ_CLOCKS      64
-
-struct rseq {
-    uint32_t id;
-    uint64_t gen; /* globally unique per incremental-state generation; 0 = never cleared */
-    int have_clock;
-    int64_t boot_minus_mono;
-    uint32_t default_clock; /* TracePacketDefaults.timestamp_clock_id of this generation */
-    uint64_t snap_boot;     /* BOOTTIME of the latest snapshot (it must not go back) */
-    struct rclock clocks[SEQ_CLOCKS];
-};
-
-struct reader {
-    struct perfetto_summary *out;
-    char *err;
-    size_t errlen;
-    struct rmap map;
-    struct rseq *seqs;
-    size_t nseqs;
-    uint64_t gen;
-    char **strs; /* interned strings of all generations */
-    size_t nstrs, capstrs;
-    uint64_t *pool; /* [n, id...] lists of mappings' paths and callstacks' frames */
-    size_t npool, cappool;
-    struct rframe *frames;
-    size_t nframes, capframes;
-    size_t capthreads, capprocs, capstacks, capsamples;
-    size_t captracks, capcounters, capslices;
-    int nested; /* reading the packets of a compressed bundle */
-};
-
-/* A protobuf cursor. */
-struct cur {
-    const uint8_t *p, *end;
-};
-
-/* One decoded field: varint/fixed value or length-delimited bytes. */
-struct field {
-    uint32_t num, wt;
-    uint64_t v;
-    const uint8_t *p;
-    size_t n;
-};
-
-static int get_varint(struct cur *c, uint64_t *v)
-{
-    uint64_t x = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (c->p >= c->end)
-            return -1;
-        uint8_t b = *c->p++;
-        x |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80)) {
-            *v = x;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Next field of a message: 1, 0 at its end, -1 if malformed. */
-static int next_field(struct cur *c, struct field *f)
-{
-    uint64_t tag;
-
-    *f = (struct field){0};
-    if (c->p >= c->end)
-        return 0;
-    if (get_varint(c, &tag) < 0)
-        return -1;
-    f->num = (uint32_t)(tag >> 3);
-    f->wt = (uint32_t)(tag & 7);
-    switch (f->wt) {
-    case 0:
-        return get_varint(c, &f->v) < 0 ? -1 : 1;
-    case 1:
-    case 5: {
-        size_t k = f->wt == 1 ? 8 : 4;
-        if ((size_t)(c->end - c->p) < k)
-            return -1;
-        f->v = 0;
-        for (size_t i = 0; i < k; i++)
-            f->v |= (uint64_t)c->p[i] << (8 * i);
-        c->p += k;
-        return 1;
-    }
-    case 2:
-        if (get_varint(c, &f->v) < 0 || f->v > (uint64_t)(c->end - c->p))
-            return -1;
-        f->p = c->p;
-        f->n = (size_t)f->v;
-        c->p += f->n;
-        return 1;
-    default:
-        return -1;
-    }
-}
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
+#include "perfetto_read_internal.h"
 
 /* The entry of (kind, a, b): existing (used) or the free slot to fill. */
 static struct rent *rmap_slot(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b)
@@ -181,7 +33,7 @@ static struct rent *rmap_slot(struct rmap *m, uint32_t kind, uint64_t a, uint64_
         for (size_t i = 0; i < m->cap; i++) {
             if (!m->e[i].used)
                 continue;
-            size_t j = mix(m->e[i].a ^ mix(m->e[i].b ^ m->e[i].kind)) & (cap - 1);
+            size_t j = hash_mix64(m->e[i].a ^ hash_mix64(m->e[i].b ^ m->e[i].kind)) & (cap - 1);
             while (e[j].used)
                 j = (j + 1) & (cap - 1);
             e[j] = m->e[i];
@@ -190,13 +42,13 @@ static struct rent *rmap_slot(struct rmap *m, uint32_t kind, uint64_t a, uint64_
         m->e = e;
         m->cap = cap;
     }
-    size_t j = mix(a ^ mix(b ^ kind)) & (m->cap - 1);
+    size_t j = hash_mix64(a ^ hash_mix64(b ^ kind)) & (m->cap - 1);
     while (m->e[j].used && !(m->e[j].kind == kind && m->e[j].a == a && m->e[j].b == b))
         j = (j + 1) & (m->cap - 1);
     return &m->e[j];
 }
 
-static void rmap_put(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b, uint64_t val)
+void pfr_rmap_put(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b, uint64_t val)
 {
     struct rent *e = rmap_slot(m, kind, a, b);
     if (!e->used)
@@ -205,7 +57,7 @@ static void rmap_put(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b, uint
 }
 
 /* Value of (kind, a, b) in *val; 0 if found, -1 if not. */
-static int rmap_get(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b, uint64_t *val)
+int pfr_rmap_get(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b, uint64_t *val)
 {
     struct rent *e = rmap_slot(m, kind, a, b);
     if (!e->used)
@@ -215,7 +67,7 @@ static int rmap_get(struct rmap *m, uint32_t kind, uint64_t a, uint64_t b, uint6
 }
 
 /* Record a failed meaning check; the first one becomes the error message. */
-__attribute__((format(printf, 2, 3))) static void violation(struct reader *r, const char *fmt, ...)
+void pfr_violation(struct reader *r, const char *fmt, ...)
 {
     va_list ap;
 
@@ -226,7 +78,7 @@ __attribute__((format(printf, 2, 3))) static void violation(struct reader *r, co
     }
 }
 
-static uint64_t add_str(struct reader *r, const uint8_t *p, size_t n)
+uint64_t pfr_add_str(struct reader *r, const uint8_t *p, size_t n)
 {
     xgrow(&r->strs, &r->capstrs, r->nstrs + 1, sizeof(*r->strs));
     char *s = xmalloc(n + 1);
@@ -244,606 +96,45 @@ static char *dup_bytes(const uint8_t *p, size_t n)
     return s;
 }
 
-static void pool_push(struct reader *r, uint64_t v)
+void pfr_pool_push(struct reader *r, uint64_t v)
 {
     xgrow(&r->pool, &r->cappool, r->npool + 1, sizeof(*r->pool));
     r->pool[r->npool++] = v;
 }
 
-/* An InternedString {iid, str} of kind K_NAME or K_PATH on generation gen. */
-static int parse_interned_string(struct reader *r, uint32_t kind, uint64_t gen, const uint8_t *p,
-                                 size_t n)
-{
-    struct cur c = {p, p + n};
-    struct field f;
-    uint64_t iid = 0;
-    const uint8_t *s = NULL;
-    size_t sn = 0;
-    int k;
-
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.num == 1 && f.wt == 0)
-            iid = f.v;
-        else if (f.num == 2 && f.wt == 2)
-            s = f.p, sn = f.n;
-    }
-    if (k < 0)
-        return -1;
-    if (iid == 0)
-        violation(r, "interned string with iid 0");
-    else
-        rmap_put(&r->map, kind, gen, iid, add_str(r, s ? s : (const uint8_t *)"", s ? sn : 0));
-    return 0;
-}
-
-/* A Mapping, Frame or Callstack entry of the interned data. */
-static int parse_interned_entry(struct reader *r, uint32_t kind, uint64_t gen, const uint8_t *p,
-                                size_t n)
-{
-    struct cur c = {p, p + n};
-    struct field f;
-    uint64_t iid = 0;
-    struct rframe fr = {0};
-    size_t start = r->npool;
-    int k;
-
-    if (kind != K_FRAME)
-        pool_push(r, 0); /* count, filled below */
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.num == 1 && f.wt == 0)
-            iid = f.v;
-        else if (kind == K_FRAME && f.wt == 0 && f.num == 2)
-            fr.name = f.v;
-        else if (kind == K_FRAME && f.wt == 0 && f.num == 3)
-            fr.mapping = f.v;
-        else if (kind == K_FRAME && f.wt == 0 && f.num == 4)
-            fr.rel_pc = f.v;
-        else if ((kind == K_MAPPING && f.num == 7) || (kind == K_STACK && f.num == 2)) {
-            if (f.wt != 0) {
-                violation(r, "packed or mistyped repeated id list in interned data");
-                continue;
-            }
-            pool_push(r, f.v);
-            r->pool[start]++;
-        }
-    }
-    if (k < 0)
-        return -1;
-    if (iid == 0) {
-        violation(r, "interned entry with iid 0");
-        return 0;
-    }
-    if (kind == K_FRAME) {
-        xgrow(&r->frames, &r->capframes, r->nframes + 1, sizeof(*r->frames));
-        r->frames[r->nframes] = fr;
-        rmap_put(&r->map, K_FRAME, gen, iid, r->nframes++);
-    } else {
-        rmap_put(&r->map, kind, gen, iid, start);
-    }
-    return 0;
-}
-
-static int parse_interned(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n)
-{
-    struct cur c = {p, p + n};
-    struct field f;
-    int k;
-
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.wt != 2)
-            continue;
-        int rc = 0;
-        if (f.num == 5)
-            rc = parse_interned_string(r, K_NAME, sq->gen, f.p, f.n);
-        else if (f.num == 17)
-            rc = parse_interned_string(r, K_PATH, sq->gen, f.p, f.n);
-        else if (f.num == 19)
-            rc = parse_interned_entry(r, K_MAPPING, sq->gen, f.p, f.n);
-        else if (f.num == 6)
-            rc = parse_interned_entry(r, K_FRAME, sq->gen, f.p, f.n);
-        else if (f.num == 7)
-            rc = parse_interned_entry(r, K_STACK, sq->gen, f.p, f.n);
-        if (rc < 0)
-            return -1;
-    }
-    return k;
-}
-
 /* Sub-message fields (varints and strings) by number; returns -1 if malformed. */
-static int parse_flat(const uint8_t *p, size_t n, uint64_t *v, int *has, const uint8_t **s,
-                      size_t *sn, uint32_t max)
+int pfr_parse_flat(const uint8_t *p, size_t n, uint64_t *v, int *has, const uint8_t **s, size_t *sn,
+                   uint32_t max)
 {
-    struct cur c;
-    struct field f;
+    const uint8_t *c = p, *cend;
+    struct pb_field f;
     int k;
 
     if (!p) /* a sub-message's field number sent as a varint: no fields */
         return 0;
-    c = (struct cur){p, p + n};
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.num >= max)
+    cend = p + n; /* (only now: NULL + 0 is undefined) */
+    while ((k = pb_next(&c, cend, &f)) > 0) {
+        if (f.field >= max)
             continue;
-        if (f.wt == 0) {
-            v[f.num] = f.v;
-            has[f.num] = 1;
-        } else if (f.wt == 2 && s) {
-            s[f.num] = f.p;
-            sn[f.num] = f.n;
-            has[f.num] = 1;
+        if (f.wire == 0) {
+            v[f.field] = f.v;
+            has[f.field] = 1;
+        } else if (f.wire == 2 && s) {
+            s[f.field] = f.data;
+            sn[f.field] = f.len;
+            has[f.field] = 1;
         }
     }
     return k;
 }
 
-static void set_name(char **dst, const uint8_t *p, size_t n)
+void pfr_set_name(char **dst, const uint8_t *p, size_t n)
 {
     free(*dst);
     *dst = dup_bytes(p ? p : (const uint8_t *)"", p ? n : 0);
 }
 
-/* A named track (slices) or a counter track: its parent must be a declared process. */
-static int parse_named_track(struct reader *r, uint64_t uuid, uint64_t parent, const uint8_t *name,
-                             size_t name_n, const uint8_t *counter, size_t counter_n,
-                             int is_counter)
-{
-    struct perfetto_summary *o = r->out;
-    uint64_t info = 0, cv[8] = {0}, idx;
-    int ch[8] = {0};
-    const uint8_t *cs[8] = {0};
-    size_t csn[8] = {0};
-
-    if (is_counter && parse_flat(counter, counter_n, cv, ch, cs, csn, 8) < 0)
-        return -1;
-    if (rmap_get(&r->map, K_UUID, uuid, 0, &info) == 0) {
-        if (info >> 32 != UUID_NAMED) {
-            violation(r, "track uuid %llu reused for another track", (unsigned long long)uuid);
-            return 0;
-        }
-        idx = (uint32_t)info;
-    } else {
-        xgrow(&o->tracks, &r->captracks, o->ntracks + 1, sizeof(*o->tracks));
-        idx = o->ntracks++;
-        o->tracks[idx] = (struct perfetto_read_track){.uuid = uuid};
-        set_name(&o->tracks[idx].name, NULL, 0);
-        set_name(&o->tracks[idx].unit, NULL, 0);
-        rmap_put(&r->map, K_UUID, uuid, 0, UUID_NAMED << 32 | idx);
-    }
-    struct perfetto_read_track *t = &o->tracks[idx];
-    if (name)
-        set_name(&t->name, name, name_n);
-    if (parent) {
-        if (rmap_get(&r->map, K_UUID, parent, 0, &info) < 0 || info >> 32 != UUID_PROCESS)
-            violation(r, "track %s: parent uuid %llu is not a declared process", t->name,
-                      (unsigned long long)parent);
-        else
-            t->pid = (uint32_t)info;
-    }
-    t->counter = is_counter;
-    if (is_counter && ch[6])
-        set_name(&t->unit, cs[6], csn[6]);
-    else if (is_counter && ch[3])
-        set_name(&t->unit,
-                 (const uint8_t *)(cv[3] == 3   ? "bytes"
-                                   : cv[3] == 1 ? "ns"
-                                                : ""),
-                 cv[3] == 3   ? 5
-                 : cv[3] == 1 ? 2
-                              : 0);
-    return 0;
-}
-
-/* A TrackDescriptor: declares a process or thread track. */
-/* The writer's process label, "host=NAME rank=N" (each part optional), into proc. */
-static void parse_process_label(struct perfetto_read_process *proc, const uint8_t *p, size_t n)
-{
-    char text[160];
-    const char *h, *rk;
-
-    if (!p || n >= sizeof(text)) /* (a label sent as a varint has no bytes) */
-        return;
-    memcpy(text, p, n);
-    text[n] = '\0';
-    if ((h = strstr(text, "host=")) != NULL && (h == text || h[-1] == ' '))
-        sscanf(h + 5, "%63[^ ]", proc->host);
-    if ((rk = strstr(text, "rank=")) != NULL && (rk == text || rk[-1] == ' ')) {
-        int v;
-        if (sscanf(rk + 5, "%d", &v) == 1 && v >= 0)
-            proc->rank = v;
-    }
-}
-
-static int parse_track(struct reader *r, const uint8_t *p, size_t n)
-{
-    struct perfetto_summary *o = r->out;
-    uint64_t v[16] = {0}, tv[9] = {0}, key, idx;
-    int has[16] = {0}, th[9] = {0};
-    const uint8_t *s[16] = {0}, *ts[9] = {0};
-    size_t sn[16] = {0}, tsn[9] = {0};
-
-    if (parse_flat(p, n, v, has, s, sn, 16) < 0)
-        return -1;
-    if (!has[1]) {
-        violation(r, "track descriptor without uuid");
-        return 0;
-    }
-    if (has[4]) { /* thread */
-        if (parse_flat(s[4], sn[4], tv, th, ts, tsn, 8) < 0)
-            return -1;
-        if (!th[1] || !th[2]) {
-            violation(r, "thread descriptor without pid or tid");
-            return 0;
-        }
-        key = tv[1] << 32 | (uint32_t)tv[2];
-        if (rmap_get(&r->map, K_THREAD, tv[1], tv[2], &idx) < 0) {
-            xgrow(&o->threads, &r->capthreads, o->nthreads + 1, sizeof(*o->threads));
-            idx = o->nthreads++;
-            o->threads[idx] = (struct perfetto_read_thread){(uint32_t)tv[1], (uint32_t)tv[2]};
-            set_name(&o->threads[idx].name, NULL, 0);
-            rmap_put(&r->map, K_THREAD, tv[1], tv[2], idx);
-        }
-        if (th[5])
-            set_name(&o->threads[idx].name, ts[5], tsn[5]);
-        rmap_put(&r->map, K_UUID, v[1], 0, UUID_THREAD << 32 | idx);
-    } else if (has[3]) { /* process */
-        if (parse_flat(s[3], sn[3], tv, th, ts, tsn, 9) < 0)
-            return -1;
-        if (!th[1]) {
-            violation(r, "process descriptor without pid");
-            return 0;
-        }
-        key = tv[1] << 32;
-        if (rmap_get(&r->map, K_PROC, tv[1], 0, &idx) < 0) {
-            xgrow(&o->processes, &r->capprocs, o->nprocesses + 1, sizeof(*o->processes));
-            idx = o->nprocesses++;
-            o->processes[idx] = (struct perfetto_read_process){.pid = (uint32_t)tv[1], .rank = -1};
-            set_name(&o->processes[idx].name, NULL, 0);
-            rmap_put(&r->map, K_PROC, tv[1], 0, idx);
-        }
-        if (th[6])
-            set_name(&o->processes[idx].name, ts[6], tsn[6]);
-        if (th[8])
-            parse_process_label(&o->processes[idx], ts[8], tsn[8]);
-        rmap_put(&r->map, K_UUID, v[1], 0, UUID_PROCESS << 32 | (uint32_t)tv[1]);
-    } else {
-        key = UINT64_MAX; /* a named or counter track */
-        if (parse_named_track(r, v[1], has[5] ? v[5] : 0, s[2], has[2] ? sn[2] : 0, s[8],
-                              has[8] ? sn[8] : 0, has[8]) < 0)
-            return -1;
-    }
-    if (rmap_get(&r->map, K_TRACK, v[1], 0, &idx) == 0 && idx != key)
-        violation(r, "track uuid %llu reused for another track", (unsigned long long)v[1]);
-    rmap_put(&r->map, K_TRACK, v[1], 0, key);
-    return 0;
-}
-
-/* A ClockSnapshot: remember BOOTTIME - MONOTONIC for the sequence. */
-/* A ClockSnapshot on sequence sq: BOOTTIME - MONOTONIC, and the anchors of sequence-scoped
- * clocks (their value, unit, incremental flag, offset to BOOTTIME), checked the way
- * trace_processor's ClockSynchronizer::AddSnapshot checks them. */
-static int parse_clocks(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n)
-{
-    struct cur c = {p, p + n};
-    struct field f;
-    uint64_t boot = 0, mono = 0, id[SEQ_CLOCKS], val[SEQ_CLOCKS], unit[SEQ_CLOCKS];
-    int hb = 0, hm = 0, incr[SEQ_CLOCKS], k, nseq = 0;
-
-    while ((k = next_field(&c, &f)) > 0) {
-        uint64_t v[5] = {0};
-        int has[5] = {0};
-        if (f.num != 1 || f.wt != 2)
-            continue;
-        if (parse_flat(f.p, f.n, v, has, NULL, NULL, 5) < 0)
-            return -1;
-        if (v[1] >= SEQ_CLOCK_FIRST && v[1] < SEQ_CLOCK_FIRST + SEQ_CLOCKS) {
-            if (nseq == SEQ_CLOCKS)
-                continue;
-            id[nseq] = v[1];
-            val[nseq] = v[2];
-            unit[nseq] = v[4] ? v[4] : 1;
-            incr[nseq++] = v[3] != 0;
-            continue;
-        }
-        if (v[3])
-            violation(r, "clock %llu in a ClockSnapshot is incremental but not sequence-scoped",
-                      (unsigned long long)v[1]);
-        if (v[1] == 6)
-            boot = v[2], hb = 1;
-        else if (v[1] == 3)
-            mono = v[2], hm = 1;
-    }
-    if (k < 0)
-        return -1;
-    if (hb && hm) {
-        sq->have_clock = 1;
-        sq->boot_minus_mono = (int64_t)(boot - mono);
-    }
-    if (hb) {
-        if (boot < sq->snap_boot)
-            violation(r, "sequence %u: BOOTTIME goes back between ClockSnapshots", sq->id);
-        sq->snap_boot = boot;
-    }
-    for (int i = 0; i < nseq; i++) {
-        struct rclock *ck = &sq->clocks[id[i] - SEQ_CLOCK_FIRST];
-        int64_t ns = (int64_t)(val[i] * unit[i]);
-        if (ck->anchored && (ck->unit_ns != unit[i] || ck->incremental != incr[i]))
-            violation(r, "sequence %u: clock %llu changes unit or incremental flag", sq->id,
-                      (unsigned long long)id[i]);
-        if (ck->anchored && ns < ck->snap_ns)
-            violation(r, "sequence %u: clock %llu goes back between ClockSnapshots", sq->id,
-                      (unsigned long long)id[i]);
-        ck->anchored = 1;
-        ck->incremental = incr[i];
-        ck->unit_ns = unit[i];
-        ck->last_ns = ck->snap_ns = ns;
-        if (hb) {
-            ck->linked = 1;
-            ck->boot_minus_clock = (int64_t)boot - ns;
-        } else if (hm && sq->have_clock) {
-            ck->linked = 1;
-            ck->boot_minus_clock = (int64_t)mono + sq->boot_minus_mono - ns;
-        }
-    }
-    return 0;
-}
-
-/* The packet's time in BOOTTIME and MONOTONIC, resolved like trace_processor's tokenizer: the
- * packet's timestamp_clock_id, else the sequence's default, else BOOTTIME; a sequence-scoped
- * incremental clock adds the delta to its running value. Returns -1 (a violation) when the
- * clock has no anchor on the sequence. */
-static int resolve_time(struct reader *r, struct rseq *sq, uint64_t ts, uint64_t clock_id,
-                        uint64_t *boot, uint64_t *mono)
-{
-    uint64_t clk = clock_id ? clock_id : sq->default_clock;
-
-    if (clk >= SEQ_CLOCK_FIRST && clk < SEQ_CLOCK_FIRST + SEQ_CLOCKS) {
-        struct rclock *ck = &sq->clocks[clk - SEQ_CLOCK_FIRST];
-        if (!ck->anchored || !ck->linked) {
-            violation(r, "sequence %u: timestamp on clock %llu %s", sq->id, (unsigned long long)clk,
-                      ck->anchored ? "that no ClockSnapshot links to BOOTTIME"
-                                   : "before any ClockSnapshot anchors it");
-            return -1;
-        }
-        int64_t ns = (int64_t)(ts * ck->unit_ns); /* wraps like trace_processor's int64 */
-        if (ck->incremental)
-            ns = ck->last_ns += ns;
-        *boot = (uint64_t)(ns + ck->boot_minus_clock);
-    } else if (clk == 3) {
-        *mono = ts;
-        *boot = sq->have_clock ? ts + (uint64_t)sq->boot_minus_mono : ts;
-        return 0;
-    } else {
-        *boot = ts; /* BOOTTIME, or a clock this reader does not convert */
-    }
-    *mono = (clk == 0 || clk == 6 || clk >= SEQ_CLOCK_FIRST) && sq->have_clock
-                ? *boot - (uint64_t)sq->boot_minus_mono
-                : *boot;
-    return 0;
-}
-
-/* Resolve callstack iid on generation gen into a summary stack; returns its index or -1. */
-static int64_t resolve_stack(struct reader *r, uint64_t gen, uint64_t cs)
-{
-    struct perfetto_summary *o = r->out;
-    uint64_t off, val, nf;
-    struct perfetto_read_stack st = {0};
-
-    if (rmap_get(&r->map, K_SUMSTACK, gen, cs, &val) == 0)
-        return (int64_t)val;
-    if (cs == 0 || rmap_get(&r->map, K_STACK, gen, cs, &off) < 0) {
-        violation(r, "callstack iid %llu does not resolve", (unsigned long long)cs);
-        return -1;
-    }
-    nf = r->pool[off];
-    if (nf == 0)
-        violation(r, "callstack iid %llu has no frames", (unsigned long long)cs);
-    st.functions = xcalloc(nf ? nf : 1, sizeof(char *));
-    for (uint64_t i = 0; i < nf; i++) {
-        uint64_t fid = r->pool[off + 1 + i], fi, si, mo;
-        const char *name = "?";
-        if (rmap_get(&r->map, K_FRAME, gen, fid, &fi) < 0) {
-            violation(r, "frame iid %llu does not resolve", (unsigned long long)fid);
-        } else {
-            struct rframe fr = r->frames[fi];
-            if (fr.name == 0 || rmap_get(&r->map, K_NAME, gen, fr.name, &si) < 0)
-                violation(r, "function_name_id %llu of frame %llu does not resolve",
-                          (unsigned long long)fr.name, (unsigned long long)fid);
-            else
-                name = r->strs[si];
-            if (fr.mapping == 0)
-                violation(r, "frame %llu has no mapping", (unsigned long long)fid);
-            else if (rmap_get(&r->map, K_MAPPING, gen, fr.mapping, &mo) < 0)
-                violation(r, "mapping_id %llu does not resolve", (unsigned long long)fr.mapping);
-            else
-                for (uint64_t j = 0; j < r->pool[mo]; j++)
-                    if (rmap_get(&r->map, K_PATH, gen, r->pool[mo + 1 + j], &si) < 0)
-                        violation(r, "path string id %llu does not resolve",
-                                  (unsigned long long)r->pool[mo + 1 + j]);
-        }
-        st.functions[st.n++] = xstrdup(name);
-    }
-    xgrow(&o->stacks, &r->capstacks, o->nstacks + 1, sizeof(*o->stacks));
-    o->stacks[o->nstacks] = st;
-    rmap_put(&r->map, K_SUMSTACK, gen, cs, o->nstacks);
-    return (int64_t)o->nstacks++;
-}
-
-static int parse_sample(struct reader *r, struct rseq *sq, const uint8_t *p, size_t n, int has_ts,
-                        uint64_t boot, uint64_t mono)
-{
-    struct perfetto_summary *o = r->out;
-    uint64_t v[8] = {0}, ti;
-    int has[8] = {0};
-    int64_t st;
-
-    if (parse_flat(p, n, v, has, NULL, NULL, 8) < 0)
-        return -1;
-    if (!has[2] || !has[3] || !has[4]) {
-        violation(r, "perf_sample without pid, tid or callstack_iid");
-        return 0;
-    }
-    if (!has_ts)
-        violation(r, "perf_sample packet without timestamp");
-    if (rmap_get(&r->map, K_THREAD, v[2], v[3], &ti) < 0) {
-        violation(r, "perf_sample of pid %llu tid %llu has no thread track",
-                  (unsigned long long)v[2], (unsigned long long)v[3]);
-        return 0;
-    }
-    if ((st = resolve_stack(r, sq->gen, v[4])) < 0)
-        return 0;
-    o->threads[ti].samples++;
-    xgrow(&o->samples, &r->capsamples, o->nsamples + 1, sizeof(*o->samples));
-    struct perfetto_read_sample *s = &o->samples[o->nsamples++];
-    s->time_ns = boot;
-    s->mono_ns = mono;
-    s->pid = (uint32_t)v[2];
-    s->tid = (uint32_t)v[3];
-    s->stack = (uint32_t)st;
-    return 0;
-}
-
-/* Append the debug annotation {name, string/int/uint value} as a "key=value" line. */
-static int append_annotation(char **args, const uint8_t *p, size_t n)
-{
-    uint64_t v[12] = {0};
-    int has[12] = {0};
-    const uint8_t *s[12] = {0};
-    size_t sn[12] = {0}, old = strlen(*args);
-    char val[32];
-    const char *vp = val;
-    size_t vn;
-
-    if (parse_flat(p, n, v, has, s, sn, 12) < 0)
-        return -1;
-    if (!has[10] || !s[10])
-        return 0;
-    if (has[6] && s[6]) {
-        vp = (const char *)s[6];
-        vn = sn[6];
-    } else {
-        vn = (size_t)snprintf(val, sizeof(val), "%lld", (long long)v[has[4] ? 4 : 3]);
-    }
-    *args = xrealloc(*args, old + sn[10] + vn + 3);
-    memcpy(*args + old, s[10], sn[10]);
-    (*args)[old + sn[10]] = '=';
-    memcpy(*args + old + sn[10] + 1, vp, vn);
-    (*args)[old + sn[10] + 1 + vn] = '\n';
-    (*args)[old + sn[10] + 2 + vn] = '\0';
-    return 0;
-}
-
-/* A TrackEvent: a counter value, a slice begin/end or an instant on a declared track. */
-static int parse_track_event(struct reader *r, const uint8_t *p, size_t n, int has_ts,
-                             uint64_t mono)
-{
-    struct perfetto_summary *o = r->out;
-    struct cur c = {p, p + n};
-    struct field f;
-    uint64_t type = 0, uuid = 0, info, top, flow_out = 0, flow_in = 0, ival = 0;
-    const uint8_t *name = NULL, *cat = NULL;
-    size_t name_n = 0, cat_n = 0;
-    double value = 0;
-    int have_value = 0, k;
-    char *args = xstrdup("");
-
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.num == 9 && f.wt == 0)
-            type = f.v;
-        else if (f.num == 11 && f.wt == 0)
-            uuid = f.v;
-        else if (f.num == 23 && f.wt == 2)
-            name = f.p, name_n = f.n;
-        else if (f.num == 22 && f.wt == 2)
-            cat = f.p, cat_n = f.n;
-        else if (f.num == 44 && f.wt == 1) {
-            memcpy(&value, &f.v, sizeof(value));
-            have_value = 1;
-        } else if (f.num == 30 && f.wt == 0) {
-            ival = f.v;
-            value = (double)(int64_t)ival;
-            have_value = 1;
-        } else if (f.num == 47 && f.wt == 1)
-            flow_out = f.v;
-        else if (f.num == 48 && f.wt == 1)
-            flow_in = f.v;
-        else if (f.num == 4 && f.wt == 2 && append_annotation(&args, f.p, f.n) < 0)
-            k = -1;
-        if (k < 0)
-            break;
-    }
-    if (k < 0) {
-        free(args);
-        return -1;
-    }
-    if (!has_ts)
-        violation(r, "track event without timestamp");
-    if (rmap_get(&r->map, K_UUID, uuid, 0, &info) < 0 || info >> 32 == UUID_PROCESS) {
-        violation(r, "track event on undeclared track uuid %llu", (unsigned long long)uuid);
-        goto out;
-    }
-    int named = info >> 32 == UUID_NAMED;
-    uint32_t idx = (uint32_t)info;
-    if (type == 4) { /* counter */
-        if (!named || !o->tracks[idx].counter || !have_value) {
-            violation(r, "counter value on a non-counter track or without a value");
-            goto out;
-        }
-        xgrow(&o->counters, &r->capcounters, o->ncounters + 1, sizeof(*o->counters));
-        o->counters[o->ncounters++] = (struct perfetto_read_counter){idx, mono, value};
-        goto out;
-    }
-    if (named && o->tracks[idx].counter) {
-        violation(r, "slice on counter track %s", o->tracks[idx].name);
-        goto out;
-    }
-    if (type == 2) { /* end: closes the innermost open slice of the track */
-        if (rmap_get(&r->map, K_OPENTOP, uuid, 0, &top) < 0 || top == 0) {
-            violation(r, "slice end without a begin on track uuid %llu", (unsigned long long)uuid);
-            goto out;
-        }
-        struct perfetto_read_slice *sl = &o->slices[top - 1];
-        sl->end_ns = mono;
-        if (mono < sl->start_ns)
-            violation(r, "slice %s ends before it begins", sl->name);
-        rmap_put(&r->map, K_OPENTOP, uuid, 0, (uint64_t)(sl->parent_open + 1));
-        goto out;
-    }
-    if (type != 1 && type != 3) {
-        violation(r, "track event of unknown type %llu", (unsigned long long)type);
-        goto out;
-    }
-    xgrow(&o->slices, &r->capslices, o->nslices + 1, sizeof(*o->slices));
-    struct perfetto_read_slice *sl = &o->slices[o->nslices];
-    *sl = (struct perfetto_read_slice){.track = named ? (int32_t)idx : -1,
-                                       .start_ns = mono,
-                                       .flow_out = flow_out,
-                                       .flow_in = flow_in,
-                                       .instant = type == 3,
-                                       .parent_open = -1};
-    if (!named) {
-        sl->pid = o->threads[idx].pid;
-        sl->tid = o->threads[idx].tid;
-    } else {
-        sl->pid = o->tracks[idx].pid;
-    }
-    set_name(&sl->name, name, name_n);
-    set_name(&sl->category, cat, cat_n);
-    if (!name)
-        violation(r, "slice without a name");
-    sl->args = args;
-    args = NULL;
-    if (type == 1) {
-        if (rmap_get(&r->map, K_OPENTOP, uuid, 0, &top) == 0)
-            sl->parent_open = (int32_t)top - 1;
-        rmap_put(&r->map, K_OPENTOP, uuid, 0, o->nslices + 1);
-    } else {
-        sl->end_ns = mono;
-    }
-    o->nslices++;
-out:
-    free(args);
-    return 0;
-}
-
+/* The state of sequence id (*is_new: first seen now). */
 static struct rseq *seq_of(struct reader *r, uint32_t id, int *is_new)
 {
     for (size_t i = 0; i < r->nseqs; i++)
@@ -858,7 +149,6 @@ static struct rseq *seq_of(struct reader *r, uint32_t id, int *is_new)
     return &r->seqs[r->nseqs++];
 }
 
-/* One TracePacket. Returns -1 if it is malformed protobuf. */
 static int parse_packets(struct reader *r, const uint8_t *data, size_t len, int nested);
 
 /* Inflate a compressed_packets field (zlib of a Trace: more packets) and read its packets. */
@@ -897,91 +187,93 @@ cleanup:
     return rc;
 }
 
+/* One TracePacket. Returns -1 if it is malformed protobuf. */
 static int parse_packet(struct reader *r, const uint8_t *p, size_t n)
 {
-    struct cur c = {p, p + n};
-    struct field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0}, df = {0}, zp = {0};
+    const uint8_t *c = p, *cend = p + n;
+    struct pb_field f, in = {0}, td = {0}, ps = {0}, cl = {0}, te = {0}, df = {0}, zp = {0};
     uint64_t ts = 0, clock_id = 0, seq = 0, flags = 0, boot = 0, mono = 0;
     int has_ts = 0, k, is_new = 0;
     struct rseq *sq = NULL;
 
-    while ((k = next_field(&c, &f)) > 0) {
-        if (f.wt == 0 && f.num == 8)
+    while ((k = pb_next(&c, cend, &f)) > 0) {
+        if (f.wire == 0 && f.field == PF_PACKET_TIMESTAMP)
             ts = f.v, has_ts = 1;
-        else if (f.wt == 0 && f.num == 58)
+        else if (f.wire == 0 && f.field == PF_PACKET_TIMESTAMP_CLOCK)
             clock_id = f.v;
-        else if (f.wt == 0 && f.num == 10)
+        else if (f.wire == 0 && f.field == PF_PACKET_SEQUENCE_ID)
             seq = f.v;
-        else if (f.wt == 0 && f.num == 13)
+        else if (f.wire == 0 && f.field == PF_PACKET_SEQUENCE_FLAGS)
             flags = f.v;
-        else if (f.wt == 2 && f.num == 12)
+        else if (f.wire == 2 && f.field == PF_PACKET_INTERNED_DATA)
             in = f;
-        else if (f.wt == 2 && f.num == 60)
+        else if (f.wire == 2 && f.field == PF_PACKET_TRACK_DESCRIPTOR)
             td = f;
-        else if (f.wt == 2 && f.num == 66)
+        else if (f.wire == 2 && f.field == PF_PACKET_PERF_SAMPLE)
             ps = f;
-        else if (f.wt == 2 && f.num == 6)
+        else if (f.wire == 2 && f.field == PF_PACKET_CLOCK_SNAPSHOT)
             cl = f;
-        else if (f.wt == 2 && f.num == 11)
+        else if (f.wire == 2 && f.field == PF_PACKET_TRACK_EVENT)
             te = f;
-        else if (f.wt == 2 && f.num == 59)
+        else if (f.wire == 2 && f.field == PF_PACKET_DEFAULTS)
             df = f;
-        else if (f.wt == 2 && f.num == 50)
+        else if (f.wire == 2 && f.field == PF_PACKET_COMPRESSED)
             zp = f;
     }
     if (k < 0)
         return -1;
-    if (zp.p && r->nested) {
+    if (zp.data && r->nested) {
         snprintf(r->err, r->errlen, "a compressed bundle inside a compressed bundle");
         return -1;
     }
-    if (zp.p) /* a bundle of packets, deflated: nothing else of this packet is read */
-        return parse_compressed(r, zp.p, zp.n);
+    if (zp.data) /* a bundle of packets, deflated: nothing else of this packet is read */
+        return parse_compressed(r, zp.data, zp.len);
     r->out->packets++;
     if (seq == 0) {
-        if (in.p || ps.p || te.p)
-            violation(r, "interned data, perf_sample or track event without a sequence id");
-        if (td.p && parse_track(r, td.p, td.n) < 0)
+        if (in.data || ps.data || te.data)
+            pfr_violation(r, "interned data, perf_sample or track event without a sequence id");
+        if (td.data && pfr_parse_track(r, td.data, td.len) < 0)
             return -1;
         return 0;
     }
     sq = seq_of(r, (uint32_t)seq, &is_new);
-    if (is_new && !(flags & 1))
-        violation(r, "sequence %llu: first packet does not clear incremental state",
-                  (unsigned long long)seq);
-    if (flags & 1) { /* a new generation: interned data and defaults start empty */
+    if (is_new && !(flags & PF_SEQ_CLEARED))
+        pfr_violation(r, "sequence %llu: first packet does not clear incremental state",
+                      (unsigned long long)seq);
+    if (flags & PF_SEQ_CLEARED) { /* a new generation: interned data and defaults start empty */
         sq->gen = ++r->gen;
         sq->default_clock = 0;
     }
-    if (df.p) { /* TracePacketDefaults: only timestamp_clock_id matters here */
-        uint64_t v[59] = {0};
-        int has[59] = {0};
-        if (parse_flat(df.p, df.n, v, has, NULL, NULL, 59) < 0)
+    if (df.data) { /* TracePacketDefaults: only timestamp_clock_id matters here */
+        uint64_t v[PF_DEFAULTS_TIMESTAMP_CLOCK + 1] = {0};
+        int has[PF_DEFAULTS_TIMESTAMP_CLOCK + 1] = {0};
+        if (pfr_parse_flat(df.data, df.len, v, has, NULL, NULL, PF_DEFAULTS_TIMESTAMP_CLOCK + 1) <
+            0)
             return -1;
-        sq->default_clock = (uint32_t)v[58];
+        sq->default_clock = (uint32_t)v[PF_DEFAULTS_TIMESTAMP_CLOCK];
     }
-    if (sq->gen == 0 && (flags & 2 || in.p || ps.p)) {
-        violation(r, "sequence %llu: packet needs incremental state before it is cleared",
-                  (unsigned long long)seq);
+    if (sq->gen == 0 && (flags & PF_SEQ_NEEDS || in.data || ps.data)) {
+        pfr_violation(r, "sequence %llu: packet needs incremental state before it is cleared",
+                      (unsigned long long)seq);
         return 0; /* trace_processor drops it */
     }
-    if (in.p && parse_interned(r, sq, in.p, in.n) < 0)
+    if (in.data && pfr_parse_interned(r, sq, in.data, in.len) < 0)
         return -1;
-    if (cl.p) { /* trace_processor reads nothing else of a ClockSnapshot packet */
-        if (td.p || ps.p || te.p)
-            violation(r,
-                      "sequence %llu: a ClockSnapshot packet carries content that "
-                      "trace_processor ignores",
-                      (unsigned long long)seq);
-        return parse_clocks(r, sq, cl.p, cl.n);
+    if (cl.data) { /* trace_processor reads nothing else of a ClockSnapshot packet */
+        if (td.data || ps.data || te.data)
+            pfr_violation(r,
+                          "sequence %llu: a ClockSnapshot packet carries content that "
+                          "trace_processor ignores",
+                          (unsigned long long)seq);
+        return pfr_parse_clocks(r, sq, cl.data, cl.len);
     }
-    if (has_ts && resolve_time(r, sq, ts, clock_id, &boot, &mono) < 0)
+    if (has_ts && pfr_resolve_time(r, sq, ts, clock_id, &boot, &mono) < 0)
         return 0; /* trace_processor cannot place it */
-    if (td.p && parse_track(r, td.p, td.n) < 0)
+    if (td.data && pfr_parse_track(r, td.data, td.len) < 0)
         return -1;
-    if (ps.p && parse_sample(r, sq, ps.p, ps.n, has_ts, boot, mono) < 0)
+    if (ps.data && pfr_parse_sample(r, sq, ps.data, ps.len, has_ts, boot, mono) < 0)
         return -1;
-    if (te.p && parse_track_event(r, te.p, te.n, has_ts, mono) < 0)
+    if (te.data && pfr_parse_track_event(r, te.data, te.len, has_ts, mono) < 0)
         return -1;
     return 0;
 }
@@ -1002,18 +294,18 @@ static void reader_free(struct reader *r)
 static int parse_packets(struct reader *r, const uint8_t *data, size_t len, int nested)
 {
     struct perfetto_summary *out = r->out;
-    struct cur c = {data, data + len};
+    const uint8_t *c = data, *end = data + len;
 
-    while (c.p < c.end) {
-        const uint8_t *start = c.p;
+    while (c < end) {
+        const uint8_t *start = c;
         uint64_t n;
-        if (*c.p != 0x0A) {
-            snprintf(r->err, r->errlen, "byte 0x%02x at offset %zu%s is not a packet tag", *c.p,
-                     (size_t)(c.p - data), nested ? " of a compressed bundle" : "");
+        if (*c != PB_TAG(PF_TRACE_PACKET, 2)) {
+            snprintf(r->err, r->errlen, "byte 0x%02x at offset %zu%s is not a packet tag", *c,
+                     (size_t)(c - data), nested ? " of a compressed bundle" : "");
             return -1;
         }
-        c.p++;
-        if (get_varint(&c, &n) < 0 || n > (uint64_t)(c.end - c.p)) {
+        c++;
+        if (pb_read_varint(&c, end, &n) < 0 || n > (uint64_t)(end - c)) {
             if (nested) {
                 snprintf(r->err, r->errlen, "a packet of a compressed bundle is cut short");
                 return -1;
@@ -1021,14 +313,14 @@ static int parse_packets(struct reader *r, const uint8_t *data, size_t len, int 
             out->truncated = 1;
             break;
         }
-        if (parse_packet(r, c.p, (size_t)n) < 0) {
+        if (parse_packet(r, c, (size_t)n) < 0) {
             snprintf(r->err, r->errlen, "malformed packet at offset %zu%s", (size_t)(start - data),
                      nested ? " of a compressed bundle" : "");
             return -1;
         }
-        c.p += n;
+        c += n;
         if (!nested)
-            out->valid_bytes = (uint64_t)(c.p - data);
+            out->valid_bytes = (uint64_t)(c - data);
     }
     return 0;
 }
@@ -1051,7 +343,7 @@ int perfetto_read_buffer(const uint8_t *data, size_t len, struct perfetto_summar
     if (!out->truncated)
         for (size_t i = 0; i < out->nslices; i++)
             if (!out->slices[i].instant && out->slices[i].end_ns == 0) {
-                violation(&r, "slice %s never ends", out->slices[i].name);
+                pfr_violation(&r, "slice %s never ends", out->slices[i].name);
                 break;
             }
     rc = out->violations ? -1 : 0;

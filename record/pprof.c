@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/hash.h"
 #include "model/model.h"
 #include "pb.h"
 
@@ -47,18 +48,9 @@ struct pprof {
     struct pb comments; /* packed string indexes */
 };
 
-static uint64_t pp_mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static uint64_t pp_hash_key(const uint64_t k[4])
 {
-    return pp_mix(k[0] ^ pp_mix(k[1] ^ pp_mix(k[2] ^ pp_mix(k[3] + 1))));
+    return hash_mix64(k[0] ^ hash_mix64(k[1] ^ hash_mix64(k[2] ^ hash_mix64(k[3] + 1))));
 }
 
 /* Double the table (rehashing with hash(entry)). */
@@ -112,10 +104,7 @@ static int64_t pp_str(struct pprof *p, const char *s)
 {
     if (!s || !*s)
         return 0;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *c = s; *c; c++)
-        h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
-    h = pp_mix(h);
+    uint64_t h = hash_str(s);
     if ((p->strs.count + 1) * 4 > p->strs.cap * 3)
         pp_grow(&p->strs, pp_str_hash);
     size_t j = h & (p->strs.cap - 1);

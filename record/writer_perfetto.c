@@ -53,7 +53,10 @@
  *    values from the "key=value" lines), flow_ids / terminating_flow_ids} at the start and
  *    SLICE_END at the end, both written when the slice completes (Perfetto sorts by time). The
  *    track is the thread's, or a named TrackDescriptor {uuid, name, parent_uuid = process}
- *    (e.g. a GPU queue). INSTANT: one TrackEvent of type INSTANT. */
+ *    (e.g. a GPU queue). INSTANT: one TrackEvent of type INSTANT.
+ * This file turns events into packets; perfetto_write_encode.c frames and writes them,
+ * perfetto_write_intern.c keeps the interning tables (perfetto_write.h); field numbers are
+ * perfetto_proto.h's. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -66,359 +69,52 @@
 
 #include "model/model.h"
 #include "collector/protocol.h"
-#include "pb.h"
-#include "record.h"
+#include "perfetto_write.h"
 
-#define PF_CHUNK       65536 /* write the buffer out once it holds this much */
-#define PF_ZLIB_LEVEL  1     /* deflate level of each chunk (fast; see docs/performance.md) */
-#define PF_FLUSH_NS    1000000000ull /* and at least once a second of trace time */
-#define PF_MAX_REPEAT  64            /* heaviest weight written as repeated samples */
-#define PF_SEQ_CLEARED 1
-#define PF_SEQ_NEEDS   2
-#define PF_CLOCK_MONO  3          /* BuiltinClock MONOTONIC */
-#define PF_CLOCK_BOOT  6          /* BuiltinClock BOOTTIME, the trace's time */
-#define PF_CLOCK_DELTA 64         /* sequence-scoped incremental clock of the samples */
-#define PF_REORDER_NS  250000000u /* samples held back this far behind the newest one */
-#define PF_REORDER_MAX 65536      /* ... and never more than this many */
-
-/* One slot of an open-addressing table; the meaning of k, a, b, c, d depends on the table. */
-struct ient {
-    uint64_t h, k;
-    uint32_t a, b, c, d;
-    int used;
-};
-
-struct itab {
-    struct ient *e;
-    size_t cap, count;
-};
-
-/* A sample waiting in the reorder window. */
-struct pf_pending {
-    uint64_t mono_ns, order; /* order: arrival, to keep equal times in arrival order */
-    uint32_t pid, tid, stack, repeat;
-};
-
-struct record_writer {
-    int fd;
-    int failed; /* a write failed: the rest is dropped */
-    int err;    /* its errno */
-    struct model *m;
-    uint32_t seq;
-    int64_t boot_offset; /* BOOTTIME - MONOTONIC at open */
-    struct pb out;       /* packets waiting to be written */
-    z_stream z;          /* deflates each chunk of out into one compressed_packets packet */
-    int z_ok;            /* z is set up (else chunks are written as they are) */
-    struct pb zout;      /* a compressed chunk with its packet header in front */
-    char label[128];     /* every process's label: "host=NAME" and " rank=N" under MPI */
-    uint64_t pkt_ns;     /* the latest packet time so far */
-    uint64_t flushed_ns; /* pkt_ns at the last flush */
-    struct pb pkt, tmp, sub;
-    struct pb in_fn, in_path, in_map, in_frame, in_stack; /* new interned entries */
-    struct itab names;   /* function name -> iid a (string strs[k]) */
-    struct itab modules; /* module basename -> mapping iid a == path iid (strs[k]) */
-    struct itab threads; /* (pid, tid) -> declared name strs[k] */
-    struct itab procs;   /* pid a: its process track is declared */
-    struct itab tracks;  /* (pid a, kind b, name strs[k]) -> a named or counter track */
-    char **strs;
-    size_t nstrs, capstrs;
-    uint32_t *func_frames; /* model function f -> its frame iid, 0 until written */
-    size_t cap_func_frames;
-    uint64_t *stack_written; /* bit p: the callstack of model path p (iid p) is written */
-    size_t cap_stack_written, nstacks;
-    uint32_t *stack; /* scratch: the current sample's frame iids */
-    size_t capstack;
-    uint32_t next_name, next_module, next_frame;
-    uint64_t delta_base_ns;  /* BOOTTIME of the last packet written on PF_CLOCK_DELTA */
-    struct pf_pending *heap; /* the reorder window: a min-heap on (mono_ns, order) */
-    size_t nheap, capheap;
-    uint64_t newest_ns, arrivals; /* latest sample time seen; samples seen */
-    struct pb pend_in;            /* interned data for the next sample packet written */
-};
-
-/* ---- hash tables ---- */
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-    return mix64(h);
-}
-
-/* Double the table when half full (slots are placed by hash only). */
-static void itab_grow(struct itab *t)
-{
-    if (t->count * 2 < t->cap)
-        return;
-    size_t cap = t->cap ? t->cap * 2 : 64;
-    struct ient *e = xcalloc(cap, sizeof(*e));
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->e[i].used)
-            continue;
-        size_t j = t->e[i].h & (cap - 1);
-        while (e[j].used)
-            j = (j + 1) & (cap - 1);
-        e[j] = t->e[i];
-    }
-    free(t->e);
-    t->e = e;
-    t->cap = cap;
-}
-
-/* The slot with hash h for which eq says yes, or the free slot where it would go. */
-static struct ient *itab_slot(struct itab *t, uint64_t h,
-                              int (*eq)(const struct record_writer *, const struct ient *,
-                                        const void *),
-                              const struct record_writer *w, const void *key)
-{
-    itab_grow(t);
-    size_t j = h & (t->cap - 1);
-    while (t->e[j].used && !(t->e[j].h == h && eq(w, &t->e[j], key)))
-        j = (j + 1) & (t->cap - 1);
-    return &t->e[j];
-}
-
-static void itab_free(struct itab *t)
-{
-    free(t->e);
-}
-
-/* Keep a copy of s; returns its index. */
-static uint32_t str_add(struct record_writer *w, const char *s)
-{
-    if (w->nstrs == w->capstrs) {
-        w->capstrs = w->capstrs ? w->capstrs * 2 : 64;
-        w->strs = xrealloc(w->strs, w->capstrs * sizeof(*w->strs));
-    }
-    w->strs[w->nstrs] = xstrdup(s);
-    return (uint32_t)w->nstrs++;
-}
-
-static int eq_str(const struct record_writer *w, const struct ient *e, const void *key)
-{
-    return strcmp(w->strs[e->k], key) == 0;
-}
-
-static int eq_thread(const struct record_writer *w, const struct ient *e, const void *key)
-{
-    (void)w;
-    return e->a == ((const uint32_t *)key)[0] && e->b == ((const uint32_t *)key)[1];
-}
-
-/* ---- output ---- */
-
-/* Write the buffered packets out, retrying short writes; after an error the rest is dropped. */
-/* Bytes of v as a varint. */
-static size_t varint_len(uint64_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-/* v as a varint at p; returns its length. */
-static size_t put_varint(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-/* The chunk of packets in out as one TracePacket {compressed_packets = zlib(out)}: Perfetto's
- * own form (a compressed Trace, trace_processor inflates it); NULL when deflate fails. */
-static const uint8_t *compress_out(struct record_writer *w, size_t *len)
-{
-    enum { HEAD = 16 }; /* room for the packet's tag and two lengths */
-    uLong bound = deflateBound(&w->z, (uLong)w->out.n);
-    uint8_t head[HEAD];
-    size_t h = 0, zlen;
-    uint64_t inner;
-
-    w->zout.n = 0;
-    pb_reserve(&w->zout, HEAD + (size_t)bound);
-    if (deflateReset(&w->z) != Z_OK)
-        return NULL;
-    w->z.next_in = w->out.p;
-    w->z.avail_in = (uInt)w->out.n;
-    w->z.next_out = w->zout.p + HEAD;
-    w->z.avail_out = (uInt)bound;
-    if (deflate(&w->z, Z_FINISH) != Z_STREAM_END)
-        return NULL;
-    zlen = (size_t)bound - w->z.avail_out;
-    inner = 2 + varint_len(zlen) + zlen; /* field 50 (2-byte tag), length, bytes */
-    head[h++] = 0x0A;                    /* Trace.packet */
-    h += put_varint(head + h, inner);
-    head[h++] = 0x92; /* TracePacket.compressed_packets = 50, length-delimited */
-    head[h++] = 0x03;
-    h += put_varint(head + h, zlen);
-    memcpy(w->zout.p + HEAD - h, head, h);
-    *len = h + zlen;
-    return w->zout.p + HEAD - h;
-}
-
-/* Write the packets buffered in out (compressed when zlib is set up) with one write. */
-static void flush_out(struct record_writer *w)
-{
-    const uint8_t *p = w->out.p;
-    size_t n = w->out.n;
-
-    if (n == 0)
-        return;
-    if (w->z_ok && !(p = compress_out(w, &n))) {
-        p = w->out.p; /* deflate failed: the chunk as it is */
-        n = w->out.n;
-    }
-    while (n > 0 && !w->failed) {
-        ssize_t k = write(w->fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            w->failed = 1;
-            w->err = k < 0 ? errno : EIO;
-            break;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
-    w->out.n = 0;
-}
-
-/* Start a packet at an absolute time: BOOTTIME with its clock id, sequence id and flags. */
-static void packet_begin(struct record_writer *w, uint64_t mono_ns, uint32_t flags)
-{
-    if (mono_ns > w->pkt_ns)
-        w->pkt_ns = mono_ns;
-    w->pkt.n = 0;
-    pb_uint(&w->pkt, 8, (uint64_t)((int64_t)mono_ns + w->boot_offset));
-    pb_uint(&w->pkt, 58, PF_CLOCK_BOOT);
-    pb_uint(&w->pkt, 10, w->seq);
-    pb_uint(&w->pkt, 13, flags);
-}
-
-/* Start a sample packet: a delta on the sequence's incremental clock, or an absolute time when
- * the sample is older than the clock's last packet (a negative delta is never written). */
-static void packet_begin_delta(struct record_writer *w, uint64_t mono_ns)
-{
-    uint64_t boot = (uint64_t)((int64_t)mono_ns + w->boot_offset);
-
-    if (boot < w->delta_base_ns) {
-        packet_begin(w, mono_ns, PF_SEQ_NEEDS);
-        return;
-    }
-    if (mono_ns > w->pkt_ns)
-        w->pkt_ns = mono_ns;
-    w->pkt.n = 0;
-    pb_uint(&w->pkt, 8, boot - w->delta_base_ns);
-    pb_uint(&w->pkt, 10, w->seq);
-    pb_uint(&w->pkt, 13, PF_SEQ_NEEDS);
-    w->delta_base_ns = boot;
-}
-
-/* Frame the packet as a Trace.packet record into the output buffer. */
-static void packet_end(struct record_writer *w)
-{
-    pb_bytes(&w->out, 1, w->pkt.p, w->pkt.n);
-    if (!w->flushed_ns)
-        w->flushed_ns = w->pkt_ns;
-    if (w->out.n >= PF_CHUNK || w->pkt_ns >= w->flushed_ns + PF_FLUSH_NS) {
-        flush_out(w);
-        w->flushed_ns = w->pkt_ns;
-    }
-}
-
-static uint64_t track_uuid(uint32_t pid, uint32_t tid)
-{
-    return mix64(((uint64_t)pid << 32 | tid) ^ 0x726f637379730000ull);
-}
-
+/* The last component of path. */
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
 }
 
-static int eq_pid(const struct record_writer *w, const struct ient *e, const void *key)
-{
-    (void)w;
-    return e->a == *(const uint32_t *)key;
-}
-
+/* Declare (or declare again, after an exec) pid's process track: its executable's basename and
+ * the label. */
 static void emit_process(struct record_writer *w, uint64_t t, uint32_t pid, const char *exe)
 {
-    struct ient *e = itab_slot(&w->procs, mix64(pid), eq_pid, w, &pid);
-
-    if (!e->used) {
-        *e = (struct ient){.h = mix64(pid), .a = pid, .used = 1};
-        w->procs.count++;
-    }
+    pfw_process_mark(w, pid);
     w->sub.n = 0;
-    pb_uint(&w->sub, 1, pid);
+    pb_uint(&w->sub, PF_PROCESS_PID, pid);
     if (exe && *exe)
-        pb_bytes(&w->sub, 6, base_name(exe), strlen(base_name(exe)));
-    pb_bytes(&w->sub, 8, w->label, strlen(w->label)); /* process_labels: host (and MPI rank) */
+        pb_bytes(&w->sub, PF_PROCESS_NAME, base_name(exe), strlen(base_name(exe)));
+    pb_bytes(&w->sub, PF_PROCESS_LABELS, w->label, strlen(w->label)); /* host (and MPI rank) */
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, track_uuid(pid, 0));
-    pb_bytes(&w->tmp, 3, w->sub.p, w->sub.n);
-    packet_begin(w, t, PF_SEQ_NEEDS);
-    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
-    packet_end(w);
+    pb_uint(&w->tmp, PF_TRACK_UUID, pfw_track_uuid(pid, 0));
+    pb_bytes(&w->tmp, PF_TRACK_PROCESS, w->sub.p, w->sub.n);
+    pfw_packet_begin(w, t, PF_SEQ_NEEDS);
+    pb_bytes(&w->pkt, PF_PACKET_TRACK_DESCRIPTOR, w->tmp.p, w->tmp.n);
+    pfw_packet_end(w);
 }
 
 /* Declare thread (pid, tid) with name unless it is already declared with that name. */
 static void declare_thread(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t tid,
                            const char *name)
 {
-    uint32_t key[2] = {pid, tid};
-    struct ient *e = itab_slot(&w->threads, mix64((uint64_t)pid << 32 | tid), eq_thread, w, key);
-
     if (!name)
         name = "";
-    if (e->used && strcmp(w->strs[e->k], name) == 0)
+    if (!pfw_thread_set_name(w, pid, tid, name))
         return;
-    if (e->used) {
-        free(w->strs[e->k]);
-        w->strs[e->k] = xstrdup(name);
-    } else {
-        *e = (struct ient){.h = mix64((uint64_t)pid << 32 | tid), .a = pid, .b = tid, .used = 1};
-        e->k = str_add(w, name);
-        w->threads.count++;
-    }
     w->sub.n = 0;
-    pb_uint(&w->sub, 1, pid);
-    pb_uint(&w->sub, 2, tid);
+    pb_uint(&w->sub, PF_THREAD_PID, pid);
+    pb_uint(&w->sub, PF_THREAD_TID, tid);
     if (*name)
-        pb_bytes(&w->sub, 5, name, strlen(name));
+        pb_bytes(&w->sub, PF_THREAD_NAME, name, strlen(name));
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, track_uuid(pid, tid));
-    pb_bytes(&w->tmp, 4, w->sub.p, w->sub.n);
-    packet_begin(w, t, PF_SEQ_NEEDS);
-    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
-    packet_end(w);
-}
-
-/* Whether thread (pid, tid) has a descriptor in the file. */
-static int thread_declared(struct record_writer *w, uint32_t pid, uint32_t tid)
-{
-    uint32_t key[2] = {pid, tid};
-    return itab_slot(&w->threads, mix64((uint64_t)pid << 32 | tid), eq_thread, w, key)->used;
+    pb_uint(&w->tmp, PF_TRACK_UUID, pfw_track_uuid(pid, tid));
+    pb_bytes(&w->tmp, PF_TRACK_THREAD, w->sub.p, w->sub.n);
+    pfw_packet_begin(w, t, PF_SEQ_NEEDS);
+    pb_bytes(&w->pkt, PF_PACKET_TRACK_DESCRIPTOR, w->tmp.p, w->tmp.n);
+    pfw_packet_end(w);
 }
 
 /* The model's latest name of thread (pid, tid), or NULL. */
@@ -432,106 +128,12 @@ static const char *model_thread_name(struct model *m, uint32_t pid, uint32_t tid
     return NULL;
 }
 
-/* Interned string s in table t (new ones appended to buf as InternedData field); returns iid. */
-static uint32_t intern_string(struct record_writer *w, struct itab *t, uint32_t *next,
-                              struct pb *buf, uint32_t field, const char *s)
-{
-    uint64_t h = hash_str(s);
-    struct ient *e = itab_slot(t, h, eq_str, w, s);
-
-    if (e->used)
-        return e->a;
-    *e = (struct ient){.h = h, .a = ++*next, .used = 1};
-    e->k = str_add(w, s);
-    t->count++;
-    w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, e->a);
-    pb_bytes(&w->tmp, 2, s, strlen(s));
-    pb_bytes(buf, field, w->tmp.p, w->tmp.n);
-    return e->a;
-}
-
-/* Mapping iid of a module basename (its path string gets the same iid). */
-static uint32_t intern_module(struct record_writer *w, const char *module)
-{
-    uint32_t before = w->next_module;
-    uint32_t iid = intern_string(w, &w->modules, &w->next_module, &w->in_path, 17, module);
-
-    if (w->next_module != before) {
-        w->tmp.n = 0;
-        pb_uint(&w->tmp, 1, iid);
-        pb_uint(&w->tmp, 7, iid);
-        pb_bytes(&w->in_map, 19, w->tmp.p, w->tmp.n);
-    }
-    return iid;
-}
-
-/* A new frame entry in the interned data; returns its iid. */
-static uint32_t new_frame(struct record_writer *w, const char *function, const char *module,
-                          uint64_t rel_pc)
-{
-    uint32_t name = intern_string(w, &w->names, &w->next_name, &w->in_fn, 5, function);
-    uint32_t map = intern_module(w, module);
-    uint32_t iid = ++w->next_frame;
-
-    w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, iid);
-    pb_uint(&w->tmp, 2, name);
-    pb_uint(&w->tmp, 3, map);
-    pb_uint(&w->tmp, 4, rel_pc);
-    pb_bytes(&w->in_frame, 6, w->tmp.p, w->tmp.n);
-    return iid;
-}
-
-/* xgrow, the new elements zeroed. */
-static void grow_zeroed(void *pp, size_t *cap, size_t need, size_t elem)
-{
-    size_t old = *cap;
-
-    xgrow(pp, cap, need, elem);
-    if (*cap > old)
-        memset((char *)*(void **)pp + old * elem, 0, (*cap - old) * elem);
-}
-
-/* The frame iid of model function f: one frame per function (an inlined one is a function of
- * its own), written on first use. */
-static uint32_t func_frame(struct record_writer *w, uint32_t f)
-{
-    const struct model_func *fn;
-    char label[MODEL_LABEL_MAX];
-
-    grow_zeroed(&w->func_frames, &w->cap_func_frames, (size_t)f + 1, sizeof(*w->func_frames));
-    if (w->func_frames[f])
-        return w->func_frames[f];
-    fn = model_func_at(w->m, (int)f);
-    model_python_label(fn, label, sizeof(label));
-    w->func_frames[f] =
-        new_frame(w, fn ? label : "[unknown]", fn && fn->module ? fn->module : "[unknown]", 0);
-    return w->func_frames[f];
-}
-
-/* ---- tracks of counters and slices ---- */
-
-#define PF_TRACK_NAMED   0 /* a named track of slices (e.g. a GPU queue) */
-#define PF_TRACK_COUNTER 1
-
-struct track_key {
-    uint32_t pid, kind;
-    const char *name;
-};
-
-static int eq_track(const struct record_writer *w, const struct ient *e, const void *key)
-{
-    const struct track_key *k = key;
-    return e->a == k->pid && e->b == k->kind && strcmp(w->strs[e->k], k->name) == 0;
-}
-
 /* Declare pid's process track unless it is (a named track's parent must exist). */
 static void ensure_process(struct record_writer *w, uint64_t t, uint32_t pid)
 {
     const struct model_process *p;
 
-    if (itab_slot(&w->procs, mix64(pid), eq_pid, w, &pid)->used)
+    if (pfw_process_declared(w, pid))
         return;
     p = model_process_find(w->m, pid);
     emit_process(w, t, pid, p ? p->exe : NULL);
@@ -543,52 +145,46 @@ static void put_counter_unit(struct pb *b, const char *unit)
     if (!unit || !*unit)
         return;
     if (strcmp(unit, "bytes") == 0)
-        pb_uint(b, 3, 3); /* SIZE_BYTES */
+        pb_uint(b, PF_COUNTER_UNIT, PF_UNIT_SIZE_BYTES);
     else if (strcmp(unit, "ns") == 0)
-        pb_uint(b, 3, 1); /* TIME_NS */
+        pb_uint(b, PF_COUNTER_UNIT, PF_UNIT_TIME_NS);
     else
-        pb_bytes(b, 6, unit, strlen(unit));
+        pb_bytes(b, PF_COUNTER_UNIT_NAME, unit, strlen(unit));
 }
 
-/* The uuid of pid's track called name (kind PF_TRACK_*), declared on first use: a child of
+/* The uuid of pid's track called name (kind PF_TRACK_KIND_*), declared on first use: a child of
  * the process track, or a top-level track for pid 0. */
 static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t kind,
                             const char *name, const char *unit)
 {
-    struct track_key key = {pid, kind, name};
-    uint64_t h = mix64(hash_str(name) ^ ((uint64_t)pid << 8 | kind));
-    struct ient *e = itab_slot(&w->tracks, h, eq_track, w, &key);
-    uint64_t uuid = mix64(h ^ 0x747261636b000000ull) | 1ull << 63;
+    uint64_t uuid;
 
-    if (e->used)
+    if (!pfw_track_intern(w, pid, kind, name, &uuid))
         return uuid;
-    *e = (struct ient){.h = h, .a = pid, .b = kind, .used = 1};
-    e->k = str_add(w, name);
-    w->tracks.count++;
     if (pid)
         ensure_process(w, t, pid);
     w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, uuid);
-    pb_bytes(&w->tmp, 2, name, strlen(name));
+    pb_uint(&w->tmp, PF_TRACK_UUID, uuid);
+    pb_bytes(&w->tmp, PF_TRACK_NAME, name, strlen(name));
     if (pid)
-        pb_uint(&w->tmp, 5, track_uuid(pid, 0));
-    if (kind == PF_TRACK_COUNTER) {
+        pb_uint(&w->tmp, PF_TRACK_PARENT_UUID, pfw_track_uuid(pid, 0));
+    if (kind == PF_TRACK_KIND_COUNTER) {
         w->sub.n = 0;
         put_counter_unit(&w->sub, unit);
-        pb_bytes(&w->tmp, 8, w->sub.p, w->sub.n);
+        pb_bytes(&w->tmp, PF_TRACK_COUNTER, w->sub.p, w->sub.n);
     }
-    packet_begin(w, t, PF_SEQ_NEEDS);
-    pb_bytes(&w->pkt, 60, w->tmp.p, w->tmp.n);
-    packet_end(w);
+    pfw_packet_begin(w, t, PF_SEQ_NEEDS);
+    pb_bytes(&w->pkt, PF_PACKET_TRACK_DESCRIPTOR, w->tmp.p, w->tmp.n);
+    pfw_packet_end(w);
     return uuid;
 }
 
 /* Write a TrackEvent (already encoded in w->sub) at time t. */
 static void emit_track_event(struct record_writer *w, uint64_t t)
 {
-    packet_begin(w, t, PF_SEQ_NEEDS);
-    pb_bytes(&w->pkt, 11, w->sub.p, w->sub.n);
-    packet_end(w);
+    pfw_packet_begin(w, t, PF_SEQ_NEEDS);
+    pb_bytes(&w->pkt, PF_PACKET_TRACK_EVENT, w->sub.p, w->sub.n);
+    pfw_packet_end(w);
 }
 
 /* One counter reading. */
@@ -599,12 +195,12 @@ static void emit_counter(struct record_writer *w, const struct record_event *ev)
 
     if (!ev->track)
         return;
-    uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_COUNTER, ev->track, ev->unit);
+    uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_KIND_COUNTER, ev->track, ev->unit);
     memcpy(&bits, &v, sizeof(bits));
     w->sub.n = 0;
-    pb_uint(&w->sub, 9, 4); /* TYPE_COUNTER */
-    pb_uint(&w->sub, 11, uuid);
-    pb_fixed64(&w->sub, 44, bits);
+    pb_uint(&w->sub, PF_EVENT_TYPE, PF_TYPE_COUNTER);
+    pb_uint(&w->sub, PF_EVENT_TRACK_UUID, uuid);
+    pb_fixed64(&w->sub, PF_EVENT_DOUBLE_COUNTER_VALUE, bits);
     emit_track_event(w, ev->time_ns);
 }
 
@@ -617,9 +213,9 @@ static void put_args(struct record_writer *w, const char *args)
         eq = memchr(args, '=', len);
         if (eq && eq > args) {
             w->tmp.n = 0;
-            pb_bytes(&w->tmp, 10, args, (size_t)(eq - args));
-            pb_bytes(&w->tmp, 6, eq + 1, len - (size_t)(eq - args) - 1);
-            pb_bytes(&w->sub, 4, w->tmp.p, w->tmp.n);
+            pb_bytes(&w->tmp, PF_ANNOTATION_NAME, args, (size_t)(eq - args));
+            pb_bytes(&w->tmp, PF_ANNOTATION_STRING, eq + 1, len - (size_t)(eq - args) - 1);
+            pb_bytes(&w->sub, PF_EVENT_DEBUG_ANNOTATIONS, w->tmp.p, w->tmp.n);
         }
         args = nl ? nl + 1 : NULL;
     }
@@ -632,74 +228,32 @@ static void emit_slice(struct record_writer *w, const struct record_event *ev)
     const char *name = ev->name ? ev->name : "?";
 
     if (ev->track) {
-        uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_NAMED, ev->track, NULL);
+        uuid = named_track(w, ev->time_ns, ev->pid, PF_TRACK_KIND_NAMED, ev->track, NULL);
     } else {
-        if (!thread_declared(w, ev->pid, ev->tid))
+        if (!pfw_thread_declared(w, ev->pid, ev->tid))
             declare_thread(w, ev->time_ns, ev->pid, ev->tid,
                            model_thread_name(w->m, ev->pid, ev->tid));
-        uuid = track_uuid(ev->pid, ev->tid);
+        uuid = pfw_track_uuid(ev->pid, ev->tid);
     }
     w->sub.n = 0;
-    pb_uint(&w->sub, 9, ev->type == RECORD_EV_SLICE ? 1 : 3); /* SLICE_BEGIN or INSTANT */
-    pb_uint(&w->sub, 11, uuid);
-    pb_bytes(&w->sub, 23, name, strlen(name));
+    pb_uint(&w->sub, PF_EVENT_TYPE,
+            ev->type == RECORD_EV_SLICE ? PF_TYPE_SLICE_BEGIN : PF_TYPE_INSTANT);
+    pb_uint(&w->sub, PF_EVENT_TRACK_UUID, uuid);
+    pb_bytes(&w->sub, PF_EVENT_NAME, name, strlen(name));
     if (ev->category)
-        pb_bytes(&w->sub, 22, ev->category, strlen(ev->category));
+        pb_bytes(&w->sub, PF_EVENT_CATEGORIES, ev->category, strlen(ev->category));
     put_args(w, ev->args);
     if (ev->type == RECORD_EV_SLICE && ev->flow_out)
-        pb_fixed64(&w->sub, 47, ev->flow_out);
+        pb_fixed64(&w->sub, PF_EVENT_FLOW_IDS, ev->flow_out);
     if (ev->type == RECORD_EV_SLICE && ev->flow_in)
-        pb_fixed64(&w->sub, 48, ev->flow_in);
+        pb_fixed64(&w->sub, PF_EVENT_TERMINATING_FLOW_IDS, ev->flow_in);
     emit_track_event(w, ev->time_ns);
     if (ev->type != RECORD_EV_SLICE)
         return;
     w->sub.n = 0;
-    pb_uint(&w->sub, 9, 2); /* SLICE_END */
-    pb_uint(&w->sub, 11, uuid);
+    pb_uint(&w->sub, PF_EVENT_TYPE, PF_TYPE_SLICE_END);
+    pb_uint(&w->sub, PF_EVENT_TRACK_UUID, uuid);
     emit_track_event(w, ev->end_ns > ev->time_ns ? ev->end_ns : ev->time_ns);
-}
-
-/* Append a frame iid to the scratch stack. */
-static void stack_push(struct record_writer *w, size_t *n, uint32_t iid)
-{
-    if (*n == w->capstack) {
-        w->capstack = w->capstack ? w->capstack * 2 : 256;
-        w->stack = xrealloc(w->stack, w->capstack * sizeof(*w->stack));
-    }
-    w->stack[(*n)++] = iid;
-}
-
-/* The callstack iid of model path p (iid p; UINT32_MAX for a sample without frames), its
- * frames and callstack written to the interned data on first use. */
-static uint32_t intern_path(struct record_writer *w, uint32_t p)
-{
-    size_t n = 0;
-
-    if (p == 0)
-        p = UINT32_MAX;
-    size_t bit = p == UINT32_MAX ? 0 : p;
-    grow_zeroed(&w->stack_written, &w->cap_stack_written, bit / 64 + 1, sizeof(*w->stack_written));
-    if (w->stack_written[bit / 64] >> (bit % 64) & 1)
-        return p;
-    w->stack_written[bit / 64] |= 1ull << (bit % 64);
-    w->nstacks++;
-    if (p == UINT32_MAX) {
-        stack_push(w, &n, new_frame(w, "[unknown]", "[unknown]", 0));
-    } else {
-        for (uint32_t q = p; q; q = model_path_parent(w->m, q)) /* leaf first */
-            stack_push(w, &n, func_frame(w, model_path_func(w->m, q)));
-        for (size_t i = 0; i < n / 2; i++) { /* root first */
-            uint32_t x = w->stack[i];
-            w->stack[i] = w->stack[n - 1 - i];
-            w->stack[n - 1 - i] = x;
-        }
-    }
-    w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, p);
-    for (size_t i = 0; i < n; i++)
-        pb_uint(&w->tmp, 2, w->stack[i]); /* repeated, not packed */
-    pb_bytes(&w->in_stack, 7, w->tmp.p, w->tmp.n);
-    return p;
 }
 
 /* Whether pending sample a goes before b. */
@@ -751,17 +305,17 @@ static struct pf_pending heap_pop(struct record_writer *w)
 static void write_sample(struct record_writer *w, const struct pf_pending *e)
 {
     for (uint32_t r = 0; r < e->repeat; r++) {
-        packet_begin_delta(w, e->mono_ns);
+        pfw_packet_begin_delta(w, e->mono_ns);
         if (w->pend_in.n) {
-            pb_bytes(&w->pkt, 12, w->pend_in.p, w->pend_in.n);
+            pb_bytes(&w->pkt, PF_PACKET_INTERNED_DATA, w->pend_in.p, w->pend_in.n);
             w->pend_in.n = 0;
         }
         w->tmp.n = 0;
-        pb_uint(&w->tmp, 2, e->pid);
-        pb_uint(&w->tmp, 3, e->tid);
-        pb_uint(&w->tmp, 4, e->stack);
-        pb_bytes(&w->pkt, 66, w->tmp.p, w->tmp.n);
-        packet_end(w);
+        pb_uint(&w->tmp, PF_SAMPLE_PID, e->pid);
+        pb_uint(&w->tmp, PF_SAMPLE_TID, e->tid);
+        pb_uint(&w->tmp, PF_SAMPLE_CALLSTACK_IID, e->stack);
+        pb_bytes(&w->pkt, PF_PACKET_PERF_SAMPLE, w->tmp.p, w->tmp.n);
+        pfw_packet_end(w);
     }
 }
 
@@ -782,14 +336,14 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
     struct pf_pending e = {
         .mono_ns = ev->time_ns, .order = w->arrivals++, .pid = ev->pid, .tid = ev->tid};
 
-    if (!thread_declared(w, ev->pid, ev->tid))
+    if (!pfw_thread_declared(w, ev->pid, ev->tid))
         declare_thread(w, ev->time_ns, ev->pid, ev->tid, model_thread_name(w->m, ev->pid, ev->tid));
     for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
         in[i]->n = 0;
     uint32_t path = ev->path;
     if (!path && ev->nframes) /* a sample the session did not count first (tests) */
         path = model_sample_path(w->m, ev->pid, ev->frames, ev->nframes);
-    e.stack = intern_path(w, path);
+    e.stack = pfw_intern_path(w, path);
     for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
         pb_append(&w->pend_in, in[i]);
     e.repeat = ev->weight <= 1 ? 1 : ev->weight <= PF_MAX_REPEAT ? ev->weight : PF_MAX_REPEAT;
@@ -827,33 +381,10 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     mono = model_clock_ns(CLOCK_MONOTONIC);
     boot = model_clock_ns(CLOCK_BOOTTIME);
     w->boot_offset = (int64_t)(boot - mono);
-    w->seq = 1 + (uint32_t)(mix64((uint64_t)getpid() << 40 ^ boot) % 16383);
+    w->seq = 1 + (uint32_t)(hash_mix64((uint64_t)getpid() << 40 ^ boot) % 16383);
     if (model_session(m)->rank >= 0) /* MPI ranks: distinct ids, so merged traces stay valid */
         w->seq = 1 + (uint32_t)model_session(m)->rank % 16383;
-    /* first packet: clears the incremental state, makes clock 64 the default and anchors it
-     * (and MONOTONIC) to BOOTTIME */
-    packet_begin(w, mono, PF_SEQ_CLEARED | PF_SEQ_NEEDS);
-    pb_uint(&w->pkt, 87, 1);
-    w->tmp.n = 0;
-    pb_uint(&w->tmp, 58, PF_CLOCK_DELTA);
-    pb_bytes(&w->pkt, 59, w->tmp.p, w->tmp.n);
-    w->sub.n = 0;
-    w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, PF_CLOCK_BOOT);
-    pb_uint(&w->tmp, 2, boot);
-    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
-    w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, PF_CLOCK_MONO);
-    pb_uint(&w->tmp, 2, mono);
-    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
-    w->tmp.n = 0;
-    pb_uint(&w->tmp, 1, PF_CLOCK_DELTA);
-    pb_uint(&w->tmp, 2, boot);
-    pb_uint(&w->tmp, 3, 1); /* is_incremental */
-    pb_bytes(&w->sub, 1, w->tmp.p, w->tmp.n);
-    pb_bytes(&w->pkt, 6, w->sub.p, w->sub.n);
-    packet_end(w);
-    w->delta_base_ns = boot;
+    pfw_packet_anchor(w, mono, boot);
     return w;
 }
 
@@ -894,7 +425,7 @@ static int perfetto_close(struct record_writer *w, struct model *m, const struct
     (void)m;
     (void)end;
     reorder_flush(w, 1);
-    flush_out(w);
+    pfw_flush_out(w);
     if (close(w->fd) != 0 && !w->err)
         w->err = errno;
     int err = w->err;
@@ -903,17 +434,7 @@ static int perfetto_close(struct record_writer *w, struct model *m, const struct
     free(w->zout.p);
     if (w->z_ok)
         deflateEnd(&w->z);
-    itab_free(&w->names);
-    itab_free(&w->modules);
-    itab_free(&w->threads);
-    itab_free(&w->procs);
-    itab_free(&w->tracks);
-    for (size_t i = 0; i < w->nstrs; i++)
-        free(w->strs[i]);
-    free(w->strs);
-    free(w->func_frames);
-    free(w->stack_written);
-    free(w->stack);
+    pfw_intern_free(w);
     free(w->heap);
     free(w);
     return err;
@@ -925,8 +446,8 @@ void record_perfetto_stats(const struct record_writer *w, size_t *frames, size_t
 {
     *frames = w->next_frame;
     *stacks = w->nstacks;
-    *heap_bytes = (w->names.cap + w->modules.cap + w->threads.cap + w->procs.cap + w->tracks.cap) *
-                      sizeof(struct ient) +
+    *heap_bytes = (w->names.cap + w->modules.cap + w->tracks.cap) * sizeof(struct ient) +
+                  (w->threads.cap + w->procs.cap) * (sizeof(uint64_t) + sizeof(uint32_t)) +
                   w->cap_func_frames * sizeof(uint32_t) + w->cap_stack_written * sizeof(uint64_t) +
                   w->capstrs * sizeof(char *) + w->out.cap + w->pkt.cap +
                   w->capstack * sizeof(uint32_t) + w->capheap * sizeof(struct pf_pending) +

@@ -1,7 +1,7 @@
 /* The out-of-process sampler: perf events opened by the front end on the target's threads. The
  * kernel copies each sample's user registers and the top of its user stack into a ring the
  * front end maps; no signal ever reaches the target. The spool thread copies the rings out, the
- * main loop unwinds the copies with libdwfl (model/unwind.c). Wall mode adds a context-switch
+ * main loop unwinds the copies with libdwfl (symbols/unwind.c). Wall mode adds a context-switch
  * event: the stack where a thread stops running, and how long it stays off the CPU, measured
  * exactly from the switch-out and switch-in records. */
 #define _GNU_SOURCE

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/hashmap.h"
+#include "base/hashmap.h"
 #include "model/model.h"
 
 /* A thread's last whole stack: its frames, innermost first, and their stack pointers. */

@@ -4,6 +4,8 @@
  * batch mode. */
 #include "tui/tui_internal.h"
 
+#include "base/hash.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,14 +255,6 @@ static int keyed_cmp(const void *a, const void *b)
     return (x->node > y->node) - (x->node < y->node);
 }
 
-/* Mix a 64-bit value (splitmix64's finalizer). */
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 struct model_tree *tui_flame_merge(const struct model_tree *in, tui_key_fn key, const void *ctx)
 {
     struct model_tree *out = xcalloc(1, sizeof(*out));
@@ -300,7 +294,7 @@ struct model_tree *tui_flame_merge(const struct model_tree *in, tui_key_fn key, 
                 .first_child = -1,
                 .next_sibling = out->nodes[j].first_child,
                 .depth = out->nodes[j].depth + 1,
-                .path_hash = mix64(out->nodes[j].path_hash * 0x100000001b3ull ^ kids[a].key)};
+                .path_hash = hash_mix64(out->nodes[j].path_hash * 0x100000001b3ull ^ kids[a].key)};
             head[out->count] = -1;
             for (b = a; b < k && kids[b].key == kids[a].key; b++) {
                 const struct model_node *nd = &in->nodes[kids[b].node];

@@ -6,7 +6,7 @@
 #include "collector/protocol.h"
 #include "tui/tui_internal.h"
 #include "gpu/gpu.h"
-#include "model/stderr_route.h"
+#include "base/stderr_route.h"
 
 #include <curses.h>
 #include <math.h>

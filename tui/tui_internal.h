@@ -162,7 +162,7 @@ struct tui {
     void *screen;     /* SCREEN * */
     void *tty;        /* FILE * on a copy of the terminal: the screen is drawn there */
     int saved_stdout; /* stdout while the display is open */
-    int stderr_route; /* stderr's redirection meanwhile (model/stderr_route.h) */
+    int stderr_route; /* stderr's redirection meanwhile (base/stderr_route.h) */
     int stray_fd;     /* an unlinked file that catches what others print meanwhile */
     int utf8;         /* the locale is UTF-8: Unicode glyphs */
     int color;        /* colour pairs in use */

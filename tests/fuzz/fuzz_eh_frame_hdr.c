@@ -1,8 +1,8 @@
 /* Fuzz target: the lookup in a library's .eh_frame_hdr table that names functions without a
- * symbol (model/unnamed.c), on a table from a file that may be damaged or hostile. The input
+ * symbol (symbols/unnamed.c), on a table from a file that may be damaged or hostile. The input
  * is the address looked up (8 bytes, little-endian, as an offset from the table's address),
  * then the table's bytes; the seeds are tables of real libraries. */
-#include "model/model_internal.h"
+#include "symbols/symbols_internal.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,10 +1,10 @@
-/* Fuzz target: the reader of the JIT maps runtimes write, /tmp/perf-PID.map (model/perfmap.c),
+/* Fuzz target: the reader of the JIT maps runtimes write, /tmp/perf-PID.map (symbols/perfmap.c),
  * as the symbolizer uses it: the input is written to the map file of this process's pid in two
  * parts (the file grows while the program runs; the second part may finish a line the first
  * left unfinished), each followed by lookups of the addresses the lines name and next to them. */
 #include <unistd.h>
 
-#include "model/model_internal.h"
+#include "symbols/symbols_internal.h"
 #include "tests/fuzz/fuzz.h"
 
 static char map_path[64];

@@ -17,7 +17,7 @@
 
 #include "check.h"
 #include "model/model.h"
-#include "model/stderr_route.h"
+#include "base/stderr_route.h"
 #include "record/record.h"
 #include "tui/tui_internal.h"
 

@@ -1,4 +1,4 @@
-/* Unit test of the symbolizer (model/symbolize.c) against libsymtest.so, a stripped copy of
+/* Unit test of the symbolizer (symbols/symbolize.c) against libsymtest.so, a stripped copy of
  * it, bogus modules and this process's own vDSO. Prints every failed check; exit 1 on any. */
 #define _GNU_SOURCE /* dladdr1, dl_iterate_phdr */
 #include "model/model.h"

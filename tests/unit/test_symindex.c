@@ -1,4 +1,4 @@
-/* Unit test of the symbol index (model/symfiles.c): for every few bytes of the executable code
+/* Unit test of the symbol index (symbols/symfiles.c): for every few bytes of the executable code
  * of real files of this machine (libc, libstdc++, libm, libz, this test itself), the index's
  * answer must be libdwfl's dwfl_module_addrinfo answer, which it replaces (a linear scan of
  * the symbol table per address). Prints how many addresses were compared per file. */
@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "model/model_internal.h"
+#include "symbols/symbols_internal.h"
 
 /* The path of the loaded object whose name contains part, via dl_iterate_phdr. */
 struct find {

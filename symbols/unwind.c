@@ -2,8 +2,9 @@
  * unwinding (libdwfl) of a perf sample's registers and stack copy, with the Dwfl the
  * symbolizer keeps per process (its ELF files and parsed CFI live as long as the process). */
 #define _GNU_SOURCE
-#include "hashmap.h"
-#include "model_internal.h"
+#include "base/hashmap.h"
+#include "base/base.h"
+#include "symbols/symbols_internal.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

@@ -2,7 +2,7 @@
  * copy of where fd 2 pointed before it; undoing the newest points fd 2 back there, undoing an
  * older one hands its copy to the redirection pushed just over it. */
 #define _GNU_SOURCE
-#include "model/stderr_route.h"
+#include "base/stderr_route.h"
 
 #include <fcntl.h>
 #include <pthread.h>

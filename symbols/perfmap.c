@@ -4,7 +4,8 @@
  * grows while the program runs: what was added is read at each lookup (the symbolizer asks once
  * per address), and a later line for the same code wins over an earlier one (code moved or
  * recompiled). */
-#include "model_internal.h"
+#include "base/base.h"
+#include "symbols/symbols_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

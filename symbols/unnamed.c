@@ -3,7 +3,8 @@
  * start of every function that has unwind information. libdw finds the unwind entry itself
  * (dwarf_cfi_addrframe) but tells only the address range of one row of rules, not where the
  * entry begins; the table does. */
-#include "model_internal.h"
+#include "base/base.h"
+#include "symbols/symbols_internal.h"
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>

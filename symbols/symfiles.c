@@ -4,7 +4,8 @@
  * or gigabytes of compressed DWARF inflated. In async mode a loader thread does it, one file
  * at a time, and the front end's loop never waits: the file is LOADING until the thread
  * publishes the finished Dwfl (READY), after which only the front end's thread touches it. */
-#include "model_internal.h"
+#include "base/base.h"
+#include "symbols/symbols_internal.h"
 
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>

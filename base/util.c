@@ -1,5 +1,6 @@
-/* Allocation helpers for the front end: out of memory is fatal there (never in the collector). */
-#include "model.h"
+/* The base layer (base/base.h): allocation helpers for the front end (out of memory is fatal
+ * there, never in the collector) and the clock. */
+#include "base/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,14 +49,14 @@ void xgrow(void *pp, size_t *cap, size_t need, size_t elem)
     *cap = n;
 }
 
-uint64_t model_clock_ns(clockid_t c)
+uint64_t base_clock_ns(clockid_t c)
 {
     struct timespec ts;
     clock_gettime(c, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t model_self_cpu_ns(void)
+uint64_t base_self_cpu_ns(void)
 {
     struct rusage ru;
 

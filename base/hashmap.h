@@ -1,12 +1,13 @@
-/* A small open-addressing hash map from a non-zero uint64 key to a uint32 value, private to the
- * model (front end only). Keys are expected to be well mixed by the caller (hashmap_mix). */
-#ifndef ROCSYS_MODEL_HASHMAP_H
-#define ROCSYS_MODEL_HASHMAP_H
+/* A small open-addressing hash map from a non-zero uint64 key to a uint32 value, used by the
+ * front end (base layer). Keys are expected to be well mixed by the caller (hashmap_mix). */
+#ifndef ROCSYS_BASE_HASHMAP_H
+#define ROCSYS_BASE_HASHMAP_H
 
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "model.h"
+#include "base/base.h"
+#include "base/hash.h"
 
 struct hashmap {
     uint64_t *keys; /* 0 = empty slot */
@@ -15,14 +16,10 @@ struct hashmap {
     size_t count;
 };
 
-/* Mix bits (splitmix64 finalizer) so that clustered keys spread over the table. */
+/* Mix bits (hash_mix64) so that clustered keys spread over the table; never 0 (empty). */
 static inline uint64_t hashmap_mix(uint64_t x)
 {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
+    x = hash_mix64(x);
     return x ? x : 1;
 }
 
