@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "collector/protocol.h"
-#include "hashmap.h"
+#include "base/hashmap.h"
 #include "model_internal.h"
 
 struct model_omp {

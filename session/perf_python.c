@@ -28,7 +28,7 @@
 #include "bpf/pyframes.h"
 #include "collector/protocol.h"
 #include "collector/python_layout.h"
-#include "model/hashmap.h"
+#include "base/hashmap.h"
 #include "model/model.h"
 
 #ifdef ROCSYS_HAVE_BPF
