@@ -37,6 +37,8 @@ struct inject_options {
     int attach_gpu;         /* --attach-gpu: no target, the GPU dashboard */
     const char *pids;       /* -p PID[,PID...]: attach to running processes */
     int gpu_interval_ms;    /* --gpu-interval: GPU sampling interval, 0 = no GPU monitoring */
+    int causal;             /* --causal: causal profiling experiments */
+    const char *progress;   /* --progress FUNC: its calls are the progress point */
     int help, version;
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
     int target_argc;

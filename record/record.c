@@ -26,6 +26,7 @@ const struct record_file record_files[] = {
     {&record_copies_csv, "copies.csv"},
     {&record_lines_txt, "lines.txt"},
     {&record_profile_pb, "profile.pb.gz"},
+    {&record_profile_coz, "profile.coz"}, /* --causal only */
     {&record_session_json, "session.json"},
     {NULL, NULL},
 };

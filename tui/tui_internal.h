@@ -132,7 +132,7 @@ void tui_tree_reveal(const struct model_tree *t, struct tui_expand *e, int node)
 void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name, const void *ctx);
 
 /* ---- the interactive front end's state (tui.c) ---- */
-#define TUI_MAX_VIEWS 11
+#define TUI_MAX_VIEWS 12
 
 /* Visual roles; tui_style() maps them to colour pairs or to monochrome attributes. */
 enum tui_style {
@@ -299,6 +299,7 @@ TUI_VIEW_DECLARE_CLICK(hipapi);
 TUI_VIEW_DECLARE_CLICK(ranks);
 TUI_VIEW_DECLARE(flame);
 TUI_VIEW_DECLARE(diff);
+TUI_VIEW_DECLARE(causal); /* --causal: predicted speedups (view_causal.c) */
 
 /* The rank filter after only_rank (struct model_filter: 1 + rank, 0 = all ranks): the next
  * rank in order, then 0 after the last; -1 when no process has a rank (view_ranks.c). */
