@@ -1,8 +1,9 @@
 /* Causal profiling inside the target (--causal; Curtsinger and Berger, "Coz: Finding Code that
  * Counts with Causal Profiling", SOSP 2015). The front end runs one experiment at a time
  * (protocol.h, struct rocsys_causal_ctl): code ranges and a virtual speedup. A sample whose pc
- * lies in the ranges adds speedup x (the time the sample stands for) to the global delay count
- * and to the sampled thread's own count; every thread whose own count is behind the global one
+ * lies in the ranges adds speedup x (the time the sample stands for) to the sampled thread's own
+ * delay count, and the global count becomes the largest of them; every thread whose own count
+ * is behind the global one
  * sleeps the difference, at its next sample (in the handler: nanosleep is async-signal-safe)
  * and before it may wake another thread (mutex unlock, condition signal, semaphore post,
  * barrier). A thread that blocks in a wrapped call and is woken by another thread skips the
@@ -37,7 +38,8 @@ struct causal_thread {
     volatile sig_atomic_t blocked; /* wrapped blocking calls the thread is in (nested: the
                                       unwinder's own locks, inside the sampling handler) */
     int init;                      /* local_ns started from the global count */
-    uint64_t last_ns;              /* end of this thread's previous sample */
+    uint64_t last_ns;              /* this thread's previous sample */
+    uint64_t slept_ns;             /* delays it slept since */
     int bp_state;                  /* breakpoint: 0 not tried, 1 counting, -1 refused */
     int bp_fd;                     /* the number its signals carry in si_fd */
     void *bp_page;                 /* its ring: one record per hit */
@@ -63,8 +65,21 @@ static void thread_init(struct rocsys_causal_ctl *c)
     ct.init = 1;
 }
 
-/* Sleep the delays the calling thread owes (its count is credited first, so that a sample
- * arriving during the sleep does not pay them again). AS-safe. */
+/* A thread whose own count is ahead of the global one (it ran the selected code, or slept
+ * longer than it owed) raises the global count to its own: the others owe that much more. Two
+ * threads running the selected code at once count once, as in Coz (the global count is the
+ * largest, not the sum). AS-safe. */
+static void push_global(struct rocsys_causal_ctl *c)
+{
+    uint64_t l = atomic_load(&ct.local_ns), g = atomic_load(&c->global_delay_ns);
+
+    while (l > g && !atomic_compare_exchange_weak(&c->global_delay_ns, &g, l))
+        ;
+}
+
+/* Sleep the delays the calling thread owes. Its count is credited before (a sample arriving
+ * during a sleep in normal context must not pay them again), and with what it slept beyond
+ * that after (a late wake-up is a delay too, which the others then owe: Coz's rule). AS-safe. */
 static void pay(struct rocsys_causal_ctl *c)
 {
     uint64_t g = atomic_load(&c->global_delay_ns), l = atomic_load(&ct.local_ns);
@@ -78,10 +93,17 @@ static void pay(struct rocsys_causal_ctl *c)
         owed = CAUSAL_PAY_MAX_NS;
     ts.tv_sec = (time_t)(owed / 1000000000ull);
     ts.tv_nsec = (long)(owed % 1000000000ull);
+    uint64_t t0 = collector_now_ns();
     /* the system call itself: glibc's nanosleep is a cancellation point */
     while (syscall(SYS_nanosleep, &ts, &rem) != 0 && errno == EINTR)
         ts = rem;
-    atomic_fetch_add_explicit(&c->paid_ns, owed, memory_order_relaxed);
+    uint64_t slept = collector_now_ns() - t0;
+    if (slept > owed) {
+        atomic_fetch_add(&ct.local_ns, slept - owed);
+        push_global(c);
+    }
+    ct.slept_ns += slept;
+    atomic_fetch_add_explicit(&c->paid_ns, slept, memory_order_relaxed);
 }
 
 void collector_causal_progress(int kind)
@@ -169,11 +191,14 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     if (at && ct.bp_state == 0)
         arm_breakpoint(ts, c, at);
     now = collector_now_ns();
-    /* the time this sample stands for: its periods, but not the time this thread slept in
-     * delays since its last sample (the timer's overruns meanwhile) */
+    /* the time this sample stands for: since the thread's previous sample (wall time: a thread
+     * preempted in the function spends that time there too), but not the delays it slept
+     * meanwhile; its first, its periods */
     span = (uint64_t)weight * collector_g.period_ns;
-    if (ct.last_ns && now > ct.last_ns && now - ct.last_ns < span)
-        span = now - ct.last_ns;
+    if (ct.last_ns && now > ct.last_ns)
+        span = now - ct.last_ns > ct.slept_ns ? now - ct.last_ns - ct.slept_ns : 0;
+    ct.last_ns = now;
+    ct.slept_ns = 0;
     pc = (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
     seq = atomic_load_explicit(&c->seq, memory_order_acquire);
     nr = c->nranges;
@@ -184,12 +209,11 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     if (hit && atomic_load_explicit(&c->seq, memory_order_acquire) == seq) {
         uint64_t d = span * (pct > 100 ? 100 : pct) / 100;
         atomic_fetch_add(&ct.local_ns, d);
-        atomic_fetch_add(&c->global_delay_ns, d);
+        push_global(c);
         atomic_fetch_add_explicit(&c->selected_samples, 1, memory_order_relaxed);
     }
     if (!ct.blocked)
         pay(c);
-    ct.last_ns = collector_now_ns();
 }
 
 void collector_causal_thread_end(void)

@@ -72,10 +72,10 @@ enum rocsys_ring_state {
 
 /* Causal profiling (--causal, version 8): the front end runs one experiment at a time in
  * process pid: while it runs, a sample whose pc lies in one of the nranges [lo, hi) ranges adds
- * speedup_pct % of the time it stands for to global_delay_ns (the thread's own delay count
- * too), and every other thread sleeps, at its next sample or before it wakes another thread,
- * until its own count reaches the global one (Coz's virtual speedup). The front end writes the
- * experiment under seq (odd while it writes); the collector counts the progress points. */
+ * speedup_pct % of the time it stands for to the thread's own delay count, global_delay_ns is
+ * the largest count, and every thread sleeps, at its next sample or before it wakes another
+ * thread, until its own count reaches the global one (Coz's virtual speedup). The front end writes
+ * the experiment under seq (odd while it writes); the collector counts the progress points. */
 #define ROCSYS_CAUSAL_RANGES 4
 enum {
     ROCSYS_CAUSAL_PP_MARK = 0,   /* rocsys_user_mark, roctxMarkA, rocsys.mark */

@@ -149,13 +149,14 @@ void model_causal_curve(const struct model_causal *c, const struct model_causal_
     out->valid = 1;
 }
 
-/* The sort key: the predicted gain at 20 % (measured there, else the fitted line's). */
+/* The sort key: the predicted gain at 20 % (the fitted line's: every experiment counts, not
+ * only the few near 20 %). */
 static double gain20(const struct model_causal *c, const struct model_causal_func *f, int *valid)
 {
     struct model_causal_curve cv;
     model_causal_curve(c, f, &cv);
     *valid = cv.valid;
-    return !cv.valid ? 0 : isnan(cv.gain[2]) ? cv.slope * 0.2 : cv.gain[2];
+    return cv.valid ? cv.slope * 0.2 : 0;
 }
 
 static const struct model_causal *sort_c;
@@ -185,10 +186,11 @@ size_t *model_causal_order(const struct model_causal *c)
 void model_causal_print(FILE *out, const struct model_causal *c, int max_rows)
 {
     fprintf(out,
-            "Causal profile: progress %s; %llu experiments (%llu counted), %.1f s each now, "
-            "delays slept %.1f s\n",
-            c->progress[0] ? c->progress : "(none seen yet)", (unsigned long long)c->experiments,
-            (unsigned long long)c->kept, (double)c->exp_len_ns / 1e9, (double)c->paid_ns / 1e9);
+            "== Causal profile: progress %s (%llu reached); %llu experiments (%llu counted), "
+            "%.1f s each now, delays slept %.1f s ==\n",
+            c->progress[0] ? c->progress : "(none seen yet)", (unsigned long long)c->progress_total,
+            (unsigned long long)c->experiments, (unsigned long long)c->kept,
+            (double)c->exp_len_ns / 1e9, (double)c->paid_ns / 1e9);
     if (c->note[0])
         fprintf(out, "  %s\n", c->note);
     fprintf(out,

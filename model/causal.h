@@ -49,12 +49,13 @@ struct model_causal {
     size_t n, cap;
     struct model_causal_exp *base; /* every 0 % experiment, in time order */
     size_t nbase, base_cap;
-    char progress[160];   /* the progress point experiments measure */
-    char note[200];       /* what runs now, or why nothing does */
-    uint64_t experiments; /* run, including those with too little progress */
-    uint64_t kept;        /* with enough progress to count */
-    uint64_t exp_len_ns;  /* the length experiments have now */
-    uint64_t paid_ns;     /* delays the threads slept */
+    char progress[160];      /* the progress point experiments measure */
+    char note[200];          /* what runs now, or why nothing does */
+    uint64_t experiments;    /* run, including those with too little progress */
+    uint64_t kept;           /* with enough progress to count */
+    uint64_t exp_len_ns;     /* the length experiments have now */
+    uint64_t paid_ns;        /* delays the threads slept */
+    uint64_t progress_total; /* the progress point reached, since the start */
 };
 
 struct model_causal *model_causal_new(void);
@@ -68,8 +69,8 @@ void model_causal_add(struct model_causal *c, struct model_causal_func *f,
 /* f's curve into out. */
 void model_causal_curve(const struct model_causal *c, const struct model_causal_func *f,
                         struct model_causal_curve *out);
-/* The functions, best predicted gain at 20 % first (those without a curve last): indexes into
- * c->f in order (count c->n; free with free()). */
+/* The functions, best predicted gain at 20 % (the fitted line's) first (those without a curve
+ * last): indexes into c->f in order (count c->n; free with free()). */
 size_t *model_causal_order(const struct model_causal *c);
 /* The table as text (batch frames, tests): a line per function, at most max_rows (0: all). */
 void model_causal_print(FILE *out, const struct model_causal *c, int max_rows);

@@ -311,6 +311,9 @@ void session_causal_tick(struct session *s)
     mc = model_session(s->m)->causal;
     if (s->o->progress)
         resolve_progress(s, now);
+    if (c->kind >= 0)
+        mc->progress_total = atomic_load(&c->ctl->progress[c->kind]);
+    mc->paid_ns = atomic_load(&c->ctl->paid_ns);
     if (s->target_done) {
         if (c->running)
             publish(c->ctl, 0, 0, 0);

@@ -60,7 +60,7 @@ static void row_text(const struct model_causal *c, const struct model_causal_fun
             snprintf(steps + len, sizeof(steps) - len, "%3.0f", 100 * cv.gain[k]);
     }
     if (cv.valid) {
-        double g20 = isnan(cv.gain[2]) ? cv.slope * 0.2 : cv.gain[2];
+        double g20 = cv.slope * 0.2; /* the fitted line's (model_causal_order's key) */
         snprintf(buf, n, "  %6.1f%% %6.1f %5.0f%% %5d %s    %s", 100 * g20, 100 * cv.slope_ci * 0.2,
                  100 * cv.slope, cv.experiments, steps, f->name);
     } else {

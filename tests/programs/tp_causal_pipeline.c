@@ -1,6 +1,7 @@
 /* A two-stage pipeline for causal profiling (test_causal): stage A (its own thread) makes items
  * with stage_a_main (60 % of its work) and stage_a_rest (40 %) and queues them; stage B takes
- * each one, runs stage_b (30 % of A's time per item) and marks it done with rocsys_user_mark
+ * each one, runs stage_b (10 % of A's time per item: B has room to spare even on a loaded
+ * machine) and marks it done with rocsys_user_mark
  * (the progress point). A limits the throughput: making stage_a_main X % faster makes the
  * program 0.6 X % faster (A stays the slower stage even at 100 %); stage_b does not matter.
  * Usage: tp_causal_pipeline SECONDS [UNIT_US]. Prints what it measured of itself. */
@@ -53,7 +54,7 @@ __attribute__((noinline)) void stage_a_rest(void)
 
 __attribute__((noinline)) void stage_b(void)
 {
-    spin(3);
+    spin(1);
 }
 
 static uint64_t deadline_ns;
