@@ -65,8 +65,8 @@ static void thread_init(struct rocsys_causal_ctl *c)
     ct.init = 1;
 }
 
-/* A thread whose own count is ahead of the global one (it ran the selected code, or slept
- * longer than it owed) raises the global count to its own: the others owe that much more. Two
+/* A thread whose own count is ahead of the global one (it ran the selected code) raises the
+ * global count to its own: the others owe that much more. Two
  * threads running the selected code at once count once, as in Coz (the global count is the
  * largest, not the sum). AS-safe. */
 static void push_global(struct rocsys_causal_ctl *c)
@@ -79,7 +79,10 @@ static void push_global(struct rocsys_causal_ctl *c)
 
 /* Sleep the delays the calling thread owes. Its count is credited before (a sample arriving
  * during a sleep in normal context must not pay them again), and with what it slept beyond
- * that after (a late wake-up is a delay too, which the others then owe: Coz's rule). AS-safe. */
+ * that after, against its next delays. (Coz on Linux also raises the global count by such a
+ * late wake-up, so that every other thread sleeps it too; on a loaded machine, where wake-ups
+ * come milliseconds late, that feeds on itself: threads end up sleeping each other's delays.
+ * Coz on macOS does not either.) AS-safe. */
 static void pay(struct rocsys_causal_ctl *c)
 {
     uint64_t g = atomic_load(&c->global_delay_ns), l = atomic_load(&ct.local_ns);
@@ -98,10 +101,8 @@ static void pay(struct rocsys_causal_ctl *c)
     while (syscall(SYS_nanosleep, &ts, &rem) != 0 && errno == EINTR)
         ts = rem;
     uint64_t slept = collector_now_ns() - t0;
-    if (slept > owed) {
+    if (slept > owed) /* woken late: credited against its next delays */
         atomic_fetch_add(&ct.local_ns, slept - owed);
-        push_global(c);
-    }
     ct.slept_ns += slept;
     atomic_fetch_add_explicit(&c->paid_ns, slept, memory_order_relaxed);
 }

@@ -20,3 +20,7 @@ causal_rows() {
 causal_field() {
     causal_rows "$1" | awk -v fn="$2" -v c="$3" '$(NF-1)==fn {v=$c; sub(/%$/, "", v); print v; exit}'
 }
+# causal_reached NAME: how often the progress point was reached, from the Causal section's title
+causal_reached() {
+    sed -n 's/^== Causal profile: .*(\([0-9]*\) reached).*/\1/p' "$WORK/$1.last"
+}
