@@ -4,7 +4,8 @@
  * machine) and marks it done with rocsys_user_mark
  * (the progress point). A limits the throughput: making stage_a_main X % faster makes the
  * program 0.6 X % faster (A stays the slower stage even at 100 %); stage_b does not matter.
- * Usage: tp_causal_pipeline SECONDS [UNIT_US]. Prints what it measured of itself. */
+ * Usage: tp_causal_pipeline SECONDS [UNIT_US [ITEMS]]: for SECONDS, or until ITEMS items are
+ * made (a fixed amount of work, for bench/causal.sh). Prints what it measured of itself. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -58,12 +59,12 @@ __attribute__((noinline)) void stage_b(void)
 }
 
 static uint64_t deadline_ns;
-static long made, consumed;
+static long made, consumed, items_max;
 
 static void *stage_a(void *arg)
 {
     (void)arg;
-    while (now_ns() < deadline_ns) {
+    while (items_max > 0 ? made < items_max : now_ns() < deadline_ns) {
         stage_a_main();
         stage_a_rest();
         pthread_mutex_lock(&lock);
@@ -107,6 +108,8 @@ int main(int argc, char **argv)
     double seconds = argc > 1 ? atof(argv[1]) : 10;
     long unit_us = argc > 2 ? atol(argv[2]) : 100;
     pthread_t a, b;
+
+    items_max = argc > 3 ? atol(argv[3]) : 0;
 
     /* calibrate: iterations per unit_us */
     iters_per_unit = 100000;
