@@ -103,7 +103,7 @@ void model_causal_curve(const struct model_causal *c, const struct model_causal_
 {
     double sxx = 0, sxy = 0, rss = 0, g;
     double wsum[MODEL_CAUSAL_STEPS] = {0}, gsum[MODEL_CAUSAL_STEPS] = {0};
-    int npts = 0, nall = 0;
+    int npts = 0, nall = 0, lo_pct = 101, hi_pct = 0;
 
     memset(out, 0, sizeof(*out));
     for (int k = 0; k < MODEL_CAUSAL_STEPS; k++)
@@ -125,11 +125,15 @@ void model_causal_curve(const struct model_causal *c, const struct model_causal_
         gsum[k] += w * g;
         sxx += s * s;
         sxy += s * g;
-        npts += e->speedup_pct > 0;
+        if (e->speedup_pct > 0) {
+            npts++;
+            lo_pct = e->speedup_pct < lo_pct ? e->speedup_pct : lo_pct;
+            hi_pct = e->speedup_pct > hi_pct ? e->speedup_pct : hi_pct;
+        }
         out->experiments++;
     }
-    if (npts < 2 || sxx <= 0 || c->nbase == 0)
-        return;
+    if (npts < 2 || lo_pct == hi_pct || sxx <= 0 || c->nbase == 0)
+        return; /* a line needs a baseline and two speedups */
     out->slope = sxy / sxx;
     for (size_t i = 0; i < f->nexp; i++) {
         double s = f->exp[i].speedup_pct / 100.0;
