@@ -169,7 +169,8 @@ static void release_held(struct session *s, uint64_t until_ns)
         }
         off += need;
     }
-    qsort(refs, n, sizeof(*refs), held_cmp);
+    if (n) /* (refs is NULL when nothing is held: qsort's arguments must not be) */
+        qsort(refs, n, sizeof(*refs), held_cmp);
     for (size_t i = 0; i < n; i++) {
         struct session_spool_rec r;
         memcpy(&r, b->data + refs[i].off, sizeof(r));

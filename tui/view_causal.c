@@ -1,6 +1,6 @@
-/* View c, causal profile (--causal): per function, the program speedup predicted if it were
- * 0, 10, ..., 100 % faster (measured by virtual speedups, model/causal.h), sorted by the gain at
- * 20 %, with the 95 % interval of the fitted line; the selected function's curve below. */
+/* View x (eXperiments), causal profile (--causal): per function, the program speedup predicted if
+ * it were 0, 10, ..., 100 % faster (measured by virtual speedups, model/causal.h), sorted by the
+ * gain at 20 %, with the 95 % interval of the fitted line; the selected function's curve below. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "tui/tui_internal.h"
 
