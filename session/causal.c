@@ -200,8 +200,10 @@ static int progress_kind(struct session *s)
 }
 
 /* --progress FUNC: find the function in the executable (from a sampled pc of it) and hand
- * its address to the collector, which arms a breakpoint in each thread. */
-static void resolve_progress(struct session *s, uint64_t now)
+ * its address to the collector, which arms a breakpoint in each thread. 1 while no progress
+ * can be counted (the function is not found yet, or the breakpoint was refused: no experiment
+ * runs, the note says why), else 0. */
+static int resolve_progress(struct session *s, uint64_t now)
 {
     struct session_causal *c = s->causal;
     struct model_causal *mc = model_session(s->m)->causal;
@@ -211,10 +213,10 @@ static void resolve_progress(struct session *s, uint64_t now)
         snprintf(mc->note, sizeof(mc->note),
                  "--progress %.60s: the breakpoint was refused (%s): no progress is counted",
                  s->o->progress, strerror(err));
-        return;
+        return 1;
     }
     if (atomic_load(&c->ctl->progress_addr))
-        return;
+        return 0;
     for (size_t i = 0; i < c->npcs; i++) {
         uint64_t lo, hi;
         char name[8], loc[8];
@@ -224,13 +226,14 @@ static void resolve_progress(struct session *s, uint64_t now)
         uint64_t at = model_causal_symbol(s->m, c->pid, c->pcs[i], s->o->progress);
         if (at) {
             atomic_store(&c->ctl->progress_addr, at);
-            return;
+            return 0;
         }
         break;
     }
     if (now - c->start_ns > CAUSAL_PROGRESS_WAIT_NS)
         snprintf(mc->note, sizeof(mc->note), "--progress %.60s: no such function in %.60s (yet)",
                  s->o->progress, c->exe);
+    return 1; /* not found (yet): nothing to count */
 }
 
 /* Close the running slice: what it did into its half's sums. */
@@ -309,8 +312,7 @@ void session_causal_tick(struct session *s)
     if (!c)
         return;
     mc = model_session(s->m)->causal;
-    if (s->o->progress)
-        resolve_progress(s, now);
+    int refused = s->o->progress && resolve_progress(s, now);
     if (c->kind >= 0)
         mc->progress_total = atomic_load(&c->ctl->progress[c->kind]);
     mc->paid_ns = atomic_load(&c->ctl->paid_ns);
@@ -318,8 +320,12 @@ void session_causal_tick(struct session *s)
         if (c->running)
             publish(c->ctl, 0, 0, 0);
         c->running = 0;
+        if (!refused) /* (else the refusal stays said) */
+            snprintf(mc->note, sizeof(mc->note), "the program ended: no experiment runs");
         return;
     }
+    if (refused)
+        return;
     if (c->running) {
         if (now - c->t0 >= c->len_ns) {
             finish(s, now);
