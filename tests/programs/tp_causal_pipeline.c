@@ -4,8 +4,10 @@
  * machine) and marks it done with rocsys_user_mark
  * (the progress point). A limits the throughput: making stage_a_main X % faster makes the
  * program 0.6 X % faster (A stays the slower stage even at 100 %); stage_b does not matter.
- * Usage: tp_causal_pipeline SECONDS [UNIT_US [ITEMS]]: for SECONDS, or until ITEMS items are
- * made (a fixed amount of work, for bench/causal.sh). Prints what it measured of itself. */
+ * Usage: tp_causal_pipeline SECONDS [UNIT_US [ITEMS [MAIN_PCT]]]: for SECONDS, or until ITEMS
+ * items are made (a fixed amount of work, for bench/causal.sh); MAIN_PCT: stage_a_main does that
+ * % of its work (default 100; 80: the real version of a 20 % speedup). Prints what it measured
+ * of itself. TP_ITERS_PER_UNIT fixes the work unit (else calibrated to UNIT_US at start). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -30,13 +32,21 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A fixed amount of computation: units x iters_per_unit steps. */
-static inline void spin(long units)
+/* A fixed amount of computation: n steps. */
+static inline void spin_iters(long n)
 {
     uint64_t acc = sink;
-    for (long i = 0; i < units * iters_per_unit; i++)
+    for (long i = 0; i < n; i++)
         acc = acc * 6364136223846793005ull + 1442695040888963407ull;
     sink = acc;
+}
+
+static long main_pct = 100;
+
+/* units x iters_per_unit steps. */
+static inline void spin(long units)
+{
+    spin_iters(units * iters_per_unit);
 }
 
 void stage_a_main(void);
@@ -45,7 +55,7 @@ void stage_b(void);
 
 __attribute__((noinline)) void stage_a_main(void)
 {
-    spin(6);
+    spin_iters(6 * iters_per_unit * main_pct / 100);
 }
 
 __attribute__((noinline)) void stage_a_rest(void)
@@ -110,6 +120,7 @@ int main(int argc, char **argv)
     pthread_t a, b;
 
     items_max = argc > 3 ? atol(argv[3]) : 0;
+    main_pct = argc > 4 ? atol(argv[4]) : 100;
 
     /* calibrate: iterations per unit_us */
     iters_per_unit = 100000;
@@ -117,6 +128,8 @@ int main(int argc, char **argv)
     spin(10);
     uint64_t per10 = now_ns() - t0;
     iters_per_unit = (long)((double)iters_per_unit * (double)unit_us * 1e4 / (double)per10);
+    if (getenv("TP_ITERS_PER_UNIT")) /* the same work in every run, whatever the machine's load */
+        iters_per_unit = atol(getenv("TP_ITERS_PER_UNIT"));
     if (iters_per_unit < 1)
         iters_per_unit = 1;
     deadline_ns = now_ns() + (uint64_t)(seconds * 1e9);
