@@ -38,6 +38,7 @@ struct session_causal {
     struct rocsys_causal_ctl *ctl;
     uint32_t pid;
     char exe[256]; /* basename of the executable: the scope */
+    int exe_known; /* exe is the process's own (argv[0] may be a symbolic link) */
     uint64_t pcs[CAUSAL_PCS];
     size_t npcs, next_pc;
     struct causal_range cache[CAUSAL_RANGE_CACHE];
@@ -142,6 +143,20 @@ static int range_of(const struct session_causal *c, size_t idx, uint64_t *lo, ui
             return 1;
         }
     return 0;
+}
+
+/* The scope: the executable the process runs, as its PROC_START named it. */
+static void learn_exe(struct session *s)
+{
+    struct session_causal *c = s->causal;
+    const struct model_process *p = model_process_find(s->m, c->pid);
+
+    if (c->exe_known || !p || !p->exe || !p->exe[0])
+        return;
+    const char *base = strrchr(p->exe, '/');
+    snprintf(c->exe, sizeof(c->exe), "%s", base ? base + 1 : p->exe);
+    c->exe_known = 1;
+    c->ncache = 0; /* (ranges found under the other name: none were) */
 }
 
 /* Choose the next experiment's function: SIZE_MAX when none qualifies yet. */
@@ -312,6 +327,7 @@ void session_causal_tick(struct session *s)
     if (!c)
         return;
     mc = model_session(s->m)->causal;
+    learn_exe(s);
     int refused = s->o->progress && resolve_progress(s, now);
     if (c->kind >= 0)
         mc->progress_total = atomic_load(&c->ctl->progress[c->kind]);
