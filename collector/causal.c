@@ -7,20 +7,20 @@
  * sleeps the difference, at its next sample (in the handler: nanosleep is async-signal-safe)
  * and before it may wake another thread (mutex unlock, condition signal, semaphore post,
  * barrier). A thread that blocks in a wrapped call and is woken by another thread skips the
- * delays inserted meanwhile (the waker paid them); a timed wait that times out does not.
+ * delays inserted meanwhile (the waker paid them); a timed wait that times out does not. The
+ * wrappers are in librocsys-causal.so (causal_wrap.c), preloaded with --causal only: a program
+ * profiled without it keeps libc's pthread calls untouched.
  * Progress points: the user API's marks and region ends, counted here, and the calls of the
  * --progress function, counted exactly by a hardware breakpoint (a perf event per thread whose
  * every hit raises the sampling signal; its ring holds one record per hit). */
 #define _GNU_SOURCE
 #include "collector.h"
+#include "causal_api.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -226,11 +226,12 @@ void collector_causal_thread_end(void)
     }
 }
 
-/* ---- blocking calls and wakeups (Coz's rules) ---- */
+/* ---- blocking calls and wakeups (Coz's rules): called by librocsys-causal.so's wrappers of
+ * the pthread and semaphore calls (causal_wrap.c), loaded with --causal only ---- */
 
-/* Before a call that may wake another thread: pay what is owed (not from inside a blocking
- * call: the sampling handler's unwinder, interrupting one, takes locks of its own). */
-static void catch_up(void)
+/* Pay what is owed (not from inside a blocking call: the sampling handler's unwinder,
+ * interrupting one, takes locks of its own). */
+COLLECTOR_EXPORT void collector_causal_catch_up(void)
 {
     struct rocsys_causal_ctl *c = ctl();
     if (c && !ct.blocked && !collector_tls.in_handler) {
@@ -239,140 +240,24 @@ static void catch_up(void)
     }
 }
 
-/* Before a call that may block. */
-static void pre_block(void)
+/* Count the thread as blocked; the outermost call notes the global count at its start. */
+COLLECTOR_EXPORT int collector_causal_pre_block(void)
 {
     struct rocsys_causal_ctl *c = ctl();
-    if (c && ct.blocked++ == 0) { /* the outermost: from its start */
+    if (!c)
+        return 0;
+    if (ct.blocked++ == 0) {
         thread_init(c);
         ct.pre_block_ns = atomic_load(&c->global_delay_ns);
     }
+    return 1;
 }
 
-/* After it: woken by another thread (skip), the delays inserted meanwhile are not owed. */
-static void post_block(int skip)
+/* The outermost call ends: when another thread woke it, the delays inserted meanwhile are
+ * credited (the block may have gone meanwhile: the count still drops). */
+COLLECTOR_EXPORT void collector_causal_post_block(int skip)
 {
     struct rocsys_causal_ctl *c = ctl();
-    if (c && ct.blocked > 0 && --ct.blocked == 0 && skip)
+    if (ct.blocked > 0 && --ct.blocked == 0 && skip && c)
         atomic_fetch_add(&ct.local_ns, atomic_load(&c->global_delay_ns) - ct.pre_block_ns);
-}
-
-/* The next definition of a wrapped function (libc's), looked up once. */
-#define REAL(type, name, version)                                                                  \
-    ({                                                                                             \
-        static type real_fn;                                                                       \
-        const char *v_ = version;                                                                  \
-        if (!real_fn && v_)                                                                        \
-            real_fn = (type)dlvsym(RTLD_NEXT, name, v_);                                           \
-        if (!real_fn)                                                                              \
-            real_fn = (type)dlsym(RTLD_NEXT, name);                                                \
-        real_fn;                                                                                   \
-    })
-
-typedef int (*mutex_fn)(pthread_mutex_t *);
-typedef int (*cond_fn)(pthread_cond_t *);
-typedef int (*cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
-typedef int (*cond_timed_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-typedef int (*join_fn)(pthread_t, void **);
-typedef int (*sem_fn)(sem_t *);
-typedef int (*barrier_fn)(pthread_barrier_t *);
-
-COLLECTOR_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
-{
-    mutex_fn real = REAL(mutex_fn, "pthread_mutex_lock", NULL);
-    if (!collector_g.enabled || !ctl())
-        return real(m);
-    pre_block();
-    int rc = real(m);
-    post_block(1);
-    return rc;
-}
-
-COLLECTOR_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
-{
-    mutex_fn real = REAL(mutex_fn, "pthread_mutex_unlock", NULL);
-    if (collector_g.enabled)
-        catch_up();
-    return real(m);
-}
-
-COLLECTOR_EXPORT int pthread_cond_wait(pthread_cond_t *cv, pthread_mutex_t *m)
-{
-    cond_wait_fn real = REAL(cond_wait_fn, "pthread_cond_wait", "GLIBC_2.3.2");
-    if (!collector_g.enabled || !ctl())
-        return real(cv, m);
-    pre_block();
-    int rc = real(cv, m);
-    post_block(1);
-    return rc;
-}
-
-COLLECTOR_EXPORT int pthread_cond_timedwait(pthread_cond_t *cv, pthread_mutex_t *m,
-                                            const struct timespec *abstime)
-{
-    cond_timed_fn real = REAL(cond_timed_fn, "pthread_cond_timedwait", "GLIBC_2.3.2");
-    if (!collector_g.enabled || !ctl())
-        return real(cv, m, abstime);
-    pre_block();
-    int rc = real(cv, m, abstime);
-    post_block(rc == 0); /* timed out: nobody woke it, the delays are owed */
-    return rc;
-}
-
-COLLECTOR_EXPORT int pthread_cond_signal(pthread_cond_t *cv)
-{
-    cond_fn real = REAL(cond_fn, "pthread_cond_signal", "GLIBC_2.3.2");
-    if (collector_g.enabled)
-        catch_up();
-    return real(cv);
-}
-
-COLLECTOR_EXPORT int pthread_cond_broadcast(pthread_cond_t *cv)
-{
-    cond_fn real = REAL(cond_fn, "pthread_cond_broadcast", "GLIBC_2.3.2");
-    if (collector_g.enabled)
-        catch_up();
-    return real(cv);
-}
-
-COLLECTOR_EXPORT int pthread_join(pthread_t t, void **ret)
-{
-    join_fn real = REAL(join_fn, "pthread_join", NULL);
-    if (!collector_g.enabled || !ctl())
-        return real(t, ret);
-    pre_block();
-    int rc = real(t, ret);
-    post_block(1);
-    return rc;
-}
-
-COLLECTOR_EXPORT int sem_wait(sem_t *s)
-{
-    sem_fn real = REAL(sem_fn, "sem_wait", NULL);
-    if (!collector_g.enabled || !ctl())
-        return real(s);
-    pre_block();
-    int rc = real(s);
-    post_block(1);
-    return rc;
-}
-
-COLLECTOR_EXPORT int sem_post(sem_t *s)
-{
-    sem_fn real = REAL(sem_fn, "sem_post", NULL);
-    if (collector_g.enabled)
-        catch_up();
-    return real(s);
-}
-
-COLLECTOR_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
-{
-    barrier_fn real = REAL(barrier_fn, "pthread_barrier_wait", NULL);
-    if (!collector_g.enabled || !ctl())
-        return real(b);
-    catch_up();
-    pre_block();
-    int rc = real(b);
-    post_block(1);
-    return rc;
 }
