@@ -9,7 +9,8 @@
 # their spread on a loaded machine is in docs/causal.md); profile.coz has one experiment line and one throughput-point line per experiment, in
 # Coz's format; the header says that the signal engine pauses the threads. --progress FUNC:
 # the calls of stage_b counted by a hardware breakpoint, compared with the items the program
-# counted itself; bad option combinations are refused with one line.
+# counted itself; bad option combinations are refused with one line; the pthread wrappers
+# (librocsys-causal.so) are in a target run with --causal, and not in one run without.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/causal_lib.sh"
 P="$TP/tp_causal_pipeline"
@@ -23,6 +24,27 @@ for bad in "--progress stage_b -- $P 1" "--causal -p 1" "--causal --engine perf 
     check "'$bad' refused with exit 2 (got $rc)" test "$rc" -eq 2
     check "'$bad': one line on stderr" test "$(wc -l < "$WORK/bad.err")" -eq 1
 done
+
+# the pthread wrappers are loaded with --causal only (librocsys-causal.so): a target run without
+# it keeps libc's calls; the target's own /proc/self/maps says what it has loaded
+for mode in plain causal; do
+    opt=()
+    [ "$mode" = causal ] && opt=(--causal)
+    rc=0
+    "$ROCSYS_TOP" "${opt[@]}" -b -d 100 --output-log "$WORK/maps.$mode" -- cat /proc/self/maps \
+        > /dev/null 2> "$WORK/maps.$mode.err" || rc=$?
+    check "$mode: cat /proc/self/maps exits 0 (got $rc)" test "$rc" -eq 0
+    check "$mode: the target has the collector" grep -q "/librocsys-collector\.so$" "$WORK/maps.$mode"
+    n=$(grep -c "/librocsys-causal\.so$" "$WORK/maps.$mode" || true)
+    if [ "$mode" = causal ]; then
+        check "--causal: the target has librocsys-causal.so ($n mappings)" test "$n" -gt 0
+    else
+        check "without --causal: the target has no librocsys-causal.so ($n mappings)" test "$n" -eq 0
+    fi
+done
+coll=$(grep -o "/[^ ]*/librocsys-collector\.so$" "$WORK/maps.plain" | head -1)
+wrapped=$(nm -D --defined-only "$coll" | awk '$3 ~ /^(pthread_mutex|pthread_cond|sem_|pthread_join|pthread_barrier)/' | tr '\n' ' ')
+check "the collector itself defines no pthread/semaphore wrapper ('$wrapped')" test -z "$wrapped"
 
 causal_run pipe "$P" 40
 items=$(awk '/^pipeline:/{print $2}' "$WORK/pipe.log")
