@@ -56,32 +56,33 @@ static const struct {
     {"pthread_barrier_wait", NULL},
 };
 static void *_Atomic wrap_real[W_COUNT]; /* the next definitions (libc's) */
-static __thread unsigned wrap_resolving __attribute__((tls_model("initial-exec"))); /* bit i:
-                                            this thread is looking wrap_names[i] up */
+/* This thread is in a lookup (see wrap_resolve). */
+static __thread int wrap_resolving __attribute__((tls_model("initial-exec")));
 
 /* The next definition of function i, looked up once. All are looked up in the constructor,
  * while the process is single-threaded (before main; a thread started by an earlier
  * library's constructor may get here first, and looks its function up itself). dlsym may call
  * malloc, and an allocator that takes pthread mutexes (jemalloc, tcmalloc) then calls our
- * pthread_mutex_lock, whose own lookup would call dlsym again, without end. So a thread
- * marks the function it is looking up, and a call of that same function reaching us during
- * the lookup gets NULL: the mutex wrappers then run libc's __pthread_mutex_lock/unlock
- * aliases, bound by the loader (correct locking, in every thread, not a no-op that would break
- * the allocator's state should another thread run); the other functions, which no allocator
- * calls, fail with ENOSYS rather than recurse. A call of another function during a lookup
- * looks that one up (nested once, the loader's lock is recursive). */
+ * pthread_mutex_lock, whose own lookup would call dlsym again, without end. So a thread marks
+ * that it is in a lookup, and any wrapped call reaching us meanwhile whose function is not
+ * known yet gets NULL, without a nested lookup (one of pthread_mutex_unlock, say, would call
+ * dlsym and so malloc while the allocator holds its lock: a deadlock). The mutex wrappers then
+ * run libc's __pthread_mutex_lock/unlock aliases, bound by the loader: correct locking in
+ * every thread, not a no-op that would break the allocator's state should another thread run.
+ * The other functions, which no allocator calls, fail with ENOSYS rather than recurse. The
+ * mutex functions are looked up first, so that the later lookups find them known. */
 static void *wrap_resolve(int i)
 {
     void *f = atomic_load_explicit(&wrap_real[i], memory_order_acquire);
 
-    if (f || (wrap_resolving & (1u << i)))
+    if (f || wrap_resolving)
         return f;
-    wrap_resolving |= 1u << i;
+    wrap_resolving = 1;
     if (wrap_names[i].version)
         f = dlvsym(RTLD_NEXT, wrap_names[i].name, wrap_names[i].version);
     if (!f)
         f = dlsym(RTLD_NEXT, wrap_names[i].name);
-    wrap_resolving &= ~(1u << i);
+    wrap_resolving = 0;
     if (f)
         atomic_store_explicit(&wrap_real[i], f, memory_order_release);
     return f;
