@@ -46,6 +46,24 @@ coll=$(grep -o "/[^ ]*/librocsys-collector\.so$" "$WORK/maps.plain" | head -1)
 wrapped=$(nm -D --defined-only "$coll" | awk '$3 ~ /^(pthread_mutex|pthread_cond|sem_|pthread_join|pthread_barrier)/' | tr '\n' ' ')
 check "the collector itself defines no pthread/semaphore wrapper ('$wrapped')" test -z "$wrapped"
 
+# a dlsym that takes a pthread mutex, as one reaching a locking allocator (jemalloc) does: the
+# lookups in librocsys-causal.so's constructor then call the pthread_mutex_lock being looked
+# up; the program must run as without it (a lookup that recursed crashed it, one that nested
+# deadlocked it). Preloaded after the wrappers, by the target's own shell (not rocsys-top's).
+DL="$TP/libtp_dlsym_lock.so"
+if [ -f "$DL" ]; then
+    rc=0
+    # shellcheck disable=SC2016
+    timeout 120 "$ROCSYS_TOP" --causal -b -d 100 --output-log "$WORK/dl.log" -- \
+        sh -c 'LD_PRELOAD="$LD_PRELOAD:$0" exec "$1" 2' "$DL" "$P" > /dev/null 2> "$WORK/dl.err" ||
+        rc=$?
+    check "--causal, dlsym locking a mutex: exit 0 (got $rc: $(head -c 300 "$WORK/dl.err"))" \
+        test "$rc" -eq 0
+    check "--causal, dlsym locking a mutex: the pipeline ran to its end" grep -q "^pipeline:" "$WORK/dl.log"
+else
+    fail "$DL not built"
+fi
+
 causal_run pipe "$P" 40
 items=$(awk '/^pipeline:/{print $2}' "$WORK/pipe.log")
 check "the pipeline ran (items: '$items')" test -n "$items"
