@@ -9,12 +9,12 @@
 #   wall     rocsys-top -b -d 10 --sample wall --engine signal (what --causal samples with)
 #   causal   rocsys-top -b -d 10 --causal (experiments run: threads sleep the delays of the
 #            virtual speedups, which is the method's own cost, as in Coz)
-# and the wrapped pthread calls alone (what every program pays for them, causal or not): the
+# and the wrapped pthread calls alone (librocsys-causal.so, loaded with --causal only): the
 # same pipeline with no computation, BENCH_QUEUE items (default 3,000,000) handed over through
 # its mutex and condition variables (about 4 wrapped calls per item), in each of
 #   qbare    the program alone
-#   qdormant LD_PRELOAD of the collector without a session (it stays dormant: one test a call)
-#   qsession rocsys-top -b --sample wall --engine signal (no --causal: a load and two tests)
+#   qdormant LD_PRELOAD of the collector without a session (dormant; no wrappers)
+#   qsession rocsys-top -b --sample wall --engine signal (no --causal: no wrappers)
 #   qcausal  rocsys-top -b --causal (experiments run: catch-ups and blocked-state bookkeeping)
 # RUNS rounds (default 3), the order rotating from round to round. Per variant: the median wall
 # time of the target (measured by itself), the ratio to bare, and for causal the delays slept
