@@ -131,6 +131,18 @@ uint32_t collector_regions_depth(void);
  * innermost first, at most room; returns how many. AS-safe: reads the thread's TLS only. */
 uint32_t collector_regions_frames(uint64_t *out, uint32_t room);
 
+/* causal.c (--causal: virtual speedups, progress points; see protocol.h) */
+/* Count one progress point of kind ROCSYS_CAUSAL_PP_*. AS-safe. */
+void collector_causal_progress(int kind);
+/* A signal of the calling thread's --progress breakpoint: its hits counted; 1 if it was one.
+ * AS-safe. */
+int collector_causal_signal(const siginfo_t *si);
+/* After a sample of weight periods: a pc in the experiment's ranges adds its delay; the
+ * thread pays what it owes. AS-safe. */
+void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight);
+/* The thread ends: its breakpoint goes. */
+void collector_causal_thread_end(void);
+
 /* exec.c: find libc's exec functions (at start, before any fork) */
 void collector_exec_init(void);
 

@@ -72,6 +72,34 @@ enum rocsys_ring_state {
     ROCSYS_RING_RELEASED = 2, /* the owner is done; the consumer drains it, then frees it */
 };
 
+/* Causal profiling (--causal, version 8): the front end runs one experiment at a time in
+ * process pid: while it runs, a sample whose pc lies in one of the nranges [lo, hi) ranges adds
+ * speedup_pct % of the time it stands for to the thread's own delay count, global_delay_ns is
+ * the largest count, and every thread sleeps, at its next sample or before it wakes another
+ * thread, until its own count reaches the global one (Coz's virtual speedup). The front end writes
+ * the experiment under seq (odd while it writes); the collector counts the progress points. */
+#define ROCSYS_CAUSAL_RANGES 4
+enum {
+    ROCSYS_CAUSAL_PP_MARK = 0,   /* rocsys_user_mark, roctxMarkA, rocsys.mark */
+    ROCSYS_CAUSAL_PP_REGION = 1, /* a region's end, a ROCTx range's stop */
+    ROCSYS_CAUSAL_PP_FUNC = 2,   /* calls of the --progress function (a breakpoint) */
+    ROCSYS_CAUSAL_PP_COUNT = 3,
+};
+struct rocsys_causal_ctl {
+    uint32_t enabled;               /* front end, before the launch: causal mode */
+    uint32_t pid;                   /* front end: the process experiments run in */
+    _Atomic uint64_t progress_addr; /* front end: where the --progress function starts, 0 */
+    _Atomic uint32_t seq;           /* front end: odd while the experiment is written */
+    uint32_t nranges;               /* 0: no experiment */
+    uint64_t lo[ROCSYS_CAUSAL_RANGES], hi[ROCSYS_CAUSAL_RANGES];
+    uint32_t speedup_pct;              /* virtual speedup, 0-100 */
+    _Atomic int32_t progress_err;      /* collector: errno of the breakpoint (0: counting) */
+    _Atomic uint64_t global_delay_ns;  /* collector: delays every thread owes, summed */
+    _Atomic uint64_t selected_samples; /* collector: samples in the ranges */
+    _Atomic uint64_t paid_ns;          /* collector: delays the threads slept */
+    _Atomic uint64_t progress[ROCSYS_CAUSAL_PP_COUNT]; /* collector: progress points */
+};
+
 struct rocsys_shm_header {
     uint32_t magic;
     uint32_t version;
@@ -94,6 +122,7 @@ struct rocsys_shm_header {
     uint32_t gpu_ring_bytes;          /* size of each of their data areas, a power of two */
     _Atomic uint64_t records_no_ring; /* of dropped_no_ring, records (events), not samples */
     uint64_t reserved[3];
+    struct rocsys_causal_ctl causal; /* --causal (version 8) */
 };
 
 /* Control block of one ring: producer and consumer cursors on separate cache lines. */

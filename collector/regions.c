@@ -285,6 +285,7 @@ static int pop_at(uint16_t source, uint64_t time_ns, int report)
     atomic_signal_fence(memory_order_seq_cst);
     if (id)
         write_region(ROCSYS_REC_REGION_END, 0, id, level, source, time_ns);
+    collector_causal_progress(ROCSYS_CAUSAL_PP_REGION);
     return (int)level;
 }
 
@@ -301,6 +302,7 @@ static void region_mark(const char *name, uint16_t source)
 
     if (!collector_g.enabled)
         return;
+    collector_causal_progress(ROCSYS_CAUSAL_PP_MARK);
     id = name_id(name ? name : "(null)");
     announce(id);
     if (id)
@@ -370,6 +372,7 @@ static void range_stop(uint64_t rid)
             break; /* stopped twice at once: the other stop wins */
         announce(rec.id);
         region_write(&rec);
+        collector_causal_progress(ROCSYS_CAUSAL_PP_REGION);
         return;
     }
     write_region(ROCSYS_REC_REGION_ERROR, ROCSYS_REGION_ERR_RANGES, 0, 0, ROCSYS_REGION_SRC_ROCTX,

@@ -265,10 +265,14 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     struct py_announce ann[PY_ANNOUNCE_MAX];
     uint64_t t0 = collector_now_ns(), c0 = 0, c1;
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
-    int truncated = 0, measure;
+    int truncated = 0, measure, ours = 1;
     uint32_t nregions, nframes, unwound, npy, nann = 0, nat = 0;
     struct py_at at[PY_AT_MAX];
 
+    if (collector_causal_signal(si)) { /* a hit of the --progress breakpoint (causal.c) */
+        errno = saved_errno;
+        return;
+    }
     if (ts->has_perf && si->si_fd == ts->perf_fd && si->si_code == POLL_IN) {
         /* consume the kernel's records so that the ring never fills (a full ring would stop
          * the wakeups, and so the signals) */
@@ -285,6 +289,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
             flags |= ROCSYS_SAMPLE_TICK;
     } else {
         chain(sig, si, ucontext); /* not our timer: somebody else's use of the signal */
+        ours = 0;
         goto out;
     }
     if (ts->busy && ts->capturing && collector_g.enabled && ts->active &&
@@ -381,6 +386,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         collector_python_announce(&ts->ring, ann, nann);
     ts->busy = 0;
 out:
+    if (ours) /* --causal: the sample's delay, what the thread owes (causal.c), kept or not */
+        collector_causal_sample(ts, ucontext, weight);
     errno = saved_errno;
 }
 
@@ -537,6 +544,7 @@ int collector_sampler_start_thread(struct collector_thread *ts)
 
 void collector_sampler_stop_thread(struct collector_thread *ts)
 {
+    collector_causal_thread_end();
     if (ts->has_perf) {
         ts->has_perf = 0;
         munmap(ts->perf_page, 2 * PERF_PAGE); /* the last reference: the event goes */

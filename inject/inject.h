@@ -41,6 +41,8 @@ struct inject_options {
     int gpu_interval_ms;    /* --gpu-interval: GPU sampling interval, 0 = no GPU monitoring */
     int no_config;          /* --no-config: no settings file read or written */
     uint64_t given;         /* bit i: the option of row i of the options table was given */
+    int causal;             /* --causal: causal profiling experiments */
+    const char *progress;   /* --progress FUNC: its calls are the progress point */
     int help, version;
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
     int target_argc;

@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #define COLLECTOR_NAME "librocsys-collector.so"
-#define PYTHON_MODULE  "rocsys/__init__.py" /* under the python directory */
+#define CAUSAL_NAME    "librocsys-causal.so" /* --causal's pthread wrappers */
+#define PYTHON_MODULE  "rocsys/__init__.py"  /* under the python directory */
 
 void inject_check_program(const char *name, struct inject_program *out)
 {
@@ -114,6 +115,18 @@ int inject_find_collector(char *buf, size_t cap)
     return find_beside_exe(COLLECTOR_NAME, buf, cap);
 }
 
+/* librocsys-causal.so beside the collector injected (also one chosen with
+ * ROCSYS_COLLECTOR_PATH), else beside the executable like the collector. 0, or -ENOENT. */
+static int find_causal(const char *collector, char *buf, size_t cap)
+{
+    const char *slash = strrchr(collector, '/');
+
+    snprintf(buf, cap, "%.*s%s", slash ? (int)(slash + 1 - collector) : 0, collector, CAUSAL_NAME);
+    if (access(buf, R_OK) == 0)
+        return 0;
+    return find_beside_exe(CAUSAL_NAME, buf, cap);
+}
+
 int inject_find_python_dir(const char *collector, char *buf, size_t cap)
 {
     char path[PATH_MAX + 64], *slash;
@@ -172,13 +185,17 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
     int go_pipe[2] = {-1, -1};
     int rc = 0, child_errno = 0;
-    char python_dir[PATH_MAX];
+    char python_dir[PATH_MAX], causal[PATH_MAX + 64];
     pid_t pid;
 
     memset(t, 0, sizeof(*t));
     t->pid = -1;
     if (inject_find_python_dir(collector, python_dir, sizeof(python_dir)) != 0)
         python_dir[0] = '\0'; /* not shipped: the target's PYTHONPATH is left alone */
+    if (o->causal && find_causal(collector, causal, sizeof(causal)) != 0) {
+        snprintf(err, errlen, "--causal: cannot find %s beside %s", CAUSAL_NAME, collector);
+        return 1;
+    }
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
         pipe2(exec_pipe, O_CLOEXEC) != 0 || pipe2(go_pipe, O_CLOEXEC) != 0) {
         snprintf(err, errlen, "cannot create pipes: %s", strerror(errno));
@@ -208,6 +225,8 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
         }
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
+        if (o->causal) /* --causal: its wrappers, after the collector */
+            add_to_list("LD_PRELOAD", causal, 1, ':');
         add_to_list("LD_PRELOAD", collector, 1, ':');
         add_to_list("HSA_TOOLS_LIB", collector, 0, ' ');
         if (!getenv("KOKKOS_TOOLS_LIBS")) /* Kokkos Tools: the collector's kokkosp_* */

@@ -103,6 +103,13 @@ static const struct opt_def opt_table[] = {
      "-n, -b and --record work here too"},
     {"gpu-interval", 0, OPT_INT, "MS", 0, 60000, NULL, OFF(gpu_interval_ms), 0,
      "GPU sampling interval in milliseconds (10-60000, default 1000; 0 = no GPU monitoring)"},
+    {"causal", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(causal), 1,
+     "causal profiling: functions of the program are virtually sped up in turn (other threads "
+     "paused) to predict how much faster the program would run (the Causal view, profile.coz "
+     "with --record); needs a progress point; uses the signal engine and wall-time samples"},
+    {"progress", 0, OPT_STRING, "FUNC", 0, 0, NULL, OFF(progress), 0,
+     "with --causal: the calls of FUNC (a function of the program) are its progress point, "
+     "counted exactly by a hardware breakpoint, without a rebuild"},
     {"no-color", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(color), 0, "monochrome display"},
     {"no-mouse", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_mouse), 1,
      "no mouse: clicks and the wheel stay the terminal's (to select text); by default a click "
@@ -321,6 +328,26 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
     if (o->serve && (o->merge_dir || o->replay_dir)) {
         snprintf(err, errlen, "--serve serves a live session: not --merge or --replay");
         return -1;
+    }
+    if (o->progress && !o->causal) {
+        snprintf(err, errlen, "--progress FUNC needs --causal");
+        return -1;
+    }
+    if (o->causal && (o->pids || o->replay_dir || o->merge_dir || o->attach_gpu)) {
+        snprintf(err, errlen,
+                 "--causal runs experiments in a program it starts: rocsys-top "
+                 "--causal -- PROGRAM");
+        return -1;
+    }
+    if (o->causal && o->engine == INJECT_ENGINE_PERF) {
+        snprintf(err, errlen,
+                 "--causal needs the signal engine (perf events cannot pause a "
+                 "thread): leave out --engine perf");
+        return -1;
+    }
+    if (o->causal) { /* threads pause in their own handler; samples stand for wall time */
+        o->engine = INJECT_ENGINE_SIGNAL;
+        o->wall = 1;
     }
     if (o->help || o->version || o->merge_dir || o->replay_dir || o->attach_gpu || o->pids)
         return 0;

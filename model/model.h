@@ -210,6 +210,7 @@ struct model_session {
     char hsa_release[16];
     uint32_t hsa_root[3], hsa_core[3], hsa_amd[3];
     char hsa_why[112];
+    struct model_causal *causal; /* --causal: the experiments (model/causal.h), else NULL */
 };
 
 struct model *model_new(void);

@@ -28,6 +28,7 @@ const struct record_file record_files[] = {
     {&record_mpi_csv, "mpi.csv"},
     {&record_lines_txt, "lines.txt"},
     {&record_profile_pb, "profile.pb.gz"},
+    {&record_profile_coz, "profile.coz"}, /* --causal only */
     {&record_session_json, "session.json"},
     {NULL, NULL},
 };

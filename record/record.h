@@ -104,6 +104,7 @@ extern const struct record_writer_class record_perfetto;      /* trace.pftrace (
 extern const struct record_writer_class record_gpu_csv;       /* gpu.csv: GPU time series */
 extern const struct record_writer_class record_lines_txt;     /* lines.txt: samples per line */
 extern const struct record_writer_class record_profile_pb;    /* profile.pb.gz (pprof) */
+extern const struct record_writer_class record_profile_coz;   /* profile.coz (--causal) */
 /* Sizes of a Perfetto writer's interning tables (tests: memory bounded by distinct stacks). */
 void record_perfetto_stats(const struct record_writer *w, size_t *frames, size_t *stacks,
                            size_t *heap_bytes);

@@ -126,8 +126,8 @@ static int open_recording(struct attach *a, char *err, size_t errlen)
     if (session_record_dir_prepare(dir, a->o->force, err, errlen) != 0)
         return -1;
     for (const struct record_file *r = record_files; r->cls; r++) {
-        if (r->cls == &record_output_log)
-            continue;
+        if (r->cls == &record_output_log || r->cls == &record_profile_coz)
+            continue; /* (no output; --causal starts its program) */
         snprintf(path, sizeof(path), "%.2000s/%s", dir, r->file);
         if (record_set_add(a->rec, r->cls, path, a->m, err, errlen) != 0)
             return -1;

@@ -72,6 +72,8 @@ static int setup_recording(struct session *s, char *err, size_t errlen)
     if (session_record_dir_prepare(dir, s->o->force, err, errlen) != 0)
         return -1;
     for (const struct record_file *r = record_files; r->cls; r++) {
+        if (r->cls == &record_profile_coz && !s->o->causal)
+            continue; /* causal profiling's experiments */
         if (r->cls == &record_output_log) {
             if (s->o->output_log)
                 continue; /* --output-log names it elsewhere (opened by setup_writers) */

@@ -83,6 +83,8 @@ static void record_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_
 void session_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
                     const uint64_t *frames, uint32_t n, uint32_t weight)
 {
+    if (s->causal) /* --causal chooses its experiments from the samples */
+        session_causal_sample(s, pid, frames, n);
     if (model_sample_weighted(s->m, pid, tid, t, frames, n, weight, 0) == -EAGAIN)
         defer_sample(s, pid, tid, t, frames, n, weight);
     else
@@ -145,6 +147,7 @@ void session_drain(struct session *s, int check_orphans)
     }
     s->ndef = kept;
     session_kernels_flush(s->m, s->rec, 0); /* slices whose kernel names came in this drain */
+    session_causal_tick(s);                 /* --causal: the next experiment, when due */
 }
 
 /* The cost (ns, bin centre) at quantile q of the sample-cost histogram. */
@@ -692,6 +695,8 @@ int session_run(const struct inject_options *o)
         goto out;
     }
     model_set_root_pid(s.m, (uint32_t)s.target.pid);
+    if (o->causal)
+        session_causal_start(&s);
     fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
     fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
 started:
@@ -804,6 +809,7 @@ out:
     free(s.def);
     free(s.inst);
     session_spool_free(&s.spool);
+    session_causal_free(&s);
     free(s.taken.data);
     if (s.m)
         gpu_monitor_stop(model_session(s.m)->gpu);

@@ -92,6 +92,7 @@ struct session {
         uint32_t pid, instance;
     } * inst;
     size_t ninst, instcap;
+    struct session_causal *causal; /* --causal: the experiments (causal.c), else NULL */
 };
 
 struct model_region_span;
@@ -166,6 +167,15 @@ int session_attach(struct session *s, char *err, size_t errlen);
 void session_perf_python_process(struct session *s, uint32_t pid);
 /* -p: note the processes that ended; the target is done when none is left. */
 void session_check_attached(struct session *s);
+
+/* causal.c (--causal) */
+/* Start causal profiling of the launched target (after the spawn). */
+void session_causal_start(struct session *s);
+void session_causal_free(struct session *s);
+/* A decoded sample: its leaf pc may be chosen for an experiment. */
+void session_causal_sample(struct session *s, uint32_t pid, const uint64_t *frames, uint32_t n);
+/* After a drain: end the running experiment when its time is up, start the next. */
+void session_causal_tick(struct session *s);
 
 /* recording.c */
 int session_setup_writers(struct session *s, char *err, size_t errlen);

@@ -321,6 +321,8 @@ void session_engine_explain(struct session *s)
             want = SESSION_PERF_FULL;
         }
     }
+    if (s->o->causal) /* (forced by the options) */
+        why_add(buf, sizeof(buf), "--causal: threads are paused in their own signal handler");
     if (want) {
         session_perf_allow_cmd(g, want, part, sizeof(part));
         why_add(buf, sizeof(buf), "to allow more: ");

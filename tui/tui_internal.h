@@ -340,6 +340,7 @@ int tui_hipapi_sort(void *st, int set);
 TUI_VIEW_DECLARE_CLICK(mpi);
 TUI_VIEW_DECLARE(flame);
 TUI_VIEW_DECLARE(diff);
+TUI_VIEW_DECLARE(causal); /* --causal: predicted speedups (view_causal.c) */
 
 /* The rank filter after only_rank (struct model_filter: 1 + rank, 0 = all ranks): the next
  * rank in order, then 0 after the last; -1 when no process has a rank (view_ranks.c). */

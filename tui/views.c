@@ -33,7 +33,8 @@ const struct tui_view tui_views[] = {
     TUI_VIEW_ROW_CLICK("Ranks", '9', ranks, "Rank"),   /* MPI ranks of a multi-rank recording */
     TUI_VIEW_ROW_CLICK("MPI", 'm', mpi, "MPI"),        /* MPI calls (collector/mpi.c) */
     TUI_VIEW_ROW("Flame graph", '0', flame, "Flame"),  /* icicle graph of the call tree */
-    TUI_VIEW_ROW("Diff", 'd', diff, "Diff"), /* --replay NEW --diff OLD: before and after */
+    TUI_VIEW_ROW("Diff", 'd', diff, "Diff"),     /* --replay NEW --diff OLD: before and after */
+    TUI_VIEW_ROW("Causal", 'x', causal, "Caus"), /* --causal: predicted program speedups */
 };
 const int tui_view_count = (int)(sizeof(tui_views) / sizeof(tui_views[0]));
 

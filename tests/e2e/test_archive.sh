@@ -35,6 +35,7 @@ tgz=$(ls "$WORK"/pkg/rocsys-top-*.tar.gz 2> /dev/null | head -1)
 echo "    archive: $(basename "$tgz") ($(du -k "$tgz" | cut -f1) KiB, $((SECONDS - t0)) s)"
 top=$(basename "$tgz" .tar.gz)
 for f in bin/rocsys-top bin/rocsys-top-check bin/rocsys-demo lib/rocsys-top/librocsys-collector.so \
+    lib/rocsys-top/librocsys-causal.so \
     lib/rocsys-top/python/rocsys/__init__.py include/rocsys/user.h lib/pkgconfig/rocsys-user.pc \
     lib/cmake/rocsys-user/rocsys-userConfig.cmake share/man/man1/rocsys-top.1.gz \
     share/modulefiles/rocsys-top/ share/rocsys-top/examples/rocsys-top.sbatch; do

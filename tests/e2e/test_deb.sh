@@ -65,10 +65,11 @@ installed=1 # from here on the trap purges, even if the install half-failed
 check "dpkg says installed" \
     sh -c "dpkg-query -W -f='\${Status}' rocsys-top | grep -q 'install ok installed'"
 dpkg -L rocsys-top > "$WORK/files.txt"
-# what cmake --install installs: the tool, the collector beside its Python module, the manual,
+# what cmake --install installs: the tool, the collector beside its Python module and
+# --causal's wrappers (librocsys-causal.so), the manual,
 # the demos, the user API's library, header, pkg-config and CMake files
 for want in /usr/bin/rocsys-top /usr/bin/rocsys-demo /usr/bin/rocsys-regions \
-    '/usr/lib/.*rocsys-top/librocsys-collector\.so' \
+    '/usr/lib/.*rocsys-top/librocsys-collector\.so' '/usr/lib/.*rocsys-top/librocsys-causal\.so' \
     '/usr/lib/.*rocsys-top/python/rocsys/__init__\.py' '/usr/share/man/man1/rocsys-top\.1(\.gz)?' \
     '/usr/include/rocsys/user\.h' '/usr/lib/.*librocsys-user\.so\.0' \
     '/usr/lib/.*pkgconfig/rocsys-user\.pc' '/usr/lib/.*cmake/rocsys-user/rocsys-userConfig\.cmake'; do

@@ -22,6 +22,12 @@ add_library(tp_plugin SHARED ${CMAKE_CURRENT_LIST_DIR}/plugin.c)
 target_compile_options(tp_plugin PRIVATE -g -O1 -fno-omit-frame-pointer)
 set_target_properties(tp_plugin PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 
+# tp_dlsym_lock: a preloaded dlsym that takes a pthread mutex (test_causal: the lookups of
+# librocsys-causal.so's wrappers neither recurse nor deadlock).
+add_library(tp_dlsym_lock SHARED ${CMAKE_CURRENT_LIST_DIR}/dlsym_lock.c)
+target_link_libraries(tp_dlsym_lock PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+set_target_properties(tp_dlsym_lock PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
 # standin_rsmi_noisy: a librocm_smi64 stand-in that prints on every read, for the "library
 # chatter never reaches the screen" TUI test.
 add_library(standin-rsmi-noisy SHARED ${CMAKE_CURRENT_LIST_DIR}/standin_rsmi_noisy.c)

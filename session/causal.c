@@ -1,0 +1,382 @@
+/* Causal profiling's experiments (--causal), run from the front end's drain loop: choose a
+ * function of the target's executable that carries samples (the one with the fewest
+ * experiments so far among those with 2 % of the recent samples), a virtual speedup (0 % with
+ * Coz's weight of 8 in 28, else 5-100 % in steps of 5), hand both to the collector (protocol.h,
+ * struct rocsys_causal_ctl), and read what it did: the progress points reached and the delays
+ * inserted (subtracted from the elapsed time). Unlike Coz, an experiment alternates slices of
+ * 0.1 s with the speedup and at 0 % (the collector switches as it is told): the 0 % slices are
+ * its own baseline, taken at the same time, so that a machine whose load changes from one
+ * second to the next (other programs) does not drown the effect; Coz's own 0 % experiments
+ * are run too. The length starts at 1 s (two halves of Coz's 0.5 s) and doubles (up to 8 s)
+ * while the speedup's half sees fewer than 5 progress points, as in Coz. Results go to the model
+ * (model/causal.h): the Causal view, batch frames, profile.coz. */
+#include "session/session_internal.h"
+
+#include "inject/inject.h"
+#include "model/causal.h"
+#include "model/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CAUSAL_PCS              2048          /* recent sampled pcs of the target, to choose from */
+#define CAUSAL_LEN_MIN_NS       1000000000ull /* each half: Coz's ExperimentMinTime, 0.5 s */
+#define CAUSAL_LEN_MAX_NS       8000000000ull
+#define CAUSAL_COOL_NS          10000000ull  /* between experiments */
+#define CAUSAL_SLICE_NS         100000000ull /* an experiment alternates speedup and 0 % slices */
+#define CAUSAL_RANGE_CACHE      256
+#define CAUSAL_MIN_SHARE        0.02 /* a candidate has this share of the recent in-scope samples */
+#define CAUSAL_ZERO_WEIGHT      7    /* Coz: 0 % for draws 0..7 of 0..27 */
+#define CAUSAL_PROGRESS_WAIT_NS 10000000000ull /* --progress FUNC not found after this: said */
+
+struct causal_range {
+    uint64_t lo, hi;
+    size_t func; /* index in the model's functions; SIZE_MAX: out of scope */
+};
+
+struct session_causal {
+    struct rocsys_causal_ctl *ctl;
+    uint32_t pid;
+    char exe[256]; /* basename of the executable: the scope */
+    int exe_known; /* exe is the process's own (argv[0] may be a symbolic link) */
+    uint64_t pcs[CAUSAL_PCS];
+    size_t npcs, next_pc;
+    struct causal_range cache[CAUSAL_RANGE_CACHE];
+    size_t ncache;
+    uint64_t rng;
+    int running;
+    size_t func;
+    int pct;
+    uint64_t lo, hi;
+    uint64_t t0, g0, sel0, p0;
+    int on;            /* the running slice has the speedup (else 0 %) */
+    uint64_t slice_ns; /* when the running slice started */
+    struct causal_half {
+        uint64_t elapsed_ns, delay_ns, delta, selected;
+    } sum[2]; /* the experiment's 0 % slices [0] and speedup slices [1] */
+    int kind; /* ROCSYS_CAUSAL_PP_* measured, -1 until progress is seen */
+    uint64_t len_ns, next_ns, start_ns;
+};
+
+/* xorshift64*: the experiments' random draws. */
+static uint64_t next_rand(struct session_causal *c)
+{
+    c->rng ^= c->rng >> 12;
+    c->rng ^= c->rng << 25;
+    c->rng ^= c->rng >> 27;
+    return c->rng * 0x2545f4914f6cdd1dull;
+}
+
+void session_causal_start(struct session *s)
+{
+    struct session_causal *c = xcalloc(1, sizeof(*c));
+    struct model_session *ms = model_session(s->m);
+
+    c->ctl = &s->tr.hdr->causal;
+    c->pid = (uint32_t)s->target.pid;
+    const char *base = strrchr(s->o->target_argv[0], '/');
+    snprintf(c->exe, sizeof(c->exe), "%s", base ? base + 1 : s->o->target_argv[0]);
+    c->rng = model_clock_ns(CLOCK_MONOTONIC) | 1;
+    c->kind = s->o->progress ? ROCSYS_CAUSAL_PP_FUNC : -1;
+    c->len_ns = CAUSAL_LEN_MIN_NS;
+    c->start_ns = model_clock_ns(CLOCK_MONOTONIC);
+    c->ctl->pid = c->pid;
+    c->ctl->enabled = 1;
+    ms->causal = model_causal_new();
+    ms->causal->exp_len_ns = c->len_ns;
+    if (s->o->progress)
+        snprintf(ms->causal->progress, sizeof(ms->causal->progress), "calls of %s", s->o->progress);
+    snprintf(ms->causal->note, sizeof(ms->causal->note), "waiting for samples in %.100s", c->exe);
+    s->causal = c;
+}
+
+void session_causal_free(struct session *s)
+{
+    if (s->m && model_session(s->m)->causal) {
+        model_causal_free(model_session(s->m)->causal);
+        model_session(s->m)->causal = NULL;
+    }
+    free(s->causal);
+    s->causal = NULL;
+}
+
+void session_causal_sample(struct session *s, uint32_t pid, const uint64_t *frames, uint32_t n)
+{
+    struct session_causal *c = s->causal;
+
+    if (!c || pid != c->pid || n == 0 || ROCSYS_IS_PY_FRAME(frames[0]))
+        return;
+    c->pcs[c->next_pc] = frames[0];
+    c->next_pc = (c->next_pc + 1) % CAUSAL_PCS;
+    if (c->npcs < CAUSAL_PCS)
+        c->npcs++;
+}
+
+/* The function holding pc (an index into the model's functions), SIZE_MAX when out of scope
+ * or unknown yet. */
+static size_t func_of(struct session *s, uint64_t pc)
+{
+    struct session_causal *c = s->causal;
+    struct model_causal *mc = model_session(s->m)->causal;
+    char name[512], loc[512];
+    uint64_t lo, hi;
+
+    for (size_t i = 0; i < c->ncache; i++)
+        if (pc >= c->cache[i].lo && pc < c->cache[i].hi)
+            return c->cache[i].func;
+    int rc = model_causal_func_range(s->m, c->pid, pc, c->exe, &lo, &hi, name, sizeof(name), loc,
+                                     sizeof(loc));
+    if (rc <= 0 || c->ncache == CAUSAL_RANGE_CACHE)
+        return SIZE_MAX;
+    struct model_causal_func *f = model_causal_func(mc, name, loc);
+    c->cache[c->ncache++] = (struct causal_range){lo, hi, (size_t)(f - mc->f)};
+    return (size_t)(f - mc->f);
+}
+
+/* The range of function idx (from the cache). */
+static int range_of(const struct session_causal *c, size_t idx, uint64_t *lo, uint64_t *hi)
+{
+    for (size_t i = 0; i < c->ncache; i++)
+        if (c->cache[i].func == idx) {
+            *lo = c->cache[i].lo;
+            *hi = c->cache[i].hi;
+            return 1;
+        }
+    return 0;
+}
+
+/* The scope: the executable the process runs, as its PROC_START named it. */
+static void learn_exe(struct session *s)
+{
+    struct session_causal *c = s->causal;
+    const struct model_process *p = model_process_find(s->m, c->pid);
+
+    if (c->exe_known || !p || !p->exe || !p->exe[0])
+        return;
+    const char *base = strrchr(p->exe, '/');
+    snprintf(c->exe, sizeof(c->exe), "%s", base ? base + 1 : p->exe);
+    c->exe_known = 1;
+    c->ncache = 0; /* (ranges found under the other name: none were) */
+}
+
+/* Choose the next experiment's function: SIZE_MAX when none qualifies yet. */
+static size_t choose(struct session *s)
+{
+    struct session_causal *c = s->causal;
+    struct model_causal *mc = model_session(s->m)->causal;
+    size_t *count = xcalloc(CAUSAL_RANGE_CACHE, sizeof(*count)), total = 0, best = SIZE_MAX;
+
+    for (size_t i = 0; i < c->npcs; i++) {
+        size_t f = func_of(s, c->pcs[i]);
+        if (f != SIZE_MAX && f < CAUSAL_RANGE_CACHE) {
+            count[f]++;
+            total++;
+        }
+    }
+    for (size_t f = 0; f < mc->n && f < CAUSAL_RANGE_CACHE; f++) {
+        if (count[f] < 3 || (double)count[f] < CAUSAL_MIN_SHARE * (double)total)
+            continue;
+        if (best == SIZE_MAX || mc->f[f].nexp < mc->f[best].nexp ||
+            (mc->f[f].nexp == mc->f[best].nexp && (next_rand(c) & 1)))
+            best = f;
+    }
+    free(count);
+    return best;
+}
+
+/* The collector's experiment block: ranges and speedup, under its sequence word. */
+static void publish(struct rocsys_causal_ctl *ctl, uint64_t lo, uint64_t hi, int pct)
+{
+    atomic_fetch_add(&ctl->seq, 1); /* odd: being written */
+    ctl->lo[0] = lo;
+    ctl->hi[0] = hi;
+    ctl->speedup_pct = (uint32_t)pct;
+    ctl->nranges = hi > lo ? 1 : 0;
+    atomic_fetch_add(&ctl->seq, 1);
+}
+
+/* The progress point to measure: --progress's, else the first kind the program reached. */
+static int progress_kind(struct session *s)
+{
+    struct session_causal *c = s->causal;
+    struct model_causal *mc = model_session(s->m)->causal;
+
+    if (c->kind >= 0)
+        return c->kind;
+    if (atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_MARK]))
+        c->kind = ROCSYS_CAUSAL_PP_MARK;
+    else if (atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_REGION]))
+        c->kind = ROCSYS_CAUSAL_PP_REGION;
+    if (c->kind >= 0)
+        snprintf(mc->progress, sizeof(mc->progress), "%s",
+                 c->kind == ROCSYS_CAUSAL_PP_MARK ? "marks (rocsys_user_mark, roctxMarkA)"
+                                                  : "region ends (user regions, ROCTx ranges)");
+    return c->kind;
+}
+
+/* --progress FUNC: find the function in the executable (from a sampled pc of it) and hand
+ * its address to the collector, which arms a breakpoint in each thread. 1 while no progress
+ * can be counted (the function is not found yet, or the breakpoint was refused: no experiment
+ * runs, the note says why), else 0. */
+static int resolve_progress(struct session *s, uint64_t now)
+{
+    struct session_causal *c = s->causal;
+    struct model_causal *mc = model_session(s->m)->causal;
+    int err = atomic_load(&c->ctl->progress_err);
+
+    if (err) {
+        snprintf(mc->note, sizeof(mc->note),
+                 "--progress %.60s: the breakpoint was refused (%s): no progress is counted",
+                 s->o->progress, strerror(err));
+        return 1;
+    }
+    if (atomic_load(&c->ctl->progress_addr))
+        return 0;
+    for (size_t i = 0; i < c->npcs; i++) {
+        uint64_t lo, hi;
+        char name[8], loc[8];
+        if (model_causal_func_range(s->m, c->pid, c->pcs[i], c->exe, &lo, &hi, name, sizeof(name),
+                                    loc, sizeof(loc)) != 1)
+            continue;
+        uint64_t at = model_causal_symbol(s->m, c->pid, c->pcs[i], s->o->progress);
+        if (at) {
+            atomic_store(&c->ctl->progress_addr, at);
+            return 0;
+        }
+        break;
+    }
+    if (now - c->start_ns > CAUSAL_PROGRESS_WAIT_NS)
+        snprintf(mc->note, sizeof(mc->note), "--progress %.60s: no such function in %.60s (yet)",
+                 s->o->progress, c->exe);
+    return 1; /* not found (yet): nothing to count */
+}
+
+/* Close the running slice: what it did into its half's sums. */
+static void close_slice(struct session_causal *c, uint64_t now)
+{
+    uint64_t g = atomic_load(&c->ctl->global_delay_ns);
+    uint64_t p = atomic_load(&c->ctl->progress[c->kind]);
+    uint64_t sel = atomic_load(&c->ctl->selected_samples);
+    int h = c->on;
+
+    c->sum[h].elapsed_ns += now - c->slice_ns;
+    c->sum[h].delay_ns += g - c->g0;
+    c->sum[h].delta += p - c->p0;
+    c->sum[h].selected += sel - c->sel0;
+    c->g0 = g;
+    c->p0 = p;
+    c->sel0 = sel;
+    c->slice_ns = now;
+}
+
+/* One half's result into the model (when it made enough progress); 1 if it counted. */
+static int keep(struct session *s, int pct, const struct causal_half *h)
+{
+    struct session_causal *c = s->causal;
+    struct model_causal *mc = model_session(s->m)->causal;
+
+    if (h->delay_ns >= h->elapsed_ns || h->delta < MODEL_CAUSAL_MIN_DELTA)
+        return 0;
+    struct model_causal_exp e = {
+        .start_ns = c->t0,
+        .speedup_pct = pct,
+        .duration_ns = h->elapsed_ns - h->delay_ns,
+        .delta = h->delta,
+        .selected = h->selected,
+    };
+    model_causal_add(mc, &mc->f[c->func], &e);
+    return 1;
+}
+
+/* End the running experiment: its halves' results into the model. */
+static void finish(struct session *s, uint64_t now)
+{
+    struct session_causal *c = s->causal;
+    struct model_causal *mc = model_session(s->m)->causal;
+
+    close_slice(c, now);
+    publish(c->ctl, 0, 0, 0);
+    c->running = 0;
+    c->next_ns = now + CAUSAL_COOL_NS;
+    mc->experiments++;
+    mc->paid_ns = atomic_load(&c->ctl->paid_ns);
+    uint64_t delta = c->sum[1].delta; /* the speedup's half decides the length */
+    if (c->pct == 0) {                /* a baseline throughout */
+        c->sum[0].elapsed_ns += c->sum[1].elapsed_ns;
+        c->sum[0].delay_ns += c->sum[1].delay_ns;
+        c->sum[0].delta += c->sum[1].delta;
+        c->sum[0].selected += c->sum[1].selected;
+        mc->kept += keep(s, 0, &c->sum[0]);
+    } else if (keep(s, c->pct, &c->sum[1])) {
+        mc->kept++;
+        keep(s, 0, &c->sum[0]); /* its own baseline, interleaved with it */
+    }
+    if (delta < MODEL_CAUSAL_MIN_DELTA) /* too little progress to measure: longer */
+        c->len_ns = c->len_ns * 2 > CAUSAL_LEN_MAX_NS ? CAUSAL_LEN_MAX_NS : c->len_ns * 2;
+    else if (delta > 2 * MODEL_CAUSAL_MIN_DELTA && c->len_ns >= 2 * CAUSAL_LEN_MIN_NS)
+        c->len_ns /= 2;
+    mc->exp_len_ns = c->len_ns;
+}
+
+void session_causal_tick(struct session *s)
+{
+    struct session_causal *c = s->causal;
+    struct model_causal *mc;
+    uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
+
+    if (!c)
+        return;
+    mc = model_session(s->m)->causal;
+    learn_exe(s);
+    int refused = s->o->progress && resolve_progress(s, now);
+    if (c->kind >= 0)
+        mc->progress_total = atomic_load(&c->ctl->progress[c->kind]);
+    mc->paid_ns = atomic_load(&c->ctl->paid_ns);
+    if (s->target_done) {
+        if (c->running)
+            publish(c->ctl, 0, 0, 0);
+        c->running = 0;
+        if (!refused) /* (else the refusal stays said) */
+            snprintf(mc->note, sizeof(mc->note), "the program ended: no experiment runs");
+        return;
+    }
+    if (refused)
+        return;
+    if (c->running) {
+        if (now - c->t0 >= c->len_ns) {
+            finish(s, now);
+        } else if (now - c->slice_ns >= CAUSAL_SLICE_NS) { /* the other half */
+            close_slice(c, now);
+            c->on = !c->on;
+            publish(c->ctl, c->lo, c->hi, c->on ? c->pct : 0);
+        }
+        return;
+    }
+    if (now < c->next_ns)
+        return;
+    int kind = progress_kind(s);
+    if (kind < 0) {
+        if (!s->o->progress)
+            snprintf(mc->note, sizeof(mc->note),
+                     "waiting for a progress point: rocsys_user_mark, a region's end, or "
+                     "--progress FUNC");
+        return;
+    }
+    size_t f = choose(s);
+    if (f == SIZE_MAX || !range_of(c, f, &c->lo, &c->hi))
+        return;
+    uint64_t r = next_rand(c) % (CAUSAL_ZERO_WEIGHT + 21);
+    c->pct = r <= CAUSAL_ZERO_WEIGHT ? 0 : (int)(r - CAUSAL_ZERO_WEIGHT) * 5;
+    c->func = f;
+    c->kind = kind;
+    memset(c->sum, 0, sizeof(c->sum));
+    c->on = (int)(next_rand(c) & 1); /* which half comes first */
+    c->g0 = atomic_load(&c->ctl->global_delay_ns);
+    c->sel0 = atomic_load(&c->ctl->selected_samples);
+    c->p0 = atomic_load(&c->ctl->progress[kind]);
+    c->t0 = c->slice_ns = now;
+    publish(c->ctl, c->lo, c->hi, c->on ? c->pct : 0);
+    c->running = 1;
+    snprintf(mc->note, sizeof(mc->note), "now: %s virtually %d %% faster, for %.1f s",
+             mc->f[f].name, c->pct, (double)c->len_ns / 1e9);
+}
