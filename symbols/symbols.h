@@ -102,4 +102,11 @@ struct symbolizer_unwind_stats {
 };
 void symbolizer_unwind_stats(struct symbolizer_unwind_stats *out);
 
+/* The loaded file of pid's module at addr (dm at the file's own addresses, faddr, the file's
+ * id): 1; 0 when its file is not loaded (or pid unknown); -1 when no module covers addr (JIT
+ * code). For the unwinder and for causal profiling's address ranges (model/causal.c). */
+typedef struct Dwfl_Module Dwfl_Module;
+int symbolizer_file_of(struct symbolizer *s, uint32_t pid, uint64_t addr, Dwfl_Module **dm,
+                       uint64_t *faddr, uint32_t *fid);
+
 #endif

@@ -10,12 +10,6 @@
 typedef struct Dwfl Dwfl;
 struct hashmap;
 Dwfl *symbolizer_dwfl_all(struct symbolizer *s, uint32_t pid, struct hashmap **rules);
-typedef struct Dwfl_Module Dwfl_Module;
-/* symbolize.c, for unwind.c: the loaded file of pid's module at addr (dm at the file's own
- * addresses, faddr, the file's id): 1; 0 when its file is not loaded (or pid unknown); -1 when
- * no module covers addr (JIT code). */
-int symbolizer_file_of(struct symbolizer *s, uint32_t pid, uint64_t addr, Dwfl_Module **dm,
-                       uint64_t *faddr, uint32_t *fid);
 /* The unwind rules of files, shared by every process (unwind.c). */
 struct hashmap *symbolizer_file_rules(struct symbolizer *s);
 /* unnamed.c: where the function holding addr (absolute) starts, in dm's own addresses, by the
