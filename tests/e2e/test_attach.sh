@@ -86,7 +86,9 @@ t0=$EPOCHREALTIME
 "$ROCSYS_TOP" -b -d 10 -n 3 --rows 0 --record "$R" -p "$demo" > "$WORK/a1.txt" 2> "$WORK/a1.err" || rc=$?
 took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.2f", b - a}')
 check "attach: exit 0 (got $rc)" test "$rc" -eq 0
-check "attach: nothing on stderr ($(head -c 200 "$WORK/a1.err"))" test ! -s "$WORK/a1.err"
+# (but the line that says the end waits for a file's symbols still loading: on a busy machine)
+check "attach: nothing on stderr but a wait for symbols ($(head -c 200 "$WORK/a1.err"))" \
+    sh -c "! grep -v '^rocsys-top: waiting for the symbols of ' '$WORK/a1.err'"
 check "-n 3 -d 10: 3 frames" test "$(grep -c '^rocsys-top frame' "$WORK/a1.txt")" -eq 3
 check "-n 3 -d 10: took ${took} s, about 3 s" within "$took" 3.7 0.8
 check "first line: attached to $demo" grep -Eq "^rocsys-top frame 1 .*attached to $demo\$" "$WORK/a1.txt"
