@@ -38,7 +38,8 @@ run_job() {
     rc=0
     "$@" timeout 240 mpirun --oversubscribe --allow-run-as-root -np 4 \
         "$ROCSYS_TOP" --record "$d" --engine "$engine" -- "$P" "$STEPS" 100 > "$d.out" 2>&1 || rc=$?
-    cat "$d"/rank-*/output.log >> "$d.out" 2> /dev/null
+    cat "$d"/rank-*/output.log >> "$d.out" 2> /dev/null ||
+        echo "    no rank's output.log in $d; mpirun said: $(tail -n 5 "$d.out" | tr '\n' ' ')"
 }
 
 # check_job DIR WHAT: the checks of one recorded job
