@@ -151,8 +151,13 @@ else
     echo "    (no mpi4py for $PY: the Python checks skipped; scripts/deps installs python3-mpi4py)"
 fi
 
-# a plain user
-if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+# a plain user (where the build is in a directory a plain user can reach: not the Debian 13
+# chroot's /root/build-rocsys; test_nonroot installs its own tree for that)
+as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null &&
+    ! "${as_nobody[@]}" test -x "$ROCSYS_TOP" -a -x "$P"; then
+    echo "    (the plain-user job is skipped: nobody cannot run $ROCSYS_TOP or $P from where they are)"
+elif [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
     mkdir -p "$WORK/nobody-home" && chmod 777 "$WORK/nobody-home"
     run_job "$WORK/nobody-home/rec" signal setpriv --reuid=nobody --regid=nogroup --clear-groups \
         env HOME="$WORK/nobody-home" TMPDIR="$WORK/nobody-home"
