@@ -58,6 +58,15 @@ FILE *record_fopen(const char *path)
     return f;
 }
 
+FILE *record_fopen_err(const char *path, char *err, size_t errlen)
+{
+    FILE *f = record_fopen(path);
+
+    if (!f)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return f;
+}
+
 int record_fflush(FILE *f)
 {
     errno = 0;
@@ -105,7 +114,8 @@ void record_set_event(struct record_set *s, const struct record_event *ev)
     if (s->stopped)
         return;
     for (int i = 0; i < s->n; i++)
-        s->cls[i]->event(s->w[i], ev);
+        if (s->cls[i]->event)
+            s->cls[i]->event(s->w[i], ev);
 }
 
 /* "FILE: reason" of writer i's failure into msg. */

@@ -69,6 +69,7 @@ struct record_writer_class {
     /* Create the writer's file at path; returns NULL with a one-line message in err. The
      * model is the session's (for symbolization: model_symbolizer; tables), valid until close. */
     struct record_writer *(*open)(const char *path, struct model *m, char *err, size_t errlen);
+    /* Take one event of the session; NULL for a writer that writes only from the model. */
     void (*event)(struct record_writer *w, const struct record_event *ev);
     /* Write what is pending and close; the model holds the aggregated profile. Returns 0, or
      * the errno of a write that failed (the file is incomplete). */
@@ -82,6 +83,8 @@ struct record_writer_class {
 int record_open(const char *path, int nofollow);
 /* The same as a stdio stream (nofollow), or NULL with errno set. */
 FILE *record_fopen(const char *path);
+/* record_fopen, or NULL with "cannot write PATH: reason" in err (a writer's open). */
+FILE *record_fopen_err(const char *path, char *err, size_t errlen);
 /* Flush and close f: 0, or the errno of a write that failed (for the FILE-based writers). */
 int record_fclose(FILE *f);
 /* s as a quoted CSV field (a quote inside doubled), on f (writer_kernels.c). */

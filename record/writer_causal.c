@@ -3,7 +3,6 @@
  * experiment an "experiment" line (selected code, speedup as a fraction, duration in ns not
  * counting inserted delays, samples in the selected code) and a "throughput-point" line (the
  * progress point and how often it was reached). Written from the model at the end. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,19 +20,12 @@ static struct record_writer *coz_open(const char *path, struct model *m, char *e
     struct record_writer *w = xcalloc(1, sizeof(*w));
 
     (void)m;
-    w->f = record_fopen(path);
+    w->f = record_fopen_err(path, err, errlen);
     if (!w->f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);
         return NULL;
     }
     return w;
-}
-
-static void coz_event(struct record_writer *w, const struct record_event *ev)
-{
-    (void)w;
-    (void)ev;
 }
 
 /* A name as one field: no tabs or line ends. */
@@ -74,7 +66,7 @@ static int coz_close(struct record_writer *w, struct model *m, const struct reco
 const struct record_writer_class record_profile_coz = {
     .name = "causal",
     .open = coz_open,
-    .event = coz_event,
+    .event = NULL,
     .close = coz_close,
     .error = NULL,
 };

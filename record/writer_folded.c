@@ -27,21 +27,13 @@ static struct record_writer *folded_open(const char *path, struct model *m, char
 {
     struct record_writer *w = xcalloc(1, sizeof(*w));
 
-    w->f = record_fopen(path);
+    w->f = record_fopen_err(path, err, errlen);
     if (!w->f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);
         return NULL;
     }
     w->m = m;
     return w;
-}
-
-/* Everything comes from the model at the end: no per-event work. */
-static void folded_event(struct record_writer *w, const struct record_event *ev)
-{
-    (void)w;
-    (void)ev;
 }
 
 /* The label of function fn as this format needs it (';' and ' ' separate its fields). */
@@ -192,13 +184,13 @@ static int gpu_folded_close(struct record_writer *w, struct model *m, const stru
 const struct record_writer_class record_gpu_folded = {
     .name = "gpu-folded",
     .open = folded_open,
-    .event = folded_event,
+    .event = NULL,
     .close = gpu_folded_close,
 };
 
 const struct record_writer_class record_stacks_folded = {
     .name = "folded",
     .open = folded_open,
-    .event = folded_event,
+    .event = NULL,
     .close = folded_close,
 };

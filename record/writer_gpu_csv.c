@@ -31,9 +31,8 @@ static struct record_writer *csv_open(const char *path, struct model *m, char *e
 {
     struct record_writer *w = xcalloc(1, sizeof(*w));
 
-    w->f = record_fopen(path);
+    w->f = record_fopen_err(path, err, errlen);
     if (!w->f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);
         return NULL;
     }

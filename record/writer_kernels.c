@@ -36,12 +36,10 @@ static struct record_writer *csv_open(const char *path, enum csv_kind kind, char
                                       size_t errlen)
 {
     struct record_writer *w;
-    FILE *f = record_fopen(path);
+    FILE *f = record_fopen_err(path, err, errlen);
 
-    if (!f) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    if (!f)
         return NULL;
-    }
     w = xcalloc(1, sizeof(*w));
     w->f = f;
     w->kind = kind;
@@ -67,13 +65,6 @@ static struct record_writer *copies_open(const char *path, struct model *m, char
 {
     (void)m;
     return csv_open(path, CSV_COPIES, err, errlen);
-}
-
-/* The summaries are built from the model at close: events are not needed. */
-static void csv_event(struct record_writer *w, const struct record_event *ev)
-{
-    (void)w;
-    (void)ev;
 }
 
 /* A quoted CSV string. */
@@ -180,8 +171,8 @@ static int csv_close(struct record_writer *w, struct model *m, const struct reco
 }
 
 const struct record_writer_class record_kernels_csv = {
-    .name = "kernels-csv", .open = kernels_open, .event = csv_event, .close = csv_close};
+    .name = "kernels-csv", .open = kernels_open, .event = NULL, .close = csv_close};
 const struct record_writer_class record_hip_api_csv = {
-    .name = "hip-api-csv", .open = hip_api_open, .event = csv_event, .close = csv_close};
+    .name = "hip-api-csv", .open = hip_api_open, .event = NULL, .close = csv_close};
 const struct record_writer_class record_copies_csv = {
-    .name = "copies-csv", .open = copies_open, .event = csv_event, .close = csv_close};
+    .name = "copies-csv", .open = copies_open, .event = NULL, .close = csv_close};

@@ -1,7 +1,6 @@
 /* lines.txt: self samples per source line of each function (model/lines.c; the format is
  * described above model_lines_write and in docs/formats.md), written from the model when the
  * session ends, so that the Source view shows the shares of lines in a replay too. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,20 +17,12 @@ static struct record_writer *lines_open(const char *path, struct model *m, char 
     struct record_writer *w = xcalloc(1, sizeof(*w));
 
     (void)m;
-    w->f = record_fopen(path);
+    w->f = record_fopen_err(path, err, errlen);
     if (!w->f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);
         return NULL;
     }
     return w;
-}
-
-/* Everything comes from the model at the end: no per-event work. */
-static void lines_event(struct record_writer *w, const struct record_event *ev)
-{
-    (void)w;
-    (void)ev;
 }
 
 static int lines_close(struct record_writer *w, struct model *m, const struct record_end *end)
@@ -48,7 +39,7 @@ static int lines_close(struct record_writer *w, struct model *m, const struct re
 const struct record_writer_class record_lines_txt = {
     .name = "lines",
     .open = lines_open,
-    .event = lines_event,
+    .event = NULL,
     .close = lines_close,
     .error = NULL,
 };

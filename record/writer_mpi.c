@@ -9,7 +9,6 @@
  * processes' MPI span (from MPI_Init's start to MPI_Finalize's end, as mpiP's "AppTime"): the
  * rows' AppPercentage sum to the recording's MPI %. Only the header when no MPI call was made.
  * Strings are always quoted. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +24,15 @@ struct record_writer {
 
 static struct record_writer *mpi_open(const char *path, struct model *m, char *err, size_t errlen)
 {
-    FILE *f = record_fopen(path);
+    FILE *f = record_fopen_err(path, err, errlen);
     struct record_writer *w;
 
     (void)m;
-    if (!f) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    if (!f)
         return NULL;
-    }
     w = xcalloc(1, sizeof(*w));
     w->f = f;
     return w;
-}
-
-/* The table is built from the model at close: events are not needed. */
-static void mpi_event(struct record_writer *w, const struct record_event *ev)
-{
-    (void)w;
-    (void)ev;
 }
 
 static int mpi_close(struct record_writer *w, struct model *m, const struct record_end *end)
@@ -73,4 +63,4 @@ static int mpi_close(struct record_writer *w, struct model *m, const struct reco
 }
 
 const struct record_writer_class record_mpi_csv = {
-    .name = "mpi-csv", .open = mpi_open, .event = mpi_event, .close = mpi_close};
+    .name = "mpi-csv", .open = mpi_open, .event = NULL, .close = mpi_close};

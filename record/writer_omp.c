@@ -9,7 +9,6 @@
  * imbalance_pct: 100 (work_max - work_mean) / work_max; barrier_ms: the threads' time in
  * barriers (the closing one included), summed; barrier_pct: its share of threads x wall time;
  * taskwait_ms: the threads' time in taskwait / taskgroup. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,20 +25,14 @@ static struct record_writer *omp_open(const char *path, struct model *m, char *e
     struct record_writer *w = xcalloc(1, sizeof(*w));
 
     (void)m;
-    w->f = record_fopen(path);
+    w->f = record_fopen_err(path, err, errlen);
     if (!w->f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);
         return NULL;
     }
     fprintf(w->f, "pid,region,count,threads,wall_ms,work_max_ms,work_mean_ms,imbalance_pct,"
                   "barrier_ms,barrier_pct,taskwait_ms\n");
     return w;
-}
-
-static void omp_event(struct record_writer *w, const struct record_event *ev)
-{
-    (void)w, (void)ev;
 }
 
 static int omp_close(struct record_writer *w, struct model *m, const struct record_end *end)
@@ -63,4 +56,4 @@ static int omp_close(struct record_writer *w, struct model *m, const struct reco
 }
 
 const struct record_writer_class record_omp_csv = {
-    .name = "omp-csv", .open = omp_open, .event = omp_event, .close = omp_close};
+    .name = "omp-csv", .open = omp_open, .event = NULL, .close = omp_close};

@@ -48,13 +48,6 @@ static struct record_writer *pprof_open(const char *path, struct model *m, char 
     return w;
 }
 
-/* Everything comes from the model at the end: no per-event work. */
-static void pprof_event(struct record_writer *w, const struct record_event *ev)
-{
-    (void)w;
-    (void)ev;
-}
-
 /* The pprof location of model function fn (cached in locs, 0 until made). */
 static uint64_t func_location(struct pprof *p, struct model *m, uint64_t *locs, uint32_t fn)
 {
@@ -219,7 +212,7 @@ static int pprof_close(struct record_writer *w, struct model *m, const struct re
 const struct record_writer_class record_profile_pb = {
     .name = "pprof",
     .open = pprof_open,
-    .event = pprof_event,
+    .event = NULL,
     .close = pprof_close,
     .error = NULL,
 };

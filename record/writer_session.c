@@ -82,9 +82,8 @@ static struct record_writer *session_open(const char *path, struct model *m, cha
     struct record_writer *w = xcalloc(1, sizeof(*w));
     (void)m;
     /* the file is created at the end; check now that it can be */
-    FILE *probe = record_fopen(path);
+    FILE *probe = record_fopen_err(path, err, errlen);
     if (!probe) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);
         return NULL;
     }
@@ -94,12 +93,6 @@ static struct record_writer *session_open(const char *path, struct model *m, cha
     w->start = time(NULL);
     w->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     return w;
-}
-
-static void session_event(struct record_writer *w, const struct record_event *ev)
-{
-    (void)w;
-    (void)ev;
 }
 
 static int session_close(struct record_writer *w, struct model *m, const struct record_end *end)
@@ -231,6 +224,6 @@ out:
 const struct record_writer_class record_session_json = {
     .name = "session",
     .open = session_open,
-    .event = session_event,
+    .event = NULL,
     .close = session_close,
 };

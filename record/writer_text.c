@@ -348,9 +348,8 @@ static struct record_writer *profile_open(const char *path, struct model *m, cha
                                           size_t errlen)
 {
     struct record_writer *w = xcalloc(1, sizeof(*w));
-    w->f = record_fopen(path);
+    w->f = record_fopen_err(path, err, errlen);
     if (!w->f) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         free(w);
         return NULL;
     }
