@@ -48,8 +48,7 @@ for tool in gcc objcopy strip readelf python3 xargs; do
     command -v "$tool" >/dev/null || die "$tool is needed"
 done
 timeit=$(find_program "$build" tp_timeit)
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-bigdebug.XXXXXX")
 if [[ ${BENCH_KEEP:-0} == 1 ]]; then
     note "keeping $tmp"

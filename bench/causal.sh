@@ -32,13 +32,11 @@ items=${BENCH_ITEMS:-3000}
 positive_int BENCH_ITEMS "$items"
 qitems=${BENCH_QUEUE:-3000000}
 positive_int BENCH_QUEUE "$qitems"
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 pipe=$(find_program "$build" tp_causal_pipeline)
 collector=$build/lib/librocsys-collector.so
 [[ -f $collector ]] || die "$collector not found"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-causal.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmpdir tmp causal
 
 variants=(bare wall causal qbare qdormant qsession qcausal)
 # run VARIANT ROUND: one run; its wall seconds into $tmp/VARIANT.times

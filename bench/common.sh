@@ -24,6 +24,24 @@ bench_args() {
     build=$(cd "$1" 2>/dev/null && pwd) || die "no such build directory: $1"
 }
 
+# bench_rocsys_top [VAR]: VAR (default rocsys_top) set to BUILD_DIR's rocsys-top, or die.
+# Needs bench_args first (build).
+bench_rocsys_top() {
+    local var=${1:-rocsys_top}
+    [[ -x $build/rocsys-top ]] || die "$build/rocsys-top not found (build it: cmake --build $build)"
+    printf -v "$var" '%s' "$build/rocsys-top"
+}
+
+# bench_tmpdir VAR NAME: VAR set to a new directory ${TMPDIR:-/tmp}/rocsys-NAME.XXXXXX, removed
+# when the script exits.
+bench_tmpdir() {
+    local dir
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-$2.XXXXXX")
+    printf -v "$1" '%s' "$dir"
+    # shellcheck disable=SC2064 # the path is fixed now
+    trap "rm -rf '$dir'" EXIT
+}
+
 # positive_int NAME VALUE: die unless VALUE is a whole number >= 1.
 positive_int() {
     [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1 must be a whole number >= 1 (got '$2')"

@@ -17,8 +17,7 @@ bench_args "BUILD_DIR [DISTINCT [COLS [REPS]]]" 1 4 "$@"
 src=$(cd "$here/.." && pwd)
 lib=$build/librocsys_core.a
 [[ -f $lib ]] || die "$lib not found (build it: cmake --build $build --target rocsys_core)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-flame.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmpdir tmp flame
 # the flags CMake used (-O2 of RelWithDebInfo, or the build type's); libraries from pkg-config
 cc -std=gnu11 -O2 -I"$src" -o "$tmp/flame_draw" "$here/flame_draw.c" "$lib" \
     $(pkg-config --libs ncursesw libdw zlib) -lpthread -lstdc++ -lm ||

@@ -24,11 +24,9 @@ runs=${2:-5}
 positive_int RUNS "$runs"
 calls=${BENCH_CALLS:-1000000}
 rounds=${BENCH_ROUNDS:-20000}
-top=$build/rocsys-top
-[[ -x $top ]] || die "$top not found"
+bench_rocsys_top top
 harness=$(find_program "$build" tp_hsa_harness)
-work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-hipbench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_tmpdir work hipbench
 
 build_hip_calls "$build" "$work/calls_fake"
 variants=(fake)

@@ -22,10 +22,8 @@ bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-5}
 positive_int RUNS "$runs"
 calls=${BENCH_CALLS:-300000}
-top=$build/rocsys-top
-[[ -x $top ]] || die "$top not found"
-work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-lsbench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_rocsys_top top
+bench_tmpdir work lsbench
 build_hip_calls "$build" "$work/calls"
 
 # The workloads: name, depth, sites.

@@ -22,8 +22,7 @@ rocsys_top=$build/rocsys-top
 timeit=$(find_program "$build" tp_timeit)
 demo=$build/examples/rocsys-demo
 [[ -x $rocsys_top && -x $demo ]] || die "build rocsys-top and the demo first (cmake --build $build)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-live.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmpdir tmp live
 
 "$rocsys_top" --record "$tmp/src" --no-tui -- "$demo" --seconds "$secs" >/dev/null 2>&1 ||
     die "recording the demo failed"

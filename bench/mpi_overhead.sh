@@ -25,11 +25,9 @@ bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-5}
 positive_int RUNS "$runs"
 calls=${BENCH_CALLS:-200000}
-top=$build/rocsys-top
-[[ -x $top ]] || die "$top not found"
+bench_rocsys_top top
 command -v mpicc > /dev/null && command -v mpirun > /dev/null || die "mpicc and mpirun needed (openmpi-bin, libopenmpi-dev)"
-work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-mpibench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_tmpdir work mpibench
 mpicc -O2 -o "$work/mpi_calls" "$here/mpi_calls.c"
 mpirun=(mpirun --oversubscribe --allow-run-as-root -np 1)
 variants=(bare signal perf)

@@ -26,10 +26,8 @@ runs=${2:-5}
 positive_int RUNS "$runs"
 pairs=${BENCH_PAIRS:-50000000}
 positive_int BENCH_PAIRS "$pairs"
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-mutex.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_rocsys_top
+bench_tmpdir tmp mutex
 cc -std=gnu11 -O2 -pthread -o "$tmp/mutex_loop" "$here/mutex_loop.c" || die "building mutex_loop failed"
 
 variants=(bare session wall causal)

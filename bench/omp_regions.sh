@@ -20,16 +20,14 @@ source "$here/common.sh"
 bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-3}
 positive_int RUNS "$runs"
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 clang=""
 # clang, else the newest clang-N on PATH (Debian installs clang-14, clang-19, ...)
 for c in clang $(compgen -c clang- | grep -E '^clang-[0-9]+$' | sort -t- -k2 -rn | uniq); do
     command -v "$c" > /dev/null && { clang=$c; break; }
 done
 [[ -n $clang ]] || die "no clang (Debian: clang-14 libomp-dev)"
-work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-bench-omp.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_tmpdir work bench-omp
 "$clang" -fopenmp -O2 -g -o "$work/omp_bench" "$here/../tests/programs/omp_bench.c" ||
     die "$clang -fopenmp cannot build omp_bench.c (Debian: libomp-dev)"
 

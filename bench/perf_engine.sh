@@ -50,8 +50,7 @@ positive_int BENCH_UNITS "$units"
 read -r -a blocked_args <<<"${BENCH_BLOCKED:-200 600 5000 4000}"
 wall_signal=${BENCH_WALL_SIGNAL:-1}
 
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 deep=$(find_program "$build" tp_deep_work)
 blocked=$(find_program "$build" tp_blocked_many)
 timeit=$(find_program "$build" tp_timeit)

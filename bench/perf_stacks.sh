@@ -40,8 +40,7 @@ secs=${BENCH_SECONDS:-3}
 desc=${BENCH_DESCENTS:-1500}
 positive_int BENCH_DESCENTS "$desc"
 
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 deep=$(find_program "$build" tp_deep_stack)
 timeit=$(find_program "$build" tp_timeit)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-stacks.XXXXXX")

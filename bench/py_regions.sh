@@ -23,12 +23,10 @@ runs=${2:-3}
 positive_int RUNS "$runs"
 python=${3:-python3}
 command -v "$python" > /dev/null || die "$python not found"
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 [[ -f $build/lib/python/rocsys/__init__.py ]] || die "no rocsys module under $build/lib/python"
 bench="$here/../tests/programs/python_regions/bench.py"
-work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-bench-pyregions.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_tmpdir work bench-pyregions
 
 machine_info
 echo "python: $("$python" -c 'import sys; print(sys.version.split()[0])') ($python)"

@@ -50,8 +50,7 @@ bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-5}
 positive_int RUNS "$runs"
 
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 timeit=$(find_program "$build" tp_timeit)
 work_py=$here/py_work.py
 [[ -f $work_py ]] || die "$work_py is missing"

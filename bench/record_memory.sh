@@ -19,10 +19,8 @@ positive_int LONG_S "$long"
 positive_int THREADS "$threads"
 deep=$(find_program "$build" tp_deep)
 timeit=$(find_program "$build" tp_timeit)
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_rocsys_top
+bench_tmpdir tmp bench
 
 echo "rocsys-top recording memory: tp_deep $threads threads x 32 levels, 1000 Hz, --record"
 machine_info

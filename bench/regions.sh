@@ -18,11 +18,9 @@ source "$here/common.sh"
 bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-3}
 positive_int RUNS "$runs"
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 bench=$(find_program "$build" ur_bench)
-work=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-bench-regions.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+bench_tmpdir work bench-regions
 
 printf '%-5s %22s %22s %8s\n' run "without (median/min)" "under (median/min)" dropped
 for ((r = 1; r <= runs; r++)); do

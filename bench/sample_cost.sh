@@ -21,8 +21,7 @@ bench_args "BUILD_DIR [RUNS]" 1 2 "$@"
 runs=${2:-3}
 positive_int RUNS "$runs"
 
-rocsys_top=$build/rocsys-top
-[[ -x $rocsys_top ]] || die "$rocsys_top not found (build it: cmake --build $build)"
+bench_rocsys_top
 deep=$(find_program "$build" tp_deep)
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-cost.XXXXXX")

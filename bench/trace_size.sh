@@ -22,8 +22,7 @@ check=$(find_program "$build" rocsys-trace-check)
 deep=$(find_program "$build" tp_deep)
 [[ -x $rocsys_top ]] || die "$rocsys_top not found"
 [[ -x $demo ]] || die "$demo not found"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rocsys-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+bench_tmpdir tmp bench
 
 # One recorded run: NAME, then rocsys-top's options and the program after --.
 run() {

@@ -78,6 +78,16 @@ wait_screen() {
     tmux_screen "$s" >&2 || true
     return 1
 }
+# proc_state PID: what attaching must not change: signal mask of every thread, ignored and
+# caught signals, tracer, the fds and their targets, the set of mapped files (heap and stack
+# sizes vary). test_attach and test_python_attach compare it before and after.
+proc_state() {
+    local p=$1 f
+    grep -E '^(SigIgn|SigCgt|TracerPid):' "/proc/$p/status"
+    for f in /proc/"$p"/task/*; do echo "task ${f##*/} $(grep '^SigBlk:' "$f/status")"; done
+    for f in /proc/"$p"/fd/*; do echo "fd ${f##*/} -> $(readlink "$f")"; done
+    awk 'NF >= 6 {print "map", $6}' "/proc/$p/maps" | sort -u
+}
 # wait_file FILE SECONDS
 wait_file() {
     local n=$(( $2 * 10 ))

@@ -24,15 +24,6 @@ attach_cleanup() {
 }
 trap attach_cleanup EXIT
 
-# state PID: what attaching must not change: signal mask of every thread, ignored and caught
-# signals, tracer, the fds and their targets, the set of mapped files (heap and stack sizes vary).
-state() {
-    local p=$1 f
-    grep -E '^(SigIgn|SigCgt|TracerPid):' "/proc/$p/status"
-    for f in /proc/"$p"/task/*; do echo "task ${f##*/} $(grep '^SigBlk:' "$f/status")"; done
-    for f in /proc/"$p"/fd/*; do echo "fd ${f##*/} -> $(readlink "$f")"; done
-    awk 'NF >= 6 {print "map", $6}' "/proc/$p/maps" | sort -u
-}
 # running PID: alive and neither stopped nor traced nor a zombie
 running() { kill -0 "$1" 2>/dev/null && grep -Eq '^State:[[:space:]]+[RSD]' "/proc/$1/status"; }
 # wait_exec PID PROGRAM: until PID runs PROGRAM (the fork before the exec is still bash)
@@ -79,7 +70,7 @@ end_demo() {
 
 # -- 1. the demo, attached for 3 frames; 6. -n 3 at 1 s takes about 3 s
 check "demo started" start_demo 10 "$WORK/demo1.out"
-state "$demo" > "$WORK/before1"
+proc_state "$demo" > "$WORK/before1"
 R="$WORK/rec1"
 rc=0
 t0=$EPOCHREALTIME
@@ -96,7 +87,7 @@ check "header: engine perf" grep -Eq '^mode .*engine perf' "$WORK/a1.txt"
 check "notice: HIP API ... not shown" grep -Eq '^notice: .*HIP API.*not shown' "$WORK/a1.txt"
 check "session.json: engine perf" grep -q '"engine": "perf"' "$R/session.json"
 check "demo still running after the attach" running "$demo"
-state "$demo" > "$WORK/after1"
+proc_state "$demo" > "$WORK/after1"
 check "demo unchanged (masks, dispositions, fds, mapped files): $(diff "$WORK/before1" "$WORK/after1" | grep '^[<>]' | tr '\n' ' ')" \
     cmp -s "$WORK/before1" "$WORK/after1"
 end_demo "$WORK/demo1.out" "attach"
@@ -117,7 +108,7 @@ done
 # -- 2. leaving by a signal to rocsys-top: SIGINT and SIGTERM end it (exit 0), SIGKILL kills it;
 # the demo runs on unchanged each time and ends normally
 check "demo started" start_demo 10 "$WORK/demo2.out"
-state "$demo" > "$WORK/before2"
+proc_state "$demo" > "$WORK/before2"
 for sig in INT TERM KILL; do
     env --default-signal=INT,QUIT "$ROCSYS_TOP" -b -d 5 --rows 0 -p "$demo" > "$WORK/s$sig.txt" 2>&1 &
     top=$!
@@ -136,7 +127,7 @@ for sig in INT TERM KILL; do
     check "SIG$sig: rocsys-top exit $rc, want $want" test "$rc" -eq "$want"
     check "SIG$sig: frames shown while attached" grep -q "attached to $demo" "$WORK/s$sig.txt"
     check "SIG$sig: the demo keeps running" running "$demo"
-    state "$demo" > "$WORK/after2$sig"
+    proc_state "$demo" > "$WORK/after2$sig"
     check "SIG$sig: demo unchanged: $(diff "$WORK/before2" "$WORK/after2$sig" | grep '^[<>]' | tr '\n' ' ')" \
         cmp -s "$WORK/before2" "$WORK/after2$sig"
 done
@@ -204,7 +195,7 @@ else
     victim=$!
     BG+=("$victim")
     check "sleep started" wait_exec "$victim" "$(command -v sleep)"
-    state "$victim" > "$WORK/before5"
+    proc_state "$victim" > "$WORK/before5"
     # a TMPDIR of its own: a stale /tmp/rocsys-top-PID.log of root's would stop it earlier
     mkdir -m 1777 "$WORK/tmp"
     chmod 711 "$WORK"
@@ -216,7 +207,7 @@ else
     check "another user's process: the line names the pid ($(cat "$WORK/e3.err"))" \
         grep -q "$victim" "$WORK/e3.err"
     check "another user's process: left running, unchanged" running "$victim"
-    state "$victim" > "$WORK/after5"
+    proc_state "$victim" > "$WORK/after5"
     check "another user's process: unchanged" cmp -s "$WORK/before5" "$WORK/after5"
     kill "$victim"
     wait "$victim" 2>/dev/null || true

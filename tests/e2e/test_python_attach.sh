@@ -34,14 +34,6 @@ pyattach_cleanup() {
 }
 trap pyattach_cleanup EXIT
 
-# state PID: what attaching must not change (test_attach.sh's list)
-state() {
-    local p=$1 f
-    grep -E '^(SigIgn|SigCgt|TracerPid):' "/proc/$p/status"
-    for f in /proc/"$p"/task/*; do echo "task ${f##*/} $(grep '^SigBlk:' "$f/status")"; done
-    for f in /proc/"$p"/fd/*; do echo "fd ${f##*/} -> $(readlink "$f")"; done
-    awk 'NF >= 6 {print "map", $6}' "/proc/$p/maps" | sort -u
-}
 # wait_python PID: until PID has mapped its interpreter and runs split.py's loop
 wait_python() {
     for ((i = 0; i < 100; i++)); do
@@ -146,9 +138,9 @@ else
     pid=$!
     BG+=("$pid")
     if wait_python "$pid"; then
-        state "$pid" > "$WORK/leave.before"
+        proc_state "$pid" > "$WORK/leave.before"
         "$ROCSYS_TOP" -p "$pid" -b -n 2 -d 1 --record "$WORK/leave.rec" > "$WORK/leave.b" 2>&1 || true
-        state "$pid" > "$WORK/leave.after"
+        proc_state "$pid" > "$WORK/leave.after"
         check "attach and leave: the program is as it was: $(diff "$WORK/leave.before" "$WORK/leave.after" | head -5 | tr '\n' ' ')" \
             cmp -s "$WORK/leave.before" "$WORK/leave.after"
         check "attach and leave: Python frames were read" grep -q 'f_[abc] (split\.py:' "$WORK/leave.rec/stacks.folded"
