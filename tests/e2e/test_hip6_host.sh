@@ -10,7 +10,7 @@
 # the HIP API view under the symbol the program referenced, with its calls, errors and last
 # error as the program saw them, and in hip_api.csv with its calls; the launches' path is
 # launch_all < main (profile.txt). Coverage: every C entry point the headers declare (gcc
-# -aux-info of hip_runtime_api.h) that the runtime exports is in collector/protocol.h's
+# -aux-info of hip_runtime_api.h) that the runtime exports is in collector/protocol_hip.h's
 # ROCSYS_HIP_API_LIST, except the ones docs/architecture.md lists (HIP_UNCOUNTED below), and the
 # collector library defines every entry of that list: a HIP with new entry points fails here
 # until they are added. Also collector/hip_abi.h's 6.x mirrors against these headers
@@ -64,7 +64,7 @@ if [ -f "$lib" ] && cc -D__HIP_PLATFORM_AMD__ -I"$inc" -aux-info "$WORK/aux.txt"
         sort -u > "$WORK/declared"
     readelf --dyn-syms -W "$lib" | awk '$4 == "FUNC" && $7 != "UND" {sub(/@.*/, "", $8); print $8}' |
         sort -u > "$WORK/exported"
-    sed -n '/define ROCSYS_HIP_API_LIST/,/clang-format on/p' "$ROCSYS_SOURCE/collector/protocol.h" |
+    sed -n '/define ROCSYS_HIP_API_LIST/,/clang-format on/p' "$ROCSYS_SOURCE/collector/protocol_hip.h" |
         grep -o 'X([0-9]*, [A-Za-z0-9_]*' | awk '{print $2}' | sort -u > "$WORK/listed"
     readelf --dyn-syms -W "$ROCSYS_COLLECTOR" | awk '$4 == "FUNC" && $7 != "UND" {sub(/@.*/, "", $8); print $8}' |
         sort -u > "$WORK/wrapped"
