@@ -337,6 +337,16 @@ void model_launch_gpu_by_path(struct model *m, const struct model_filter *f, uin
     }
 }
 
+int model_launch_gpu_any(const struct model *m)
+{
+    const struct model_launches *l = m->launches;
+
+    for (size_t i = 0; l && i < l->nsites; i++)
+        if (l->sites[i].gpu_ns)
+            return 1;
+    return 0;
+}
+
 /* Order launch paths by GPU time, then launches. */
 static int by_gpu_then_launches(const void *a, const void *b)
 {

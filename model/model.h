@@ -102,6 +102,9 @@ struct model_filter {
     /* call trees: each node's gpu_ns (the GPU time of kernels launched from it and below, since
      * start); the launch paths become nodes even without samples */
     int with_gpu;
+    /* call trees: at most this many nodes (0: no limit): min_ppm is raised until the tree fits
+     * (the tree's min_ppm says what was used) */
+    uint32_t max_nodes;
 };
 
 /* A call tree built from the interned stacks. Node 0 is the synthetic root (func -1). */
@@ -121,9 +124,10 @@ struct model_node {
 struct model_tree {
     struct model_node *nodes;
     int count;
-    uint64_t total;  /* samples in the tree (the root's inclusive) */
-    int hidden;      /* subtrees left out (below the filter's min_ppm) */
-    uint64_t gpu_ns; /* with_gpu: the GPU time of all the launches in the tree */
+    uint64_t total;   /* samples in the tree (the root's inclusive) */
+    int hidden;       /* subtrees left out (below the filter's min_ppm) */
+    uint32_t min_ppm; /* the share a path needed to be kept: the filter's, or more (max_nodes) */
+    uint64_t gpu_ns;  /* with_gpu: the GPU time of all the launches in the tree */
 };
 
 struct model_hot {
@@ -361,6 +365,9 @@ const struct model_func *model_func_at(const struct model *m, int i);
 
 /* Build views' data. Free with the matching *_free. */
 struct model_tree *model_tree_build(struct model *m, const struct model_filter *f);
+/* 1 (default): trees without GPU time are built in 4 bytes a call path (12 otherwise); 0: the
+ * 12-byte build always (tests compare both). */
+extern int model_tree_compact;
 void model_tree_free(struct model_tree *t);
 struct model_hot_list *model_hot_build(struct model *m, const struct model_filter *f);
 void model_hot_free(struct model_hot_list *h);
@@ -665,6 +672,8 @@ void model_path_names(struct model *m, uint32_t path, const char *sep, int inner
  * with correlation id correlation (0: none). */
 void model_launch_path(struct model *m, uint32_t pid, uint32_t tid, uint32_t name_id,
                        uint64_t stack_key, uint64_t correlation);
+/* Whether any launch path has GPU time (else a tree's GPU times are all 0). */
+int model_launch_gpu_any(const struct model *m);
 /* Add the GPU time of the launches f keeps (its thread and rank) to gpu[path] of the path each
  * was launched from (gpu has npaths entries, model_path_count). */
 void model_launch_gpu_by_path(struct model *m, const struct model_filter *f, uint64_t *gpu,

@@ -294,21 +294,86 @@ static uint64_t filtered_count(const struct model_stack *s, const struct model_f
     return f->window ? s->window_count : s->count;
 }
 
-/* The trie's paths with samples under f as a tree: a path's parent always has a smaller id, so
- * one backward pass sums the inclusive counts and one forward pass links the nodes; a path
- * below f->min_ppm of the total is left out with everything under it (counted in its
- * parent's hidden). Besides the tree, 12 bytes per path while it is built. */
-struct model_tree *model_tree_build(struct model *m, const struct model_filter *f)
+/* The root node of a tree whose root path has inclusive count incl and GPU time gpu_ns. */
+static struct model_node root_node(uint64_t incl, uint64_t gpu_ns)
+{
+    return (struct model_node){.func = -1,
+                               .parent = -1,
+                               .first_child = -1,
+                               .next_sibling = -1,
+                               .depth = 0,
+                               .inclusive = incl,
+                               .path_hash = 1,
+                               .gpu_ns = gpu_ns};
+}
+
+/* Link node nd (path p, inclusive incl) as the newest child of node pn. */
+static void link_node(struct model_tree *t, const struct model_path *mp, int pn, int nd,
+                      uint64_t incl, uint64_t gpu_ns)
+{
+    struct model_node *parent = &t->nodes[pn];
+    struct model_node *c = &t->nodes[nd];
+
+    c->func = (int)mp->func;
+    c->parent = pn;
+    c->first_child = -1;
+    c->next_sibling = parent->first_child;
+    c->depth = parent->depth + 1;
+    c->inclusive = incl;
+    c->gpu_ns = gpu_ns;
+    c->path_hash = hashmap_mix(parent->path_hash * 0x100000001b3ull ^ (mp->func + 1));
+    parent->first_child = nd;
+    t->count++;
+}
+
+/* The smallest inclusive count a path needs to become a node: at least 1 sample, and at least
+ * f->min_ppm of total. */
+static uint64_t min_count_of(const struct model_filter *f, uint64_t total)
+{
+    uint64_t c = f->min_ppm ? (total * f->min_ppm + 999999) / 1000000 : 1;
+    return c > 1 ? c : 1;
+}
+
+/* The paths counted in incl (64-bit) or incl32 (32-bit), n of them, with at least min_count. */
+static size_t paths_at_least(const uint64_t *incl, const uint32_t *incl32, size_t n,
+                             uint64_t min_count)
+{
+    size_t k = 0;
+
+    for (size_t p = 1; p < n; p++)
+        k += (incl ? incl[p] : incl32[p]) >= min_count;
+    return k;
+}
+
+/* min_count raised (doubled) until at most f->max_nodes paths have it; the tree's min_ppm set
+ * from it. A path's parent has at least its count, so those paths are exactly the nodes. */
+static uint64_t fit_min_count(struct model_tree *t, const struct model_filter *f,
+                              const uint64_t *incl, const uint32_t *incl32, size_t n,
+                              uint64_t total)
+{
+    uint64_t c = min_count_of(f, total);
+
+    if (f->max_nodes)
+        while (paths_at_least(incl, incl32, n, c) + 1 > f->max_nodes && c < total)
+            c *= 2;
+    t->min_ppm = f->min_ppm;
+    if (c > 1 && total && c * 1000000 / total > f->min_ppm) /* raised to fit */
+        t->min_ppm = (uint32_t)(c * 1000000 / total);
+    return c;
+}
+
+/* Dense build: one array entry per path of the trie. A path's parent always has a smaller id,
+ * so one backward pass sums the inclusive counts and one forward pass links the nodes. 12
+ * bytes per path of the trie while it is built (20 with GPU time). */
+static struct model_tree *tree_build_dense(struct model *m, const struct model_filter *f,
+                                           const uint8_t *keep)
 {
     struct model_tree *t = xcalloc(1, sizeof(*t));
     size_t n = m->npaths ? m->npaths : 1;
     uint64_t *incl = xcalloc(n, sizeof(*incl));
-    int *node_of = NULL;
-    uint64_t min_count = 1;
-    uint8_t *keep = rank_mask(m, f);
-    int count = 1;
-
     uint64_t *gpu = f->with_gpu ? xcalloc(n, sizeof(*gpu)) : NULL;
+    int *node_of, count = 1;
+    uint64_t min_count;
 
     for (size_t i = 0; i < m->nstacks; i++)
         incl[m->stacks[i].path] += filtered_count(&m->stacks[i], f, keep);
@@ -319,10 +384,7 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
         for (size_t p = m->npaths; p-- > 1;)
             gpu[m->paths[p].parent] += gpu[p];
     }
-    if (f->min_ppm) { /* at least 1 sample, and at least min_ppm of the total */
-        uint64_t c = (incl[PATH_ROOT] * f->min_ppm + 999999) / 1000000;
-        min_count = c > 1 ? c : 1;
-    }
+    min_count = fit_min_count(t, f, incl, NULL, m->npaths, incl[PATH_ROOT]);
     node_of = xmalloc(n * sizeof(*node_of));
     node_of[PATH_ROOT] = 0;
     for (size_t p = 1; p < m->npaths; p++) { /* which paths become nodes */
@@ -330,18 +392,10 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
         node_of[p] = parent >= 0 && (incl[p] >= min_count || (gpu && gpu[p])) ? count++ : -1;
     }
     t->nodes = xcalloc((size_t)count, sizeof(*t->nodes));
-    t->nodes[0] = (struct model_node){.func = -1,
-                                      .parent = -1,
-                                      .first_child = -1,
-                                      .next_sibling = -1,
-                                      .depth = 0,
-                                      .inclusive = incl[PATH_ROOT],
-                                      .path_hash = 1,
-                                      .gpu_ns = gpu ? gpu[PATH_ROOT] : 0};
+    t->nodes[0] = root_node(incl[PATH_ROOT], gpu ? gpu[PATH_ROOT] : 0);
     t->count = 1;
     for (size_t p = 1; p < m->npaths; p++) {
-        const struct model_path *mp = &m->paths[p];
-        int pn = node_of[mp->parent];
+        int pn = node_of[m->paths[p].parent];
         if (node_of[p] < 0) {
             if (pn >= 0 && incl[p]) { /* the top of a subtree left out */
                 t->nodes[pn].hidden++;
@@ -349,30 +403,81 @@ struct model_tree *model_tree_build(struct model *m, const struct model_filter *
             }
             continue;
         }
-        struct model_node *parent = &t->nodes[pn];
-        struct model_node *c = &t->nodes[node_of[p]];
-        c->func = (int)mp->func;
-        c->parent = pn;
-        c->first_child = -1;
-        c->next_sibling = parent->first_child;
-        c->depth = parent->depth + 1;
-        c->inclusive = incl[p];
-        c->gpu_ns = gpu ? gpu[p] : 0;
-        c->path_hash = hashmap_mix(parent->path_hash * 0x100000001b3ull ^ (mp->func + 1));
-        parent->first_child = node_of[p];
-        t->count++;
+        link_node(t, &m->paths[p], pn, node_of[p], incl[p], gpu ? gpu[p] : 0);
     }
     for (size_t i = 0; i < m->nstacks; i++) {
         int nd = node_of[m->stacks[i].path];
         if (nd > 0)
             t->nodes[nd].self += filtered_count(&m->stacks[i], f, keep);
     }
-    t->total = t->nodes[0].inclusive;
-    t->gpu_ns = t->nodes[0].gpu_ns;
     free(gpu);
-    free(keep);
     free(node_of);
     free(incl);
+    return t;
+}
+
+/* Compact build, the dense build in 4 bytes a path: one 32-bit word per path holds its
+ * inclusive count (backward pass; no subtree has more samples than the total, below 2^32),
+ * then, once the forward pass has read it, the path's node (or NOT_KEPT): a path's parent
+ * comes before it, so its word already names the parent's node. */
+#define NOT_KEPT UINT32_MAX
+static struct model_tree *tree_build_compact(struct model *m, const struct model_filter *f,
+                                             const uint8_t *keep)
+{
+    struct model_tree *t = xcalloc(1, sizeof(*t));
+    size_t n = m->npaths ? m->npaths : 1;
+    uint32_t *word = xcalloc(n, sizeof(*word));
+    uint32_t count = 1;
+    uint64_t min_count;
+
+    for (size_t i = 0; i < m->nstacks; i++)
+        word[m->stacks[i].path] += (uint32_t)filtered_count(&m->stacks[i], f, keep);
+    for (size_t p = m->npaths; p-- > 1;)
+        word[m->paths[p].parent] += word[p];
+    min_count = fit_min_count(t, f, NULL, word, m->npaths, word[PATH_ROOT]);
+    count += (uint32_t)paths_at_least(NULL, word, m->npaths, min_count); /* nodes to make */
+    t->nodes = xcalloc(count, sizeof(*t->nodes));
+    t->nodes[0] = root_node(word[PATH_ROOT], 0);
+    t->count = 1;
+    word[PATH_ROOT] = 0;
+    for (size_t p = 1; p < m->npaths; p++) {
+        uint32_t incl = word[p], pn = word[m->paths[p].parent];
+        if (pn == NOT_KEPT || incl < min_count) {
+            if (pn != NOT_KEPT && incl) { /* the top of a subtree left out */
+                t->nodes[pn].hidden++;
+                t->hidden++;
+            }
+            word[p] = NOT_KEPT;
+            continue;
+        }
+        word[p] = (uint32_t)t->count;
+        link_node(t, &m->paths[p], (int)pn, t->count, incl, 0);
+    }
+    for (size_t i = 0; i < m->nstacks; i++) {
+        uint32_t nd = word[m->stacks[i].path];
+        if (nd != NOT_KEPT && nd > 0)
+            t->nodes[nd].self += filtered_count(&m->stacks[i], f, keep);
+    }
+    free(word);
+    return t;
+}
+
+/* 1: the compact build wherever it can serve (no GPU time, fewer than 2^32 samples); 0: always
+ * the dense one (tests compare them). */
+int model_tree_compact = 1;
+
+/* The trie's paths with samples under f as a tree; a path below f->min_ppm of the total is left
+ * out with everything under it (counted in its parent's hidden). */
+struct model_tree *model_tree_build(struct model *m, const struct model_filter *f)
+{
+    uint8_t *keep = rank_mask(m, f);
+    int compact = model_tree_compact && (!f->with_gpu || !model_launch_gpu_any(m)) &&
+                  m->session.samples < NOT_KEPT;
+    struct model_tree *t = compact ? tree_build_compact(m, f, keep) : tree_build_dense(m, f, keep);
+
+    t->total = t->nodes[0].inclusive;
+    t->gpu_ns = t->nodes[0].gpu_ns;
+    free(keep);
     return t;
 }
 

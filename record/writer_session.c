@@ -163,11 +163,13 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
             "},\n  \"samples\": %llu,\n  \"truncated_samples\": %llu,\n  \"dropped\": %llu,"
             "\n  \"dropped_events\": %llu,"
             "\n  \"unsampled_threads\": %llu,\n  \"unannounced_processes\": %llu,"
-            "\n  \"unannounced_samples\": %llu,\n  \"threads\": %d,",
+            "\n  \"unannounced_samples\": %llu,\n  \"threads\": %d,"
+            "\n  \"distinct_stacks\": %llu,\n  \"call_paths\": %llu,",
             (unsigned long long)s->samples, (unsigned long long)s->samples_truncated,
             (unsigned long long)s->dropped, (unsigned long long)s->dropped_events,
             (unsigned long long)s->threads_unsampled, (unsigned long long)s->procs_unannounced,
-            (unsigned long long)s->samples_unannounced, model_thread_count(m));
+            (unsigned long long)s->samples_unannounced, model_thread_count(m),
+            (unsigned long long)model_distinct_stacks(m), (unsigned long long)model_path_count(m));
     if (s->python_status >= 0) {
         char why[300];
         fprintf(f,

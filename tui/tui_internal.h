@@ -14,6 +14,9 @@
 /* ---- layout limits (layout.c) ---- */
 #define TUI_MIN_ROWS 8 /* below this the terminal is "too small" */
 #define TUI_MIN_COLS 40
+/* Call tree and flame graph: at most this many nodes (about 60 bytes each); past it only the
+ * larger paths are kept and the view says from which share on (deep stacks that share little) */
+#define TUI_TREE_MAX_NODES 200000
 
 /* ---- formatting and text fitting (util.c; pure) ---- */
 

@@ -85,6 +85,7 @@ void tui_calltree_rebuild(struct tui *t, void *st)
     struct model_filter f = t->filter;
 
     f.min_ppm = CALLTREE_MIN_PPM;
+    f.max_nodes = TUI_TREE_MAX_NODES;
     f.with_gpu = 1;
     model_tree_free(c->tree);
     c->tree = model_tree_build(t->m, &f);
@@ -141,7 +142,7 @@ void tui_calltree_draw(struct tui *t, void *st, const struct tui_rect *r)
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
     if (c->tree && c->tree->hidden)
         snprintf(hidden, sizeof(hidden), ", %d paths below %g %% not shown", c->tree->hidden,
-                 CALLTREE_MIN_PPM / 10000.0);
+                 c->tree->min_ppm / 10000.0);
     snprintf(title, sizeof(title), "Call tree: %s  (%llu samples, sort: %s%s)", desc,
              (unsigned long long)(c->tree ? c->tree->total : 0), tui_sort_name(c->sort), hidden);
     page = tui_draw_frame(t, r, title, c->tree && c->tree->gpu_ns ? COLUMNS_GPU : COLUMNS);

@@ -145,6 +145,7 @@ void tui_flame_rebuild(struct tui *t, void *st)
     int n;
 
     f.min_ppm = FLAME_MIN_PPM;
+    f.max_nodes = TUI_TREE_MAX_NODES;
     model_tree_free(c->tree);
     c->tree = flame_tree(t->m, &f, c->by_gpu);
     c->zoom = c->sel = 0;

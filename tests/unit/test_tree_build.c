@@ -1,0 +1,92 @@
+/* Unit test of the call tree's two builds (model/stacks.c): the compact build (4 bytes a call
+ * path) gives the same tree as the 12-byte build (node order,
+ * links, counts, hidden subtrees, path hashes) on random deep stacks, for every filter a view
+ * uses (all threads or one, since start or the window, min_ppm 0 to 5000), and a node budget
+ * (max_nodes) that raises the share a path needs. */
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "model/model.h"
+
+#include "check.h"
+
+/* Whether trees a and b are the same, node for node; says what differs. */
+static int same_tree(const struct model_tree *a, const struct model_tree *b, const char *what)
+{
+    if (a->count != b->count || a->total != b->total || a->hidden != b->hidden) {
+        fprintf(stderr, "%s: count %d/%d total %llu/%llu hidden %d/%d\n", what, a->count, b->count,
+                (unsigned long long)a->total, (unsigned long long)b->total, a->hidden, b->hidden);
+        return 0;
+    }
+    for (int i = 0; i < a->count; i++) {
+        const struct model_node *x = &a->nodes[i], *y = &b->nodes[i];
+        if (x->func != y->func || x->parent != y->parent || x->first_child != y->first_child ||
+            x->next_sibling != y->next_sibling || x->depth != y->depth || x->hidden != y->hidden ||
+            x->inclusive != y->inclusive || x->self != y->self || x->path_hash != y->path_hash) {
+            fprintf(stderr, "%s: node %d differs\n", what, i);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int main(void)
+{
+    static const char *names[] = {"main", "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7"};
+    struct model *m = model_new();
+    const uint32_t ppms[] = {0, 10, 100, 5000};
+    uint64_t seed = 42;
+
+    /* 3 threads, 4000 samples of random recursion through 8 functions, 1 to 30 deep */
+    for (int i = 0; i < 4000; i++) {
+        const char *stack[32];
+        uint32_t n = 0;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t depth = 1 + (uint32_t)(seed >> 33) % 30;
+        stack[n++] = names[0];
+        for (uint32_t d = 0; d < depth; d++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            /* shallow levels from few functions: shared prefixes, deep ones unique */
+            stack[n++] = names[1 + (seed >> 33) % (d < 3 ? 2 : 8)];
+        }
+        model_sample_symbolized(m, 1, 1 + (uint32_t)(i % 3), 1000000000ull, stack, n,
+                                1 + (uint32_t)(i % 5));
+    }
+    CHECK(model_path_count(m) > 10000);
+    for (int thread = -1; thread < 3; thread++)
+        for (int window = 0; window < 2; window++)
+            for (size_t k = 0; k < sizeof(ppms) / sizeof(ppms[0]); k++) {
+                struct model_filter f = {.thread = thread, .window = window, .min_ppm = ppms[k]};
+                char what[96];
+                model_tree_compact = 0;
+                struct model_tree *dense = model_tree_build(m, &f);
+                model_tree_compact = 1;
+                struct model_tree *compact = model_tree_build(m, &f);
+                snprintf(what, sizeof(what), "thread %d window %d min_ppm %u", thread, window,
+                         ppms[k]);
+                CHECK_MSG(same_tree(dense, compact, what), "%s: compact build differs", what);
+                CHECK_MSG(dense->count > 1 && (ppms[k] < 5000 || dense->hidden > 0),
+                          "%s: %d nodes, %d hidden", what, dense->count, dense->hidden);
+                model_tree_free(dense);
+                model_tree_free(compact);
+            }
+    /* a node budget raises the share a path needs until the tree fits; both builds agree */
+    for (int compact = 0; compact < 2; compact++) {
+        struct model_filter f = {.thread = -1, .min_ppm = 10, .max_nodes = 500};
+        model_tree_compact = compact;
+        struct model_tree *t = model_tree_build(m, &f);
+        uint64_t least = UINT64_MAX;
+        for (int i = 1; i < t->count; i++)
+            least = t->nodes[i].inclusive < least ? t->nodes[i].inclusive : least;
+        CHECK_MSG(t->count <= 500 && t->count > 500 / 4 && t->min_ppm > 10 && t->hidden > 0,
+                  "compact %d: %d nodes, min_ppm %u, hidden %d", compact, t->count, t->min_ppm,
+                  t->hidden);
+        CHECK_MSG(least * 1000000 / t->total >= t->min_ppm, "compact %d: a node of %llu samples",
+                  compact, (unsigned long long)least);
+        model_tree_free(t);
+    }
+    model_free(m);
+    return check_summary();
+}
