@@ -20,10 +20,14 @@ struct model_bucket {
     size_t n, cap;
 };
 
-/* A node of the trie of call paths: func called from the path parent (shared by threads). */
-struct model_path {
-    uint32_t func;
-    uint32_t parent;
+/* The trie of call paths (shared by threads): path p calls a function from its parent path,
+ * which is p - 1 (a path made right after its parent: every deeper frame of a new stack) or,
+ * when PATH_BRANCH is set in its word, the parent its branch record names. Only branches are
+ * hashed: the child of p that calls f is p + 1 without PATH_BRANCH, or a branch record. */
+#define MODEL_PATH_BRANCH 0x80000000u /* in a path's word: its parent is a branch record's */
+struct model_path_branch {
+    uint32_t path;   /* the path (ascending: records are made in path order) */
+    uint32_t parent; /* its parent path */
 };
 
 /* A hash set of ids (4 bytes a slot: id + 1, 0 = empty) whose keys are recomputed from the
@@ -96,9 +100,11 @@ struct model {
     size_t naddr_funcs, addr_funcs_cap;
     struct hashmap addr_map; /* (pid, pc, is_ret) -> index + 1 */
 
-    struct model_path *paths; /* the trie of call paths (stacks.c); 0 is its root */
+    uint32_t *paths; /* the trie of call paths (stacks.c): function | MODEL_PATH_BRANCH; 0: root */
     size_t npaths, path_cap;
-    struct model_idset path_set; /* paths by (parent path, function) */
+    struct model_path_branch *branches; /* paths whose parent is not the path before them */
+    size_t nbranches, branch_cap;
+    struct model_idset branch_set; /* branch records by (parent path, function) */
     struct model_stack *stacks;
     size_t nstacks, stack_cap;
     struct model_idset stack_set; /* stacks by (path, thread) */

@@ -17,9 +17,13 @@ static uint64_t pair_hash(uint32_t a, uint32_t b)
     return hashmap_mix((uint64_t)(a + 1ull) << 32 ^ b);
 }
 
-static uint64_t path_hash_of(const struct model *m, uint32_t id)
+#define PATH_FUNC(word) ((word) & ~MODEL_PATH_BRANCH)
+
+/* Hash of branch record id: its parent and its function. */
+static uint64_t branch_hash_of(const struct model *m, uint32_t id)
 {
-    return pair_hash(m->paths[id].parent, m->paths[id].func);
+    const struct model_path_branch *b = &m->branches[id];
+    return pair_hash(b->parent, PATH_FUNC(m->paths[b->path]));
 }
 
 static uint64_t stack_hash_of(const struct model *m, uint32_t id)
@@ -61,9 +65,10 @@ static uint32_t *idset_slot(const struct model *m, struct model_idset *set, uint
             return &set->slots[j];
 }
 
-static int path_eq(const struct model *m, uint32_t id, uint32_t parent, uint32_t func)
+static int branch_eq(const struct model *m, uint32_t id, uint32_t parent, uint32_t func)
 {
-    return m->paths[id].parent == parent && m->paths[id].func == func;
+    const struct model_path_branch *b = &m->branches[id];
+    return b->parent == parent && PATH_FUNC(m->paths[b->path]) == func;
 }
 
 static int stack_eq(const struct model *m, uint32_t id, uint32_t path, uint32_t thread)
@@ -77,23 +82,70 @@ static void paths_init(struct model *m)
     if (m->npaths)
         return;
     xgrow(&m->paths, &m->path_cap, 1, sizeof(*m->paths));
-    m->paths[PATH_ROOT] = (struct model_path){.func = UINT32_MAX, .parent = PATH_ROOT};
+    m->paths[PATH_ROOT] = PATH_FUNC(UINT32_MAX);
     m->npaths = 1;
+}
+
+/* The parent of path p (not the root): p - 1, or its branch record's (binary search). */
+static uint32_t path_parent(const struct model *m, uint32_t p)
+{
+    size_t lo = 0, hi = m->nbranches;
+
+    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+        return p - 1;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (m->branches[mid].path <= p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return m->branches[lo].parent;
+}
+
+/* Parents of the paths in descending (or ascending) order, without a search: *k walks the
+ * branch records along (start it at nbranches, or 0). */
+static uint32_t path_parent_desc(const struct model *m, uint32_t p, size_t *k)
+{
+    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+        return p - 1;
+    while (m->branches[*k - 1].path != p)
+        --*k;
+    return m->branches[--*k].parent;
+}
+
+static uint32_t path_parent_asc(const struct model *m, uint32_t p, size_t *k)
+{
+    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+        return p - 1;
+    while (m->branches[*k].path != p)
+        ++*k;
+    return m->branches[(*k)++].parent;
 }
 
 /* The child of path parent that calls func, made if new. */
 static uint32_t path_child(struct model *m, uint32_t parent, uint32_t func)
 {
-    uint32_t *slot =
-        idset_slot(m, &m->path_set, pair_hash(parent, func), path_hash_of, path_eq, parent, func);
+    uint32_t *slot, p = (uint32_t)m->npaths;
 
+    if (parent + 1 < m->npaths && m->paths[parent + 1] == func) /* made right after it */
+        return parent + 1;
+    slot = idset_slot(m, &m->branch_set, pair_hash(parent, func), branch_hash_of, branch_eq, parent,
+                      func);
     if (*slot)
-        return *slot - 1;
+        return m->branches[*slot - 1].path;
     xgrow(&m->paths, &m->path_cap, m->npaths + 1, sizeof(*m->paths));
-    m->paths[m->npaths] = (struct model_path){.func = func, .parent = parent};
-    m->path_set.count++;
-    *slot = (uint32_t)++m->npaths;
-    return *slot - 1;
+    m->npaths++;
+    if (parent + 1 == p) { /* the newest path's child: its parent is implicit */
+        m->paths[p] = func;
+        return p;
+    }
+    m->paths[p] = func | MODEL_PATH_BRANCH;
+    xgrow(&m->branches, &m->branch_cap, m->nbranches + 1, sizeof(*m->branches));
+    m->branches[m->nbranches] = (struct model_path_branch){.path = p, .parent = parent};
+    m->branch_set.count++;
+    *slot = (uint32_t)++m->nbranches;
+    return p;
 }
 
 uint32_t model_path_intern(struct model *m, const uint32_t *seq, uint32_t len)
@@ -118,12 +170,12 @@ uint32_t model_path_count(const struct model *m)
 
 uint32_t model_path_func(const struct model *m, uint32_t path)
 {
-    return path && path < m->npaths ? m->paths[path].func : UINT32_MAX;
+    return path && path < m->npaths ? PATH_FUNC(m->paths[path]) : UINT32_MAX;
 }
 
 uint32_t model_path_parent(const struct model *m, uint32_t path)
 {
-    return path < m->npaths ? m->paths[path].parent : PATH_ROOT;
+    return path && path < m->npaths ? path_parent(m, path) : PATH_ROOT;
 }
 
 /* Id of the count record of (thread, path), made on first sight. */
@@ -206,8 +258,9 @@ uint32_t model_stack_count(struct model *m, uint32_t thread, const uint32_t *seq
 void model_stacks_free(struct model *m)
 {
     free(m->paths);
+    free(m->branches);
     free(m->stacks);
-    free(m->path_set.slots);
+    free(m->branch_set.slots);
     free(m->stack_set.slots);
     for (uint32_t i = 0; i < MODEL_WINDOW_BUCKETS; i++)
         free(m->buckets[i].ids);
@@ -308,20 +361,20 @@ static struct model_node root_node(uint64_t incl, uint64_t gpu_ns)
 }
 
 /* Link node nd (path p, inclusive incl) as the newest child of node pn. */
-static void link_node(struct model_tree *t, const struct model_path *mp, int pn, int nd,
-                      uint64_t incl, uint64_t gpu_ns)
+static void link_node(struct model_tree *t, uint32_t func, int pn, int nd, uint64_t incl,
+                      uint64_t gpu_ns)
 {
     struct model_node *parent = &t->nodes[pn];
     struct model_node *c = &t->nodes[nd];
 
-    c->func = (int)mp->func;
+    c->func = (int)func;
     c->parent = pn;
     c->first_child = -1;
     c->next_sibling = parent->first_child;
     c->depth = parent->depth + 1;
     c->inclusive = incl;
     c->gpu_ns = gpu_ns;
-    c->path_hash = hashmap_mix(parent->path_hash * 0x100000001b3ull ^ (mp->func + 1));
+    c->path_hash = hashmap_mix(parent->path_hash * 0x100000001b3ull ^ (func + 1));
     parent->first_child = nd;
     t->count++;
 }
@@ -377,25 +430,25 @@ static struct model_tree *tree_build_dense(struct model *m, const struct model_f
 
     for (size_t i = 0; i < m->nstacks; i++)
         incl[m->stacks[i].path] += filtered_count(&m->stacks[i], f, keep);
-    for (size_t p = m->npaths; p-- > 1;)
-        incl[m->paths[p].parent] += incl[p];
+    for (size_t p = m->npaths, k = m->nbranches; p-- > 1;)
+        incl[path_parent_desc(m, (uint32_t)p, &k)] += incl[p];
     if (gpu) { /* GPU time by launch path, inclusive */
         model_launch_gpu_by_path(m, f, gpu, n);
-        for (size_t p = m->npaths; p-- > 1;)
-            gpu[m->paths[p].parent] += gpu[p];
+        for (size_t p = m->npaths, k = m->nbranches; p-- > 1;)
+            gpu[path_parent_desc(m, (uint32_t)p, &k)] += gpu[p];
     }
     min_count = fit_min_count(t, f, incl, NULL, m->npaths, incl[PATH_ROOT]);
     node_of = xmalloc(n * sizeof(*node_of));
     node_of[PATH_ROOT] = 0;
-    for (size_t p = 1; p < m->npaths; p++) { /* which paths become nodes */
-        int parent = node_of[m->paths[p].parent];
+    for (size_t p = 1, k = 0; p < m->npaths; p++) { /* which paths become nodes */
+        int parent = node_of[path_parent_asc(m, (uint32_t)p, &k)];
         node_of[p] = parent >= 0 && (incl[p] >= min_count || (gpu && gpu[p])) ? count++ : -1;
     }
     t->nodes = xcalloc((size_t)count, sizeof(*t->nodes));
     t->nodes[0] = root_node(incl[PATH_ROOT], gpu ? gpu[PATH_ROOT] : 0);
     t->count = 1;
-    for (size_t p = 1; p < m->npaths; p++) {
-        int pn = node_of[m->paths[p].parent];
+    for (size_t p = 1, k = 0; p < m->npaths; p++) {
+        int pn = node_of[path_parent_asc(m, (uint32_t)p, &k)];
         if (node_of[p] < 0) {
             if (pn >= 0 && incl[p]) { /* the top of a subtree left out */
                 t->nodes[pn].hidden++;
@@ -403,7 +456,7 @@ static struct model_tree *tree_build_dense(struct model *m, const struct model_f
             }
             continue;
         }
-        link_node(t, &m->paths[p], pn, node_of[p], incl[p], gpu ? gpu[p] : 0);
+        link_node(t, PATH_FUNC(m->paths[p]), pn, node_of[p], incl[p], gpu ? gpu[p] : 0);
     }
     for (size_t i = 0; i < m->nstacks; i++) {
         int nd = node_of[m->stacks[i].path];
@@ -432,16 +485,16 @@ static struct model_tree *tree_build_compact(struct model *m, const struct model
 
     for (size_t i = 0; i < m->nstacks; i++)
         word[m->stacks[i].path] += (uint32_t)filtered_count(&m->stacks[i], f, keep);
-    for (size_t p = m->npaths; p-- > 1;)
-        word[m->paths[p].parent] += word[p];
+    for (size_t p = m->npaths, k = m->nbranches; p-- > 1;)
+        word[path_parent_desc(m, (uint32_t)p, &k)] += word[p];
     min_count = fit_min_count(t, f, NULL, word, m->npaths, word[PATH_ROOT]);
     count += (uint32_t)paths_at_least(NULL, word, m->npaths, min_count); /* nodes to make */
     t->nodes = xcalloc(count, sizeof(*t->nodes));
     t->nodes[0] = root_node(word[PATH_ROOT], 0);
     t->count = 1;
     word[PATH_ROOT] = 0;
-    for (size_t p = 1; p < m->npaths; p++) {
-        uint32_t incl = word[p], pn = word[m->paths[p].parent];
+    for (size_t p = 1, k = 0; p < m->npaths; p++) {
+        uint32_t incl = word[p], pn = word[path_parent_asc(m, (uint32_t)p, &k)];
         if (pn == NOT_KEPT || incl < min_count) {
             if (pn != NOT_KEPT && incl) { /* the top of a subtree left out */
                 t->nodes[pn].hidden++;
@@ -451,7 +504,7 @@ static struct model_tree *tree_build_compact(struct model *m, const struct model
             continue;
         }
         word[p] = (uint32_t)t->count;
-        link_node(t, &m->paths[p], (int)pn, t->count, incl, 0);
+        link_node(t, PATH_FUNC(m->paths[p]), (int)pn, t->count, incl, 0);
     }
     for (size_t i = 0; i < m->nstacks; i++) {
         uint32_t nd = word[m->stacks[i].path];
@@ -503,9 +556,9 @@ struct model_hot_list *model_hot_build(struct model *m, const struct model_filte
         if (c == 0 || s->path == PATH_ROOT)
             continue;
         h->total += c;
-        self[m->paths[s->path].func] += c;
-        for (uint32_t p = s->path; p != PATH_ROOT; p = m->paths[p].parent) {
-            uint32_t fn = m->paths[p].func;
+        self[PATH_FUNC(m->paths[s->path])] += c;
+        for (uint32_t p = s->path; p != PATH_ROOT; p = path_parent(m, p)) {
+            uint32_t fn = PATH_FUNC(m->paths[p]);
             if (stamp[fn] != i + 1) { /* count recursion once */
                 stamp[fn] = i + 1;
                 incl[fn] += c;
