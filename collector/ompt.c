@@ -14,8 +14,14 @@
  * (barrier_implicit); a worksharing construct's ends (work callback) just before its barrier, so
  * an implicit barrier that follows no such end is the closing one (OpenMP 5.1 runtimes say it by
  * the kind). Should a guess be wrong (a nowait construct), the closing barrier is still the last
- * one a thread begins in the region, and its wait ends outside it (parallel_data NULL). The types
- * below mirror omp-tools.h (OpenMP 5.1) for the entry points used. */
+ * one a thread begins in the region, and its wait ends outside it (parallel_data NULL).
+ *
+ * Every wait (sync region wait begin to end) is a wait leaf (protocol.h, ROCSYS_WAIT_OMP, id =
+ * the sync region's kind): the thread's samples meanwhile end in "[omp wait] explicit barrier",
+ * ..., cut at the innermost run of the runtime's frames (collector_wait_frames). libomp ends a
+ * worker's wait in the closing barrier only when the next region forks (it idles in that state
+ * between regions): the encountering thread ends the workers' waits at parallel end, when the
+ * team has joined. The types below mirror omp-tools.h (OpenMP 5.1) for the entry points used. */
 #define _GNU_SOURCE
 #include "collector.h"
 
@@ -72,6 +78,8 @@ struct member {
     uint64_t wait_ns;     /* barrier waits that ended inside the region */
     uint64_t taskwait_ns; /* task waits */
     uint32_t present;
+    uint32_t tid;                  /* its thread id */
+    volatile uint64_t *wait_frame; /* its collector_tls.wait_frame */
 };
 
 /* One parallel region in flight. */
@@ -95,6 +103,7 @@ struct omp_thread {
     } nest[NEST];
     uint32_t depth;
     uint64_t wait_begin_ns; /* the wait in progress began */
+    uint64_t wait_frame;    /* the wait leaf it set for that wait (0: none) */
 };
 
 struct omp_start_tool_result *ompt_start_tool(unsigned int omp_version,
@@ -146,6 +155,24 @@ static void on_parallel_begin(omp_data_t *task, const void *frame, omp_data_t *p
     collector_region_push_id(t->id, ROCSYS_REGION_SRC_OMPT, now);
 }
 
+/* The wait leaf frame *slot ends at time_ns if it is still expected (a thread's own, or a
+ * worker's in the closing barrier ended by the encountering thread: tid); the perf engine is
+ * told (WAIT_END). */
+static void wait_leaf_end(volatile uint64_t *slot, uint64_t expected, uint32_t tid,
+                          uint64_t time_ns)
+{
+    if (!expected ||
+        !__atomic_compare_exchange_n(slot, &expected, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;
+    if (collector_g.no_timer && collector_g.enabled) {
+        struct rocsys_rec_wait_end r = {.h = {.type = ROCSYS_REC_WAIT_END, .size = sizeof(r)},
+                                        .tid = tid,
+                                        .kind = ROCSYS_WAIT_OMP,
+                                        .time_ns = time_ns};
+        collector_write_any(&r);
+    }
+}
+
 /* Parallel end, on the encountering thread once the team has joined: the record, the pop. */
 static void on_parallel_end(omp_data_t *parallel, omp_data_t *task, int flags, const void *codeptr)
 {
@@ -176,6 +203,11 @@ static void on_parallel_end(omp_data_t *parallel, omp_data_t *task, int flags, c
             rec.work_max_ns = work;
         rec.barrier_ns += m->wait_ns + (rec.end_ns - arrive);
         rec.taskwait_ns += m->taskwait_ns;
+        if (i && m->wait_frame) { /* a worker waits in the closing barrier until now */
+            uint64_t w = *m->wait_frame;
+            if (ROCSYS_IS_WAIT_FRAME(w) && ROCSYS_WAIT_FRAME_KIND(w) == ROCSYS_WAIT_OMP)
+                wait_leaf_end(m->wait_frame, w, m->tid, rec.end_ns);
+        }
         memset(m, 0, sizeof(*m));
     }
     if (collector_g.enabled) { /* the region pushed at parallel begin (counted only if no id) */
@@ -223,6 +255,8 @@ static void on_implicit_task(int endpoint, omp_data_t *parallel, omp_data_t *tas
             m->start_ns = now;
             m->arrive_ns = 0;
             m->wait_ns = m->taskwait_ns = 0;
+            m->tid = collector_tls.tid ? collector_tls.tid : collector_gettid();
+            m->wait_frame = &collector_tls.wait_frame;
             __atomic_store_n(&m->present, 1, __ATOMIC_RELEASE);
             uint32_t size = atomic_load_explicit(&t->size, memory_order_relaxed);
             while (size < index + 1 &&
@@ -296,8 +330,16 @@ static void on_sync_region_wait(int kind, int endpoint, omp_data_t *parallel, om
     (void)task, (void)codeptr;
     if (endpoint == OMP_SCOPE_BEGIN) {
         ot.wait_begin_ns = now;
+        ot.wait_frame = 0;
+        if (collector_g.enabled && kind > 0 && kind < ROCSYS_OMP_WAIT_IDS &&
+            !collector_tls.wait_frame) { /* not inside another wait (a HIP or MPI call's) */
+            collector_wait_begin(ROCSYS_WAIT_OMP, kind, now);
+            ot.wait_frame = ROCSYS_WAIT_FRAME(ROCSYS_WAIT_OMP, kind);
+        }
         return;
     }
+    wait_leaf_end(&collector_tls.wait_frame, ot.wait_frame, 0, now);
+    ot.wait_frame = 0;
     if (!e)
         return;
     if (!parallel || !parallel->ptr || kind == OMP_SYNC_BARRIER_IMPLICIT_PARALLEL) {
@@ -325,6 +367,7 @@ static int ompt_initialize(omp_lookup_t lookup, int initial_device, omp_data_t *
     (void)initial_device, (void)tool_data;
     if (!set)
         return 0;
+    collector_wait_omp_runtime((const void *)set); /* the runtime's code: where waits are cut */
     set(OMP_CB_PARALLEL_BEGIN, (omp_fn_t)on_parallel_begin);
     set(OMP_CB_PARALLEL_END, (omp_fn_t)on_parallel_end);
     set(OMP_CB_IMPLICIT_TASK, (omp_fn_t)on_implicit_task);

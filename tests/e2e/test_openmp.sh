@@ -12,6 +12,13 @@
 # once in the header's notice. A program without OpenMP: the collector's OMPT part never runs
 # (its log) and omp.csv has no row. Each build is skipped (said) where its compiler or OpenMP
 # runtime is missing (Debian: clang-14 libomp-dev; gcc).
+# Waits as leaves (libomp, both sampling engines): the program's barrier mode (12 regions in
+# barrier_wait(), thread i spinning (i + 1) x 10 ms of CPU time, then an explicit barrier) prints
+# the threads' CPU time in the barrier as a share of their CPU time in the region's body; the
+# recorded call trees end those samples in "[omp wait] explicit barrier" under the region's
+# outlined function (.omp_outlined.), with none of libomp's frames above or below the leaf, and
+# their share of the region's samples is within 3 points of the program's own (libomp told not
+# to yield the CPU while it waits: see below).
 source "$(dirname "$0")/lib.sh"
 SRC=$ROCSYS_SOURCE/tests/programs/omp_imbalance.c
 CHECKER="$ROCSYS_PROGRAMS/rocsys-trace-check"
@@ -89,6 +96,38 @@ else
         n=$(grep -c "^slice .* thread \"region\" \"omp parallel imbalanced (omp_imbalance.c:$line)\" " "$WORK/llvm.check" || true)
         check "libomp: trace: 24 region slices (8 x 3 threads), got $n" test "$n" -eq 24
     fi
+    # waits as leaves: the explicit barrier's share, with each engine
+    engines=signal
+    if "$ROCSYS_TOP" --engine perf -b --rows 1 -- true > /dev/null 2>&1; then
+        engines="signal perf"
+    else
+        echo "    (the perf engine cannot run here: its wait-leaf checks skipped)"
+    fi
+    for engine in $engines; do
+        D=$WORK/barrier-$engine.rec
+        rc=0
+        # KMP_USE_YIELD=0: the waiting threads spin in user space (libomp yields the CPU in
+        # its barrier when there are more threads than cores): the program's CPU clock counts
+        # the kernel's time in sched_yield, a sampling clock of user time only does not
+        KMP_USE_YIELD=0 timeout 120 "$ROCSYS_TOP" -b --rows 0 --engine "$engine" --record "$D" \
+            -- "$WORK/omp_llvm" barrier > /dev/null 2> "$WORK/barrier-$engine.err" || rc=$?
+        check "$engine engine, barrier: exit status 0 (got $rc)" test "$rc" -eq 0
+        bline=$(field barrier_line "$D/output.log"); own=$(field barrier_cpu_pct "$D/output.log")
+        check "$engine engine, barrier: the program printed its measures" test -n "$bline" -a -n "$own"
+        region="[region] omp parallel barrier_wait (omp_imbalance.c:$bline)"
+        read -r w t < <(awk -v r="$region" 'index($0, r) {n = $NF; t += n
+            if ($0 ~ /;\.omp_outlined\.[^;]*;\[omp wait\] explicit barrier [0-9]+$/) w += n}
+            END {print w + 0, t + 0}' "$D/stacks.folded")
+        got=$(awk -v w="$w" -v t="$t" 'BEGIN {if (t > 0) printf "%.2f", 100 * w / t}')
+        check "$engine engine, barrier: '[omp wait] explicit barrier' leaves under .omp_outlined. in the region ($w of $t samples)" \
+            test "$w" -ge 5
+        check "$engine engine, barrier: their share ${got:-none} % within 3 points of the program's CPU share in the barrier, $own %" \
+            within "${got:-}" "$own" 3
+        check "$engine engine, barrier: no frame below an [omp wait] leaf" \
+            bash -c "! grep -q '\[omp wait\][^;]*;' '$D/stacks.folded'"
+        check "$engine engine, barrier: no libomp frame just above an [omp wait] leaf (cut at libomp's frames)" \
+            bash -c "! grep -q 'libomp[^;]*;\[omp wait\]' '$D/stacks.folded'"
+    done
 fi
 
 if ! command -v gcc > /dev/null; then
