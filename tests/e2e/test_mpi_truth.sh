@@ -24,12 +24,7 @@ mpicc -g -O1 -fno-omit-frame-pointer -o "$P" "$SRC" || { fail "mpicc $SRC"; fini
 chmod 755 "$WORK" "$P"
 STEPS=3
 
-# truth FILE RANK KEY: the value after KEY on the rank's MPITRUTH line
-truth() { awk -v r="$2" -v k="$3" '$1=="MPITRUTH" && $3==r { for (i=4;i<NF;i++) if ($i==k) print $(i+1) }' "$1" | head -1; }
-# csv FILE CALL COLUMN: a column (1-based) of CALL's row of mpi.csv
-csv() { awk -F, -v c="\"$2\"" -v k="$3" '$1==c {print $k}' "$1"; }
-# pct PART WHOLE: 100 x PART / WHOLE
-pct() { awk -v p="$1" -v w="$2" 'BEGIN { if (w > 0) printf "%.3f", 100 * p / w }'; }
+source "$(dirname "$0")/mpi_lib.sh" # truth, csv, pct
 
 # run_job DIR ENGINE [RUNNER...]: the 4-rank job recorded into DIR; its output in DIR.out
 run_job() {
