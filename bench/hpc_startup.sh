@@ -37,7 +37,8 @@ for o in "$objdir"/*.c.o; do
 done
 variant=$work/lib/librocsys-collector.so
 mkdir -p "$work/lib"
-cc -shared -o "$variant" "${objs[@]}" $(pkg-config --libs libunwind) -pthread -ldl -lrt \
+read -ra unwind_libs <<< "$(pkg-config --libs libunwind)"
+cc -shared -o "$variant" "${objs[@]}" "${unwind_libs[@]}" -pthread -ldl -lrt \
     -Wl,-z,defs -Wl,-z,nodelete -Wl,-soname,librocsys-collector.so ||
     die "cannot link the collector without mpi.c, mpi_calls.c, ompt.c, kokkos.c"
 cc -O2 -o "$work/startup_cpu" "$here/startup_cpu.c"
