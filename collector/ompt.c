@@ -49,6 +49,7 @@ struct omp_start_tool_result {
 enum {
     OMP_CB_PARALLEL_BEGIN = 3,
     OMP_CB_PARALLEL_END = 4,
+    OMP_CB_TASK_SCHEDULE = 6,
     OMP_CB_IMPLICIT_TASK = 7,
     OMP_CB_SYNC_REGION_WAIT = 16,
     OMP_CB_WORK = 20,
@@ -103,7 +104,15 @@ struct omp_thread {
     } nest[NEST];
     uint32_t depth;
     uint64_t wait_begin_ns; /* the wait in progress began */
-    uint64_t wait_frame;    /* the wait leaf it set for that wait (0: none) */
+    /* the waits it is in, innermost last (a task run inside a wait may wait in turn), each with
+     * the tasks it had begun running then: it waits while it runs no task begun since */
+    struct {
+        uint64_t frame; /* ROCSYS_WAIT_FRAME of the wait */
+        uint32_t tasks;
+    } waits[NEST];
+    uint32_t nwaits;     /* may exceed NEST: the deeper ones are not followed */
+    uint32_t tasks;      /* explicit tasks begun and not completed on this thread */
+    uint64_t wait_frame; /* the wait leaf it set (0: none) */
 };
 
 struct omp_start_tool_result *ompt_start_tool(unsigned int omp_version,
@@ -170,6 +179,26 @@ static void wait_leaf_end(volatile uint64_t *slot, uint64_t expected, uint32_t t
                                         .kind = ROCSYS_WAIT_OMP,
                                         .time_ns = time_ns};
         collector_write_any(&r);
+    }
+}
+
+/* The calling thread's wait leaf as its waits and tasks say at time now: its innermost wait's,
+ * unless it runs a task begun since (libomp runs queued tasks while a thread waits in a barrier
+ * or a task wait: that is work). Set only outside another wait (a HIP or MPI call's). */
+static void wait_leaf_update(uint64_t now)
+{
+    uint64_t want = 0;
+    uint32_t n = ot.nwaits < NEST ? ot.nwaits : NEST;
+
+    if (n && n == ot.nwaits && ot.waits[n - 1].tasks == ot.tasks)
+        want = ot.waits[n - 1].frame;
+    if (want == ot.wait_frame)
+        return;
+    wait_leaf_end(&collector_tls.wait_frame, ot.wait_frame, 0, now);
+    ot.wait_frame = 0;
+    if (want && collector_g.enabled && !collector_tls.wait_frame) {
+        collector_wait_begin(ROCSYS_WAIT_OMP, ROCSYS_WAIT_FRAME_ID(want), now);
+        ot.wait_frame = want;
     }
 }
 
@@ -330,15 +359,18 @@ static void on_sync_region_wait(int kind, int endpoint, omp_data_t *parallel, om
     (void)task, (void)codeptr;
     if (endpoint == OMP_SCOPE_BEGIN) {
         ot.wait_begin_ns = now;
-        ot.wait_frame = 0;
-        if (collector_g.enabled && kind > 0 && kind < ROCSYS_OMP_WAIT_IDS &&
-            !collector_tls.wait_frame) { /* not inside another wait (a HIP or MPI call's) */
-            collector_wait_begin(ROCSYS_WAIT_OMP, kind, now);
-            ot.wait_frame = ROCSYS_WAIT_FRAME(ROCSYS_WAIT_OMP, kind);
+        if (ot.nwaits < NEST) {
+            ot.waits[ot.nwaits].frame = ROCSYS_WAIT_FRAME(
+                ROCSYS_WAIT_OMP, kind > 0 && kind < ROCSYS_OMP_WAIT_IDS ? kind : 0);
+            ot.waits[ot.nwaits].tasks = ot.tasks;
         }
+        ot.nwaits++;
+        wait_leaf_update(now);
         return;
     }
-    wait_leaf_end(&collector_tls.wait_frame, ot.wait_frame, 0, now);
+    if (ot.nwaits)
+        ot.nwaits--;
+    wait_leaf_end(&collector_tls.wait_frame, ot.wait_frame, 0, now); /* back at work */
     ot.wait_frame = 0;
     if (!e)
         return;
@@ -359,6 +391,28 @@ static void on_sync_region_wait(int kind, int endpoint, omp_data_t *parallel, om
     ot.wait_begin_ns = 0;
 }
 
+/* ompt_task_status_t: the prior task completed (or will never run again on this thread) */
+static int task_done(int status)
+{
+    return status == 1 || status == 3 || status == 4 || status == 6; /* complete, cancel,
+                                                                        detach, late fulfill */
+}
+
+/* Task schedule: the thread begins (or resumes) running an explicit task, or one it ran
+ * completed; inside a wait, running a task is work, not waiting. */
+static void on_task_schedule(omp_data_t *prior, int prior_status, omp_data_t *next)
+{
+    (void)prior, (void)next;
+    if (task_done(prior_status)) {
+        if (ot.tasks)
+            ot.tasks--;
+    } else {
+        ot.tasks++;
+    }
+    if (ot.nwaits || ot.wait_frame)
+        wait_leaf_update(collector_now_ns());
+}
+
 /* The runtime initializes the tool: register the callbacks. */
 static int ompt_initialize(omp_lookup_t lookup, int initial_device, omp_data_t *tool_data)
 {
@@ -374,6 +428,7 @@ static int ompt_initialize(omp_lookup_t lookup, int initial_device, omp_data_t *
     set(OMP_CB_SYNC_REGION, (omp_fn_t)on_sync_region);
     set(OMP_CB_SYNC_REGION_WAIT, (omp_fn_t)on_sync_region_wait);
     set(OMP_CB_WORK, (omp_fn_t)on_work);
+    set(OMP_CB_TASK_SCHEDULE, (omp_fn_t)on_task_schedule);
     collector_log("OMPT: callbacks registered");
     return 1; /* keep the tool */
 }

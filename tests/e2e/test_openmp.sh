@@ -19,6 +19,9 @@
 # outlined function (.omp_outlined.), with none of libomp's frames above or below the leaf, and
 # their share of the region's samples is within 3 points of the program's own (libomp told not
 # to yield the CPU while it waits: see below).
+# Tasks (tasks mode: one thread makes 30 tasks of 20 ms of CPU and waits for them; libomp runs
+# them on the threads waiting in the task wait and in the barrier): their samples stay work
+# (under task_work), as many as the tasks measured of their CPU time, not [omp wait] leaves.
 source "$(dirname "$0")/lib.sh"
 SRC=$ROCSYS_SOURCE/tests/programs/omp_imbalance.c
 CHECKER="$ROCSYS_PROGRAMS/rocsys-trace-check"
@@ -115,7 +118,10 @@ else
         bline=$(field barrier_line "$D/output.log"); own=$(field barrier_cpu_pct "$D/output.log")
         check "$engine engine, barrier: the program printed its measures" test -n "$bline" -a -n "$own"
         region="[region] omp parallel barrier_wait (omp_imbalance.c:$bline)"
-        read -r w t < <(awk -v r="$region" 'index($0, r) {n = $NF; t += n
+        # the region's samples but those of its closing barrier (outside the body the program
+        # measures: a thread late to it keeps the encountering one waiting there)
+        read -r w t < <(awk -v r="$region" 'index($0, r) && !/\[omp wait\] implicit barrier [0-9]+$/ {
+            n = $NF; t += n
             if ($0 ~ /;\.omp_outlined\.[^;]*;\[omp wait\] explicit barrier [0-9]+$/) w += n}
             END {print w + 0, t + 0}' "$D/stacks.folded")
         got=$(awk -v w="$w" -v t="$t" 'BEGIN {if (t > 0) printf "%.2f", 100 * w / t}')
@@ -127,6 +133,17 @@ else
             bash -c "! grep -q '\[omp wait\][^;]*;' '$D/stacks.folded'"
         check "$engine engine, barrier: no libomp frame just above an [omp wait] leaf (cut at libomp's frames)" \
             bash -c "! grep -q 'libomp[^;]*;\[omp wait\]' '$D/stacks.folded'"
+        # tasks run by threads that wait (in a task wait, in a barrier) are work, not waiting:
+        # task_work()'s samples at 1000 Hz of CPU time against the CPU time the tasks measured
+        D=$WORK/tasks-$engine.rec
+        rc=0
+        KMP_USE_YIELD=0 timeout 120 "$ROCSYS_TOP" -b --rows 0 -f 1000 --engine "$engine" --record "$D" \
+            -- "$WORK/omp_llvm" tasks > /dev/null 2> "$WORK/tasks-$engine.err" || rc=$?
+        check "$engine engine, tasks: exit status 0 (got $rc)" test "$rc" -eq 0
+        own=$(field task_cpu_ms "$D/output.log")
+        got=$(awk '/;task_work(;| [0-9]+$)/ {s += $NF} END {print s + 0}' "$D/stacks.folded")
+        check "$engine engine, tasks: task_work's samples ($got ms) are the tasks' own CPU time, ${own:-?} ms (within 5 %), none swallowed by an [omp wait] leaf" \
+            within "$got" "${own:-x}" "$(awk -v o="${own:-0}" 'BEGIN {print o * 0.05}')"
     done
 fi
 

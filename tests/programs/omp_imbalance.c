@@ -18,6 +18,11 @@
  *   barrier_line L                     the source line of that parallel construct
  *   barrier_cpu_pct P                  100 x the threads' CPU time in the explicit barrier /
  *                                      their CPU time in the region's body
+ * With the argument "tasks", one thread of a region of THREADS makes TASKS tasks, each spinning
+ * UNIT_MS x 2 of CPU time in task_work(), and waits for them (taskwait) while the others wait in
+ * the barrier after the single construct: the runtime runs the tasks on waiting threads.
+ * Prints:
+ *   task_cpu_ms C                      the CPU time the tasks spun, summed
  * Built with clang -fopenmp (LLVM libomp, OMPT) or gcc -fopenmp (libgomp) by the test. */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -31,6 +36,7 @@
 #define REGIONS         8
 #define UNIT_MS         10
 #define BARRIER_REGIONS 12
+#define TASKS           30
 
 static double now_ms(clockid_t clock)
 {
@@ -112,11 +118,45 @@ static void barrier_wait(void)
     printf("barrier_cpu_pct %.2f\n", 100.0 * barrier_cpu_ms / body_cpu_ms);
 }
 
+/* One task's work: spin ms of CPU time; returns the CPU time it used. */
+__attribute__((noinline)) static double task_work(double ms)
+{
+    double c0 = now_ms(CLOCK_THREAD_CPUTIME_ID);
+
+    spin_cpu(ms);
+    return now_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
+}
+
+/* TASKS tasks made by one thread and run by whichever threads wait. */
+static void tasks(void)
+{
+    double cpu_ms = 0;
+
+#pragma omp parallel num_threads(THREADS)
+#pragma omp single
+    {
+        for (int t = 0; t < TASKS; t++) {
+#pragma omp task shared(cpu_ms)
+            {
+                double c = task_work(2.0 * UNIT_MS);
+#pragma omp atomic
+                cpu_ms += c;
+            }
+        }
+#pragma omp taskwait
+    }
+    printf("task_cpu_ms %.3f\n", cpu_ms);
+}
+
 int main(int argc, char **argv)
 {
     omp_set_dynamic(0);
     if (argc > 1 && strcmp(argv[1], "barrier") == 0) {
         barrier_wait();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "tasks") == 0) {
+        tasks();
         return 0;
     }
     imbalanced();
