@@ -18,7 +18,8 @@
  *
  * Every wait (sync region wait begin to end) is a wait leaf (protocol.h, ROCSYS_WAIT_OMP, id =
  * the sync region's kind): the thread's samples meanwhile end in "[omp wait] explicit barrier",
- * ..., cut at the innermost run of the runtime's frames (collector_wait_frames). libomp ends a
+ * ..., cut at the innermost run of the runtime's frames (collector_wait_frames), except while it
+ * runs a task the runtime gave it meanwhile (task_schedule: that is work). libomp ends a
  * worker's wait in the closing barrier only when the next region forks (it idles in that state
  * between regions): the encountering thread ends the workers' waits at parallel end, when the
  * team has joined. The types below mirror omp-tools.h (OpenMP 5.1) for the entry points used. */
