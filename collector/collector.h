@@ -210,6 +210,9 @@ static inline void collector_wait_end(void)
 {
     collector_tls.wait_frame = 0;
 }
+/* The OpenMP runtime is the object holding code address addr: an OpenMP wait's samples
+ * (ROCSYS_WAIT_OMP) are cut at its innermost run of frames. Normal context, once. */
+void collector_wait_omp_runtime(const void *addr);
 
 /* write.c (records that must not be lost) */
 /* Write a record that must not be lost from normal context on any thread: a thread the

@@ -12,7 +12,8 @@
  *
  * Also the wait leaves of every kind (protocol.h, ROCSYS_WAIT_FRAME): collector_wait_begin marks
  * the calling thread as waiting in a wrapped call, collector_wait_frames cuts a sample taken
- * meanwhile at the wrapper (found as for launch stacks: the first frame in our own code). */
+ * meanwhile at the wrapper (found as for launch stacks: the first frame in our own code), or an
+ * OpenMP wait's at the runtime's frames. */
 #define _GNU_SOURCE
 #include "collector.h"
 
@@ -44,12 +45,19 @@ union launch_rec {
 static __thread union launch_rec stack_buf, sample_buf __attribute__((tls_model("initial-exec")));
 
 static uintptr_t self_lo, self_hi; /* the collector's executable segments */
+static uintptr_t omp_lo, omp_hi;   /* the OpenMP runtime's (collector_wait_omp_runtime) */
 static int capture_off;            /* --launch-stacks off */
 
-/* dl_iterate_phdr callback: the executable range of the object holding *data. */
-static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+/* An address and the executable range of the object holding it (dl_iterate_phdr's search). */
+struct code_range {
+    uintptr_t addr, lo, hi;
+};
+
+/* dl_iterate_phdr callback: the executable range of the object holding range->addr. */
+static int find_range(struct dl_phdr_info *info, size_t size, void *data)
 {
-    uintptr_t addr = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+    struct code_range *range = data;
+    uintptr_t addr = range->addr, lo = UINTPTR_MAX, hi = 0;
 
     (void)size;
     for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -62,17 +70,30 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
     }
     if (addr < lo || addr >= hi)
         return 0;
-    self_lo = lo;
-    self_hi = hi;
+    range->lo = lo;
+    range->hi = hi;
     return 1;
 }
 
 void collector_launch_init(void)
 {
     char opt[8];
+    struct code_range r = {(uintptr_t)collector_launch_init, 0, 0};
 
     capture_off = collector_session_get("lstacks", opt, sizeof(opt)) == 0 && strcmp(opt, "0") == 0;
-    dl_iterate_phdr(find_self, (void *)(uintptr_t)collector_launch_init);
+    dl_iterate_phdr(find_range, &r);
+    self_lo = r.lo;
+    self_hi = r.hi;
+}
+
+void collector_wait_omp_runtime(const void *addr)
+{
+    struct code_range r = {(uintptr_t)addr, 0, 0};
+
+    dl_iterate_phdr(find_range, &r);
+    omp_hi = 0; /* the sampler reads them unlocked: never a range ending before it begins */
+    omp_lo = r.lo;
+    omp_hi = r.hi;
 }
 
 /* 1 if pc is in the collector's code. */
@@ -193,11 +214,30 @@ uint64_t collector_launch_stack(void)
 extern const char __start_rocsys_wait_wrap[] __attribute__((weak, visibility("hidden")));
 extern const char __stop_rocsys_wait_wrap[] __attribute__((weak, visibility("hidden")));
 
+/* An OpenMP wait's sample (no wrapper frame: the wait is seen through OMPT's callbacks): cut at
+ * the last frame of the innermost run of the runtime's frames (the barrier's, above the code
+ * that reached it); left as it is when no frame is the runtime's. */
+static uint32_t omp_wait_frames(uint64_t *frames, uint32_t n, uint64_t frame)
+{
+    uintptr_t lo = omp_lo, hi = omp_hi;
+    uint32_t k = 0;
+
+    while (k < n && !(frames[k] >= lo && frames[k] < hi))
+        k++;
+    if (k >= n)
+        return n;
+    while (k + 1 < n && frames[k + 1] >= lo && frames[k + 1] < hi)
+        k++;
+    return rocsys_wait_cut(frames, n, k, frame);
+}
+
 uint32_t collector_wait_frames(uint64_t *frames, uint32_t n, uint64_t frame)
 {
     uintptr_t lo = (uintptr_t)__start_rocsys_wait_wrap, hi = (uintptr_t)__stop_rocsys_wait_wrap;
     uint32_t k = 0;
 
+    if (ROCSYS_WAIT_FRAME_KIND(frame) == ROCSYS_WAIT_OMP)
+        return omp_wait_frames(frames, n, frame);
     while (k < n && !(frames[k] >= lo && frames[k] < hi))
         k++;
     if (k < n)

@@ -14,8 +14,15 @@
  * (barrier_implicit); a worksharing construct's ends (work callback) just before its barrier, so
  * an implicit barrier that follows no such end is the closing one (OpenMP 5.1 runtimes say it by
  * the kind). Should a guess be wrong (a nowait construct), the closing barrier is still the last
- * one a thread begins in the region, and its wait ends outside it (parallel_data NULL). The types
- * below mirror omp-tools.h (OpenMP 5.1) for the entry points used. */
+ * one a thread begins in the region, and its wait ends outside it (parallel_data NULL).
+ *
+ * Every wait (sync region wait begin to end) is a wait leaf (protocol.h, ROCSYS_WAIT_OMP, id =
+ * the sync region's kind): the thread's samples meanwhile end in "[omp wait] explicit barrier",
+ * ..., cut at the innermost run of the runtime's frames (collector_wait_frames), except while it
+ * runs a task the runtime gave it meanwhile (task_schedule: that is work). libomp ends a
+ * worker's wait in the closing barrier only when the next region forks (it idles in that state
+ * between regions): the encountering thread ends the workers' waits at parallel end, when the
+ * team has joined. The types below mirror omp-tools.h (OpenMP 5.1) for the entry points used. */
 #define _GNU_SOURCE
 #include "collector.h"
 
@@ -43,6 +50,7 @@ struct omp_start_tool_result {
 enum {
     OMP_CB_PARALLEL_BEGIN = 3,
     OMP_CB_PARALLEL_END = 4,
+    OMP_CB_TASK_SCHEDULE = 6,
     OMP_CB_IMPLICIT_TASK = 7,
     OMP_CB_SYNC_REGION_WAIT = 16,
     OMP_CB_WORK = 20,
@@ -72,6 +80,8 @@ struct member {
     uint64_t wait_ns;     /* barrier waits that ended inside the region */
     uint64_t taskwait_ns; /* task waits */
     uint32_t present;
+    uint32_t tid;                  /* its thread id */
+    volatile uint64_t *wait_frame; /* its collector_tls.wait_frame */
 };
 
 /* One parallel region in flight. */
@@ -95,6 +105,15 @@ struct omp_thread {
     } nest[NEST];
     uint32_t depth;
     uint64_t wait_begin_ns; /* the wait in progress began */
+    /* the waits it is in, innermost last (a task run inside a wait may wait in turn), each with
+     * the tasks it had begun running then: it waits while it runs no task begun since */
+    struct {
+        uint64_t frame; /* ROCSYS_WAIT_FRAME of the wait */
+        uint32_t tasks;
+    } waits[NEST];
+    uint32_t nwaits;     /* may exceed NEST: the deeper ones are not followed */
+    uint32_t tasks;      /* explicit tasks begun and not completed on this thread */
+    uint64_t wait_frame; /* the wait leaf it set (0: none) */
 };
 
 struct omp_start_tool_result *ompt_start_tool(unsigned int omp_version,
@@ -146,6 +165,44 @@ static void on_parallel_begin(omp_data_t *task, const void *frame, omp_data_t *p
     collector_region_push_id(t->id, ROCSYS_REGION_SRC_OMPT, now);
 }
 
+/* The wait leaf frame *slot ends at time_ns if it is still expected (a thread's own, or a
+ * worker's in the closing barrier ended by the encountering thread: tid); the perf engine is
+ * told (WAIT_END). */
+static void wait_leaf_end(volatile uint64_t *slot, uint64_t expected, uint32_t tid,
+                          uint64_t time_ns)
+{
+    if (!expected ||
+        !__atomic_compare_exchange_n(slot, &expected, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return;
+    if (collector_g.no_timer && collector_g.enabled) {
+        struct rocsys_rec_wait_end r = {.h = {.type = ROCSYS_REC_WAIT_END, .size = sizeof(r)},
+                                        .tid = tid,
+                                        .kind = ROCSYS_WAIT_OMP,
+                                        .time_ns = time_ns};
+        collector_write_any(&r);
+    }
+}
+
+/* The calling thread's wait leaf as its waits and tasks say at time now: its innermost wait's,
+ * unless it runs a task begun since (libomp runs queued tasks while a thread waits in a barrier
+ * or a task wait: that is work). Set only outside another wait (a HIP or MPI call's). */
+static void wait_leaf_update(uint64_t now)
+{
+    uint64_t want = 0;
+    uint32_t n = ot.nwaits < NEST ? ot.nwaits : NEST;
+
+    if (n && n == ot.nwaits && ot.waits[n - 1].tasks == ot.tasks)
+        want = ot.waits[n - 1].frame;
+    if (want == ot.wait_frame)
+        return;
+    wait_leaf_end(&collector_tls.wait_frame, ot.wait_frame, 0, now);
+    ot.wait_frame = 0;
+    if (want && collector_g.enabled && !collector_tls.wait_frame) {
+        collector_wait_begin(ROCSYS_WAIT_OMP, ROCSYS_WAIT_FRAME_ID(want), now);
+        ot.wait_frame = want;
+    }
+}
+
 /* Parallel end, on the encountering thread once the team has joined: the record, the pop. */
 static void on_parallel_end(omp_data_t *parallel, omp_data_t *task, int flags, const void *codeptr)
 {
@@ -176,6 +233,11 @@ static void on_parallel_end(omp_data_t *parallel, omp_data_t *task, int flags, c
             rec.work_max_ns = work;
         rec.barrier_ns += m->wait_ns + (rec.end_ns - arrive);
         rec.taskwait_ns += m->taskwait_ns;
+        if (i && m->wait_frame) { /* a worker waits in the closing barrier until now */
+            uint64_t w = *m->wait_frame;
+            if (ROCSYS_IS_WAIT_FRAME(w) && ROCSYS_WAIT_FRAME_KIND(w) == ROCSYS_WAIT_OMP)
+                wait_leaf_end(m->wait_frame, w, m->tid, rec.end_ns);
+        }
         memset(m, 0, sizeof(*m));
     }
     if (collector_g.enabled) { /* the region pushed at parallel begin (counted only if no id) */
@@ -223,6 +285,8 @@ static void on_implicit_task(int endpoint, omp_data_t *parallel, omp_data_t *tas
             m->start_ns = now;
             m->arrive_ns = 0;
             m->wait_ns = m->taskwait_ns = 0;
+            m->tid = collector_tls.tid ? collector_tls.tid : collector_gettid();
+            m->wait_frame = &collector_tls.wait_frame;
             __atomic_store_n(&m->present, 1, __ATOMIC_RELEASE);
             uint32_t size = atomic_load_explicit(&t->size, memory_order_relaxed);
             while (size < index + 1 &&
@@ -296,8 +360,19 @@ static void on_sync_region_wait(int kind, int endpoint, omp_data_t *parallel, om
     (void)task, (void)codeptr;
     if (endpoint == OMP_SCOPE_BEGIN) {
         ot.wait_begin_ns = now;
+        if (ot.nwaits < NEST) {
+            ot.waits[ot.nwaits].frame = ROCSYS_WAIT_FRAME(
+                ROCSYS_WAIT_OMP, kind > 0 && kind < ROCSYS_OMP_WAIT_IDS ? kind : 0);
+            ot.waits[ot.nwaits].tasks = ot.tasks;
+        }
+        ot.nwaits++;
+        wait_leaf_update(now);
         return;
     }
+    if (ot.nwaits)
+        ot.nwaits--;
+    wait_leaf_end(&collector_tls.wait_frame, ot.wait_frame, 0, now); /* back at work */
+    ot.wait_frame = 0;
     if (!e)
         return;
     if (!parallel || !parallel->ptr || kind == OMP_SYNC_BARRIER_IMPLICIT_PARALLEL) {
@@ -317,6 +392,28 @@ static void on_sync_region_wait(int kind, int endpoint, omp_data_t *parallel, om
     ot.wait_begin_ns = 0;
 }
 
+/* ompt_task_status_t: the prior task completed (or will never run again on this thread) */
+static int task_done(int status)
+{
+    return status == 1 || status == 3 || status == 4 || status == 6; /* complete, cancel,
+                                                                        detach, late fulfill */
+}
+
+/* Task schedule: the thread begins (or resumes) running an explicit task, or one it ran
+ * completed; inside a wait, running a task is work, not waiting. */
+static void on_task_schedule(omp_data_t *prior, int prior_status, omp_data_t *next)
+{
+    (void)prior, (void)next;
+    if (task_done(prior_status)) {
+        if (ot.tasks)
+            ot.tasks--;
+    } else {
+        ot.tasks++;
+    }
+    if (ot.nwaits || ot.wait_frame)
+        wait_leaf_update(collector_now_ns());
+}
+
 /* The runtime initializes the tool: register the callbacks. */
 static int ompt_initialize(omp_lookup_t lookup, int initial_device, omp_data_t *tool_data)
 {
@@ -325,12 +422,14 @@ static int ompt_initialize(omp_lookup_t lookup, int initial_device, omp_data_t *
     (void)initial_device, (void)tool_data;
     if (!set)
         return 0;
+    collector_wait_omp_runtime((const void *)set); /* the runtime's code: where waits are cut */
     set(OMP_CB_PARALLEL_BEGIN, (omp_fn_t)on_parallel_begin);
     set(OMP_CB_PARALLEL_END, (omp_fn_t)on_parallel_end);
     set(OMP_CB_IMPLICIT_TASK, (omp_fn_t)on_implicit_task);
     set(OMP_CB_SYNC_REGION, (omp_fn_t)on_sync_region);
     set(OMP_CB_SYNC_REGION_WAIT, (omp_fn_t)on_sync_region_wait);
     set(OMP_CB_WORK, (omp_fn_t)on_work);
+    set(OMP_CB_TASK_SCHEDULE, (omp_fn_t)on_task_schedule);
     collector_log("OMPT: callbacks registered");
     return 1; /* keep the tool */
 }

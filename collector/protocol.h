@@ -19,6 +19,7 @@
  *   0x0080-0x009f  user regions          0x00a0-0x00af  Python (CPython frames)
  *   0x00c0-0x00cf  MPI
  *   0x00d0-0x00df  OpenMP (OMPT) and Kokkos Tools
+ *   0x00e0-0x00e7  wait leaves (their ends that no call's record says)
  * A reader skips record types it does not know (their size is always valid).
  *
  * Flow control (version 2): a producer whose ring passes half full bumps the header's doorbell
@@ -39,7 +40,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 8
+#define ROCSYS_PROTOCOL_VERSION 9
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -178,6 +179,7 @@ enum rocsys_rec_type {
     ROCSYS_REC_PY_CODE = 0x00a1,      /* struct rocsys_rec_py_code */
     ROCSYS_REC_MPI_CALL = 0x00c0,     /* struct rocsys_rec_mpi_call */
     ROCSYS_REC_OMP_PARALLEL = 0x00d0, /* struct rocsys_rec_omp_parallel */
+    ROCSYS_REC_WAIT_END = 0x00e0,     /* struct rocsys_rec_wait_end (version 9) */
 };
 
 /* PROC_START: a collector instance began in a process image (after exec or fork). */
@@ -500,14 +502,16 @@ static inline int rocsys_hip_api_waits(int api)
  * collector_wait_end() around the call (collector.h; COLLECTOR_WAIT_WRAPPER marks the wrapper
  * whose frame is cut at, else the first of the collector's frames is); a label in
  * model/states.c (wait_label); the record that ends the wait in session/source_rings.c (with
- * the kind's check of GPU_WAIT there). A stack without a wrapper frame (a wait seen through
- * callbacks, as OMPT's) stays as it is today: such a kind must add where to cut. */
+ * the kind's check of GPU_WAIT there). A wait seen through callbacks has no wrapper frame: its
+ * kind says where to cut (OpenMP's: at the innermost run of the OpenMP runtime's frames) and its
+ * end comes in a WAIT_END record (no call's record ends it). */
 enum rocsys_wait_kind {
     ROCSYS_WAIT_GPU = 0, /* HIP call waiting for the device: id of ROCSYS_HIP_API_LIST */
     ROCSYS_WAIT_MPI = 1, /* MPI call waiting for other ranks: id of ROCSYS_MPI_CALL_LIST */
-    ROCSYS_WAIT_OMP = 2, /* reserved: OpenMP barriers and task waits */
+    ROCSYS_WAIT_OMP = 2, /* OpenMP barrier or task wait: id = its ompt_sync_region_t (1..10) */
     ROCSYS_WAIT_KINDS
 };
+#define ROCSYS_OMP_WAIT_IDS   11 /* OMP wait ids are below this (ompt_sync_region_t, OpenMP 5.2) */
 #define ROCSYS_WAIT_FRAME_TAG 0xfffb000000000000ull
 #define ROCSYS_WAIT_FRAME(kind, id)                                                                \
     (ROCSYS_WAIT_FRAME_TAG | ((uint64_t)(uint16_t)(kind) << 32) | (uint64_t)(uint32_t)(id))
@@ -606,6 +610,17 @@ struct rocsys_rec_gpu_wait {
     uint32_t api;
     uint32_t kind;    /* enum rocsys_wait_kind (was padding before version 8: 0, the GPU's) */
     uint64_t time_ns; /* CLOCK_MONOTONIC */
+};
+
+/* WAIT_END (version 9): the wait leaf that thread tid of the ring's process began (GPU_WAIT)
+ * ended at time_ns, for waits whose end no call's record says: OpenMP's (collector/ompt.c: the
+ * waiting thread's sync-region-wait end; a worker's wait in a region's closing barrier ends
+ * when the team joins, written by the encountering thread). Sent only with timer=none. */
+struct rocsys_rec_wait_end {
+    struct rocsys_rec_header h;
+    uint32_t tid;  /* 0: the ring's thread */
+    uint32_t kind; /* enum rocsys_wait_kind */
+    uint64_t time_ns;
 };
 
 #define ROCSYS_LAUNCH_NATIVE_MAX 64  /* native frames of a launch stack, at most */

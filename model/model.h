@@ -537,6 +537,9 @@ void model_omp_parallel(struct model *m, uint32_t pid, const struct rocsys_rec_o
 const struct model_omp_stats *model_omp_stats(struct model *m, int *count);
 double model_omp_imbalance_pct(const struct model_omp_stats *s);
 double model_omp_barrier_pct(const struct model_omp_stats *s);
+/* The name of an OpenMP wait (a wait leaf's id: ompt_sync_region_t): "explicit barrier",
+ * "taskwait", ... */
+const char *model_omp_wait_name(int id);
 /* A module the target loaded (path): libgomp is noted. */
 void model_omp_module(struct model *m, const char *path);
 /* The one-line notice about libgomp (no OMPT): 1 and buf filled, or 0. */

@@ -104,3 +104,17 @@ int model_omp_notice(const struct model *m, char *buf, size_t n)
              "sampled frames (FUNC [omp parallel N]); no barrier or imbalance times");
     return 1;
 }
+
+const char *model_omp_wait_name(int id)
+{
+    /* by ompt_sync_region_t: the implicit barriers of a worksharing construct's end and of a
+     * region's end are one "implicit barrier" to the user, whichever the runtime reports */
+    static const char *const names[ROCSYS_OMP_WAIT_IDS] = {
+        [1] = "barrier",         [2] = "implicit barrier", [3] = "explicit barrier",
+        [4] = "runtime barrier", [5] = "taskwait",         [6] = "taskgroup",
+        [7] = "reduction",       [8] = "implicit barrier", [9] = "implicit barrier",
+        [10] = "teams barrier",
+    };
+
+    return id > 0 && id < ROCSYS_OMP_WAIT_IDS && names[id] ? names[id] : "wait";
+}

@@ -1,7 +1,8 @@
 /* Thread states as leaf pseudo-frames: "[blocked] nanosleep", "[preempted]" below the stack
  * where a thread stopped running (wall mode measured from context switches), and "[gpu wait]
  * hipStreamSynchronize" where it waited for the device inside a HIP call ("[mpi wait] MPI_Barrier":
- * for other ranks inside an MPI call; any kind of wait leaf, ROCSYS_WAIT_FRAME). A blocked call is
+ * for other ranks inside an MPI call; "[omp wait] explicit barrier": in an OpenMP barrier or task
+ * wait; any kind of wait leaf, ROCSYS_WAIT_FRAME). A blocked call is
  * named by the first frame from the leaf that says what it is, past glibc's cancellation
  * wrappers. */
 #include "model_internal.h"
@@ -81,6 +82,9 @@ static void wait_label(uint64_t frame, char *label, size_t n)
         break;
     case ROCSYS_WAIT_MPI: /* waiting for other ranks in an MPI call */
         snprintf(label, n, "[mpi wait] %s", model_mpi_call_name(id));
+        break;
+    case ROCSYS_WAIT_OMP: /* an OpenMP barrier or task wait */
+        snprintf(label, n, "[omp wait] %s", model_omp_wait_name(id));
         break;
     default:
         snprintf(label, n, "[wait %d] #%d", ROCSYS_WAIT_FRAME_KIND(frame), id);

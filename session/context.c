@@ -70,12 +70,20 @@ static struct ctx_thread *thread_of(struct session_context *c, uint32_t pid, uin
     return t;
 }
 
-/* Append an event to t's list. */
+/* Add an event to t's list, in time order: after those of its time (a thread's own records
+ * come in order; another thread's may come later with an earlier time: OpenMP's end of a
+ * worker's wait, written by the encountering thread). */
 static void add(struct ctx_thread *t, uint64_t time_ns, int kind, uint32_t depth, uint32_t id)
 {
+    size_t i = t->nev;
+
     xgrow(&t->ev, &t->cap, t->nev + 1, sizeof(*t->ev));
-    t->ev[t->nev++] = (struct ctx_event){
+    while (i > 0 && t->ev[i - 1].time_ns > time_ns)
+        i--;
+    memmove(t->ev + i + 1, t->ev + i, (t->nev - i) * sizeof(*t->ev));
+    t->ev[i] = (struct ctx_event){
         .time_ns = time_ns, .id = id, .depth = (uint16_t)depth, .kind = (uint8_t)kind};
+    t->nev++;
 }
 
 void session_context_region(struct session_context *c, uint32_t pid, uint32_t tid, uint64_t time_ns,

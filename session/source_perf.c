@@ -74,6 +74,33 @@ static int frame_is(struct symbolizer *sym, uint32_t pid, const uint64_t *frames
     return nf > 0 && f[nf - 1].function && strcmp(f[nf - 1].function, name) == 0;
 }
 
+/* Whether frame k of a stack is in an OpenMP runtime with OMPT (LLVM's libomp, Intel's
+ * libiomp5). */
+static int in_omp_runtime(struct symbolizer *sym, uint32_t pid, const uint64_t *frames, uint32_t k)
+{
+    const char *mod =
+        MODEL_IS_STATE_FRAME(frames[k]) ? NULL : symbolizer_module_name(sym, pid, frames[k]);
+
+    return mod && (strncmp(mod, "libomp", 6) == 0 || strncmp(mod, "libiomp", 7) == 0);
+}
+
+/* An OpenMP wait's sample (seen through OMPT's callbacks, no wrapper frame): the innermost run
+ * of the runtime's frames and those below it become the wait leaf, as the collector's handler
+ * cuts them; left as it is when no frame is the runtime's. */
+static uint32_t omp_wait_frames(struct symbolizer *sym, uint32_t pid, uint64_t *frames, uint32_t n,
+                                uint64_t frame)
+{
+    uint32_t k = 0;
+
+    while (k < n && !in_omp_runtime(sym, pid, frames, k))
+        k++;
+    if (k >= n)
+        return n;
+    while (k + 1 < n && in_omp_runtime(sym, pid, frames, k + 1))
+        k++;
+    return rocsys_wait_cut(frames, n, k, frame);
+}
+
 /* A sample's frames taken while its thread waited inside a wrapped call: those up to the
  * collector's wrapper (the runtime's, the wrapper's) become the one wait leaf frame ("[gpu wait]
  * CALL", "[mpi wait] CALL"), as the collector's handler makes them. The wrapper: the first of
@@ -90,6 +117,8 @@ static uint32_t wait_frames(struct session *s, uint32_t pid, uint64_t *frames, u
                            : NULL;
     uint32_t k = 0, first = n;
 
+    if (ROCSYS_WAIT_FRAME_KIND(frame) == ROCSYS_WAIT_OMP) /* no wrapper: the runtime's frames */
+        return omp_wait_frames(sym, pid, frames, n, frame);
     for (; k < n; k++) {
         const char *mod =
             MODEL_IS_STATE_FRAME(frames[k]) ? NULL : symbolizer_module_name(sym, pid, frames[k]);

@@ -368,9 +368,16 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
         const struct rocsys_rec_gpu_wait *r = (const void *)h;
         if (h->size >= sizeof(*r) &&
             ((r->kind == ROCSYS_WAIT_GPU && rocsys_hip_api_waits((int)r->api)) ||
-             (r->kind == ROCSYS_WAIT_MPI && rocsys_mpi_call_waits((int)r->api))))
+             (r->kind == ROCSYS_WAIT_MPI && rocsys_mpi_call_waits((int)r->api)) ||
+             (r->kind == ROCSYS_WAIT_OMP && r->api < ROCSYS_OMP_WAIT_IDS)))
             session_context_wait(s->ctx, ctl->pid, ctl->tid, r->time_ns,
                                  ROCSYS_WAIT_FRAME(r->kind, r->api));
+        break;
+    }
+    case ROCSYS_REC_WAIT_END: { /* a wait no call's record ends (OpenMP's) is over */
+        const struct rocsys_rec_wait_end *r = (const void *)h;
+        if (h->size >= sizeof(*r))
+            session_context_wait(s->ctx, ctl->pid, r->tid ? r->tid : ctl->tid, r->time_ns, 0);
         break;
     }
     case ROCSYS_REC_MPI_CALL:

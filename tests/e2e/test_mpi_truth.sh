@@ -13,7 +13,9 @@
 #    counts from main > exchange); `--replay DIR --live`'s batch frame lists the MPI calls;
 #  - the same from Python (mpi4py, 2 ranks of mpi_imbalance.py): the barrier's share within 3
 #    points of the rank's own measure, the leaves under the Python function that called it;
-#  - a plain user (nobody) can run the same job.
+#  - a plain user (nobody) can run the same job;
+#  - with MPICH too where Debian's mpich is installed beside Open MPI (mpicc.mpich,
+#    mpiexec.mpich; scripts/deps): the same checks of each rank's recording.
 source "$(dirname "$0")/lib.sh"
 for c in mpirun mpicc; do
     command -v "$c" > /dev/null || skip "$c missing (scripts/deps: openmpi-bin libopenmpi-dev)"
@@ -24,19 +26,16 @@ mpicc -g -O1 -fno-omit-frame-pointer -o "$P" "$SRC" || { fail "mpicc $SRC"; fini
 chmod 755 "$WORK" "$P"
 STEPS=3
 
-# truth FILE RANK KEY: the value after KEY on the rank's MPITRUTH line
-truth() { awk -v r="$2" -v k="$3" '$1=="MPITRUTH" && $3==r { for (i=4;i<NF;i++) if ($i==k) print $(i+1) }' "$1" | head -1; }
-# csv FILE CALL COLUMN: a column (1-based) of CALL's row of mpi.csv
-csv() { awk -F, -v c="\"$2\"" -v k="$3" '$1==c {print $k}' "$1"; }
-# pct PART WHOLE: 100 x PART / WHOLE
-pct() { awk -v p="$1" -v w="$2" 'BEGIN { if (w > 0) printf "%.3f", 100 * p / w }'; }
+source "$(dirname "$0")/mpi_lib.sh" # truth, csv, pct
 
-# run_job DIR ENGINE [RUNNER...]: the 4-rank job recorded into DIR; its output in DIR.out
+# run_job DIR ENGINE [RUNNER...]: the 4-rank job of $P recorded into DIR, started by LAUNCH;
+# its output in DIR.out
+LAUNCH=(mpirun --oversubscribe --allow-run-as-root -np 4)
 run_job() {
     local d=$1 engine=$2
     shift 2
     rc=0
-    "$@" timeout 240 mpirun --oversubscribe --allow-run-as-root -np 4 \
+    "$@" timeout 240 "${LAUNCH[@]}" \
         "$ROCSYS_TOP" --record "$d" --engine "$engine" -- "$P" "$STEPS" 100 > "$d.out" 2>&1 || rc=$?
     cat "$d"/rank-*/output.log >> "$d.out" 2> /dev/null ||
         echo "    no rank's output.log in $d; mpirun said: $(tail -n 5 "$d.out" | tr '\n' ' ')"
@@ -166,5 +165,21 @@ elif [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
         check "plain user rank $r: MPI_Barrier calls = $STEPS" \
             test "$(csv "$WORK/nobody-home/rec/rank-$r/mpi.csv" MPI_Barrier 2)" = "$STEPS"
     done
+fi
+
+# MPICH (Debian's mpich beside Open MPI: its own compiler wrapper and launcher; the PMPI
+# interposition of its int handles, with its library's own frames below the wait leaves)
+if command -v mpicc.mpich > /dev/null && command -v mpiexec.mpich > /dev/null; then
+    P=$WORK/mpi_imbalance_mpich
+    if mpicc.mpich -g -O1 -fno-omit-frame-pointer -o "$P" "$SRC" 2> "$WORK/mpich.err"; then
+        check "MPICH: the program uses libmpich" bash -c "ldd '$P' | grep -q libmpich"
+        LAUNCH=(mpiexec.mpich -n 4)
+        run_job "$WORK/mpich" signal
+        check_job "$WORK/mpich" "MPICH"
+    else
+        fail "MPICH: mpicc.mpich cannot build $SRC: $(head -c 300 "$WORK/mpich.err")"
+    fi
+else
+    echo "    (no MPICH (mpicc.mpich, mpiexec.mpich): its checks skipped; scripts/deps installs mpich libmpich-dev)"
 fi
 finish

@@ -12,6 +12,16 @@
 # once in the header's notice. A program without OpenMP: the collector's OMPT part never runs
 # (its log) and omp.csv has no row. Each build is skipped (said) where its compiler or OpenMP
 # runtime is missing (Debian: clang-14 libomp-dev; gcc).
+# Waits as leaves (libomp, both sampling engines): the program's barrier mode (12 regions in
+# barrier_wait(), thread i spinning (i + 1) x 10 ms of CPU time, then an explicit barrier) prints
+# the threads' CPU time in the barrier as a share of their CPU time in the region's body; the
+# recorded call trees end those samples in "[omp wait] explicit barrier" under the region's
+# outlined function (.omp_outlined.), with none of libomp's frames above or below the leaf, and
+# their share of the region's samples is within 3 points of the program's own (libomp told not
+# to yield the CPU while it waits: see below).
+# Tasks (tasks mode: one thread makes 30 tasks of 20 ms of CPU and waits for them; libomp runs
+# them on the threads waiting in the task wait and in the barrier): their samples stay work
+# (under task_work), as many as the tasks measured of their CPU time, not [omp wait] leaves.
 source "$(dirname "$0")/lib.sh"
 SRC=$ROCSYS_SOURCE/tests/programs/omp_imbalance.c
 CHECKER="$ROCSYS_PROGRAMS/rocsys-trace-check"
@@ -89,6 +99,52 @@ else
         n=$(grep -c "^slice .* thread \"region\" \"omp parallel imbalanced (omp_imbalance.c:$line)\" " "$WORK/llvm.check" || true)
         check "libomp: trace: 24 region slices (8 x 3 threads), got $n" test "$n" -eq 24
     fi
+    # waits as leaves: the explicit barrier's share, with each engine
+    engines=signal
+    if "$ROCSYS_TOP" --engine perf -b --rows 1 -- true > /dev/null 2>&1; then
+        engines="signal perf"
+    else
+        echo "    (the perf engine cannot run here: its wait-leaf checks skipped)"
+    fi
+    for engine in $engines; do
+        D=$WORK/barrier-$engine.rec
+        rc=0
+        # KMP_USE_YIELD=0: the waiting threads spin in user space (libomp yields the CPU in
+        # its barrier when there are more threads than cores): the program's CPU clock counts
+        # the kernel's time in sched_yield, a sampling clock of user time only does not
+        KMP_USE_YIELD=0 timeout 120 "$ROCSYS_TOP" -b --rows 0 --engine "$engine" --record "$D" \
+            -- "$WORK/omp_llvm" barrier > /dev/null 2> "$WORK/barrier-$engine.err" || rc=$?
+        check "$engine engine, barrier: exit status 0 (got $rc)" test "$rc" -eq 0
+        bline=$(field barrier_line "$D/output.log"); own=$(field barrier_cpu_pct "$D/output.log")
+        check "$engine engine, barrier: the program printed its measures" test -n "$bline" -a -n "$own"
+        region="[region] omp parallel barrier_wait (omp_imbalance.c:$bline)"
+        # the region's samples but those of its closing barrier (outside the body the program
+        # measures: a thread late to it keeps the encountering one waiting there)
+        read -r w t < <(awk -v r="$region" 'index($0, r) && !/\[omp wait\] implicit barrier [0-9]+$/ {
+            n = $NF; t += n
+            if ($0 ~ /;\.omp_outlined\.[^;]*;\[omp wait\] explicit barrier [0-9]+$/) w += n}
+            END {print w + 0, t + 0}' "$D/stacks.folded")
+        got=$(awk -v w="$w" -v t="$t" 'BEGIN {if (t > 0) printf "%.2f", 100 * w / t}')
+        check "$engine engine, barrier: '[omp wait] explicit barrier' leaves under .omp_outlined. in the region ($w of $t samples)" \
+            test "$w" -ge 5
+        check "$engine engine, barrier: their share ${got:-none} % within 3 points of the program's CPU share in the barrier, $own %" \
+            within "${got:-}" "$own" 3
+        check "$engine engine, barrier: no frame below an [omp wait] leaf" \
+            bash -c "! grep -q '\[omp wait\][^;]*;' '$D/stacks.folded'"
+        check "$engine engine, barrier: no libomp frame just above an [omp wait] leaf (cut at libomp's frames)" \
+            bash -c "! grep -q 'libomp[^;]*;\[omp wait\]' '$D/stacks.folded'"
+        # tasks run by threads that wait (in a task wait, in a barrier) are work, not waiting:
+        # task_work()'s samples at 1000 Hz of CPU time against the CPU time the tasks measured
+        D=$WORK/tasks-$engine.rec
+        rc=0
+        KMP_USE_YIELD=0 timeout 120 "$ROCSYS_TOP" -b --rows 0 -f 1000 --engine "$engine" --record "$D" \
+            -- "$WORK/omp_llvm" tasks > /dev/null 2> "$WORK/tasks-$engine.err" || rc=$?
+        check "$engine engine, tasks: exit status 0 (got $rc)" test "$rc" -eq 0
+        own=$(field task_cpu_ms "$D/output.log")
+        got=$(awk '/;task_work(;| [0-9]+$)/ {s += $NF} END {print s + 0}' "$D/stacks.folded")
+        check "$engine engine, tasks: task_work's samples ($got ms) are the tasks' own CPU time, ${own:-?} ms (within 5 %), none swallowed by an [omp wait] leaf" \
+            within "$got" "${own:-x}" "$(awk -v o="${own:-0}" 'BEGIN {print o * 0.05}')"
+    done
 fi
 
 if ! command -v gcc > /dev/null; then
