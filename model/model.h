@@ -211,6 +211,11 @@ struct model_session {
     uint32_t hsa_root[3], hsa_core[3], hsa_amd[3];
     char hsa_why[112];
     struct model_causal *causal; /* --causal: the experiments (model/causal.h), else NULL */
+    /* --record DIR --keep: the rolling trace keeps the last keep_ns of trace time or the last
+     * keep_bytes (0 and 0: the whole run); the trace writer says at its close what it kept:
+     * the first kept packet's time (MONOTONIC), chunks and bytes dropped, the trace's size */
+    uint64_t keep_ns, keep_bytes;
+    uint64_t keep_first_ns, keep_chunks_dropped, keep_bytes_dropped, keep_trace_bytes;
 };
 
 struct model *model_new(void);

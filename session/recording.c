@@ -71,6 +71,8 @@ static int setup_recording(struct session *s, char *err, size_t errlen)
     }
     if (session_record_dir_prepare(dir, s->o->force, err, errlen) != 0)
         return -1;
+    model_session(s->m)->keep_ns = s->o->keep_ns; /* --keep: the trace writer rolls */
+    model_session(s->m)->keep_bytes = s->o->keep_bytes;
     for (const struct record_file *r = record_files; r->cls; r++) {
         if (r->cls == &record_profile_coz && !s->o->causal)
             continue; /* causal profiling's experiments */
