@@ -9,7 +9,7 @@
 #  - SIGINT to rocsys-top: the kept trace is complete; SIGKILL of rocsys-top: the chunk files
 #    left each pass the checks alone, and --replay reads the chunk directory;
 #  - --merge of two rolled recordings as ranks, --replay --live of a finished one;
-#  - bad --keep values: one line, exit 1.
+#  - bad --keep values: one line, exit 2 (the status of every bad option).
 source "$(dirname "$0")/lib.sh"
 CHECKER="$ROCSYS_PROGRAMS/rocsys-trace-check"
 [ -x "$CHECKER" ] || skip "rocsys-trace-check not built"
@@ -80,6 +80,7 @@ total=$(json_num "$D/session.json" samples)
 in_trace=$(awk '$1 == "packets" {print $6}' "$WORK/dur.check")
 check "3s: the trace holds part of the run (${in_trace:-?} of ${total:-?} samples)" \
     awk -v t="${in_trace:-0}" -v a="${total:-0}" 'BEGIN{exit !(t > 0 && t < a * 0.6)}'
+echo "3s: the trace keeps $span s: ${in_trace:-?} of ${total:-?} samples, ${dropped:-?} chunks dropped"
 txt=$(sed -n 's/.*; \([0-9]*\) samples, .*/\1/p' "$D/profile.txt" | head -1)
 check "3s: profile.txt counts the whole run (${txt:-?} samples, session ${total:-?})" test "${txt:-x}" = "$total"
 check "3s: profile.txt says the trace keeps the last 3s" \
@@ -107,6 +108,7 @@ dropped=$(json_num "$S/session.json" chunks_dropped)
 check "64K: the trace stays within 64K and a last buffer ($size bytes)" test "$size" -le $((96 * 1024))
 check "64K: it rolled (${dropped:-no} chunks dropped; trace $size bytes)" test "${dropped:-0}" -ge 1
 check "64K: session.json says trace_bytes $size" test "$(json_num "$S/session.json" trace_bytes)" = "$size"
+echo "64K: the trace is $size bytes, ${dropped:-?} chunks dropped"
 "$CHECKER" "$S/trace.pftrace" > "$WORK/size.check" 2> "$WORK/size.err" || true
 check "64K: the trace passes the checks: $(cat "$WORK/size.err")" grep -q 'violations 0$' "$WORK/size.check"
 
@@ -167,11 +169,11 @@ for v in 10x 1.5s 10 32K 1s '' 10MB -3s; do
     rc=0
     "$ROCSYS_TOP" --record "$WORK/bad" --keep "$v" -- true > "$WORK/bad.out" 2> "$WORK/bad.err" || rc=$?
     check "--keep '$v' refused with one line (exit $rc): $(cat "$WORK/bad.err")" \
-        bash -c "test $rc -eq 1 && test \$(wc -l < '$WORK/bad.err') -eq 1 && grep -q -- '--keep' '$WORK/bad.err'"
+        bash -c "test $rc -eq 2 && test \$(wc -l < '$WORK/bad.err') -eq 1 && grep -q -- '--keep' '$WORK/bad.err'"
 done
 check "no recording started for a bad value" test ! -e "$WORK/bad/session.json"
 rc=0
 "$ROCSYS_TOP" --keep 30s -- true > /dev/null 2> "$WORK/bad.err" || rc=$?
 check "--keep without --record refused (exit $rc): $(cat "$WORK/bad.err")" \
-    bash -c "test $rc -eq 1 && grep -q 'needs --record' '$WORK/bad.err'"
+    bash -c "test $rc -eq 2 && grep -q 'needs --record' '$WORK/bad.err'"
 finish
