@@ -239,6 +239,11 @@ void pfw_roll_close(struct record_writer *w)
     ms->keep_chunks_dropped = w->chunks_dropped;
     ms->keep_bytes_dropped = w->bytes_dropped;
     ms->keep_trace_bytes = bytes;
+    size_t from = w->nchunks > 16 ? w->nchunks - 16 : 0;
+    ms->keep_first_chunk = w->nchunks ? w->chunks[from].index : 0;
+    ms->keep_nchunks = w->nchunks - from;
+    for (size_t i = from; i < w->nchunks; i++)
+        ms->keep_chunk_bytes[i - from] = w->chunks[i].bytes;
     free(w->chunks);
     free(w->chunk_dir);
     free(w->final_path);

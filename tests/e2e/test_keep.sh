@@ -8,7 +8,8 @@
 #  - --keep 64K at 10 kHz: the trace stays within 64K (and a last buffer);
 #  - SIGINT to rocsys-top: the kept trace is complete; SIGKILL of rocsys-top: the chunk files
 #    left each pass the checks alone, and --replay reads the chunk directory;
-#  - --merge of two rolled recordings as ranks, --replay --live of a finished one;
+#  - --merge of two rolled recordings as ranks, --replay --live of a finished one, and of one
+#    while it runs (it follows the chunk files: its last frame counts the whole run);
 #  - bad --keep values: one line, exit 2 (the status of every bad option).
 source "$(dirname "$0")/lib.sh"
 CHECKER="$ROCSYS_PROGRAMS/rocsys-trace-check"
@@ -125,6 +126,25 @@ n_m=$(awk '$1 == "packets" {print $6}' "$WORK/m.check")
 n_d=$(awk '$1 == "packets" {print $6}' "$WORK/dur.check")
 n_s=$(awk '$1 == "packets" {print $6}' "$WORK/size.check")
 check "merged trace has both ranks' kept samples ($n_m = $n_d + $n_s)" test "$n_m" -eq $((n_d + n_s))
+
+# ---- --replay --live while a rolling recording runs: it follows the chunks to the end ----
+samples_of() { sed -n 's/^mode .* samples \([0-9]*\) .*/\1/p'; }
+L=$WORK/live
+"$ROCSYS_TOP" --record "$L" --keep 3s --no-tui --gpu-interval 0 -- "$ROCSYS_DEMO" --seconds 8 \
+    > "$WORK/lrec.out" 2>&1 &
+rpid=$!
+wait_file "$L/trace.chunks/000000.pftrace" 20 || true
+rc=0
+timeout 90 "$ROCSYS_TOP" --replay "$L" --live -b -d 10 --rows 3 > "$WORK/live.txt" 2>&1 || rc=$?
+wait "$rpid" || true
+check "live: follows the rolling recording and exits 0 once it ended (got $rc)" test "$rc" -eq 0
+live_n=$(last_frame "$WORK/live.txt" | samples_of)
+kept_n=$("$ROCSYS_TOP" --replay "$L" -b --rows 3 | samples_of)
+total=$(json_num "$L/session.json" samples)
+echo "live: the last frame counts ${live_n:-?} samples; the kept trace ${kept_n:-?}; the run ${total:-?}"
+check "live: the last frame counts the whole run (${live_n:-?} of ${total:-?}), more than the kept trace (${kept_n:-?})" \
+    awk -v l="${live_n:-0}" -v t="${total:-0}" -v k="${kept_n:-0}" 'BEGIN{exit !(l > k && l >= 0.97 * t && l <= t)}'
+check "live: the last frame says it ended" bash -c "grep -q '0 being written.*1 ended' <(awk '/^rocsys-top frame /{buf=\"\"} {buf=buf \$0 \"\\n\"} END{printf \"%s\", buf}' '$WORK/live.txt')"
 
 # ---- SIGINT and SIGKILL to rocsys-top ----
 for sig in INT KILL; do
