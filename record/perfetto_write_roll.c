@@ -75,15 +75,22 @@ int pfw_roll_open(struct record_writer *w, const char *path)
     w->gen = 1;
     w->keep_ns = ms->keep_ns;
     w->keep_bytes = ms->keep_ns ? 0 : ms->keep_bytes;
-    if (!w->keep_ns && !w->keep_bytes) {
-        w->fd = record_open(path, 1);
-        return w->fd < 0 ? -1 : 0;
-    }
-    w->final_path = xstrdup(path);
     if (n > 8 && strcmp(path + n - 8, ".pftrace") == 0)
         n -= 8;
     w->chunk_dir = xmalloc(n + 8);
     snprintf(w->chunk_dir, n + 8, "%.*s.chunks", (int)n, path);
+    if (!w->keep_ns && !w->keep_bytes) {
+        /* an earlier rolling recording's chunks (--force) would be read for ours */
+        if (lstat(w->chunk_dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
+            clear_chunk_dir(w->chunk_dir);
+            rmdir(w->chunk_dir);
+        }
+        free(w->chunk_dir);
+        w->chunk_dir = NULL;
+        w->fd = record_open(path, 1);
+        return w->fd < 0 ? -1 : 0;
+    }
+    w->final_path = xstrdup(path);
     if (mkdir(w->chunk_dir, 0700) != 0 && errno != EEXIST)
         return -1;
     if (lstat(w->chunk_dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
