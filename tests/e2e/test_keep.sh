@@ -62,6 +62,7 @@ rc=0
     > "$WORK/dur.out" 2>&1 || rc=$?
 check "3s: recorded (exit $rc): $(tail -2 "$WORK/dur.out")" test "$rc" -eq 0 -a -s "$D/trace.pftrace"
 check "3s: no chunk directory left after the end" test ! -e "$D/trace.chunks"
+check "3s: the summary says what the trace keeps" grep -q '^rocsys-top: trace.pftrace keeps the last 3s: from ' "$WORK/dur.out"
 "$CHECKER" "$D/trace.pftrace" > "$WORK/dur.check" 2> "$WORK/dur.err" || true
 check "3s: the trace passes the reader's checks: $(cat "$WORK/dur.err")" \
     grep -q 'violations 0$' "$WORK/dur.check"
