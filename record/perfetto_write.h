@@ -151,6 +151,8 @@ int pfw_thread_declared(struct record_writer *w, uint32_t pid, uint32_t tid);
 int pfw_thread_set_name(struct record_writer *w, uint32_t pid, uint32_t tid, const char *name);
 /* The name thread (pid, tid) was declared with ("" if none). */
 const char *pfw_thread_name(struct record_writer *w, uint32_t pid, uint32_t tid);
+/* The uuid of the track of an entry of w->tracks (what pfw_track_intern gave for it). */
+uint64_t pfw_track_uuid_of(const struct ient *e);
 /* The uuid of pid's track called name of kind PF_TRACK_KIND_* in *uuid; 1 when it is new. */
 int pfw_track_intern(struct record_writer *w, uint32_t pid, uint32_t kind, const char *name,
                      const char *unit, uint64_t *uuid);

@@ -132,6 +132,11 @@ static int eq_track(const struct record_writer *w, const struct ient *e, const v
     return e->a == k->pid && e->b == k->kind && strcmp(w->strs[e->k], k->name) == 0;
 }
 
+uint64_t pfw_track_uuid_of(const struct ient *e)
+{
+    return hash_mix64(e->h ^ 0x747261636b000000ull) | 1ull << 63;
+}
+
 int pfw_track_intern(struct record_writer *w, uint32_t pid, uint32_t kind, const char *name,
                      const char *unit, uint64_t *uuid)
 {
@@ -139,7 +144,7 @@ int pfw_track_intern(struct record_writer *w, uint32_t pid, uint32_t kind, const
     uint64_t h = hash_mix64(hash_str(name) ^ ((uint64_t)pid << 8 | kind));
     struct ient *e = itab_slot(&w->tracks, h, eq_track, w, &key);
 
-    *uuid = hash_mix64(h ^ 0x747261636b000000ull) | 1ull << 63;
+    *uuid = pfw_track_uuid_of(e->used ? e : &(struct ient){.h = h});
     if (e->used)
         return 0;
     *e = (struct ient){.h = h, .a = pid, .b = kind, .used = 1};

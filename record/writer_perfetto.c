@@ -395,12 +395,10 @@ static void roll(struct record_writer *w)
     }
     for (size_t i = 0; i < w->tracks.cap; i++) {
         const struct ient *e = &w->tracks.e[i];
-        uint64_t uuid;
         if (!e->used)
             continue;
         const char *name = w->strs[e->k], *unit = e->c ? w->strs[e->c - 1] : NULL;
-        pfw_track_intern(w, e->a, e->b, name, unit, &uuid); /* (known: its uuid) */
-        track_descriptor(w, t, e->a, e->b, name, unit, uuid);
+        track_descriptor(w, t, e->a, e->b, name, unit, pfw_track_uuid_of(e));
     }
     w->pend_in.n = 0; /* the interned data of the old chunk, for the samples below */
     for (size_t h = 0; h < w->nheap; h++) {
