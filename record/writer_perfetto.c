@@ -517,7 +517,9 @@ void record_perfetto_stats(const struct record_writer *w, size_t *frames, size_t
                   w->cap_func_frames * sizeof(uint32_t) + w->cap_stack_written * sizeof(uint64_t) +
                   w->capstrs * sizeof(char *) + w->out.cap + w->pkt.cap +
                   w->capstack * sizeof(uint32_t) + w->capheap * sizeof(struct pf_pending) +
-                  w->pend_in.cap;
+                  w->pend_in.cap + w->capchunks * sizeof(struct pf_chunk) +
+                  w->capdecl_threads * sizeof(uint64_t) + w->capdecl_procs * sizeof(uint32_t) +
+                  (w->func_gen ? w->cap_func_frames * sizeof(uint32_t) : 0);
 }
 
 const struct record_writer_class record_perfetto = {

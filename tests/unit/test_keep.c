@@ -165,14 +165,20 @@ static void check_duration(struct model *m, const char *dir)
                                   .tid = FIXTURE_PID,
                                   .data = "main"});
     int most = 0;
+    size_t frames, stacks, heap_early = 0, heap;
     for (uint32_t i = 0; i < total; i++) {
         feed_one(w, t0, i, total);
+        if (i == 5000)
+            record_perfetto_stats(w, &frames, &stacks, &heap_early);
         if (i % 1000 == 999) { /* the ring stays small: 2 s in half-second chunks, and one */
             int n = list_chunks(cdir, names, 64);
             most = n > most ? n : most;
         }
     }
     CHECK_MSG(most >= 2 && most <= 7, "%d chunk files at most", most);
+    record_perfetto_stats(w, &frames, &stacks, &heap);
+    CHECK_MSG(heap == heap_early, "writer heap %zu bytes after 20 s, %zu after 5 s", heap,
+              heap_early); /* memory bounded: 30 chunks later, no more */
     /* before the close: every chunk file alone is a valid trace with its own stacks and tracks */
     int n = list_chunks(cdir, names, 64);
     CHECK_MSG(n >= 2, "%d chunk files", n);
