@@ -9,32 +9,34 @@
 #include <sys/types.h>
 
 struct inject_options {
-    int freq_hz;            /* samples per second per thread */
-    int wall;               /* --sample wall */
-    int cpu_timer;          /* --cpu-timer: INJECT_TIMER_AUTO, _PERF or _POSIX */
-    int engine;             /* --engine: INJECT_ENGINE_AUTO, _PERF or _SIGNAL */
-    int delay_tenths;       /* -d: refresh delay */
-    int iterations;         /* -n: refreshes before exiting, 0 = unlimited */
-    int batch;              /* -b: text frames, no curses */
-    int window_s;           /* sliding-window length */
-    int follow;             /* profile children (default on; --no-follow) */
-    int python;             /* --python: INJECT_PYTHON_ON, _NATIVE or _OFF */
-    int launch_stacks_off;  /* --launch-stacks off: no call stacks of kernel launches */
-    int use_stdin;          /* --stdin: the target reads our stdin */
-    int color;              /* --no-color turns it off */
-    int no_mouse;           /* --no-mouse: clicks and the wheel stay the terminal's */
-    int max_rows;           /* --rows: rows per view in batch frames, 0 = all */
-    double profile_min_pct; /* --profile-min: profile.txt's pruning threshold, % */
-    const char *output_log; /* --output-log FILE */
-    const char *record_dir; /* --record DIR */
-    int force;              /* --force: overwrite a recording in DIR */
-    int no_tui;             /* --no-tui: headless recording (or --serve) */
-    const char *serve;      /* --serve [ADDR:]PORT: the HTTP endpoint, NULL: none */
-    const char *merge_dir;  /* --merge DIR: merge the ranks' recordings in DIR */
-    const char *replay_dir; /* --replay DIR: show a recording */
-    const char *range;      /* --range START:END: the part of a replayed run (seconds) */
-    int live;               /* --live: follow the replayed recording(s) as they are written */
-    const char *diff_dir;   /* --diff OLD: compare the replayed recording with OLD */
+    int freq_hz;                  /* samples per second per thread */
+    int wall;                     /* --sample wall */
+    int cpu_timer;                /* --cpu-timer: INJECT_TIMER_AUTO, _PERF or _POSIX */
+    int engine;                   /* --engine: INJECT_ENGINE_AUTO, _PERF or _SIGNAL */
+    int delay_tenths;             /* -d: refresh delay */
+    int iterations;               /* -n: refreshes before exiting, 0 = unlimited */
+    int batch;                    /* -b: text frames, no curses */
+    int window_s;                 /* sliding-window length */
+    int follow;                   /* profile children (default on; --no-follow) */
+    int python;                   /* --python: INJECT_PYTHON_ON, _NATIVE or _OFF */
+    int launch_stacks_off;        /* --launch-stacks off: no call stacks of kernel launches */
+    int use_stdin;                /* --stdin: the target reads our stdin */
+    int color;                    /* --no-color turns it off */
+    int no_mouse;                 /* --no-mouse: clicks and the wheel stay the terminal's */
+    int max_rows;                 /* --rows: rows per view in batch frames, 0 = all */
+    double profile_min_pct;       /* --profile-min: profile.txt's pruning threshold, % */
+    const char *output_log;       /* --output-log FILE */
+    const char *record_dir;       /* --record DIR */
+    int force;                    /* --force: overwrite a recording in DIR */
+    const char *keep;             /* --keep DURATION|SIZE: a rolling trace, NULL: the whole run */
+    uint64_t keep_ns, keep_bytes; /* --keep parsed (record_keep) */
+    int no_tui;                   /* --no-tui: headless recording (or --serve) */
+    const char *serve;            /* --serve [ADDR:]PORT: the HTTP endpoint, NULL: none */
+    const char *merge_dir;        /* --merge DIR: merge the ranks' recordings in DIR */
+    const char *replay_dir;       /* --replay DIR: show a recording */
+    const char *range;            /* --range START:END: the part of a replayed run (seconds) */
+    int live;                     /* --live: follow the replayed recording(s) as they are written */
+    const char *diff_dir;         /* --diff OLD: compare the replayed recording with OLD */
     char source_path[4096]; /* --source-path OLD=NEW (repeated: joined with ','), "" if none */
     int attach_gpu;         /* --attach-gpu: no target, the GPU dashboard */
     const char *pids;       /* -p PID[,PID...]: attach to running processes */

@@ -1,6 +1,7 @@
 /* Command-line options: one table drives parsing, range checks and --help. */
 #include "inject.h"
 #include "model/model.h"
+#include "record/record.h"
 #include "tui/tui.h"
 
 #include <stdlib.h>
@@ -67,6 +68,10 @@ static const struct opt_def opt_table[] = {
      "also record the session into DIR: trace.pftrace (Perfetto), profile.txt, stacks.folded, "
      "profile.pb.gz (pprof), output.log, session.json, and gpu.csv, kernels.csv, hip_api.csv, "
      "copies.csv"},
+    {"keep", 0, OPT_STRING, "DURATION|SIZE", 0, 0, NULL, OFF(keep), 0,
+     "with --record: a rolling trace: trace.pftrace keeps only the last DURATION (30s, 10m, 2h, "
+     "1d) or the last SIZE (64K, 500M, 2G) of the run, whole chunks dropped from the front; the "
+     "profiles (profile.txt, profile.pb.gz, stacks.folded) still cover the whole run"},
     {"merge", 0, OPT_STRING, "DIR", 0, 0, NULL, OFF(merge_dir), 0,
      "merge the MPI ranks' recordings in DIR/rank-N into DIR/merged.pftrace, merged.folded, "
      "merged-gpu.folded, merged-profile.txt and merged.pb.gz, then exit"},
@@ -274,6 +279,17 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
         if (apply(d, value, o, err, errlen) != 0)
             return -1;
         o->given |= 1ull << (d - opt_table);
+    }
+    if (o->keep && !o->record_dir) {
+        snprintf(err, errlen, "--keep needs --record DIR");
+        return -1;
+    }
+    if (o->keep) {
+        struct record_keep k;
+        if (record_keep_parse(o->keep, &k, err, errlen) != 0)
+            return -1;
+        o->keep_ns = k.ns;
+        o->keep_bytes = k.bytes;
     }
     if (o->range && !o->replay_dir) {
         snprintf(err, errlen, "--range needs --replay DIR");

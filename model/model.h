@@ -215,6 +215,14 @@ struct model_session {
     uint32_t hsa_root[3], hsa_core[3], hsa_amd[3];
     char hsa_why[112];
     struct model_causal *causal; /* --causal: the experiments (model/causal.h), else NULL */
+    /* --record DIR --keep: the rolling trace keeps the last keep_ns of trace time or the last
+     * keep_bytes (0 and 0: the whole run); the trace writer says at its close what it kept:
+     * the first kept packet's time (MONOTONIC), chunks and bytes dropped, the trace's size,
+     * and its chunks (where --replay --live finds the rest of the chunk it was reading) */
+    uint64_t keep_ns, keep_bytes;
+    uint64_t keep_first_ns, keep_chunks_dropped, keep_bytes_dropped, keep_trace_bytes;
+    uint64_t keep_first_chunk, keep_nchunks; /* the chunks it holds: first number, count */
+    uint64_t keep_chunk_bytes[16];           /* their sizes (the last 16), in order */
 };
 
 struct model *model_new(void);

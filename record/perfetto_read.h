@@ -86,7 +86,9 @@ struct perfetto_summary {
 
 /* Read and check the trace at path. Returns 0 when it parses and every check passes (a
  * truncated tail is not an error: see out->truncated), -1 with a one-line message in err
- * otherwise (out still holds what was read). Free out with perfetto_read_free. */
+ * otherwise (out still holds what was read). Free out with perfetto_read_free. A directory at
+ * path is a rolling trace's chunk directory (--keep, a run that could not finish): its
+ * NNNNNN.pftrace files in order, read as one trace. */
 int perfetto_read_file(const char *path, struct perfetto_summary *out, char *err, size_t errlen);
 /* The same on bytes in memory. */
 int perfetto_read_buffer(const uint8_t *data, size_t len, struct perfetto_summary *out, char *err,

@@ -37,6 +37,16 @@ struct itab {
     size_t cap, count;
 };
 
+/* A chunk file of a rolling trace (--keep): a trace readable on its own. */
+struct pf_chunk {
+    uint32_t index;          /* its file: NNNNNN.pftrace in the chunk directory */
+    uint64_t first_ns;       /* its earliest packet (MONOTONIC), UINT64_MAX while none */
+    uint64_t start_ns;       /* when it was started (its anchor's time) */
+    uint64_t last_ns, bytes; /* its latest packet; bytes written so far */
+};
+
+#define PF_KEEP_PARTS 4 /* a rolling trace's chunk: a quarter of what --keep keeps */
+
 /* A sample waiting in the reorder window. */
 struct pf_pending {
     uint64_t mono_ns, order; /* order: arrival, to keep equal times in arrival order */
@@ -78,6 +88,24 @@ struct record_writer {
     size_t nheap, capheap;
     uint64_t newest_ns, arrivals; /* latest sample time seen; samples seen */
     struct pb pend_in;            /* interned data for the next sample packet written */
+    /* Rolling trace (--keep, perfetto_write_roll.c): the trace is chunk files in chunk_dir,
+     * concatenated into final_path at the close; each chunk clears the incremental state and
+     * declares again what its packets use. gen numbers the chunks: an interned entry (string,
+     * frame) whose generation is older is written again before its next use. */
+    uint32_t gen;
+    uint64_t keep_ns, keep_bytes; /* both 0: one file, the whole run */
+    char *final_path, *chunk_dir;
+    struct pf_chunk *chunks; /* on disk, oldest first; the last one is being written */
+    size_t nchunks, capchunks;
+    uint32_t next_chunk;
+    int roll_due;                           /* roll before the next event */
+    uint64_t chunks_dropped, bytes_dropped; /* dropped from the front so far */
+    uint64_t anchor_ns;                     /* the latest anchor's time (MONOTONIC) */
+    uint32_t *func_gen;                     /* model function f -> gen its frame was written in */
+    uint64_t *decl_threads; /* (pid << 32 | tid) declared, to declare again in a new chunk */
+    size_t ndecl_threads, capdecl_threads;
+    uint32_t *decl_procs; /* pids declared */
+    size_t ndecl_procs, capdecl_procs;
 };
 
 /* ---- encoding (perfetto_write_encode.c) ---- */
@@ -92,7 +120,23 @@ void pfw_packet_begin_delta(struct record_writer *w, uint64_t mono_ns);
 void pfw_packet_end(struct record_writer *w);
 /* The sequence's first packet: clears the incremental state, makes clock 64 the default and
  * anchors it (and MONOTONIC) to BOOTTIME. */
-void pfw_packet_anchor(struct record_writer *w, uint64_t mono, uint64_t boot);
+void pfw_packet_anchor(struct record_writer *w, uint64_t mono, uint64_t boot, int first);
+
+/* ---- rolling (perfetto_write_roll.c) ---- */
+
+/* Open the trace at path: one file, or with --keep the first chunk file (the chunk directory
+ * beside path). 0, or -1 with errno set. */
+int pfw_roll_open(struct record_writer *w, const char *path);
+/* After bytes of the current file were written: note them (a full chunk is due to roll). */
+void pfw_roll_written(struct record_writer *w, size_t bytes);
+/* Close the current chunk and start the next file (the packets buffered are written first);
+ * drop the oldest chunks past what --keep keeps. 0, or -1 (w->failed set). */
+int pfw_roll_next_file(struct record_writer *w);
+/* Delete the oldest chunk files past what --keep keeps (the current one stays). */
+void pfw_roll_drop(struct record_writer *w);
+/* Close the trace: with --keep, the kept chunks concatenated into the final file (written
+ * beside it, then renamed), the chunk files removed; what was kept told to the session. */
+void pfw_roll_close(struct record_writer *w);
 
 /* ---- interning (perfetto_write_intern.c) ---- */
 
@@ -105,12 +149,18 @@ void pfw_process_mark(struct record_writer *w, uint32_t pid);
 int pfw_thread_declared(struct record_writer *w, uint32_t pid, uint32_t tid);
 /* Note name as thread (pid, tid)'s; 1 when it must be declared (new or renamed), else 0. */
 int pfw_thread_set_name(struct record_writer *w, uint32_t pid, uint32_t tid, const char *name);
+/* The name thread (pid, tid) was declared with ("" if none). */
+const char *pfw_thread_name(struct record_writer *w, uint32_t pid, uint32_t tid);
+/* The uuid of the track of an entry of w->tracks (what pfw_track_intern gave for it). */
+uint64_t pfw_track_uuid_of(const struct ient *e);
 /* The uuid of pid's track called name of kind PF_TRACK_KIND_* in *uuid; 1 when it is new. */
 int pfw_track_intern(struct record_writer *w, uint32_t pid, uint32_t kind, const char *name,
-                     uint64_t *uuid);
+                     const char *unit, uint64_t *uuid);
 /* The callstack iid of model path p, its frames and callstack added to the in_* buffers on
  * first use. */
 uint32_t pfw_intern_path(struct record_writer *w, uint32_t p);
+/* A new chunk: every interned entry is written again before its next use. */
+void pfw_intern_new_gen(struct record_writer *w);
 /* Free the interning tables. */
 void pfw_intern_free(struct record_writer *w);
 

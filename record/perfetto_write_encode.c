@@ -43,7 +43,7 @@ static const uint8_t *compress_out(struct record_writer *w, size_t *len)
 void pfw_flush_out(struct record_writer *w)
 {
     const uint8_t *p = w->out.p;
-    size_t n = w->out.n;
+    size_t n = w->out.n, total;
 
     if (n == 0)
         return;
@@ -51,6 +51,7 @@ void pfw_flush_out(struct record_writer *w)
         p = w->out.p; /* deflate failed: the chunk as it is */
         n = w->out.n;
     }
+    total = n;
     while (n > 0 && !w->failed) {
         ssize_t k = write(w->fd, p, n);
         if (k < 0 && errno == EINTR)
@@ -64,6 +65,20 @@ void pfw_flush_out(struct record_writer *w)
         n -= (size_t)k;
     }
     w->out.n = 0;
+    if (w->nchunks && !w->failed)
+        pfw_roll_written(w, total);
+}
+
+/* A rolling trace: the current chunk's span grows to mono_ns. */
+static inline void chunk_time(struct record_writer *w, uint64_t mono_ns)
+{
+    if (w->nchunks) {
+        struct pf_chunk *c = &w->chunks[w->nchunks - 1];
+        if (mono_ns < c->first_ns)
+            c->first_ns = mono_ns;
+        if (mono_ns > c->last_ns)
+            c->last_ns = mono_ns;
+    }
 }
 
 /* Start a packet at an absolute time: BOOTTIME with its clock id, sequence id and flags. */
@@ -71,6 +86,7 @@ void pfw_packet_begin(struct record_writer *w, uint64_t mono_ns, uint32_t flags)
 {
     if (mono_ns > w->pkt_ns)
         w->pkt_ns = mono_ns;
+    chunk_time(w, mono_ns);
     w->pkt.n = 0;
     pb_uint(&w->pkt, PF_PACKET_TIMESTAMP, (uint64_t)((int64_t)mono_ns + w->boot_offset));
     pb_uint(&w->pkt, PF_PACKET_TIMESTAMP_CLOCK, PF_BUILTIN_BOOTTIME);
@@ -90,6 +106,7 @@ void pfw_packet_begin_delta(struct record_writer *w, uint64_t mono_ns)
     }
     if (mono_ns > w->pkt_ns)
         w->pkt_ns = mono_ns;
+    chunk_time(w, mono_ns);
     w->pkt.n = 0;
     pb_uint(&w->pkt, PF_PACKET_TIMESTAMP, boot - w->delta_base_ns);
     pb_uint(&w->pkt, PF_PACKET_SEQUENCE_ID, w->seq);
@@ -109,10 +126,11 @@ void pfw_packet_end(struct record_writer *w)
     }
 }
 
-void pfw_packet_anchor(struct record_writer *w, uint64_t mono, uint64_t boot)
+void pfw_packet_anchor(struct record_writer *w, uint64_t mono, uint64_t boot, int first)
 {
     pfw_packet_begin(w, mono, PF_SEQ_CLEARED | PF_SEQ_NEEDS);
-    pb_uint(&w->pkt, PF_PACKET_FIRST_ON_SEQUENCE, 1);
+    if (first) /* (a later chunk of a rolling trace follows others: not the first) */
+        pb_uint(&w->pkt, PF_PACKET_FIRST_ON_SEQUENCE, 1);
     w->tmp.n = 0;
     pb_uint(&w->tmp, PF_DEFAULTS_TIMESTAMP_CLOCK, PF_CLOCK_DELTA);
     pb_bytes(&w->pkt, PF_PACKET_DEFAULTS, w->tmp.p, w->tmp.n);
@@ -133,4 +151,5 @@ void pfw_packet_anchor(struct record_writer *w, uint64_t mono, uint64_t boot)
     pb_bytes(&w->pkt, PF_PACKET_CLOCK_SNAPSHOT, w->sub.p, w->sub.n);
     pfw_packet_end(w);
     w->delta_base_ns = boot;
+    w->anchor_ns = mono;
 }

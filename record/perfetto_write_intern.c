@@ -81,7 +81,13 @@ int pfw_process_declared(struct record_writer *w, uint32_t pid)
 
 void pfw_process_mark(struct record_writer *w, uint32_t pid)
 {
-    *hashmap_slot(&w->procs, thread_key(pid, 0), 1) = 1;
+    uint32_t *slot = hashmap_slot(&w->procs, thread_key(pid, 0), 1);
+
+    if (!*slot) { /* a new one: listed, for the next chunk of a rolling trace */
+        xgrow(&w->decl_procs, &w->capdecl_procs, w->ndecl_procs + 1, sizeof(*w->decl_procs));
+        w->decl_procs[w->ndecl_procs++] = pid;
+    }
+    *slot = 1;
 }
 
 int pfw_thread_declared(struct record_writer *w, uint32_t pid, uint32_t tid)
@@ -100,8 +106,19 @@ int pfw_thread_set_name(struct record_writer *w, uint32_t pid, uint32_t tid, con
         w->strs[*slot - 1] = xstrdup(name);
     } else {
         *slot = str_add(w, name) + 1;
+        xgrow(&w->decl_threads, &w->capdecl_threads, w->ndecl_threads + 1,
+              sizeof(*w->decl_threads));
+        w->decl_threads[w->ndecl_threads++] = (uint64_t)pid << 32 | tid;
     }
     return 1;
+}
+
+/* (perfetto_write.h) The name thread (pid, tid) was declared with ("" if none). */
+const char *pfw_thread_name(struct record_writer *w, uint32_t pid, uint32_t tid)
+{
+    uint32_t *slot = hashmap_slot(&w->threads, thread_key(pid, tid), 0);
+
+    return slot && *slot ? w->strs[*slot - 1] : "";
 }
 
 struct track_key {
@@ -115,34 +132,46 @@ static int eq_track(const struct record_writer *w, const struct ient *e, const v
     return e->a == k->pid && e->b == k->kind && strcmp(w->strs[e->k], k->name) == 0;
 }
 
+uint64_t pfw_track_uuid_of(const struct ient *e)
+{
+    return hash_mix64(e->h ^ 0x747261636b000000ull) | 1ull << 63;
+}
+
 int pfw_track_intern(struct record_writer *w, uint32_t pid, uint32_t kind, const char *name,
-                     uint64_t *uuid)
+                     const char *unit, uint64_t *uuid)
 {
     struct track_key key = {pid, kind, name};
     uint64_t h = hash_mix64(hash_str(name) ^ ((uint64_t)pid << 8 | kind));
     struct ient *e = itab_slot(&w->tracks, h, eq_track, w, &key);
 
-    *uuid = hash_mix64(h ^ 0x747261636b000000ull) | 1ull << 63;
+    *uuid = pfw_track_uuid_of(e->used ? e : &(struct ient){.h = h});
     if (e->used)
         return 0;
     *e = (struct ient){.h = h, .a = pid, .b = kind, .used = 1};
     e->k = str_add(w, name);
+    e->c = unit ? str_add(w, unit) + 1 : 0; /* (its unit, to declare it again) */
     w->tracks.count++;
     return 1;
 }
 
-/* Interned string s in table t (new ones appended to buf as InternedData field); returns iid. */
+/* Interned string s in table t (new ones, and ones last written in an earlier chunk, appended
+ * to buf as InternedData field; *written says so); returns iid. */
 static uint32_t intern_string(struct record_writer *w, struct itab *t, uint32_t *next,
-                              struct pb *buf, uint32_t field, const char *s)
+                              struct pb *buf, uint32_t field, const char *s, int *written)
 {
     uint64_t h = hash_str(s);
     struct ient *e = itab_slot(t, h, eq_str, w, s);
 
-    if (e->used)
+    *written = 0;
+    if (e->used && e->b == w->gen)
         return e->a;
-    *e = (struct ient){.h = h, .a = ++*next, .used = 1};
-    e->k = str_add(w, s);
-    t->count++;
+    if (!e->used) {
+        *e = (struct ient){.h = h, .a = ++*next, .used = 1};
+        e->k = str_add(w, s);
+        t->count++;
+    }
+    e->b = w->gen; /* written in this chunk */
+    *written = 1;
     w->tmp.n = 0;
     pb_uint(&w->tmp, PF_STRING_IID, e->a);
     pb_bytes(&w->tmp, PF_STRING_STR, s, strlen(s));
@@ -153,11 +182,11 @@ static uint32_t intern_string(struct record_writer *w, struct itab *t, uint32_t 
 /* Mapping iid of a module basename (its path string gets the same iid). */
 static uint32_t intern_module(struct record_writer *w, const char *module)
 {
-    uint32_t before = w->next_module;
+    int written;
     uint32_t iid = intern_string(w, &w->modules, &w->next_module, &w->in_path,
-                                 PF_INTERNED_MAPPING_PATHS, module);
+                                 PF_INTERNED_MAPPING_PATHS, module, &written);
 
-    if (w->next_module != before) {
+    if (written) {
         w->tmp.n = 0;
         pb_uint(&w->tmp, PF_MAPPING_IID, iid);
         pb_uint(&w->tmp, PF_MAPPING_PATH_STRING_IDS, iid);
@@ -166,14 +195,17 @@ static uint32_t intern_module(struct record_writer *w, const char *module)
     return iid;
 }
 
-/* A new frame entry in the interned data; returns its iid. */
+/* A frame entry in the interned data (iid 0: a new iid); returns its iid. */
 static uint32_t new_frame(struct record_writer *w, const char *function, const char *module,
-                          uint64_t rel_pc)
+                          uint64_t rel_pc, uint32_t iid)
 {
-    uint32_t name =
-        intern_string(w, &w->names, &w->next_name, &w->in_fn, PF_INTERNED_FUNCTION_NAMES, function);
+    int written;
+    uint32_t name = intern_string(w, &w->names, &w->next_name, &w->in_fn,
+                                  PF_INTERNED_FUNCTION_NAMES, function, &written);
     uint32_t map = intern_module(w, module);
-    uint32_t iid = ++w->next_frame;
+
+    if (!iid)
+        iid = ++w->next_frame;
 
     w->tmp.n = 0;
     pb_uint(&w->tmp, PF_FRAME_IID, iid);
@@ -201,13 +233,21 @@ static uint32_t func_frame(struct record_writer *w, uint32_t f)
     const struct model_func *fn;
     char label[MODEL_LABEL_MAX];
 
+    size_t cap = w->cap_func_frames;
+
     grow_zeroed(&w->func_frames, &w->cap_func_frames, (size_t)f + 1, sizeof(*w->func_frames));
-    if (w->func_frames[f])
+    if (w->cap_func_frames != cap) { /* the generations alongside */
+        w->func_gen = xrealloc(w->func_gen, w->cap_func_frames * sizeof(*w->func_gen));
+        memset(w->func_gen + cap, 0, (w->cap_func_frames - cap) * sizeof(*w->func_gen));
+    }
+    if (w->func_frames[f] && w->func_gen[f] == w->gen)
         return w->func_frames[f];
     fn = model_func_at(w->m, (int)f);
     model_python_label(fn, label, sizeof(label));
     w->func_frames[f] =
-        new_frame(w, fn ? label : "[unknown]", fn && fn->module ? fn->module : "[unknown]", 0);
+        new_frame(w, fn ? label : "[unknown]", fn && fn->module ? fn->module : "[unknown]", 0,
+                  w->func_frames[f]);
+    w->func_gen[f] = w->gen;
     return w->func_frames[f];
 }
 
@@ -236,7 +276,7 @@ uint32_t pfw_intern_path(struct record_writer *w, uint32_t p)
     w->stack_written[bit / 64] |= 1ull << (bit % 64);
     w->nstacks++;
     if (p == UINT32_MAX) {
-        stack_push(w, &n, new_frame(w, "[unknown]", "[unknown]", 0));
+        stack_push(w, &n, new_frame(w, "[unknown]", "[unknown]", 0, 0));
     } else {
         for (uint32_t q = p; q; q = model_path_parent(w->m, q)) /* leaf first */
             stack_push(w, &n, func_frame(w, model_path_func(w->m, q)));
@@ -254,6 +294,13 @@ uint32_t pfw_intern_path(struct record_writer *w, uint32_t p)
     return p;
 }
 
+void pfw_intern_new_gen(struct record_writer *w)
+{
+    w->gen++;
+    if (w->stack_written)
+        memset(w->stack_written, 0, w->cap_stack_written * sizeof(*w->stack_written));
+}
+
 void pfw_intern_free(struct record_writer *w)
 {
     itab_free(&w->names);
@@ -265,6 +312,9 @@ void pfw_intern_free(struct record_writer *w)
         free(w->strs[i]);
     free(w->strs);
     free(w->func_frames);
+    free(w->func_gen);
+    free(w->decl_threads);
+    free(w->decl_procs);
     free(w->stack_written);
     free(w->stack);
 }

@@ -92,6 +92,19 @@ void record_csv_string(FILE *f, const char *s);
 /* Flush f: 0, or the errno of a write that failed. */
 int record_fflush(FILE *f);
 
+/* --keep DURATION|SIZE: a rolling trace keeps the last ns of trace time or the last bytes
+ * (one of them non-zero; both 0: the whole run). record_keep.c. */
+struct record_keep {
+    uint64_t ns, bytes;
+};
+#define RECORD_KEEP_MIN_BYTES (64ull << 10)
+#define RECORD_KEEP_MIN_NS    2000000000ull
+/* Parse "30s", "10m", "2h", "1d" (a duration) or "64K", "500M", "2G", "1T" (a size, powers of
+ * 1024): a whole number and one suffix, nothing else. 0, or -1 with a one-line message. */
+int record_keep_parse(const char *s, struct record_keep *k, char *err, size_t errlen);
+/* The value as the shortest such text ("10m", "500M") in buf. */
+void record_keep_text(const struct record_keep *k, char *buf, size_t n);
+
 /* Writers, one file each. */
 extern const struct record_writer_class record_output_log;    /* the target's full output */
 extern const struct record_writer_class record_profile_txt;   /* per-thread call trees */

@@ -14,7 +14,11 @@
  *    {timestamp_clock_id = 64}, and a ClockSnapshot {BOOTTIME (6) = B0, MONOTONIC (3) = M0,
  *    clock 64 = B0 with is_incremental} read together at open (B0 - M0 is the offset below).
  *    Every later packet: sequence_flags = 2. The sequence's incremental state is never
- *    cleared again, so there is one anchor per sequence.
+ *    cleared again, so there is one anchor per sequence, except in a rolling trace (--keep,
+ *    perfetto_write_roll.c): each chunk starts with such an anchor (flags 3, a ClockSnapshot at
+ *    its start; not first_packet_on_sequence), declares again every process, thread and
+ *    named/counter track, and writes again every interned entry it uses (same iids), so that
+ *    it reads alone once the chunks before it are gone.
  *  - Timestamps: the session's CLOCK_MONOTONIC ns converted to BOOTTIME by adding the
  *    snapshot's BOOTTIME - MONOTONIC offset (a suspend during the run would shift later
  *    samples by the suspended time). Sample packets use the default clock 64, a
@@ -96,14 +100,10 @@ static void emit_process(struct record_writer *w, uint64_t t, uint32_t pid, cons
     pfw_packet_end(w);
 }
 
-/* Declare thread (pid, tid) with name unless it is already declared with that name. */
-static void declare_thread(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t tid,
-                           const char *name)
+/* Thread (pid, tid)'s TrackDescriptor with name. */
+static void thread_descriptor(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t tid,
+                              const char *name)
 {
-    if (!name)
-        name = "";
-    if (!pfw_thread_set_name(w, pid, tid, name))
-        return;
     w->sub.n = 0;
     pb_uint(&w->sub, PF_THREAD_PID, pid);
     pb_uint(&w->sub, PF_THREAD_TID, tid);
@@ -115,6 +115,16 @@ static void declare_thread(struct record_writer *w, uint64_t t, uint32_t pid, ui
     pfw_packet_begin(w, t, PF_SEQ_NEEDS);
     pb_bytes(&w->pkt, PF_PACKET_TRACK_DESCRIPTOR, w->tmp.p, w->tmp.n);
     pfw_packet_end(w);
+}
+
+/* Declare thread (pid, tid) with name unless it is already declared with that name. */
+static void declare_thread(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t tid,
+                           const char *name)
+{
+    if (!name)
+        name = "";
+    if (pfw_thread_set_name(w, pid, tid, name))
+        thread_descriptor(w, t, pid, tid, name);
 }
 
 /* The model's latest name of thread (pid, tid), or NULL. */
@@ -152,17 +162,11 @@ static void put_counter_unit(struct pb *b, const char *unit)
         pb_bytes(b, PF_COUNTER_UNIT_NAME, unit, strlen(unit));
 }
 
-/* The uuid of pid's track called name (kind PF_TRACK_KIND_*), declared on first use: a child of
- * the process track, or a top-level track for pid 0. */
-static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t kind,
-                            const char *name, const char *unit)
+/* The TrackDescriptor of pid's track uuid called name (kind PF_TRACK_KIND_*): a child of the
+ * process track, or a top-level track for pid 0. */
+static void track_descriptor(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t kind,
+                             const char *name, const char *unit, uint64_t uuid)
 {
-    uint64_t uuid;
-
-    if (!pfw_track_intern(w, pid, kind, name, &uuid))
-        return uuid;
-    if (pid)
-        ensure_process(w, t, pid);
     w->tmp.n = 0;
     pb_uint(&w->tmp, PF_TRACK_UUID, uuid);
     pb_bytes(&w->tmp, PF_TRACK_NAME, name, strlen(name));
@@ -176,6 +180,19 @@ static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, u
     pfw_packet_begin(w, t, PF_SEQ_NEEDS);
     pb_bytes(&w->pkt, PF_PACKET_TRACK_DESCRIPTOR, w->tmp.p, w->tmp.n);
     pfw_packet_end(w);
+}
+
+/* The uuid of pid's track called name (kind PF_TRACK_KIND_*), declared on first use. */
+static uint64_t named_track(struct record_writer *w, uint64_t t, uint32_t pid, uint32_t kind,
+                            const char *name, const char *unit)
+{
+    uint64_t uuid;
+
+    if (!pfw_track_intern(w, pid, kind, name, unit, &uuid))
+        return uuid;
+    if (pid)
+        ensure_process(w, t, pid);
+    track_descriptor(w, t, pid, kind, name, unit, uuid);
     return uuid;
 }
 
@@ -353,19 +370,61 @@ static void emit_sample(struct record_writer *w, const struct record_event *ev)
     reorder_flush(w, 0);
 }
 
+/* A rolling trace (--keep): close the chunk and start the next one, readable on its own: the
+ * incremental state cleared and the clocks anchored again, every process, thread and named
+ * track declared again, the interned data of the samples still in the reorder window written
+ * again (with the next sample). */
+static void roll(struct record_writer *w)
+{
+    struct pb *in[] = {&w->in_fn, &w->in_path, &w->in_map, &w->in_frame, &w->in_stack};
+    uint64_t t = w->pkt_ns > w->anchor_ns ? w->pkt_ns : w->anchor_ns;
+
+    w->roll_due = 0;
+    if (pfw_roll_next_file(w) != 0)
+        return;
+    pfw_intern_new_gen(w);
+    pfw_packet_anchor(w, t, (uint64_t)((int64_t)t + w->boot_offset), 0);
+    w->chunks[w->nchunks - 1].start_ns = t;
+    for (size_t i = 0; i < w->ndecl_procs; i++) {
+        const struct model_process *p = model_process_find(w->m, w->decl_procs[i]);
+        emit_process(w, t, w->decl_procs[i], p ? p->exe : NULL);
+    }
+    for (size_t i = 0; i < w->ndecl_threads; i++) {
+        uint32_t pid = (uint32_t)(w->decl_threads[i] >> 32), tid = (uint32_t)w->decl_threads[i];
+        thread_descriptor(w, t, pid, tid, pfw_thread_name(w, pid, tid));
+    }
+    for (size_t i = 0; i < w->tracks.cap; i++) {
+        const struct ient *e = &w->tracks.e[i];
+        if (!e->used)
+            continue;
+        const char *name = w->strs[e->k], *unit = e->c ? w->strs[e->c - 1] : NULL;
+        track_descriptor(w, t, e->a, e->b, name, unit, pfw_track_uuid_of(e));
+    }
+    w->pend_in.n = 0; /* the interned data of the old chunk, for the samples below */
+    for (size_t h = 0; h < w->nheap; h++) {
+        for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+            in[i]->n = 0;
+        pfw_intern_path(w, w->heap[h].stack);
+        for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+            pb_append(&w->pend_in, in[i]);
+    }
+}
+
 static struct record_writer *perfetto_open(const char *path, struct model *m, char *err,
                                            size_t errlen)
 {
     struct record_writer *w = xcalloc(1, sizeof(*w));
     uint64_t mono, boot;
 
-    w->fd = record_open(path, 1);
-    if (w->fd < 0) {
+    w->m = m;
+    if (pfw_roll_open(w, path) != 0) {
         snprintf(err, errlen, "cannot write the Perfetto trace %s: %s", path, strerror(errno));
+        free(w->chunks);
+        free(w->chunk_dir);
+        free(w->final_path);
         free(w);
         return NULL;
     }
-    w->m = m;
     pb_reserve(&w->out, 2 * PF_CHUNK); /* the buffer never grows past this */
     w->z_ok = deflateInit(&w->z, PF_ZLIB_LEVEL) == Z_OK;
     char host[64] = "";
@@ -384,12 +443,20 @@ static struct record_writer *perfetto_open(const char *path, struct model *m, ch
     w->seq = 1 + (uint32_t)(hash_mix64((uint64_t)getpid() << 40 ^ boot) % 16383);
     if (model_session(m)->rank >= 0) /* MPI ranks: distinct ids, so merged traces stay valid */
         w->seq = 1 + (uint32_t)model_session(m)->rank % 16383;
-    pfw_packet_anchor(w, mono, boot);
+    pfw_packet_anchor(w, mono, boot, 1);
+    if (w->nchunks)
+        w->chunks[0].start_ns = mono;
     return w;
 }
 
 static void perfetto_event(struct record_writer *w, const struct record_event *ev)
 {
+    if (w->keep_ns && w->pkt_ns >= w->chunks[w->nchunks - 1].start_ns + w->keep_ns / PF_KEEP_PARTS)
+        w->roll_due = 1; /* DURATION: a chunk spans a quarter of it ... */
+    if (w->keep_ns && w->nchunks > 1 && w->chunks[0].last_ns + w->keep_ns <= w->pkt_ns)
+        pfw_roll_drop(w); /* ... and goes as soon as the newer ones span it */
+    if (w->roll_due && !w->failed)
+        roll(w);
     switch (ev->type) {
     case RECORD_EV_PROCESS:
         emit_process(w, ev->time_ns, ev->pid, ev->data);
@@ -426,8 +493,7 @@ static int perfetto_close(struct record_writer *w, struct model *m, const struct
     (void)end;
     reorder_flush(w, 1);
     pfw_flush_out(w);
-    if (close(w->fd) != 0 && !w->err)
-        w->err = errno;
+    pfw_roll_close(w); /* (a rolling trace: its kept chunks into the file) */
     int err = w->err;
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         free(bufs[i]->p);
@@ -451,7 +517,9 @@ void record_perfetto_stats(const struct record_writer *w, size_t *frames, size_t
                   w->cap_func_frames * sizeof(uint32_t) + w->cap_stack_written * sizeof(uint64_t) +
                   w->capstrs * sizeof(char *) + w->out.cap + w->pkt.cap +
                   w->capstack * sizeof(uint32_t) + w->capheap * sizeof(struct pf_pending) +
-                  w->pend_in.cap;
+                  w->pend_in.cap + w->capchunks * sizeof(struct pf_chunk) +
+                  w->capdecl_threads * sizeof(uint64_t) + w->capdecl_procs * sizeof(uint32_t) +
+                  (w->func_gen ? w->cap_func_frames * sizeof(uint32_t) : 0);
 }
 
 const struct record_writer_class record_perfetto = {

@@ -189,6 +189,16 @@ static struct pprof *build_profile(struct model *m)
     snprintf(line, sizeof(line), "sampling: %s, %d Hz (%s)", clock, s->freq_hz,
              s->timer ? s->timer : "?");
     pprof_comment(p, line);
+    if (s->keep_ns || s->keep_bytes) { /* --keep: the trace rolls, this profile does not */
+        struct record_keep k = {s->keep_ns, s->keep_bytes};
+        char text[32];
+        record_keep_text(&k, text, sizeof(text));
+        snprintf(line, sizeof(line),
+                 "the trace keeps the last %s (trace.pftrace, --keep); this profile covers the "
+                 "whole run",
+                 text);
+        pprof_comment(p, line);
+    }
     add_cpu_samples(p, m, locs, stack, period_ns, s->rank);
     add_gpu_samples(p, m, locs, stack, s->rank);
     free(stack);

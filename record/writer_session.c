@@ -6,8 +6,12 @@
  * ended_by (why the session ended), sampling {mode, freq_hz, timer}, samples, dropped (samples
  * and events), dropped_events (HIP calls, dispatches, copies, regions, names), unsampled_threads,
  * threads, gpus [{index, pci, name}] (the GPUs monitored; empty when none could be read, gpu_status
- * then says why), files (every file of the recording). Written last, when the session ends; its
- * presence marks a complete recording. */
+ * then says why), trace_keep (--keep only: keep, the value given; first_kept_s, the first kept
+ * packet's time in seconds from the start, and first_kept_mono_ns, on CLOCK_MONOTONIC;
+ * chunks_dropped and bytes_dropped from the trace's front; trace_bytes kept; first_chunk and
+ * chunk_bytes, the number of its first chunk and the sizes of its chunks, in order), files (every
+ * file of the recording). Written last, when the session ends; its presence marks a complete
+ * recording. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +202,24 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
         fprintf(f, ", \"text\": ");
         json_str(f, hsa);
         fprintf(f, "},");
+    }
+    if (s->keep_ns || s->keep_bytes) { /* --keep: what the rolling trace kept */
+        struct record_keep k = {s->keep_ns, s->keep_bytes};
+        char text[32];
+        record_keep_text(&k, text, sizeof(text));
+        fprintf(f,
+                "\n  \"trace_keep\": {\"keep\": \"%s\", \"first_kept_s\": %.3f, "
+                "\"first_kept_mono_ns\": %llu, \"chunks_dropped\": %llu, \"bytes_dropped\": %llu, "
+                "\"trace_bytes\": %llu, \"first_chunk\": %llu, \"chunk_bytes\": [",
+                text,
+                s->keep_first_ns > s->start_ns ? (double)(s->keep_first_ns - s->start_ns) / 1e9
+                                               : 0.0,
+                (unsigned long long)s->keep_first_ns, (unsigned long long)s->keep_chunks_dropped,
+                (unsigned long long)s->keep_bytes_dropped, (unsigned long long)s->keep_trace_bytes,
+                (unsigned long long)s->keep_first_chunk);
+        for (uint64_t c = 0; c < s->keep_nchunks && c < 16; c++)
+            fprintf(f, "%s%llu", c ? ", " : "", (unsigned long long)s->keep_chunk_bytes[c]);
+        fprintf(f, "]},");
     }
     json_gpus(f, s->gpu);
     fprintf(f, ",\n  \"files\": [");

@@ -275,6 +275,15 @@ static void write_profile(FILE *f, struct model *m, const struct record_end *end
     fprintf(f, "# %s sampling at %d Hz (timer %s); %llu samples, %llu dropped; target %s\n",
             s->mode, s->freq_hz, s->timer ? s->timer : "?", (unsigned long long)s->samples,
             (unsigned long long)s->dropped, end && end->status_text ? end->status_text : "?");
+    if (s->keep_ns || s->keep_bytes) { /* --keep: the trace rolls, the profiles do not */
+        struct record_keep k = {s->keep_ns, s->keep_bytes};
+        char text[32];
+        record_keep_text(&k, text, sizeof(text));
+        fprintf(f,
+                "# the trace keeps the last %s (trace.pftrace, --keep); profiles cover the "
+                "whole run\n",
+                text);
+    }
     if (min_pct > 0)
         fprintf(f,
                 "# hot functions, then call trees per thread (busiest first; nodes below %g %% "

@@ -125,6 +125,8 @@ static int open_recording(struct attach *a, char *err, size_t errlen)
 
     if (session_record_dir_prepare(dir, a->o->force, err, errlen) != 0)
         return -1;
+    model_session(a->m)->keep_ns = a->o->keep_ns; /* --keep: the trace writer rolls */
+    model_session(a->m)->keep_bytes = a->o->keep_bytes;
     for (const struct record_file *r = record_files; r->cls; r++) {
         if (r->cls == &record_output_log || r->cls == &record_profile_coz)
             continue; /* (no output; --causal starts its program) */

@@ -71,6 +71,8 @@ static int setup_recording(struct session *s, char *err, size_t errlen)
     }
     if (session_record_dir_prepare(dir, s->o->force, err, errlen) != 0)
         return -1;
+    model_session(s->m)->keep_ns = s->o->keep_ns; /* --keep: the trace writer rolls */
+    model_session(s->m)->keep_bytes = s->o->keep_bytes;
     for (const struct record_file *r = record_files; r->cls; r++) {
         if (r->cls == &record_profile_coz && !s->o->causal)
             continue; /* causal profiling's experiments */
@@ -175,6 +177,19 @@ void session_print_summary(struct session *s)
                "their %llu samples are [unknown]\n",
                (unsigned long long)ms->procs_unannounced,
                (unsigned long long)ms->samples_unannounced);
+    if (ms->keep_ns || ms->keep_bytes) { /* --keep: what the rolling trace kept */
+        struct record_keep k = {ms->keep_ns, ms->keep_bytes};
+        char text[32];
+        record_keep_text(&k, text, sizeof(text));
+        printf("rocsys-top: trace.pftrace keeps the last %s: from %.1f s on, %llu bytes (%llu "
+               "chunks, %llu bytes dropped); the profiles cover the whole run\n",
+               text,
+               ms->keep_first_ns > ms->start_ns ? (double)(ms->keep_first_ns - ms->start_ns) / 1e9
+                                                : 0.0,
+               (unsigned long long)ms->keep_trace_bytes,
+               (unsigned long long)ms->keep_chunks_dropped,
+               (unsigned long long)ms->keep_bytes_dropped);
+    }
     if (s->waits)
         printf("rocsys-top: the target waited %llu times (%.1f ms in all) for rings to drain\n",
                (unsigned long long)s->waits, (double)s->waited_ns / 1e6);

@@ -281,6 +281,8 @@ static int replay_open(struct replay *r, const char *dir, const char *opt)
         return 1;
     }
     snprintf(path, sizeof(path), "%s/trace.pftrace", dir);
+    if (access(path, R_OK) != 0) /* a rolling trace (--keep) whose run could not finish */
+        snprintf(path, sizeof(path), "%s/trace.chunks", dir);
     if (access(path, R_OK) != 0) {
         fprintf(stderr, "rocsys-top: %s: no readable trace.pftrace in %s (not a recording)\n", opt,
                 dir);

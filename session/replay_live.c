@@ -54,7 +54,12 @@ struct live_rec {
     size_t rp_thread, rp_sample, rp_slice, rp_track; /* renumbered so far */
     size_t ngpu;                                     /* counters looked at for GPU readings */
     size_t events_cap;                               /* of r.events */
-    char err[256];                                   /* the reader's complaint, "" if none */
+    /* a rolling recording (--keep) while it runs: its chunk files, read one after the other
+     * (the chunk being read, its bytes fed); chunked: it is read that way to its end */
+    int chunked;
+    uint32_t chunk;
+    uint64_t chunk_off;
+    char err[256]; /* the reader's complaint, "" if none */
 };
 
 struct live {
@@ -160,12 +165,105 @@ static void discover(struct live *l)
         for (size_t i = 0; i < l->nrecs && !known; i++)
             known = l->recs[i]->rank == rank;
         snprintf(path, sizeof(path), "%s/%s/trace.pftrace", l->dir, de->d_name);
+        if (!known && access(path, R_OK) != 0) /* (a rolling recording's chunks) */
+            snprintf(path, sizeof(path), "%s/%s/trace.chunks", l->dir, de->d_name);
         if (!known && access(path, R_OK) == 0) {
             snprintf(path, sizeof(path), "%s/%s", l->dir, de->d_name);
             add_rec(l, path, rank);
         }
     }
     closedir(d);
+}
+
+/* Feed the bytes of the file at path from off on; returns how many the stream consumed (whole
+ * packets), the file's size in *size. */
+static long feed_from(struct live *l, struct live_rec *lr, const char *path, uint64_t off,
+                      uint64_t *size)
+{
+    struct stat sb;
+    long fed = 0;
+    int fd;
+
+    *size = 0;
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return 0;
+    if (fstat(fd, &sb) == 0 && (uint64_t)sb.st_size > off) {
+        size_t want = (size_t)((uint64_t)sb.st_size - off);
+        if (want > l->cap) {
+            l->cap = (want / LIVE_READ_CHUNK + 1) * LIVE_READ_CHUNK;
+            l->buf = xrealloc(l->buf, l->cap);
+        }
+        ssize_t n = pread(fd, l->buf, want, (off_t)off);
+        long k =
+            n > 0 ? perfetto_stream_feed(lr->st, l->buf, (size_t)n, lr->err, sizeof(lr->err)) : 0;
+        fed = k > 0 ? k : 0;
+    }
+    *size = (uint64_t)sb.st_size;
+    close(fd);
+    return fed;
+}
+
+/* A rolling recording (--keep) while it runs: feed its chunk files in order, moving to the next
+ * one once it exists (the writer closes a chunk before it starts the next). A chunk deleted
+ * before it was read (the reader fell a whole --keep behind) is skipped. When the run ends
+ * the chunks are gone, joined in trace.pftrace: the rest of the last chunk read is its tail
+ * (session.json's trace_keep says where it starts). Returns the bytes fed. */
+static long read_chunks(struct live *l, struct live_rec *lr, uint64_t now)
+{
+    char path[4096 + 64], next[4096 + 64];
+    uint64_t size;
+    long fed = 0, k;
+
+    for (int guard = 0; guard < 1000; guard++) {
+        snprintf(path, sizeof(path), "%s/trace.chunks/%06u.pftrace", lr->dir, lr->chunk);
+        snprintf(next, sizeof(next), "%s/trace.chunks/%06u.pftrace", lr->dir, lr->chunk + 1);
+        int more = access(next, F_OK) == 0; /* (before the read: then path is complete) */
+        if (access(path, F_OK) != 0) {
+            char dir[4096 + 32];
+            snprintf(dir, sizeof(dir), "%s/trace.chunks", lr->dir);
+            if (access(dir, F_OK) != 0)
+                break; /* the run ended: the tail is read below */
+            if (!more)
+                return fed;                 /* not there yet */
+            lr->chunk++, lr->chunk_off = 0; /* dropped before it was read */
+            continue;
+        }
+        k = feed_from(l, lr, path, lr->chunk_off, &size);
+        lr->chunk_off += (uint64_t)k;
+        fed += k;
+        if (!more || (lr->chunk_off < size && k > 0))
+            return fed; /* (a closed chunk with a torn tail: nothing more will come of it) */
+        lr->chunk++, lr->chunk_off = 0;
+    }
+    /* the end: trace.pftrace holds the kept chunks, session.json says their sizes: the rest
+     * of the chunk being read, and every chunk after it, is the file from there on */
+    char *json;
+    snprintf(path, sizeof(path), "%s/session.json", lr->dir);
+    if (lr->chunked == 2 || !(json = replay_slurp(path, NULL)))
+        return fed;
+    lr->chunked = 2; /* read to its end */
+    double first = replay_json_get_number(json, "first_chunk", 0, 1e10, -1);
+    const char *c = strstr(json, "\"chunk_bytes\": [");
+    uint64_t off = 0, i = 0;
+    int found = 0;
+    for (c = c ? c + 16 : NULL; c && first >= 0 && *c && *c != ']'; i++) {
+        char *end;
+        if ((double)lr->chunk == first + (double)i) {
+            found = 1;
+            break;
+        }
+        off += strtoull(c, &end, 10);
+        if (end == c)
+            break; /* (not a number: a file that is not ours) */
+        c = end + strspn(end, ", ");
+    }
+    free(json);
+    if (!found)
+        return fed; /* (the chunk was not kept: nothing of it is left to read) */
+    snprintf(path, sizeof(path), "%s/trace.pftrace", lr->dir);
+    fed += feed_from(l, lr, path, off + lr->chunk_off, &size);
+    (void)now;
+    return fed;
 }
 
 /* Read the trace's bytes after what the stream consumed; returns how many new bytes it fed. */
@@ -177,6 +275,18 @@ static long read_trace(struct live *l, struct live_rec *lr, uint64_t now)
     long fed = 0;
     int fd;
 
+    snprintf(path, sizeof(path), "%s/trace.chunks", lr->dir);
+    if (!lr->chunked && off == 0 && access(path, F_OK) == 0)
+        lr->chunked = 1; /* a rolling recording that runs */
+    if (lr->chunked) {
+        fed = read_chunks(l, lr, now);
+        if (fed > 0) {
+            lr->size += (uint64_t)fed;
+            lr->grew_ns = now;
+            lr->mtime = time(NULL);
+        }
+        return fed;
+    }
     snprintf(path, sizeof(path), "%s/trace.pftrace", lr->dir);
     if (stat(path, &sb) != 0 || (uint64_t)sb.st_size <= off)
         return 0;
@@ -435,6 +545,9 @@ int session_replay_live(const struct inject_options *o)
     }
     snprintf(path, sizeof(path), "%s/trace.pftrace", o->replay_dir);
     l.multi = access(path, F_OK) != 0; /* a parent of rank-N directories (maybe none yet) */
+    snprintf(path, sizeof(path), "%s/trace.chunks", o->replay_dir);
+    if (access(path, F_OK) == 0) /* a rolling recording (--keep) that runs */
+        l.multi = 0;
     l.m = model_new();
     l.gpus = live_gpus_new();
     model_session(l.m)->replay = 1;

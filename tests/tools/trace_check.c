@@ -1,7 +1,8 @@
 /* rocsys-trace-check FILE: read a trace.pftrace with the project's reader (record/perfetto_read)
  * and check its meaning; print its threads, counter and named tracks, slices and the self share
- * of each function, for the end-to-end tests. Exit 0 when every check passes, 1 otherwise (the
- * first problem on stderr). */
+ * of each function, and the samples' first and last time (sample_span), for the end-to-end tests.
+ * Exit 0 when every check passes, 1 otherwise (the first problem on stderr). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,6 +49,14 @@ int main(int argc, char **argv)
                sl->track >= 0 ? s.tracks[sl->track].name : "thread", sl->category, sl->name,
                (unsigned long long)(sl->end_ns - sl->start_ns), sl->flow_out ? " flow-out" : "",
                sl->flow_in ? " flow-in" : "");
+    }
+    if (s.nsamples) { /* the samples' span, CLOCK_MONOTONIC ns (rolling traces: what is kept) */
+        uint64_t lo = s.samples[0].mono_ns, hi = lo;
+        for (size_t i = 1; i < s.nsamples; i++) {
+            lo = s.samples[i].mono_ns < lo ? s.samples[i].mono_ns : lo;
+            hi = s.samples[i].mono_ns > hi ? s.samples[i].mono_ns : hi;
+        }
+        printf("sample_span %llu %llu\n", (unsigned long long)lo, (unsigned long long)hi);
     }
     size_t n = perfetto_read_self_counts(&s, 0, &counts);
     for (size_t i = 0; i < n; i++)
