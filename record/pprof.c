@@ -363,9 +363,33 @@ static int pp_write_all(int fd, const uint8_t *b, size_t n)
     return 0;
 }
 
+/* Deflate n bytes of b into z (flush: Z_NO_FLUSH, or Z_FINISH for the last), writing each
+ * full output buffer out to fd: 0 or an errno. */
+static int pp_deflate(z_stream *z, const uint8_t *b, size_t n, int flush, int fd)
+{
+    uint8_t out[64 * 1024];
+    int rc;
+
+    z->next_in = (Bytef *)b;
+    z->avail_in = (uInt)n;
+    do {
+        z->next_out = out;
+        z->avail_out = sizeof(out);
+        rc = deflate(z, flush);
+        if (rc == Z_STREAM_ERROR)
+            return EIO;
+        if (sizeof(out) - z->avail_out) {
+            int err = pp_write_all(fd, out, sizeof(out) - z->avail_out);
+            if (err)
+                return err;
+        }
+    } while (z->avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    return 0;
+}
+
 int pprof_write_gz(struct pprof *p, int fd)
 {
-    struct pb msg = {0}, tail = {0};
+    struct pb tail = {0};
     z_stream z;
     int err = 0;
 
@@ -388,30 +412,19 @@ int pprof_write_gz(struct pprof *p, int fd)
         pb_uint(&tail, 14, (uint64_t)p->default_type);
     const struct pb *parts[] = {&p->types,     &p->samples, &p->mappings, &p->locations,
                                 &p->functions, &p->strtab,  &tail};
-    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-        pb_append(&msg, parts[i]);
-    pb_free(&tail);
+    const size_t nparts = sizeof(parts) / sizeof(parts[0]);
 
     /* gzip (windowBits 15 + 16): zlib writes mtime 0 and a fixed OS byte, so the bytes
-     * depend on the profile only */
+     * depend on the profile only; the parts are streamed in order, never copied together */
     memset(&z, 0, sizeof(z));
     if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
         Z_OK) {
-        pb_free(&msg);
+        pb_free(&tail);
         return ENOMEM;
     }
-    uLong bound = deflateBound(&z, (uLong)msg.n);
-    uint8_t *gz = xmalloc(bound);
-    z.next_in = msg.p;
-    z.avail_in = (uInt)msg.n;
-    z.next_out = gz;
-    z.avail_out = (uInt)bound;
-    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-        err = EIO;
-    else
-        err = pp_write_all(fd, gz, z.total_out);
+    for (size_t i = 0; i < nparts && !err; i++)
+        err = pp_deflate(&z, parts[i]->p, parts[i]->n, i + 1 == nparts ? Z_FINISH : Z_NO_FLUSH, fd);
     deflateEnd(&z);
-    free(gz);
-    pb_free(&msg);
+    pb_free(&tail);
     return err;
 }
