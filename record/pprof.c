@@ -46,7 +46,16 @@ struct pprof {
     struct pp_tab maps, funcs, locs;
     int64_t period_type[2], period, time_nanos, duration_nanos, default_type;
     struct pb comments; /* packed string indexes */
+    /* the samples compressed as they come (a raw deflate stream of its own, joined into the
+     * gzip file at the end), so a big profile is not held whole: */
+    z_stream zs;
+    int zs_on;
+    struct pb zsamples;     /* its output so far */
+    uLong samples_crc;      /* CRC-32 of the sample bytes */
+    uint64_t samples_bytes; /* and their count */
 };
+
+#define PP_SAMPLES_CHUNK (1024 * 1024) /* sample bytes compressed at a time */
 
 static uint64_t pp_hash_key(const uint64_t k[4])
 {
@@ -137,9 +146,11 @@ void pprof_free(struct pprof *p)
     if (!p)
         return;
     struct pb *bufs[] = {&p->types,  &p->samples, &p->mappings, &p->locations, &p->functions,
-                         &p->strtab, &p->tmp,     &p->sub,      &p->comments};
+                         &p->strtab, &p->tmp,     &p->sub,      &p->comments,  &p->zsamples};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         pb_free(bufs[i]);
+    if (p->zs_on)
+        deflateEnd(&p->zs);
     for (size_t i = 0; i < p->nstrings; i++)
         free(p->strings[i]);
     free(p->strings);
@@ -244,6 +255,36 @@ uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t function, in
     return id;
 }
 
+/* Compress the samples encoded so far into p->zsamples (flush: Z_NO_FLUSH, or Z_FULL_FLUSH to
+ * end the stream on a byte boundary without a final block, as the gzip file goes on after
+ * it). Returns 0 or ENOMEM. */
+static int pp_samples_deflate(struct pprof *p, int flush)
+{
+    if (!p->zs_on) {
+        memset(&p->zs, 0, sizeof(p->zs));
+        if (deflateInit2(&p->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) !=
+            Z_OK)
+            return ENOMEM;
+        p->zs_on = 1;
+        p->samples_crc = crc32(0, Z_NULL, 0);
+    }
+    if (p->samples.n)
+        p->samples_crc = crc32(p->samples_crc, p->samples.p, (uInt)p->samples.n);
+    p->samples_bytes += p->samples.n;
+    p->zs.next_in = p->samples.p;
+    p->zs.avail_in = (uInt)p->samples.n;
+    do {
+        pb_reserve(&p->zsamples, 64 * 1024);
+        p->zs.next_out = p->zsamples.p + p->zsamples.n;
+        p->zs.avail_out = (uInt)(p->zsamples.cap - p->zsamples.n);
+        size_t room = p->zs.avail_out;
+        deflate(&p->zs, flush);
+        p->zsamples.n += room - p->zs.avail_out;
+    } while (p->zs.avail_out == 0);
+    p->samples.n = 0;
+    return 0;
+}
+
 void pprof_sample(struct pprof *p, const uint64_t *locs, size_t nlocs, const int64_t *values,
                   const struct pprof_label *labels, size_t nlabels)
 {
@@ -271,6 +312,8 @@ void pprof_sample(struct pprof *p, const uint64_t *locs, size_t nlocs, const int
         pb_bytes(&p->tmp, 3, p->sub.p, p->sub.n);
     }
     pb_bytes(&p->samples, 2, p->tmp.p, p->tmp.n);
+    if (p->samples.n >= PP_SAMPLES_CHUNK)
+        pp_samples_deflate(p, Z_NO_FLUSH);
 }
 
 /* p's location for location id of d (0 when d has none). */
@@ -387,11 +430,37 @@ static int pp_deflate(z_stream *z, const uint8_t *b, size_t n, int flush, int fd
     return 0;
 }
 
-int pprof_write_gz(struct pprof *p, int fd)
+/* Raw-deflate the n parts into fd as one stream of their own (flush: Z_FULL_FLUSH to leave it
+ * open to what follows, Z_FINISH for the last), adding their bytes to *crc and *len. */
+static int pp_deflate_parts(const struct pb *const *parts, size_t n, int flush, int fd, uLong *crc,
+                            uint64_t *len)
 {
-    struct pb tail = {0};
     z_stream z;
     int err = 0;
+
+    memset(&z, 0, sizeof(z));
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return ENOMEM;
+    for (size_t i = 0; i < n && !err; i++) {
+        if (parts[i]->n) /* (crc32 of a NULL buffer is 0, not the CRC so far) */
+            *crc = crc32(*crc, parts[i]->p, (uInt)parts[i]->n);
+        *len += parts[i]->n;
+        err = pp_deflate(&z, parts[i]->p, parts[i]->n, i + 1 == n ? flush : Z_NO_FLUSH, fd);
+    }
+    deflateEnd(&z);
+    return err;
+}
+
+int pprof_write_gz(struct pprof *p, int fd)
+{
+    /* gzip's header: no name, mtime 0, default level, OS Unix (as zlib writes it): the bytes
+     * depend on the profile only */
+    static const uint8_t header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+    struct pb tail = {0};
+    uLong crc = crc32(0, Z_NULL, 0);
+    uint64_t len = 0;
+    uint8_t trailer[8];
+    int err;
 
     /* the scalars after the tables, in field order */
     if (p->time_nanos)
@@ -410,21 +479,31 @@ int pprof_write_gz(struct pprof *p, int fd)
         pb_bytes(&tail, 13, p->comments.p, p->comments.n);
     if (p->default_type)
         pb_uint(&tail, 14, (uint64_t)p->default_type);
-    const struct pb *parts[] = {&p->types,     &p->samples, &p->mappings, &p->locations,
-                                &p->functions, &p->strtab,  &tail};
-    const size_t nparts = sizeof(parts) / sizeof(parts[0]);
+    const struct pb *head[] = {&p->types};
+    const struct pb *rest_all[] = {&p->mappings, &p->locations, &p->functions, &p->strtab, &tail};
 
-    /* gzip (windowBits 15 + 16): zlib writes mtime 0 and a fixed OS byte, so the bytes
-     * depend on the profile only; the parts are streamed in order, never copied together */
-    memset(&z, 0, sizeof(z));
-    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK) {
-        pb_free(&tail);
-        return ENOMEM;
+    /* one gzip member whose deflate data is three streams joined on byte boundaries (each
+     * ends with a full flush but the last): the sample types, the samples compressed as they
+     * came, the rest; the CRC and length cover the message in field order */
+    err = pp_write_all(fd, header, sizeof(header));
+    if (!err)
+        err = pp_deflate_parts(head, 1, Z_FULL_FLUSH, fd, &crc, &len);
+    if (!err && pp_samples_deflate(p, Z_FULL_FLUSH) != 0)
+        err = ENOMEM;
+    if (!err) {
+        crc = crc32_combine(crc, p->samples_crc, (z_off_t)p->samples_bytes);
+        len += p->samples_bytes;
+        err = pp_write_all(fd, p->zsamples.p, p->zsamples.n);
     }
-    for (size_t i = 0; i < nparts && !err; i++)
-        err = pp_deflate(&z, parts[i]->p, parts[i]->n, i + 1 == nparts ? Z_FINISH : Z_NO_FLUSH, fd);
-    deflateEnd(&z);
+    if (!err)
+        err = pp_deflate_parts(rest_all, sizeof(rest_all) / sizeof(rest_all[0]), Z_FINISH, fd, &crc,
+                               &len);
+    for (int i = 0; i < 4; i++) {
+        trailer[i] = (uint8_t)(crc >> (8 * i));
+        trailer[4 + i] = (uint8_t)(len >> (8 * i));
+    }
+    if (!err)
+        err = pp_write_all(fd, trailer, sizeof(trailer));
     pb_free(&tail);
     return err;
 }

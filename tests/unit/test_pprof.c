@@ -95,6 +95,41 @@ static struct pprof *small_profile(void)
     return p;
 }
 
+/* A profile of more sample bytes than are compressed at a time (the samples are deflated as
+ * they come, in 1 MiB steps, and joined into the gzip file at the end) reads back whole, and
+ * the file is one valid gzip member (CRC and length checked by the reader's zlib). */
+static void test_big(void)
+{
+    struct pprof *p = pprof_new();
+    uint64_t locs[64];
+    int64_t sum = 0, got = 0;
+    char err[256], name[32];
+    size_t n;
+
+    CHECK(pprof_sample_type(p, "samples", "count") == 0);
+    for (int i = 0; i < 64; i++) {
+        snprintf(name, sizeof(name), "f%d", i);
+        locs[i] = pprof_location(p, pprof_mapping(p, "app"), pprof_function(p, name, "a.c", i), 0);
+    }
+    for (int i = 0; i < 40000; i++) { /* about 3 MiB of samples */
+        int64_t v[] = {1 + i % 7};
+        struct pprof_label l[] = {{.key = "tid", .num = i % 5}};
+        sum += v[0];
+        pprof_sample(p, locs + i % 16, 48, v, l, 1);
+    }
+    uint8_t *b = written(p, &n);
+    struct pprof_data *d = pprof_read(b, n, err, sizeof(err));
+    CHECK_MSG(d != NULL, "the big profile reads back: %s", err);
+    for (size_t i = 0; d && i < d->nsamples; i++)
+        got += d->samples[i].values[0];
+    CHECK_MSG(d && d->nsamples == 40000 && got == sum, "40000 samples of %lld, read %zu of %lld",
+              (long long)sum, d ? d->nsamples : 0, (long long)got);
+    CHECK(d && d->samples[39999].nlocs == 48 && d->samples[39999].locs[0] == locs[39999 % 16]);
+    pprof_data_free(d);
+    free(b);
+    pprof_free(p);
+}
+
 /* What the builder was given comes back through the reader. */
 static void test_round_trip(void)
 {
@@ -330,6 +365,7 @@ int main(void)
     test_round_trip();
     test_deterministic();
     test_refused();
+    test_big();
     test_add_data();
     test_writer();
     return check_summary();
