@@ -5,6 +5,7 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "collector/protocol.h"
 #include "tui/tui_internal.h"
+#include "model/ranks.h"
 #include "gpu/gpu.h"
 #include "base/stderr_route.h"
 
@@ -606,7 +607,7 @@ static int handle_key(struct tui *t, int ch)
         tui_filter_changed(t);
         return 0;
     case 'R':
-        n = tui_ranks_next(t->m, t->filter.only_rank);
+        n = model_ranks_next(t->m, t->filter.only_rank);
         if (n < 0)
             tui_message(t, "no ranks: not a multi-rank recording");
         else

@@ -47,11 +47,6 @@ void tui_layout_compute(int rows, int cols, int header_want, struct tui_layout *
  * max_rows bounds each view's rows (0 = no bound). */
 void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows);
 
-/* A multi-rank model's ranks as an aligned text table (one line of column names, one row per
- * rank: host, pid, CPU %, samples, GPU time, region time, imbalance, hottest function), as the
- * Ranks view shows them with no region chosen; nothing when no process has a rank. */
-void tui_ranks_table(FILE *out, struct model *m);
-
 /* --source-path: 0 when every rule of spec ("OLD=NEW[,OLD=NEW...]") has an OLD, else -1 with
  * a one-line message in err. */
 int tui_source_spec_check(const char *spec, char *err, size_t n);

@@ -342,9 +342,6 @@ TUI_VIEW_DECLARE(flame);
 TUI_VIEW_DECLARE(diff);
 TUI_VIEW_DECLARE(causal); /* --causal: predicted speedups (view_causal.c) */
 
-/* The rank filter after only_rank (struct model_filter: 1 + rank, 0 = all ranks): the next
- * rank in order, then 0 after the last; -1 when no process has a rank (view_ranks.c). */
-int tui_ranks_next(struct model *m, int only_rank);
 /* Show rank (-1: all ranks) in the call tree and hot views (the filter's only_rank); a thread
  * filter on another rank's thread is dropped. */
 void tui_ranks_show(struct tui *t, int rank);
