@@ -1,0 +1,120 @@
+/* The list layer the list views share (tui/list.h): selection kept by row identity, sort
+ * cycling, clicks and wrap-around search, written once for every list view. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "tui/list.h"
+
+#include <curses.h>
+
+struct tui_lv *tui_lv_of(const struct tui_list_class *c, void *st)
+{
+    return (struct tui_lv *)((char *)st + c->lv_offset);
+}
+
+void tui_lv_init(struct tui_lv *lv)
+{
+    lv->nav.sel = lv->nav.top = 0;
+    lv->sort = 0;
+    lv->sel_id = -1;
+}
+
+void tui_lv_resort(struct tui *t, const struct tui_list_class *c, void *st)
+{
+    struct tui_lv *lv = tui_lv_of(c, st);
+    int n;
+
+    if (c->sort)
+        c->sort(t, st);
+    n = c->count(st);
+    if (c->row_id) {
+        int found = c->missing_row;
+        for (int i = 0; i < n; i++)
+            if (c->row_id(st, i) == lv->sel_id) {
+                found = i;
+                break;
+            }
+        if (found >= 0)
+            lv->nav.sel = found;
+    }
+    tui_list_fit(&lv->nav, n, tui_page_rows(t));
+}
+
+void tui_lv_note(const struct tui_list_class *c, void *st)
+{
+    struct tui_lv *lv = tui_lv_of(c, st);
+
+    if (c->row_id && lv->nav.sel >= 0 && lv->nav.sel < c->count(st))
+        lv->sel_id = c->row_id(st, lv->nav.sel);
+}
+
+int tui_lv_key(struct tui *t, const struct tui_list_class *c, void *st, int key)
+{
+    struct tui_lv *lv = tui_lv_of(c, st);
+    enum tui_nav nav = tui_key_nav(key);
+
+    if ((key == 's' || key == KEY_F(6)) && c->nsorts > 0) {
+        lv->sort = (lv->sort + 1) % c->nsorts;
+        tui_lv_resort(t, c, st);
+        return 1;
+    }
+    if (nav != TUI_NAV_NONE) {
+        tui_list_nav(&lv->nav, nav, c->count(st), tui_page_rows(t));
+        tui_lv_note(c, st);
+        return 1;
+    }
+    return 0;
+}
+
+int tui_lv_click(struct tui *t, const struct tui_list_class *c, void *st,
+                 const struct tui_mouse *ev, int rows)
+{
+    struct tui_lv *lv = tui_lv_of(c, st);
+    char heading[1024];
+    const char *columns = c->columns;
+    int value;
+
+    if (!columns) {
+        c->heading(st, heading, sizeof(heading));
+        columns = heading;
+    }
+    switch (tui_list_click(ev, &lv->nav, c->count(st), rows, columns, c->sort_columns,
+                           c->nsort_columns, &value)) {
+    case TUI_CLICK_SORT:
+        lv->sort = value;
+        tui_lv_resort(t, c, st);
+        return 1;
+    case TUI_CLICK_SELECT:
+        lv->nav.sel = value;
+        tui_lv_note(c, st);
+        return 1;
+    case TUI_CLICK_AGAIN:
+        return c->key ? c->key(t, st, '\n') : 0;
+    default:
+        return 0;
+    }
+}
+
+int tui_lv_search(struct tui *t, const struct tui_list_class *c, void *st, const char *needle)
+{
+    struct tui_lv *lv = tui_lv_of(c, st);
+    int n = c->count(st);
+
+    for (int i = 1; i <= n && c->match; i++) {
+        int idx = (lv->nav.sel + i) % n;
+        if (c->match(t, st, idx, needle)) {
+            lv->nav.sel = idx;
+            tui_list_fit(&lv->nav, n, tui_page_rows(t));
+            tui_lv_note(c, st);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int tui_lv_sort_setting(const struct tui_list_class *c, void *st, int set)
+{
+    struct tui_lv *lv = tui_lv_of(c, st);
+
+    if (set >= 0 && set < c->nsorts)
+        lv->sort = set;
+    return lv->sort;
+}
