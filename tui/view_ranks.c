@@ -7,11 +7,12 @@
  * ranks again, u cycles the region whose time is the load (none: samples), s sorts. */
 #define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 #include "model/ranks.h"
 
 #include <curses.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,10 +31,8 @@ static const struct tui_sort_column sort_columns[] = {
     {"IMBAL", SORT_LOAD}, {"MPI%", SORT_MPI},        {"MPI_TOP", SORT_MPI}};
 
 struct ranks_view {
+    struct tui_lv lv; /* sel_id: rank of the selected row */
     struct model_rank_table tb;
-    struct tui_list list;
-    int sort;
-    int sel_rank; /* rank of the selected row, kept across rebuilds and sorts (-1: none) */
     char *region; /* the selected region's name (NULL: none) */
     int window;   /* samples are the sliding window's */
 };
@@ -42,7 +41,7 @@ void *tui_ranks_create(void)
 {
     struct ranks_view *v = xcalloc(1, sizeof(*v));
 
-    v->sel_rank = -1;
+    tui_lv_init(&v->lv);
     return v;
 }
 
@@ -64,46 +63,84 @@ static int row_cmp(const void *a, const void *b, void *arg)
     const struct model_rank_row *x = a, *y = b;
     double cx = isnan(x->cpu_pct) ? -1.0 : x->cpu_pct, cy = isnan(y->cpu_pct) ? -1.0 : y->cpu_pct;
 
-    if (v->sort == SORT_SAMPLES && x->samples != y->samples)
+    if (v->lv.sort == SORT_SAMPLES && x->samples != y->samples)
         return x->samples > y->samples ? -1 : 1;
-    if (v->sort == SORT_CPU && cx != cy)
+    if (v->lv.sort == SORT_CPU && cx != cy)
         return cx > cy ? -1 : 1;
-    if (v->sort == SORT_GPU && x->gpu_ns != y->gpu_ns)
+    if (v->lv.sort == SORT_GPU && x->gpu_ns != y->gpu_ns)
         return x->gpu_ns > y->gpu_ns ? -1 : 1;
-    if (v->sort == SORT_MPI && x->mpi_ns != y->mpi_ns)
+    if (v->lv.sort == SORT_MPI && x->mpi_ns != y->mpi_ns)
         return x->mpi_ns > y->mpi_ns ? -1 : 1;
-    if (v->sort == SORT_LOAD && model_ranks_row_load(&v->tb, x) != model_ranks_row_load(&v->tb, y))
+    if (v->lv.sort == SORT_LOAD &&
+        model_ranks_row_load(&v->tb, x) != model_ranks_row_load(&v->tb, y))
         return model_ranks_row_load(&v->tb, x) > model_ranks_row_load(&v->tb, y) ? -1 : 1;
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Sort and put the selection back on the same rank. */
-static void resort(struct tui *t, struct ranks_view *v)
+/* The column headings line. */
+static void column_line(const void *st, char *buf, size_t n)
 {
-    qsort_r(v->tb.rows, (size_t)v->tb.count, sizeof(*v->tb.rows), row_cmp, v);
-    for (int i = 0; i < v->tb.count; i++)
-        if (v->tb.rows[i].rank == v->sel_rank)
-            v->list.sel = i;
-    tui_list_fit(&v->list, v->tb.count, tui_page_rows(t));
+    (void)st;
+    snprintf(buf, n, "%s%-*s %7s %6s %8s %9s %5s %5s %-14s %9s %8s %5s  %s", "  RANK ", HOST_COLS,
+             "HOST", "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "MPI%", "MPI_TOP", "REGION_MS",
+             "IMBAL", "HOT%", "HOT");
 }
 
-/* Remember the rank under the selection. */
-static void note_selection(struct ranks_view *v)
+/* The list layer's view of the rows (tui/list.h). */
+static int ranks_count(const void *st)
 {
-    v->sel_rank = v->list.sel >= 0 && v->list.sel < v->tb.count ? v->tb.rows[v->list.sel].rank : -1;
+    return ((const struct ranks_view *)st)->tb.count;
 }
+
+static void ranks_sort(struct tui *t, void *st)
+{
+    struct ranks_view *v = st;
+
+    (void)t;
+    qsort_r(v->tb.rows, (size_t)v->tb.count, sizeof(*v->tb.rows), row_cmp, v);
+}
+
+static long ranks_row_id(const void *st, int row)
+{
+    return ((const struct ranks_view *)st)->tb.rows[row].rank;
+}
+
+/* A rank matches its number, its host or its hottest function. */
+static int ranks_match(struct tui *t, const void *st, int row, const char *needle)
+{
+    const struct model_rank_row *r = &((const struct ranks_view *)st)->tb.rows[row];
+    char rank[16];
+
+    snprintf(rank, sizeof(rank), "%d", r->rank);
+    return strcmp(rank, needle) == 0 || tui_match(r->host, needle) ||
+           (r->hot_func >= 0 && tui_match(tui_model_func_name(t->m, r->hot_func), needle));
+}
+
+static const struct tui_list_class ranks_class = {
+    .lv_offset = offsetof(struct ranks_view, lv),
+    .nsorts = SORT_COUNT,
+    .sort_columns = sort_columns,
+    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
+    .heading = column_line,
+    .count = ranks_count,
+    .sort = ranks_sort,
+    .row_id = ranks_row_id,
+    .missing_row = -1,
+    .match = ranks_match,
+    .key = tui_ranks_key,
+};
 
 /* Recount the region columns and the imbalance for the selected region (the rest stays as
  * built: no hot lists per keypress). */
 static void reload_region(struct tui *t, struct ranks_view *v)
 {
-    int sort = v->sort;
+    int sort = v->lv.sort;
 
-    v->sort = SORT_RANK; /* model_ranks_load finds rows by rank */
+    v->lv.sort = SORT_RANK; /* model_ranks_load finds rows by rank */
     qsort_r(v->tb.rows, (size_t)v->tb.count, sizeof(*v->tb.rows), row_cmp, v);
-    v->sort = sort;
+    v->lv.sort = sort;
     model_ranks_load(t->m, &v->tb, v->region, 1);
-    resort(t, v);
+    tui_lv_resort(t, &ranks_class, v);
 }
 
 void tui_ranks_rebuild(struct tui *t, void *st)
@@ -112,15 +149,7 @@ void tui_ranks_rebuild(struct tui *t, void *st)
 
     v->window = t->filter.window;
     model_ranks_build(t->m, v->window, v->region, 1, &v->tb); /* rows in rank order */
-    resort(t, v);
-}
-
-/* The column headings line. */
-static void column_line(char *buf, size_t n)
-{
-    snprintf(buf, n, "%s%-*s %7s %6s %8s %9s %5s %5s %-14s %9s %8s %5s  %s", "  RANK ", HOST_COLS,
-             "HOST", "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "MPI%", "MPI_TOP", "REGION_MS",
-             "IMBAL", "HOT%", "HOT");
+    tui_lv_resort(t, &ranks_class, v);
 }
 
 void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
@@ -133,16 +162,16 @@ void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
     model_ranks_summary(&v->tb, sum, sizeof(sum));
     if (v->tb.count)
         snprintf(title, sizeof(title), "Ranks: %s  (samples %s, sort: %s)", sum,
-                 v->window ? "in the window" : "since start", sort_names[v->sort]);
+                 v->window ? "in the window" : "since start", sort_names[v->lv.sort]);
     else
         snprintf(title, sizeof(title), "Ranks: none");
-    column_line(line, sizeof(line));
+    column_line(v, line, sizeof(line));
     page = tui_draw_frame(t, r, title, line);
-    tui_list_fit(&v->list, v->tb.count, page);
-    for (int i = 0; i < page && v->list.top + i < v->tb.count; i++) {
-        int idx = v->list.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+    tui_list_fit(&v->lv.nav, v->tb.count, page);
+    for (int i = 0; i < page && v->lv.nav.top + i < v->tb.count; i++) {
+        int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
         const struct model_rank_row *row = &v->tb.rows[idx];
-        int sel = idx == v->list.sel, hw;
+        int sel = idx == v->lv.nav.sel, hw;
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         int far = !isnan(row->imbal) && fabs(row->imbal) >= 10.0;
 
@@ -181,23 +210,14 @@ void tui_ranks_show(struct tui *t, int rank)
 int tui_ranks_key(struct tui *t, void *st, int key)
 {
     struct ranks_view *v = st;
-    enum tui_nav nav = tui_key_nav(key);
 
-    if (key == 's' || key == KEY_F(6)) {
-        v->sort = (v->sort + 1) % SORT_COUNT;
-        resort(t, v);
+    if (tui_lv_key(t, &ranks_class, st, key))
         return 1;
-    }
-    if (nav != TUI_NAV_NONE) {
-        tui_list_nav(&v->list, nav, v->tb.count, tui_page_rows(t));
-        note_selection(v);
-        return 1;
-    }
     if (key == '\n' || key == '\r' || key == KEY_ENTER || key == ' ') {
-        note_selection(v);
-        if (v->sel_rank < 0)
+        tui_lv_note(&ranks_class, st);
+        if (v->lv.sel_id < 0 || v->tb.count == 0) /* no rank selected */
             return 1;
-        tui_ranks_show(t, v->sel_rank);
+        tui_ranks_show(t, (int)v->lv.sel_id);
         tui_switch_view(t, TUI_VIEW_CALLTREE);
         return 1;
     }
@@ -220,46 +240,12 @@ int tui_ranks_key(struct tui *t, void *st, int key)
 
 int tui_ranks_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    struct ranks_view *v = st;
-    char columns[512];
-    int value;
-
-    column_line(columns, sizeof(columns));
-    switch (tui_list_click(ev, &v->list, v->tb.count, ev->h - 2, columns, sort_columns,
-                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
-    case TUI_CLICK_SORT:
-        v->sort = value;
-        resort(t, v);
-        return 1;
-    case TUI_CLICK_SELECT:
-        v->list.sel = value;
-        note_selection(v);
-        return 1;
-    case TUI_CLICK_AGAIN: /* that rank in the call tree */
-        return tui_ranks_key(t, st, '\n');
-    default:
-        return 0;
-    }
+    return tui_lv_click(t, &ranks_class, st, ev, ev->h - 2); /* again: that rank's tree */
 }
 
 int tui_ranks_search(struct tui *t, void *st, const char *needle)
 {
-    struct ranks_view *v = st;
-    char rank[16];
-
-    for (int i = 1; i <= v->tb.count; i++) {
-        int idx = (v->list.sel + i) % v->tb.count;
-        const struct model_rank_row *r = &v->tb.rows[idx];
-        snprintf(rank, sizeof(rank), "%d", r->rank);
-        if (strcmp(rank, needle) == 0 || tui_match(r->host, needle) ||
-            (r->hot_func >= 0 && tui_match(tui_model_func_name(t->m, r->hot_func), needle))) {
-            v->list.sel = idx;
-            tui_list_fit(&v->list, v->tb.count, tui_page_rows(t));
-            note_selection(v);
-            return 1;
-        }
-    }
-    return 0;
+    return tui_lv_search(t, &ranks_class, st, needle);
 }
 
 void tui_ranks_status(struct tui *t, void *st, char *buf, size_t n)
