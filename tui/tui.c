@@ -214,7 +214,8 @@ void tui_filter_changed(struct tui *t)
 
 void tui_switch_view(struct tui *t, int view)
 {
-    tui_source_close(t);
+    if (t->overlay)
+        t->overlay->close(t);
     if (view >= 0 && view < tui_view_count)
         t->view = view;
 }
@@ -269,8 +270,8 @@ static void draw_status(struct tui *t, const struct tui_rect *r)
         return;
     }
     buf[0] = '\0';
-    if (t->source)
-        tui_source_status(t, buf, sizeof(buf));
+    if (t->overlay)
+        t->overlay->status(t, buf, sizeof(buf));
     else if (v->status)
         v->status(t, t->state[t->view], buf, sizeof(buf));
     if (buf[0])
@@ -454,8 +455,8 @@ static void draw(struct tui *t)
     draw_tabs(t, &t->lay.tabs);
     if (t->setup)
         tui_setup_draw(t, &t->lay.body);
-    else if (t->source)
-        tui_source_draw(t, &t->lay.body);
+    else if (t->overlay)
+        t->overlay->draw(t, &t->lay.body);
     else
         tui_views[t->view].draw(t, t->state[t->view], &t->lay.body);
     draw_status(t, &t->lay.status);
@@ -526,7 +527,7 @@ static int mouse_key(struct tui *t)
         return 0;
     }
     ensure_built(t);
-    if (t->source && tui_source_mouse(t, &ev))
+    if (t->overlay && t->overlay->mouse(t, &ev))
         return 0;
     tui_mouse_dispatch(t, &ev);
     return t->profile_pid > 0;
@@ -555,7 +556,7 @@ static int handle_key(struct tui *t, int ch)
     }
     if (t->setup && tui_setup_key(t, ch))
         return 0;
-    if (t->source && tui_source_key(t, ch))
+    if (t->overlay && t->overlay->key(t, ch))
         return 0;
     switch (ch) {
     case KEY_F(2):
@@ -782,7 +783,8 @@ void tui_close(struct tui *t)
     stray_output_release(t);
     if (t->set_error[0])
         fprintf(stderr, "rocsys-top: %s\n", t->set_error);
-    tui_source_close(t);
+    if (t->overlay)
+        t->overlay->close(t);
     for (int i = 0; i < tui_view_count; i++)
         tui_views[i].destroy(t->state[i]);
     free(t);

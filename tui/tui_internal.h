@@ -181,7 +181,8 @@ struct tui {
     int rows, cols;
     int gpu_line;              /* this frame's header has a line of GPU gauges */
     int profile_pid;           /* --attach-gpu: the process Enter chose to profile (0: none) */
-    struct tui_source *source; /* the Source view over the body, NULL when closed */
+    struct tui_source *source; /* the Source view's state, NULL when closed */
+    const struct tui_overlay *overlay; /* a view open over the body (Source), NULL: none */
     struct tui_layout lay;
     struct tui_settings set; /* the settings in use (F2 changes them; written at close) */
     char *set_path;          /* where they are written at close, NULL: nowhere */
@@ -264,6 +265,16 @@ void tui_mouse_enable(int on);
 int tui_mouse_read(struct tui_mouse *ev);
 /* Act on an event in screen cells: a tab switches the view, the body goes to the view. */
 void tui_mouse_dispatch(struct tui *t, const struct tui_mouse *ev);
+
+/* A view over the body that a view opens (the Source view, tui_source_open): it takes the
+ * keys, clicks, status line and the body until it closes. */
+struct tui_overlay {
+    void (*draw)(struct tui *t, const struct tui_rect *r);
+    int (*key)(struct tui *t, int key); /* 1 when it took key */
+    int (*mouse)(struct tui *t, const struct tui_mouse *ev);
+    void (*status)(struct tui *t, char *buf, size_t n);
+    void (*close)(struct tui *t);
+};
 
 /* ---- the view table (views.c) ---- */
 struct tui_view {
