@@ -5,7 +5,6 @@
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "collector/protocol.h"
 #include "tui/tui_internal.h"
-#include "model/ranks.h"
 #include "gpu/gpu.h"
 #include "base/stderr_route.h"
 
@@ -21,10 +20,6 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef ROCSYS_VERSION
-#define ROCSYS_VERSION "?"
-#endif
 
 #define KEY_ESC 27
 
@@ -317,101 +312,6 @@ static void replay_range_key(struct tui *t, int ch)
                 (double)(start + width) / 1e9, (double)run / 1e9);
 }
 
-/* The help overlay: a framed box in the middle of the screen listing the keys. */
-static void draw_help(struct tui *t)
-{
-    /* frame pieces: Unicode box drawing, or ASCII (no ACS: some terminals lack it) */
-    const char *h = t->utf8 ? "\xe2\x94\x80" : "-", *v = t->utf8 ? "\xe2\x94\x82" : "|";
-    const char *c[4] = {"+", "+", "+", "+"};
-    const char *lines[40];
-    char views[3][80], refresh[96], rule[1024];
-    unsigned int frame = tui_style(t, TUI_S_LABEL);
-    int n = 0, bw, bh, by, bx;
-    size_t o = 0;
-
-    if (t->utf8) {
-        c[0] = "\xe2\x94\x8c"; /* corners: top left, top right, bottom left, bottom right */
-        c[1] = "\xe2\x94\x90";
-        c[2] = "\xe2\x94\x94";
-        c[3] = "\xe2\x94\x98";
-    }
-    /* the views with their keys, wrapped to the box's width */
-    memset(views, 0, sizeof(views));
-    o = (size_t)snprintf(views[0], sizeof(views[0]), "%-16s", " 0-9");
-    for (int i = 0, l = 0; i < tui_view_count; i++) {
-        char item[48];
-        snprintf(item, sizeof(item), "%c %s", tui_views[i].hotkey, tui_views[i].name);
-        if (o > 16 && o + 2 + strlen(item) > 76) {
-            if (++l == 3)
-                break;
-            o = (size_t)snprintf(views[l], sizeof(views[l]), "%16s", "");
-        }
-        o += (size_t)snprintf(views[l] + o, sizeof(views[l]) - o, "%s%s", o > 16 ? ", " : "", item);
-    }
-    snprintf(refresh, sizeof(refresh), " refresh every %.1fs, %s, %s glyphs",
-             t->opt.delay_tenths > 0 ? t->opt.delay_tenths / 10.0 : 1.0,
-             t->color ? "colour" : "monochrome", t->utf8 ? "Unicode" : "ASCII");
-    lines[n++] = " rocsys-top " ROCSYS_VERSION " - keys";
-    lines[n++] = "";
-    lines[n++] = " Tab S-Tab      next / previous view";
-    for (int l = 0; l < 3; l++)
-        if (views[l][0])
-            lines[n++] = views[l];
-    lines[n++] = " Up Down PgUp PgDn Home End   move the selection";
-    lines[n++] = " Enter Space    call tree: expand/collapse; threads, ranks: show that one";
-    lines[n++] = " Right Left     expand / collapse or go to the parent";
-    lines[n++] = " S (Enter: hot) call tree, hot functions: the function's source, its hot";
-    lines[n++] = "                lines; there n N: next / previous hot line, Esc q: back";
-    lines[n++] = " F6 s           cycle the sort order";
-    lines[n++] = " t              thread: all threads, then each thread in turn";
-    lines[n++] = " R              rank (multi-rank): all ranks, then each rank in turn";
-    lines[n++] = " a u            ranks view: all ranks again; cycle the region compared";
-    if (model_session(t->m)->replay) {
-        lines[n++] = " w              replay: whole run <-> a time window of the run";
-        lines[n++] = " [ ]            replay: move the window back / forward (half its width)";
-        lines[n++] = " { }            replay: halve / double the window's width";
-    } else {
-        lines[n++] = " w              since start <-> sliding window (last N seconds)";
-    }
-    lines[n++] = " Arrows         flame graph: parent, hottest child, frame left / right";
-    lines[n++] = " Enter Esc Bksp flame graph: zoom into the frame / out one level";
-    lines[n++] = " / n            search function names (the call tree opens the path,";
-    lines[n++] = "                the flame graph highlights the matches and their share)";
-    if (model_session(t->m)->diff_old) /* --diff: the Diff view */
-        lines[n++] = " d c C s        Diff view; its next / previous table; sort";
-    lines[n++] = " p              pause: freeze the displayed data";
-    lines[n++] = " r              reset the sample counts";
-    lines[n++] = " F1 ? h         this help (any key closes it)";
-    lines[n++] = " F2             setup: view, sort orders, columns, window, rate, mouse";
-    if (!t->opt.no_mouse)
-        lines[n++] = " Mouse          tab: view; heading: sort; row: select, again: Enter";
-    lines[n++] = " Esc            cancel search or help";
-    lines[n++] = " F10 q          quit";
-    lines[n++] = "";
-    lines[n++] = refresh;
-
-    bw = t->cols - 4 < 78 ? t->cols - 4 : 78;
-    bh = t->rows - 2 < n + 2 ? t->rows - 2 : n + 2;
-    by = (t->rows - bh) / 2;
-    bx = (t->cols - bw) / 2;
-    if (bw < 10 || bh < 3)
-        return;
-    o = 0;
-    for (int i = 0; i < bw - 2 && o + strlen(h) < sizeof(rule); i++, o += strlen(h))
-        memcpy(rule + o, h, strlen(h));
-    rule[o] = '\0';
-    for (int i = 0; i < bh; i++) {
-        int y = by + i, top = i == 0, bottom = i == bh - 1;
-        tui_put(t, y, bx, 1, frame, top ? c[0] : bottom ? c[2] : v, 0);
-        if (top || bottom)
-            tui_put(t, y, bx + 1, bw - 2, frame, rule, 1);
-        else
-            tui_put(t, y, bx + 1, bw - 2, i == 1 ? tui_style(t, TUI_S_TITLE) : A_NORMAL,
-                    i - 1 < n ? lines[i - 1] : "", 1);
-        tui_put(t, y, bx + bw - 1, 1, frame, top ? c[1] : bottom ? c[3] : v, 0);
-    }
-}
-
 /* Bring the current view's data up to date: after a filter change always, otherwise only
  * when new model data was announced by an unpaused refresh. */
 static void ensure_built(struct tui *t)
@@ -461,7 +361,7 @@ static void draw(struct tui *t)
         tui_views[t->view].draw(t, t->state[t->view], &t->lay.body);
     draw_status(t, &t->lay.status);
     if (t->help)
-        draw_help(t);
+        tui_help_draw(t);
     refresh();
 }
 
@@ -607,18 +507,13 @@ static int handle_key(struct tui *t, int ch)
         t->filter.thread = t->filter.thread + 1 >= n ? -1 : t->filter.thread + 1;
         tui_filter_changed(t);
         return 0;
-    case 'R':
-        n = model_ranks_next(t->m, t->filter.only_rank);
-        if (n < 0)
-            tui_message(t, "no ranks: not a multi-rank recording");
-        else
-            tui_ranks_show(t, n - 1);
-        return 0;
     case KEY_ESC: /* the view's (the flame graph zooms out) */
     default:
         break;
     }
     for (int i = 0; i < tui_view_count; i++) {
+        if (tui_views[i].global_key && tui_views[i].global_key(t, ch))
+            return 0; /* a view's key in every view (the Ranks view's R) */
         if (ch == tui_views[i].hotkey) {
             tui_switch_view(t, i);
             return 0;

@@ -8,6 +8,9 @@
 struct model;
 struct tui;
 
+/* The keys as text for --help: every view's, then each view's own (from the view table). */
+void tui_help_keys(FILE *out);
+
 struct tui_options {
     int color;               /* 0: monochrome even if the terminal has colours */
     int delay_tenths;        /* refresh delay, shown in the help */

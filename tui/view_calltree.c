@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(calltree);
+
 #define COLUMNS "  INCL%  SELF%  SAMPLES  FUNCTION"
 /* With GPU time (kernels launched through HIP were timed): the inclusive GPU time of the
  * kernels launched from each node and below, since start. */
@@ -161,6 +163,14 @@ static void set_open(struct tui *t, struct calltree *c, int open)
                    open ? TUI_EXP_OPEN : TUI_EXP_CLOSED);
     reflatten(t, c);
 }
+
+const struct tui_key_help tui_calltree_help[] = {
+    {"Enter Space", "call tree: expand / collapse"},
+    {"Right Left", "call tree: expand / collapse or go to the parent"},
+    {"S (Enter: hot)", "call tree, hot functions: the function's source, its hot"},
+    {"", "lines; there n N: next / previous hot line, Esc q: back"},
+    {NULL, NULL},
+};
 
 int tui_calltree_key(struct tui *t, void *st, int key)
 {

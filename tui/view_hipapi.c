@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(hipapi);
+
 #define COLUMNS "  TIME%    CALLS  TOTAL(us)    AVG(us)    MAX(us)  ERRORS  LAST_ERR  API"
 
 enum api_sort { SORT_TIME, SORT_CALLS, SORT_ERRORS, SORT_NAME, SORT_COUNT };

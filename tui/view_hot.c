@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(hot);
+
 #define COLUMNS "  SELF%  INCL%  SAMPLES  FUNCTION"
 
 /* The sort orders `s` cycles through, the default first. */

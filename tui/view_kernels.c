@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(kernels);
+
 #define COLUMNS                                                                                    \
     "  GPU%   CALLS  TOTAL(us)    AVG(us)    MIN(us)    MAX(us)    HIP  GRID         BLOCK     "   \
     "KERNEL"
@@ -280,6 +282,12 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
         tui_put(t, y, r->x, r->w, A_NORMAL, nums, 1);
     }
 }
+
+const struct tui_key_help tui_kernels_help[] = {
+    {"Enter", "kernels: launch paths (there v: tree / paths, Esc: back)"},
+    {"f F", "kernels: fold templates; keep only the search's matches"},
+    {NULL, NULL},
+};
 
 int tui_kernels_key(struct tui *t, void *st, int key)
 {

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+TUI_VIEW_DECLARE(mpi);
+
 #define COLUMNS                                                                                    \
     "  TIME%   APP%    CALLS  TOTAL(ms)    AVG(us)    MAX(us)      BYTES   COMM  WAIT  CALL"
 

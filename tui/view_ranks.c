@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+TUI_VIEW_DECLARE(ranks);
+
 #define NO_RANKS                                                                                   \
     "no ranks: not a multi-rank recording (rocsys-top --replay DIR --live on an MPI recording's "  \
     "parent directory)"
@@ -194,7 +196,9 @@ void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
         tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), NO_RANKS, 0);
 }
 
-void tui_ranks_show(struct tui *t, int rank)
+/* Show rank (-1: all ranks) in the call tree and hot views (the filter's only_rank); a thread
+ * filter on another rank's thread is dropped. */
+static void ranks_show(struct tui *t, int rank)
 {
     t->filter.only_rank = rank >= 0 ? rank + 1 : 0;
     if (rank >= 0 && t->filter.thread >= 0 &&
@@ -207,6 +211,28 @@ void tui_ranks_show(struct tui *t, int rank)
         tui_message(t, "all ranks");
 }
 
+/* R in every view: all ranks, then each rank in turn. */
+int tui_ranks_global(struct tui *t, int key)
+{
+    int n;
+
+    if (key != 'R')
+        return 0;
+    n = model_ranks_next(t->m, t->filter.only_rank);
+    if (n < 0)
+        tui_message(t, "no ranks: not a multi-rank recording");
+    else
+        ranks_show(t, n - 1);
+    return 1;
+}
+
+const struct tui_key_help tui_ranks_help[] = {
+    {"R", "rank (multi-rank): all ranks, then each rank in turn"},
+    {"Enter Space", "ranks: show that rank in the other views"},
+    {"a u", "ranks view: all ranks again; cycle the region compared"},
+    {NULL, NULL},
+};
+
 int tui_ranks_key(struct tui *t, void *st, int key)
 {
     struct ranks_view *v = st;
@@ -217,12 +243,12 @@ int tui_ranks_key(struct tui *t, void *st, int key)
         tui_lv_note(&ranks_class, st);
         if (v->lv.sel_id < 0 || v->tb.count == 0) /* no rank selected */
             return 1;
-        tui_ranks_show(t, (int)v->lv.sel_id);
+        ranks_show(t, (int)v->lv.sel_id);
         tui_switch_view(t, TUI_VIEW_CALLTREE);
         return 1;
     }
     if (key == 'a') {
-        tui_ranks_show(t, -1);
+        ranks_show(t, -1);
         return 1;
     }
     if (key == 'u') {

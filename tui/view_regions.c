@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(regions);
+
 #define COLUMNS                                                                                    \
     "    COUNT      TOTAL       MEAN        MIN        MAX     STDDEV  OPEN  TID      REGION"
 #define BATCH_COLUMNS                                                                              \

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(threads);
+
 /* Row layout: marker, name (16 columns), tid, pid, cpu%, state, samples. */
 #define ROW_FMT "%c %s%*s %7s  %7s  %5s  %-5s %9s  %5s"
 
@@ -194,6 +196,11 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
         tui_put(t, y, r->x, r->w, attr, line, sel);
     }
 }
+
+const struct tui_key_help tui_threads_help[] = {
+    {"Enter Space", "threads: show that thread (or all) in the call tree"},
+    {NULL, NULL},
+};
 
 int tui_threads_key(struct tui *t, void *st, int key)
 {
