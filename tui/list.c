@@ -64,20 +64,56 @@ int tui_lv_key(struct tui *t, const struct tui_list_class *c, void *st, int key)
     return 0;
 }
 
+void tui_list_heading(const struct tui_list_column *c, int n, const int *show, char *buf,
+                      size_t len)
+{
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < n && o < len; i++)
+        if (!show || show[i])
+            o += (size_t)(c[i].width ? snprintf(buf + o, len - o, "%*s", c[i].width, c[i].heading)
+                                     : snprintf(buf + o, len - o, "  %s", c[i].heading));
+}
+
+void tui_list_cells(struct model *m, const struct tui_list_column *c, int n, const int *show,
+                    const void *rows, int row, char *buf, size_t len)
+{
+    char cell[256];
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < n && o < len; i++) {
+        if ((show && !show[i]) || !c[i].cell)
+            continue;
+        c[i].cell(m, rows, row, cell, sizeof(cell));
+        o += (size_t)snprintf(buf + o, len - o, "%*s", c[i].width, cell);
+    }
+}
+
 int tui_lv_click(struct tui *t, const struct tui_list_class *c, void *st,
                  const struct tui_mouse *ev, int rows)
 {
     struct tui_lv *lv = tui_lv_of(c, st);
+    struct tui_sort_column map[32];
+    const struct tui_sort_column *sorts = c->sort_columns;
     char heading[1024];
     const char *columns = c->columns;
-    int value;
+    int value, nsorts = c->nsort_columns;
 
-    if (!columns) {
+    if (c->cols) { /* the headings and their sorts from the columns */
+        tui_list_heading(c->cols, c->ncols, NULL, heading, sizeof(heading));
+        columns = heading;
+        nsorts = 0;
+        for (int i = 0; i < c->ncols && nsorts < 32; i++)
+            if (c->cols[i].sort >= 0)
+                map[nsorts++] = (struct tui_sort_column){c->cols[i].heading, c->cols[i].sort};
+        sorts = map;
+    } else if (!columns) {
         c->heading(st, heading, sizeof(heading));
         columns = heading;
     }
-    switch (tui_list_click(ev, &lv->nav, c->count(st), rows, columns, c->sort_columns,
-                           c->nsort_columns, &value)) {
+    switch (tui_list_click(ev, &lv->nav, c->count(st), rows, columns, sorts, nsorts, &value)) {
     case TUI_CLICK_SORT:
         lv->sort = value;
         tui_lv_resort(t, c, st);

@@ -17,12 +17,35 @@ struct tui_lv {
     long sel_id;         /* row_id of the selected row, kept across sorts (-1: none) */
 };
 
+/* A column of a list view, in the spirit of perf's hpp formats: its heading, width, when it
+ * gives way to the name, the sort a click on its heading chooses, and its cell as text, so
+ * that the screen, the batch frame and the clicks read one description. */
+struct tui_list_column {
+    const char *heading; /* right-aligned in width */
+    int width;           /* columns, the blanks before it included; 0: the name, "  NAME" */
+    int drop;            /* 0: always shown; else given up for the name, the highest first */
+    int sort;            /* the sort order a click on the heading chooses, -1: none */
+    /* The cell of row (of rows, the data the view shows; m: its model) as text; NULL for the
+     * name column, which the view draws (fitted into the room left). */
+    void (*cell)(struct model *m, const void *rows, int row, char *buf, size_t n);
+};
+
+/* The headings of the shown columns (show NULL: all) as one line. */
+void tui_list_heading(const struct tui_list_column *c, int n, const int *show, char *buf,
+                      size_t len);
+/* The cells of row, each right-aligned in its column's width, the name column left out. */
+void tui_list_cells(struct model *m, const struct tui_list_column *c, int n, const int *show,
+                    const void *rows, int row, char *buf, size_t len);
+
 /* What the layer needs to know of a list view's rows (st: the view's state). */
 struct tui_list_class {
     size_t lv_offset; /* offsetof(the view's state, its struct tui_lv) */
     int nsorts;       /* the sort orders s and F6 cycle through (0: none) */
     const struct tui_sort_column *sort_columns; /* a click on a heading: its sort order */
     int nsort_columns;
+    /* The columns (NULL: columns or heading() and sort_columns describe the headings). */
+    const struct tui_list_column *cols;
+    int ncols;
     const char *columns; /* the column headings as drawn; NULL: heading() gives them */
     void (*heading)(const void *st, char *buf, size_t n);
     int (*count)(const void *st); /* rows of the list */

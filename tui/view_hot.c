@@ -9,13 +9,41 @@
 
 TUI_VIEW_DECLARE(hot);
 
-#define COLUMNS "  SELF%  INCL%  SAMPLES  FUNCTION"
-
 /* The sort orders `s` cycles through, the default first. */
 static const int sort_cycle[] = {TUI_SORT_SELF, TUI_SORT_INCL, TUI_SORT_NAME};
-/* A click on a column heading: its step in sort_cycle (SAMPLES are self samples). */
-static const struct tui_sort_column sort_columns[] = {
-    {"SELF%", 0}, {"INCL%", 1}, {"SAMPLES", 0}, {"FUNCTION", 2}};
+
+/* The cells of a row of a hot list (rows: struct model_hot_list). */
+static void cell_self(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct model_hot_list *l = rows;
+
+    (void)m;
+    snprintf(buf, n, "%.1f", tui_pct(l->items[row].self, l->total));
+}
+
+static void cell_incl(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct model_hot_list *l = rows;
+
+    (void)m;
+    snprintf(buf, n, "%.1f", tui_pct(l->items[row].inclusive, l->total));
+}
+
+static void cell_samples(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%llu",
+             (unsigned long long)((const struct model_hot_list *)rows)->items[row].self);
+}
+
+/* The columns; a click on a heading chooses its step in sort_cycle (SAMPLES: self samples). */
+static const struct tui_list_column columns[] = {
+    {"SELF%", 7, 0, 0, cell_self},
+    {"INCL%", 7, 0, 1, cell_incl},
+    {"SAMPLES", 9, 0, 0, cell_samples},
+    {"FUNCTION", 0, 0, 2, NULL},
+};
+#define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 
 struct hot_view {
     struct tui_lv lv; /* sort: index into sort_cycle; sel_id: the selected row's function */
@@ -54,9 +82,8 @@ static int hot_match(struct tui *t, const void *st, int row, const char *needle)
 static const struct tui_list_class hot_class = {
     .lv_offset = offsetof(struct hot_view, lv),
     .nsorts = (int)(sizeof(sort_cycle) / sizeof(sort_cycle[0])),
-    .sort_columns = sort_columns,
-    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
-    .columns = COLUMNS,
+    .cols = columns,
+    .ncols = NCOLUMNS,
     .count = hot_count,
     .sort = hot_sort,
     .row_id = hot_row_id,
@@ -95,13 +122,15 @@ void tui_hot_rebuild(struct tui *t, void *st)
 void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct hot_view *h = st;
-    char title[256], desc[160], nums[64], loc[512], name[4096];
+    char title[256], desc[160], heading[128], nums[64], loc[512], name[4096];
     int page, count = h->hot ? h->hot->count : 0;
 
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
     snprintf(title, sizeof(title), "Hot functions: %s  (%d functions, sort: %s)", desc, count,
              tui_sort_name(sort_cycle[h->lv.sort]));
-    page = tui_draw_frame(t, r, title, COLUMNS "  LOCATION");
+    tui_list_heading(columns, NCOLUMNS, NULL, heading, sizeof(heading));
+    strcat(heading, "  LOCATION");
+    page = tui_draw_frame(t, r, title, heading);
     tui_list_fit(&h->lv.nav, count, page);
     for (int i = 0; i < page && h->lv.nav.top + i < count; i++) {
         int idx = h->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
@@ -112,8 +141,8 @@ void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
 
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
-        snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu  ", self,
-                 tui_pct(it->inclusive, h->hot->total), (unsigned long long)it->self);
+        tui_list_cells(t->m, columns, NCOLUMNS, NULL, h->hot, idx, nums, sizeof(nums) - 2);
+        strcat(nums, "  ");
         x += tui_put(t, y, x, end - x, self >= 20.0 && !sel ? tui_style(t, TUI_S_HOT) : norm, nums,
                      0);
         tui_fit_middle(name, sizeof(name), tui_model_func_name(t->m, it->func), end - x, t->utf8);
@@ -162,12 +191,13 @@ void tui_hot_batch(FILE *out, struct model *m, int max_rows)
 {
     struct model_filter f = {.thread = -1, .window = 0};
     struct model_hot_list *hot = model_hot_build(m, &f);
-    char desc[160], name[1024], loc[512];
+    char desc[160], heading[128], nums[64], name[1024], loc[512];
     int rows = 0;
 
     tui_filter_desc(m, &f, desc, sizeof(desc));
+    tui_list_heading(columns, NCOLUMNS, NULL, heading, sizeof(heading));
     fprintf(out, "== Hot functions: %s ==\n", desc);
-    fprintf(out, "%s  LOCATION\n", COLUMNS);
+    fprintf(out, "%s  LOCATION\n", heading);
     if (!hot)
         return;
     tui_hot_sort(hot->items, hot->count, TUI_SORT_SELF, tui_model_func_name, m);
@@ -177,9 +207,8 @@ void tui_hot_batch(FILE *out, struct model *m, int max_rows)
             continue;
         tui_fit(name, sizeof(name), tui_model_func_name(m, it->func), 250, 1);
         tui_func_location(m, it->func, loc, sizeof(loc));
-        fprintf(out, "%7.1f%7.1f%9llu  %s%s%s\n", tui_pct(it->self, hot->total),
-                tui_pct(it->inclusive, hot->total), (unsigned long long)it->self, name,
-                loc[0] ? "  " : "", loc);
+        tui_list_cells(m, columns, NCOLUMNS, NULL, hot, i, nums, sizeof(nums));
+        fprintf(out, "%s  %s%s%s\n", nums, name, loc[0] ? "  " : "", loc); /* the screen's cells */
         rows++;
     }
     model_hot_free(hot);
