@@ -154,3 +154,26 @@ int tui_lv_sort_setting(const struct tui_list_class *c, void *st, int set)
         lv->sort = set;
     return lv->sort;
 }
+
+int tui_view_key(struct tui *t, const struct tui_view *v, void *st, int key)
+{
+    if (v->list && tui_lv_key(t, v->list, st, key))
+        return 1;
+    return v->key ? v->key(t, st, key) : 0;
+}
+
+int tui_view_search(struct tui *t, const struct tui_view *v, void *st, const char *needle)
+{
+    if (v->search)
+        return v->search(t, st, needle);
+    if (v->list && v->list->match)
+        return tui_lv_search(t, v->list, st, needle);
+    return -1;
+}
+
+int tui_view_click(struct tui *t, const struct tui_view *v, void *st, const struct tui_mouse *ev)
+{
+    if (v->click)
+        return v->click(t, st, ev);
+    return v->list ? tui_lv_click(t, v->list, st, ev, ev->h - 2) : 0;
+}

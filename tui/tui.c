@@ -375,10 +375,14 @@ static void do_search(struct tui *t)
         return;
     }
     ensure_built(t);
-    if (!v->search)
+    switch (tui_view_search(t, v, t->state[t->view], t->search)) {
+    case -1:
         tui_message(t, "no search in the %s view", v->name);
-    else if (!v->search(t, t->state[t->view], t->search))
+        break;
+    case 0:
         tui_message(t, "no match for \"%s\"", t->search);
+        break;
+    }
 }
 
 /* A key while the search prompt is open. */
@@ -520,7 +524,7 @@ static int handle_key(struct tui *t, int ch)
         }
     }
     ensure_built(t);
-    v->key(t, t->state[t->view], ch);
+    tui_view_key(t, v, t->state[t->view], ch);
     return t->profile_pid > 0; /* a view chose a process to profile: leave */
 }
 

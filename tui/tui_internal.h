@@ -280,6 +280,7 @@ struct tui_overlay {
 void tui_help_draw(struct tui *t);
 
 /* ---- the view table (views.c) ---- */
+struct tui_list_class;
 struct tui_view {
     const char *name;       /* tab label and section title */
     const char *short_name; /* tab label when the full names do not fit */
@@ -306,7 +307,17 @@ struct tui_view {
     /* A key the view takes in every view (the Ranks view's R); 1 if taken. May be NULL (no
      * tui_<v>_global). */
     int (*global_key)(struct tui *t, int key);
+    /* A list view's rows (tui/list.h, tui_<v>_list): the list layer takes the sort and
+     * navigation keys, and the clicks and the search the view leaves to it (key, search and
+     * click NULL); NULL: not a list view. */
+    const struct tui_list_class *list;
 };
+
+/* A key, a search and a body click for view v (state st): its list's part (tui/list.c), then
+ * the view's own callback; 1 when taken (search: found), -1 for a search it does not have. */
+int tui_view_key(struct tui *t, const struct tui_view *v, void *st, int key);
+int tui_view_search(struct tui *t, const struct tui_view *v, void *st, const char *needle);
+int tui_view_click(struct tui *t, const struct tui_view *v, void *st, const struct tui_mouse *ev);
 
 /* A line of the help: the keys, and what they do. */
 struct tui_key_help {
@@ -319,8 +330,8 @@ extern const int tui_view_count;
 #define TUI_VIEW_CALLTREE 0 /* index of the call tree view, where the threads view jumps */
 
 /* What a view file defines (view_<v>.c begins with TUI_VIEW_DECLARE(v);): the callbacks of
- * its row in the view table, and, if it has them, tui_<v>_click, tui_<v>_help and
- * tui_<v>_global (views.c takes those it finds: they are optional). */
+ * its row in the view table; tui_<v>_key, _search, _click, _help, _global and _list are
+ * optional (views.c takes those the file defines). */
 #define TUI_VIEW_DECLARE(v)                                                                        \
     void *tui_##v##_create(void);                                                                  \
     void tui_##v##_destroy(void *st);                                                              \
@@ -332,7 +343,8 @@ extern const int tui_view_count;
     void tui_##v##_batch(FILE *out, struct model *m, int max_rows);                                \
     int tui_##v##_click(struct tui *t, void *st, const struct tui_mouse *ev);                      \
     extern const struct tui_key_help tui_##v##_help[];                                             \
-    int tui_##v##_global(struct tui *t, int key)
+    int tui_##v##_global(struct tui *t, int key);                                                  \
+    extern const struct tui_list_class tui_##v##_list
 
 /* printf into a segment at (y, *x), at most up to column xmax; advances *x. */
 void tui_seg(struct tui *t, int y, int *x, int xmax, unsigned int attr, const char *fmt, ...)

@@ -191,7 +191,7 @@ static int hipapi_match(struct tui *t, const void *st, int row, const char *need
     return tui_match(((const struct hipapi_view *)st)->rows[row]->name, needle);
 }
 
-static const struct tui_list_class hipapi_class = {
+const struct tui_list_class tui_hipapi_list = {
     .lv_offset = offsetof(struct hipapi_view, lv),
     .nsorts = SORT_COUNT,
     .sort_columns = sort_columns,
@@ -200,22 +200,11 @@ static const struct tui_list_class hipapi_class = {
     .count = hipapi_count,
     .sort = hipapi_sort,
     .match = hipapi_match,
-    .key = tui_hipapi_key,
 };
-
-int tui_hipapi_key(struct tui *t, void *st, int key)
-{
-    return tui_lv_key(t, &hipapi_class, st, key);
-}
 
 int tui_hipapi_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    return tui_lv_click(t, &hipapi_class, st, ev, ((struct hipapi_view *)st)->list_rows);
-}
-
-int tui_hipapi_search(struct tui *t, void *st, const char *needle)
-{
-    return tui_lv_search(t, &hipapi_class, st, needle);
+    return tui_lv_click(t, &tui_hipapi_list, st, ev, ((struct hipapi_view *)st)->list_rows);
 }
 
 void tui_hipapi_status(struct tui *t, void *st, char *buf, size_t n)
@@ -260,5 +249,5 @@ void tui_hipapi_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_hipapi_sort(void *st, int set)
 {
-    return tui_lv_sort_setting(&hipapi_class, st, set);
+    return tui_lv_sort_setting(&tui_hipapi_list, st, set);
 }

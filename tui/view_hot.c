@@ -50,7 +50,8 @@ struct hot_view {
     struct model_hot_list *hot;
 };
 
-/* The list layer's view of the rows (tui/list.h). */
+/* The list layer's view of the rows (tui/list.h): it takes the sort and navigation keys, the
+ * clicks and the search. */
 static int hot_count(const void *st)
 {
     const struct hot_view *h = st;
@@ -79,7 +80,7 @@ static int hot_match(struct tui *t, const void *st, int row, const char *needle)
     return tui_match(tui_model_func_name(t->m, h->hot->items[row].func), needle);
 }
 
-static const struct tui_list_class hot_class = {
+const struct tui_list_class tui_hot_list = {
     .lv_offset = offsetof(struct hot_view, lv),
     .nsorts = (int)(sizeof(sort_cycle) / sizeof(sort_cycle[0])),
     .cols = columns,
@@ -116,7 +117,7 @@ void tui_hot_rebuild(struct tui *t, void *st)
 
     model_hot_free(h->hot);
     h->hot = model_hot_build(t->m, &t->filter);
-    tui_lv_resort(t, &hot_class, h);
+    tui_lv_resort(t, &tui_hot_list, h);
 }
 
 void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
@@ -161,22 +162,10 @@ int tui_hot_key(struct tui *t, void *st, int key)
 {
     struct hot_view *h = st;
 
-    if (tui_lv_key(t, &hot_class, st, key))
-        return 1;
     if ((key == 'S' || key == '\n' || key == '\r' || key == KEY_ENTER) && h->hot &&
         h->lv.nav.sel >= 0 && h->lv.nav.sel < h->hot->count)
         return tui_source_open(t, h->hot->items[h->lv.nav.sel].func); /* the Source view */
     return 0;
-}
-
-int tui_hot_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    return tui_lv_click(t, &hot_class, st, ev, ev->h - 2);
-}
-
-int tui_hot_search(struct tui *t, void *st, const char *needle)
-{
-    return tui_lv_search(t, &hot_class, st, needle);
 }
 
 void tui_hot_status(struct tui *t, void *st, char *buf, size_t n)
@@ -217,5 +206,5 @@ void tui_hot_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_hot_sort_order(void *st, int set)
 {
-    return tui_lv_sort_setting(&hot_class, st, set);
+    return tui_lv_sort_setting(&tui_hot_list, st, set);
 }

@@ -199,7 +199,7 @@ static int mpi_match(struct tui *t, const void *st, int row, const char *needle)
     return tui_match(((const struct mpi_view *)st)->tb.rows[row].name, needle);
 }
 
-static const struct tui_list_class mpi_class = {
+const struct tui_list_class tui_mpi_list = {
     .lv_offset = offsetof(struct mpi_view, lv),
     .nsorts = SORT_COUNT,
     .sort_columns = sort_columns,
@@ -208,22 +208,11 @@ static const struct tui_list_class mpi_class = {
     .count = mpi_count,
     .sort = mpi_sort,
     .match = mpi_match,
-    .key = tui_mpi_key,
 };
-
-int tui_mpi_key(struct tui *t, void *st, int key)
-{
-    return tui_lv_key(t, &mpi_class, st, key);
-}
 
 int tui_mpi_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    return tui_lv_click(t, &mpi_class, st, ev, ((struct mpi_view *)st)->list_rows);
-}
-
-int tui_mpi_search(struct tui *t, void *st, const char *needle)
-{
-    return tui_lv_search(t, &mpi_class, st, needle);
+    return tui_lv_click(t, &tui_mpi_list, st, ev, ((struct mpi_view *)st)->list_rows);
 }
 
 void tui_mpi_status(struct tui *t, void *st, char *buf, size_t n)

@@ -88,7 +88,8 @@ static void column_line(const void *st, char *buf, size_t n)
              "IMBAL", "HOT%", "HOT");
 }
 
-/* The list layer's view of the rows (tui/list.h). */
+/* The list layer's view of the rows (tui/list.h): it takes the sort and navigation keys, the
+ * clicks and the search. */
 static int ranks_count(const void *st)
 {
     return ((const struct ranks_view *)st)->tb.count;
@@ -118,7 +119,7 @@ static int ranks_match(struct tui *t, const void *st, int row, const char *needl
            (r->hot_func >= 0 && tui_match(tui_model_func_name(t->m, r->hot_func), needle));
 }
 
-static const struct tui_list_class ranks_class = {
+const struct tui_list_class tui_ranks_list = {
     .lv_offset = offsetof(struct ranks_view, lv),
     .nsorts = SORT_COUNT,
     .sort_columns = sort_columns,
@@ -142,7 +143,7 @@ static void reload_region(struct tui *t, struct ranks_view *v)
     qsort_r(v->tb.rows, (size_t)v->tb.count, sizeof(*v->tb.rows), row_cmp, v);
     v->lv.sort = sort;
     model_ranks_load(t->m, &v->tb, v->region, 1);
-    tui_lv_resort(t, &ranks_class, v);
+    tui_lv_resort(t, &tui_ranks_list, v);
 }
 
 void tui_ranks_rebuild(struct tui *t, void *st)
@@ -151,7 +152,7 @@ void tui_ranks_rebuild(struct tui *t, void *st)
 
     v->window = t->filter.window;
     model_ranks_build(t->m, v->window, v->region, 1, &v->tb); /* rows in rank order */
-    tui_lv_resort(t, &ranks_class, v);
+    tui_lv_resort(t, &tui_ranks_list, v);
 }
 
 void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
@@ -237,10 +238,8 @@ int tui_ranks_key(struct tui *t, void *st, int key)
 {
     struct ranks_view *v = st;
 
-    if (tui_lv_key(t, &ranks_class, st, key))
-        return 1;
     if (key == '\n' || key == '\r' || key == KEY_ENTER || key == ' ') {
-        tui_lv_note(&ranks_class, st);
+        tui_lv_note(&tui_ranks_list, st);
         if (v->lv.sel_id < 0 || v->tb.count == 0) /* no rank selected */
             return 1;
         ranks_show(t, (int)v->lv.sel_id);
@@ -262,16 +261,6 @@ int tui_ranks_key(struct tui *t, void *st, int key)
         return 1;
     }
     return 0;
-}
-
-int tui_ranks_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    return tui_lv_click(t, &ranks_class, st, ev, ev->h - 2); /* again: that rank's tree */
-}
-
-int tui_ranks_search(struct tui *t, void *st, const char *needle)
-{
-    return tui_lv_search(t, &ranks_class, st, needle);
 }
 
 void tui_ranks_status(struct tui *t, void *st, char *buf, size_t n)

@@ -166,7 +166,8 @@ void tui_regions_draw(struct tui *t, void *st, const struct tui_rect *r)
     }
 }
 
-/* The list layer's view of the rows (tui/list.h). */
+/* The list layer's view of the rows (tui/list.h): it takes the sort and navigation keys, the
+ * clicks and the search. */
 static int regions_count(const void *st)
 {
     return ((const struct regions_view *)st)->count;
@@ -186,7 +187,7 @@ static int regions_match(struct tui *t, const void *st, int row, const char *nee
     return tui_match(((const struct regions_view *)st)->rows[row].name, needle);
 }
 
-static const struct tui_list_class regions_class = {
+const struct tui_list_class tui_regions_list = {
     .lv_offset = offsetof(struct regions_view, lv),
     .nsorts = SORT_COUNT_,
     .sort_columns = sort_columns,
@@ -195,23 +196,7 @@ static const struct tui_list_class regions_class = {
     .count = regions_count,
     .sort = regions_sort,
     .match = regions_match,
-    .key = tui_regions_key,
 };
-
-int tui_regions_key(struct tui *t, void *st, int key)
-{
-    return tui_lv_key(t, &regions_class, st, key);
-}
-
-int tui_regions_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    return tui_lv_click(t, &regions_class, st, ev, ev->h - 2);
-}
-
-int tui_regions_search(struct tui *t, void *st, const char *needle)
-{
-    return tui_lv_search(t, &regions_class, st, needle);
-}
 
 /* The OpenMP statistics of the region named name (of any process), or NULL. */
 static const struct model_omp_stats *omp_of(struct model *m, const char *name)
@@ -299,5 +284,5 @@ void tui_regions_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_regions_sort(void *st, int set)
 {
-    return tui_lv_sort_setting(&regions_class, st, set);
+    return tui_lv_sort_setting(&tui_regions_list, st, set);
 }

@@ -80,7 +80,8 @@ static int trow_cmp(const void *a, const void *b, void *arg)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* The list layer's view of the rows (tui/list.h). */
+/* The list layer's view of the rows (tui/list.h): it takes the sort and navigation keys, the
+ * clicks and the search. */
 static int threads_count(const void *st)
 {
     return ((const struct threads_view *)st)->count + 1;
@@ -105,7 +106,7 @@ static int threads_match(struct tui *t, const void *st, int row, const char *nee
     return row > 0 && tui_match(((const struct threads_view *)st)->rows[row - 1].th.name, needle);
 }
 
-static const struct tui_list_class threads_class = {
+const struct tui_list_class tui_threads_list = {
     .lv_offset = offsetof(struct threads_view, lv),
     .nsorts = SORT_COUNT,
     .sort_columns = sort_columns,
@@ -136,7 +137,7 @@ void tui_threads_rebuild(struct tui *t, void *st)
         v->rows[v->count++].index = i;
     }
     v->window = t->filter.window;
-    tui_lv_resort(t, &threads_class, v);
+    tui_lv_resort(t, &tui_threads_list, v);
 }
 
 /* The share of a Python thread's samples in which it held the GIL ("-": not a Python thread). */
@@ -206,26 +207,14 @@ int tui_threads_key(struct tui *t, void *st, int key)
 {
     struct threads_view *v = st;
 
-    if (tui_lv_key(t, &threads_class, st, key))
-        return 1;
     if (key == '\n' || key == '\r' || key == KEY_ENTER || key == ' ') {
-        tui_lv_note(&threads_class, st);
+        tui_lv_note(&tui_threads_list, st);
         t->filter.thread = (int)v->lv.sel_id;
         tui_filter_changed(t);
         tui_switch_view(t, TUI_VIEW_CALLTREE);
         return 1;
     }
     return 0;
-}
-
-int tui_threads_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    return tui_lv_click(t, &threads_class, st, ev, ev->h - 2); /* again: that thread's tree */
-}
-
-int tui_threads_search(struct tui *t, void *st, const char *needle)
-{
-    return tui_lv_search(t, &threads_class, st, needle);
 }
 
 void tui_threads_status(struct tui *t, void *st, char *buf, size_t n)
@@ -258,5 +247,5 @@ void tui_threads_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_threads_sort(void *st, int set)
 {
-    return tui_lv_sort_setting(&threads_class, st, set);
+    return tui_lv_sort_setting(&tui_threads_list, st, set);
 }

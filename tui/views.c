@@ -30,7 +30,10 @@
     int tui_##v##_click(struct tui *t, void *st, const struct tui_mouse *ev)                       \
         __attribute__((weak));                                                                     \
     extern const struct tui_key_help tui_##v##_help[] __attribute__((weak));                       \
-    int tui_##v##_global(struct tui *t, int key) __attribute__((weak));
+    int tui_##v##_global(struct tui *t, int key) __attribute__((weak));                            \
+    int tui_##v##_key(struct tui *t, void *st, int key) __attribute__((weak));                     \
+    int tui_##v##_search(struct tui *t, void *st, const char *needle) __attribute__((weak));       \
+    extern const struct tui_list_class tui_##v##_list __attribute__((weak));
 TUI_VIEW_LIST(TUI_VIEW_EXTERN)
 
 #define TUI_VIEW_INIT(label_, key_, v, brief_)                                                     \
@@ -47,7 +50,8 @@ TUI_VIEW_LIST(TUI_VIEW_EXTERN)
      .batch = tui_##v##_batch,                                                                     \
      .click = tui_##v##_click,                                                                     \
      .help = tui_##v##_help,                                                                       \
-     .global_key = tui_##v##_global},
+     .global_key = tui_##v##_global,                                                               \
+     .list = &tui_##v##_list},
 const struct tui_view tui_views[] = {TUI_VIEW_LIST(TUI_VIEW_INIT)};
 const int tui_view_count = (int)(sizeof(tui_views) / sizeof(tui_views[0]));
 

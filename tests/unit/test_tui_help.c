@@ -27,7 +27,7 @@ static char *help_text(void)
 int main(void)
 {
     char *text = help_text();
-    int clicks = 0, helps = 0, globals = 0;
+    int clicks = 0, lists = 0, helps = 0, globals = 0;
 
     CHECK(tui_view_count >= 13);
     for (int i = 0; i < tui_view_count; i++) {
@@ -36,8 +36,7 @@ int main(void)
 
         snprintf(item, sizeof(item), "%c %s", v->hotkey, v->name);
         CHECK_MSG(strstr(text, item) != NULL, "--help keys do not list view \"%s\"", item);
-        CHECK_MSG(v->create && v->destroy && v->rebuild && v->draw && v->key && v->search &&
-                      v->status && v->batch,
+        CHECK_MSG(v->create && v->destroy && v->rebuild && v->draw && v->status && v->batch,
                   "view %s lacks a callback", v->name);
         for (int k = 0; k < i; k++)
             CHECK_MSG(tui_views[k].hotkey != v->hotkey, "views %s and %s share key %c",
@@ -47,17 +46,25 @@ int main(void)
                       h->what);
             helps++;
         }
-        clicks += v->click != NULL;
+        clicks += v->click != NULL || v->list != NULL;
+        lists += v->list != NULL;
+        CHECK_MSG(v->key || v->list, "view %s takes no key", v->name);
         globals += v->global_key != NULL;
     }
     /* the optional callbacks: present where the view file defines them, NULL elsewhere */
-    CHECK(tui_views[tui_view_find("Hot functions")].click != NULL);
+    CHECK(tui_views[tui_view_find("Hot functions")].list != NULL);
+    CHECK(tui_views[tui_view_find("Hot functions")].click == NULL); /* the list layer's */
+    CHECK(tui_views[tui_view_find("Kernels")].click != NULL);
     CHECK(tui_views[tui_view_find("Output")].click == NULL);
+    CHECK(tui_views[tui_view_find("Output")].list == NULL);
+    CHECK(tui_views[tui_view_find("Output")].key != NULL);
+    CHECK(tui_views[tui_view_find("Regions")].key == NULL); /* its keys are the list's */
     CHECK(tui_views[tui_view_find("Ranks")].global_key != NULL);
     CHECK(tui_views[tui_view_find("Call tree")].help != NULL);
     CHECK(tui_views[tui_view_find("Causal")].help == NULL);
     CHECK(clicks >= 8 && clicks < tui_view_count);
     CHECK(globals == 1);
+    CHECK(lists >= 6);
     CHECK(helps >= 10);
     /* the common keys, and lines that fit the 76 columns of the help box (plus the indent) */
     CHECK(strstr(text, "F10 q") != NULL && strstr(text, "quit") != NULL);
