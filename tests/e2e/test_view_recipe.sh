@@ -2,8 +2,8 @@
 # "Adding a view is one file and one row" (docs/architecture.md, Adding a view), shown: the
 # example view file of the docs and its one TUI_VIEW_ROW, added to a copy of tui/views.c and
 # linked with the built core library (nothing else changed), give a view that has its key in
-# --help's keys, its help line, its section in a batch frame with the model's process, and its
-# tab in the table. Also: --help's keys list every view of the real table.
+# --help's keys, its help line, its section in a batch frame with the model's process, and the
+# list layer's keys, clicks and search. Also: --help's keys list every view of the real table.
 source "$(dirname "$0")/lib.sh"
 : "${ROCSYS_SOURCE:?run through ctest}"
 S=$ROCSYS_SOURCE
@@ -35,6 +35,7 @@ check "one row more than the real table" test "$(grep -c 'TUI_VIEW_ROW("' "$WORK
 cat >"$WORK/main.c" <<'EOT'
 #include "model/model.h"
 #include "tui/tui.h"
+#include "tui/tui_internal.h"
 
 #include <stdio.h>
 
@@ -45,6 +46,8 @@ int main(void)
     model_proc_start(m, 4242, 1, "/usr/bin/recipe-target", "recipe-target", 1000000000ull);
     tui_help_keys(stdout);
     tui_batch_frame(stdout, m, 1, 0);
+    for (int i = 0; i < tui_view_count; i++) /* the list layer takes its keys, clicks, search */
+        printf("view %s: list %d\n", tui_views[i].name, tui_views[i].list != NULL);
     model_free(m);
     return 0;
 }
@@ -62,6 +65,7 @@ if [ -x "$WORK/recipe" ]; then
     check "--help's keys list the new view ($key $name)" grep -qF "$key $name" "$WORK/out"
     check "--help's keys have its help line" grep -q "processes: sort by pid or by CPU" "$WORK/out"
     check "a batch frame has its section" grep -q "^== $name ==" "$WORK/out"
+    check "the list layer takes its keys, clicks and search" grep -qx "view $name: list 1" "$WORK/out"
     check "its section lists the model's process" grep -qE '^ +4242 +1 .*/usr/bin/recipe-target' \
         "$WORK/out"
 fi
