@@ -25,10 +25,10 @@ void tui_lv_resort(struct tui *t, const struct tui_list_class *c, void *st)
     if (c->sort)
         c->sort(t, st);
     n = c->count(st);
-    if (c->row_id) {
+    if (c->row_id || c->remembered) {
         int found = c->missing_row;
         for (int i = 0; i < n; i++)
-            if (c->row_id(st, i) == lv->sel_id) {
+            if (c->row_id ? c->row_id(st, i) == lv->sel_id : c->remembered(st, i)) {
                 found = i;
                 break;
             }
@@ -42,8 +42,12 @@ void tui_lv_note(const struct tui_list_class *c, void *st)
 {
     struct tui_lv *lv = tui_lv_of(c, st);
 
-    if (c->row_id && lv->nav.sel >= 0 && lv->nav.sel < c->count(st))
+    if (lv->nav.sel < 0 || lv->nav.sel >= c->count(st))
+        return;
+    if (c->row_id)
         lv->sel_id = c->row_id(st, lv->nav.sel);
+    else if (c->remember)
+        c->remember(st, lv->nav.sel);
 }
 
 int tui_lv_key(struct tui *t, const struct tui_list_class *c, void *st, int key)

@@ -54,6 +54,10 @@ struct tui_list_class {
     /* Identity of a row, kept selected across sorts and rebuilds; NULL: the selection stays on
      * its row number. */
     long (*row_id)(const void *st, int row);
+    /* The same for a row whose identity is no number (the Kernels view's kernel name): keep
+     * row's identity in the view's state; whether row is the one kept. Used without row_id. */
+    void (*remember)(void *st, int row);
+    int (*remembered)(const void *st, int row);
     /* The selection when row_id finds no row with the remembered id: -1 stays where it is. */
     int missing_row;
     /* Whether row matches a search needle; NULL: the view has no search. */
