@@ -36,6 +36,8 @@ void tui_lv_resort(struct tui *t, const struct tui_list_class *c, void *st)
             lv->nav.sel = found;
     }
     tui_list_fit(&lv->nav, n, tui_page_rows(t));
+    if (c->renote)
+        tui_lv_note(c, st);
 }
 
 void tui_lv_note(const struct tui_list_class *c, void *st)

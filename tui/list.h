@@ -58,6 +58,9 @@ struct tui_list_class {
      * row's identity in the view's state; whether row is the one kept. Used without row_id. */
     void (*remember)(void *st, int row);
     int (*remembered)(const void *st, int row);
+    /* 1: remember the selected row again after every resort (where the selection landed when
+     * its row is gone: the call tree). */
+    int renote;
     /* The selection when row_id finds no row with the remembered id: -1 stays where it is. */
     int missing_row;
     /* Whether row matches a search needle; NULL: the view has no search. */
