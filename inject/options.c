@@ -406,7 +406,5 @@ void inject_options_help(FILE *out)
                      d->arg ? d->arg : "");
         fprintf(out, "  %-28s %s\n", left, d->help);
     }
-    fprintf(out,
-            "\nKeys: Tab/1-8 views, Enter/Space expand, t thread, w window, s sort, / search,\n"
-            "p pause, r reset, ? help, F2 setup, q quit. See rocsys-top(1).\n");
+    tui_help_keys(out); /* from the view table */
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "model/ranks.h"
 #include "record/perfetto_read.h"
 #include "session/replay.h"
 #include "tui/tui.h"
@@ -526,7 +527,7 @@ int session_ranks_table(const char *dir, FILE *out)
     model_session(l.m)->range_live = 1;
     live_poll(&l); /* everything written so far */
     if (l.nrecs)
-        tui_ranks_table(out, l.m);
+        model_ranks_write(out, l.m);
     live_free(&l);
     return l.nrecs ? 0 : -1;
 }

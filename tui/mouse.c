@@ -69,9 +69,10 @@ void tui_mouse_dispatch(struct tui *t, const struct tui_mouse *ev)
         return;
     rel = (struct tui_mouse){
         .kind = ev->kind, .y = ev->y - body->y, .x = ev->x - body->x, .h = body->h, .w = body->w};
-    if (v->click && v->click(t, t->state[t->view], &rel))
+    if (tui_view_click(t, v, t->state[t->view], &rel))
         return;
     if (ev->kind != TUI_MOUSE_CLICK)
         for (int i = 0; i < WHEEL_ROWS; i++)
-            v->key(t, t->state[t->view], ev->kind == TUI_MOUSE_WHEEL_UP ? KEY_UP : KEY_DOWN);
+            tui_view_key(t, v, t->state[t->view],
+                         ev->kind == TUI_MOUSE_WHEEL_UP ? KEY_UP : KEY_DOWN);
 }

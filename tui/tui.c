@@ -21,10 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef ROCSYS_VERSION
-#define ROCSYS_VERSION "?"
-#endif
-
 #define KEY_ESC 27
 
 /* Colour pair numbers (0 is the terminal's default). */
@@ -213,7 +209,8 @@ void tui_filter_changed(struct tui *t)
 
 void tui_switch_view(struct tui *t, int view)
 {
-    tui_source_close(t);
+    if (t->overlay)
+        t->overlay->close(t);
     if (view >= 0 && view < tui_view_count)
         t->view = view;
 }
@@ -268,8 +265,8 @@ static void draw_status(struct tui *t, const struct tui_rect *r)
         return;
     }
     buf[0] = '\0';
-    if (t->source)
-        tui_source_status(t, buf, sizeof(buf));
+    if (t->overlay)
+        t->overlay->status(t, buf, sizeof(buf));
     else if (v->status)
         v->status(t, t->state[t->view], buf, sizeof(buf));
     if (buf[0])
@@ -315,101 +312,6 @@ static void replay_range_key(struct tui *t, int ch)
                 (double)(start + width) / 1e9, (double)run / 1e9);
 }
 
-/* The help overlay: a framed box in the middle of the screen listing the keys. */
-static void draw_help(struct tui *t)
-{
-    /* frame pieces: Unicode box drawing, or ASCII (no ACS: some terminals lack it) */
-    const char *h = t->utf8 ? "\xe2\x94\x80" : "-", *v = t->utf8 ? "\xe2\x94\x82" : "|";
-    const char *c[4] = {"+", "+", "+", "+"};
-    const char *lines[40];
-    char views[3][80], refresh[96], rule[1024];
-    unsigned int frame = tui_style(t, TUI_S_LABEL);
-    int n = 0, bw, bh, by, bx;
-    size_t o = 0;
-
-    if (t->utf8) {
-        c[0] = "\xe2\x94\x8c"; /* corners: top left, top right, bottom left, bottom right */
-        c[1] = "\xe2\x94\x90";
-        c[2] = "\xe2\x94\x94";
-        c[3] = "\xe2\x94\x98";
-    }
-    /* the views with their keys, wrapped to the box's width */
-    memset(views, 0, sizeof(views));
-    o = (size_t)snprintf(views[0], sizeof(views[0]), "%-16s", " 0-9");
-    for (int i = 0, l = 0; i < tui_view_count; i++) {
-        char item[48];
-        snprintf(item, sizeof(item), "%c %s", tui_views[i].hotkey, tui_views[i].name);
-        if (o > 16 && o + 2 + strlen(item) > 76) {
-            if (++l == 3)
-                break;
-            o = (size_t)snprintf(views[l], sizeof(views[l]), "%16s", "");
-        }
-        o += (size_t)snprintf(views[l] + o, sizeof(views[l]) - o, "%s%s", o > 16 ? ", " : "", item);
-    }
-    snprintf(refresh, sizeof(refresh), " refresh every %.1fs, %s, %s glyphs",
-             t->opt.delay_tenths > 0 ? t->opt.delay_tenths / 10.0 : 1.0,
-             t->color ? "colour" : "monochrome", t->utf8 ? "Unicode" : "ASCII");
-    lines[n++] = " rocsys-top " ROCSYS_VERSION " - keys";
-    lines[n++] = "";
-    lines[n++] = " Tab S-Tab      next / previous view";
-    for (int l = 0; l < 3; l++)
-        if (views[l][0])
-            lines[n++] = views[l];
-    lines[n++] = " Up Down PgUp PgDn Home End   move the selection";
-    lines[n++] = " Enter Space    call tree: expand/collapse; threads, ranks: show that one";
-    lines[n++] = " Right Left     expand / collapse or go to the parent";
-    lines[n++] = " S (Enter: hot) call tree, hot functions: the function's source, its hot";
-    lines[n++] = "                lines; there n N: next / previous hot line, Esc q: back";
-    lines[n++] = " F6 s           cycle the sort order";
-    lines[n++] = " t              thread: all threads, then each thread in turn";
-    lines[n++] = " R              rank (multi-rank): all ranks, then each rank in turn";
-    lines[n++] = " a u            ranks view: all ranks again; cycle the region compared";
-    if (model_session(t->m)->replay) {
-        lines[n++] = " w              replay: whole run <-> a time window of the run";
-        lines[n++] = " [ ]            replay: move the window back / forward (half its width)";
-        lines[n++] = " { }            replay: halve / double the window's width";
-    } else {
-        lines[n++] = " w              since start <-> sliding window (last N seconds)";
-    }
-    lines[n++] = " Arrows         flame graph: parent, hottest child, frame left / right";
-    lines[n++] = " Enter Esc Bksp flame graph: zoom into the frame / out one level";
-    lines[n++] = " / n            search function names (the call tree opens the path,";
-    lines[n++] = "                the flame graph highlights the matches and their share)";
-    if (model_session(t->m)->diff_old) /* --diff: the Diff view */
-        lines[n++] = " d c C s        Diff view; its next / previous table; sort";
-    lines[n++] = " p              pause: freeze the displayed data";
-    lines[n++] = " r              reset the sample counts";
-    lines[n++] = " F1 ? h         this help (any key closes it)";
-    lines[n++] = " F2             setup: view, sort orders, columns, window, rate, mouse";
-    if (!t->opt.no_mouse)
-        lines[n++] = " Mouse          tab: view; heading: sort; row: select, again: Enter";
-    lines[n++] = " Esc            cancel search or help";
-    lines[n++] = " F10 q          quit";
-    lines[n++] = "";
-    lines[n++] = refresh;
-
-    bw = t->cols - 4 < 78 ? t->cols - 4 : 78;
-    bh = t->rows - 2 < n + 2 ? t->rows - 2 : n + 2;
-    by = (t->rows - bh) / 2;
-    bx = (t->cols - bw) / 2;
-    if (bw < 10 || bh < 3)
-        return;
-    o = 0;
-    for (int i = 0; i < bw - 2 && o + strlen(h) < sizeof(rule); i++, o += strlen(h))
-        memcpy(rule + o, h, strlen(h));
-    rule[o] = '\0';
-    for (int i = 0; i < bh; i++) {
-        int y = by + i, top = i == 0, bottom = i == bh - 1;
-        tui_put(t, y, bx, 1, frame, top ? c[0] : bottom ? c[2] : v, 0);
-        if (top || bottom)
-            tui_put(t, y, bx + 1, bw - 2, frame, rule, 1);
-        else
-            tui_put(t, y, bx + 1, bw - 2, i == 1 ? tui_style(t, TUI_S_TITLE) : A_NORMAL,
-                    i - 1 < n ? lines[i - 1] : "", 1);
-        tui_put(t, y, bx + bw - 1, 1, frame, top ? c[1] : bottom ? c[3] : v, 0);
-    }
-}
-
 /* Bring the current view's data up to date: after a filter change always, otherwise only
  * when new model data was announced by an unpaused refresh. */
 static void ensure_built(struct tui *t)
@@ -453,13 +355,13 @@ static void draw(struct tui *t)
     draw_tabs(t, &t->lay.tabs);
     if (t->setup)
         tui_setup_draw(t, &t->lay.body);
-    else if (t->source)
-        tui_source_draw(t, &t->lay.body);
+    else if (t->overlay)
+        t->overlay->draw(t, &t->lay.body);
     else
         tui_views[t->view].draw(t, t->state[t->view], &t->lay.body);
     draw_status(t, &t->lay.status);
     if (t->help)
-        draw_help(t);
+        tui_help_draw(t);
     refresh();
 }
 
@@ -473,10 +375,14 @@ static void do_search(struct tui *t)
         return;
     }
     ensure_built(t);
-    if (!v->search)
+    switch (tui_view_search(t, v, t->state[t->view], t->search)) {
+    case -1:
         tui_message(t, "no search in the %s view", v->name);
-    else if (!v->search(t, t->state[t->view], t->search))
+        break;
+    case 0:
         tui_message(t, "no match for \"%s\"", t->search);
+        break;
+    }
 }
 
 /* A key while the search prompt is open. */
@@ -525,7 +431,7 @@ static int mouse_key(struct tui *t)
         return 0;
     }
     ensure_built(t);
-    if (t->source && tui_source_mouse(t, &ev))
+    if (t->overlay && t->overlay->mouse(t, &ev))
         return 0;
     tui_mouse_dispatch(t, &ev);
     return t->profile_pid > 0;
@@ -554,7 +460,7 @@ static int handle_key(struct tui *t, int ch)
     }
     if (t->setup && tui_setup_key(t, ch))
         return 0;
-    if (t->source && tui_source_key(t, ch))
+    if (t->overlay && t->overlay->key(t, ch))
         return 0;
     switch (ch) {
     case KEY_F(2):
@@ -605,25 +511,20 @@ static int handle_key(struct tui *t, int ch)
         t->filter.thread = t->filter.thread + 1 >= n ? -1 : t->filter.thread + 1;
         tui_filter_changed(t);
         return 0;
-    case 'R':
-        n = tui_ranks_next(t->m, t->filter.only_rank);
-        if (n < 0)
-            tui_message(t, "no ranks: not a multi-rank recording");
-        else
-            tui_ranks_show(t, n - 1);
-        return 0;
     case KEY_ESC: /* the view's (the flame graph zooms out) */
     default:
         break;
     }
     for (int i = 0; i < tui_view_count; i++) {
+        if (tui_views[i].global_key && tui_views[i].global_key(t, ch))
+            return 0; /* a view's key in every view (the Ranks view's R) */
         if (ch == tui_views[i].hotkey) {
             tui_switch_view(t, i);
             return 0;
         }
     }
     ensure_built(t);
-    v->key(t, t->state[t->view], ch);
+    tui_view_key(t, v, t->state[t->view], ch);
     return t->profile_pid > 0; /* a view chose a process to profile: leave */
 }
 
@@ -781,7 +682,8 @@ void tui_close(struct tui *t)
     stray_output_release(t);
     if (t->set_error[0])
         fprintf(stderr, "rocsys-top: %s\n", t->set_error);
-    tui_source_close(t);
+    if (t->overlay)
+        t->overlay->close(t);
     for (int i = 0; i < tui_view_count; i++)
         tui_views[i].destroy(t->state[i]);
     free(t);

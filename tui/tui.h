@@ -8,6 +8,9 @@
 struct model;
 struct tui;
 
+/* The keys as text for --help: every view's, then each view's own (from the view table). */
+void tui_help_keys(FILE *out);
+
 struct tui_options {
     int color;               /* 0: monochrome even if the terminal has colours */
     int delay_tenths;        /* refresh delay, shown in the help */
@@ -46,11 +49,6 @@ void tui_layout_compute(int rows, int cols, int header_want, struct tui_layout *
 /* Batch mode: write one plain-text frame of every view to out (like top -b).
  * max_rows bounds each view's rows (0 = no bound). */
 void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows);
-
-/* A multi-rank model's ranks as an aligned text table (one line of column names, one row per
- * rank: host, pid, CPU %, samples, GPU time, region time, imbalance, hottest function), as the
- * Ranks view shows them with no region chosen; nothing when no process has a rank. */
-void tui_ranks_table(FILE *out, struct model *m);
 
 /* --source-path: 0 when every rule of spec ("OLD=NEW[,OLD=NEW...]") has an OLD, else -1 with
  * a one-line message in err. */

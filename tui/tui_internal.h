@@ -135,7 +135,7 @@ void tui_tree_reveal(const struct model_tree *t, struct tui_expand *e, int node)
 void tui_hot_sort(struct model_hot *items, int count, int sort, tui_name_fn name, const void *ctx);
 
 /* ---- the interactive front end's state (tui.c) ---- */
-#define TUI_MAX_VIEWS 16
+#define TUI_MAX_VIEWS 32
 
 /* Visual roles; tui_style() maps them to colour pairs or to monochrome attributes. */
 enum tui_style {
@@ -184,7 +184,8 @@ struct tui {
     int rows, cols;
     int gpu_line;              /* this frame's header has a line of GPU gauges */
     int profile_pid;           /* --attach-gpu: the process Enter chose to profile (0: none) */
-    struct tui_source *source; /* the Source view over the body, NULL when closed */
+    struct tui_source *source; /* the Source view's state, NULL when closed */
+    const struct tui_overlay *overlay; /* a view open over the body (Source), NULL: none */
     struct tui_layout lay;
     struct tui_settings set; /* the settings in use (F2 changes them; written at close) */
     char *set_path;          /* where they are written at close, NULL: nowhere */
@@ -268,7 +269,21 @@ int tui_mouse_read(struct tui_mouse *ev);
 /* Act on an event in screen cells: a tab switches the view, the body goes to the view. */
 void tui_mouse_dispatch(struct tui *t, const struct tui_mouse *ev);
 
+/* A view over the body that a view opens (the Source view, tui_source_open): it takes the
+ * keys, clicks, status line and the body until it closes. */
+struct tui_overlay {
+    void (*draw)(struct tui *t, const struct tui_rect *r);
+    int (*key)(struct tui *t, int key); /* 1 when it took key */
+    int (*mouse)(struct tui *t, const struct tui_mouse *ev);
+    void (*status)(struct tui *t, char *buf, size_t n);
+    void (*close)(struct tui *t);
+};
+
+/* help.c: the help overlay (F1) over the screen. */
+void tui_help_draw(struct tui *t);
+
 /* ---- the view table (views.c) ---- */
+struct tui_list_class;
 struct tui_view {
     const char *name;       /* tab label and section title */
     const char *short_name; /* tab label when the full names do not fit */
@@ -287,18 +302,39 @@ struct tui_view {
     /* The view as a plain-text section of a batch frame. */
     void (*batch)(FILE *out, struct model *m, int max_rows);
     /* A click or wheel turn in the view's body (ev relative to the body); 1 if handled. May
-     * be NULL (TUI_VIEW_ROW): a wheel turn then moves the selection as Up/Down do. */
+     * be NULL (no tui_<v>_click): a wheel turn then moves the selection as Up/Down do. */
     int (*click)(struct tui *t, void *st, const struct tui_mouse *ev);
+    /* The view's own keys for the help (F1) and --help, {NULL, NULL}-ended; NULL: only the
+     * common ones (no tui_<v>_help). */
+    const struct tui_key_help *help;
+    /* A key the view takes in every view (the Ranks view's R); 1 if taken. May be NULL (no
+     * tui_<v>_global). */
+    int (*global_key)(struct tui *t, int key);
+    /* A list view's rows (tui/list.h, tui_<v>_list): the list layer takes the sort and
+     * navigation keys, and the clicks and the search the view leaves to it (key, search and
+     * click NULL); NULL: not a list view. */
+    const struct tui_list_class *list;
 };
 
-/* A view's click callback (rows made with TUI_VIEW_ROW_CLICK). */
-#define TUI_VIEW_DECLARE_CLICK(v)                                                                  \
-    int tui_##v##_click(struct tui *t, void *st, const struct tui_mouse *ev)
+/* A key, a search and a body click for view v (state st): its list's part (tui/list.c), then
+ * the view's own callback; 1 when taken (search: found), -1 for a search it does not have. */
+int tui_view_key(struct tui *t, const struct tui_view *v, void *st, int key);
+int tui_view_search(struct tui *t, const struct tui_view *v, void *st, const char *needle);
+int tui_view_click(struct tui *t, const struct tui_view *v, void *st, const struct tui_mouse *ev);
+
+/* A line of the help: the keys, and what they do. */
+struct tui_key_help {
+    const char *keys; /* "Enter Space" */
+    const char *what; /* "expand / collapse" */
+};
 
 extern const struct tui_view tui_views[];
 extern const int tui_view_count;
 #define TUI_VIEW_CALLTREE 0 /* index of the call tree view, where the threads view jumps */
 
+/* What a view file defines (view_<v>.c begins with TUI_VIEW_DECLARE(v);): the callbacks of
+ * its row in the view table; tui_<v>_key, _search, _click, _help, _global and _list are
+ * optional (views.c takes those the file defines). */
 #define TUI_VIEW_DECLARE(v)                                                                        \
     void *tui_##v##_create(void);                                                                  \
     void tui_##v##_destroy(void *st);                                                              \
@@ -307,7 +343,11 @@ extern const int tui_view_count;
     int tui_##v##_key(struct tui *t, void *st, int key);                                           \
     int tui_##v##_search(struct tui *t, void *st, const char *needle);                             \
     void tui_##v##_status(struct tui *t, void *st, char *buf, size_t n);                           \
-    void tui_##v##_batch(FILE *out, struct model *m, int max_rows)
+    void tui_##v##_batch(FILE *out, struct model *m, int max_rows);                                \
+    int tui_##v##_click(struct tui *t, void *st, const struct tui_mouse *ev);                      \
+    extern const struct tui_key_help tui_##v##_help[];                                             \
+    int tui_##v##_global(struct tui *t, int key);                                                  \
+    extern const struct tui_list_class tui_##v##_list
 
 /* printf into a segment at (y, *x), at most up to column xmax; advances *x. */
 void tui_seg(struct tui *t, int y, int *x, int xmax, unsigned int attr, const char *fmt, ...)
@@ -316,23 +356,6 @@ void tui_seg(struct tui *t, int y, int *x, int xmax, unsigned int attr, const ch
 int tui_header_prepare(struct tui *t);
 void tui_header_draw(struct tui *t, const struct tui_rect *r);
 
-TUI_VIEW_DECLARE(calltree);
-TUI_VIEW_DECLARE(hot);
-TUI_VIEW_DECLARE(threads);
-TUI_VIEW_DECLARE(output);
-TUI_VIEW_DECLARE(regions);
-TUI_VIEW_DECLARE(gpu);
-TUI_VIEW_DECLARE(kernels);
-TUI_VIEW_DECLARE(hipapi);
-TUI_VIEW_DECLARE(ranks);
-TUI_VIEW_DECLARE(mpi);
-TUI_VIEW_DECLARE_CLICK(calltree);
-TUI_VIEW_DECLARE_CLICK(hot);
-TUI_VIEW_DECLARE_CLICK(threads);
-TUI_VIEW_DECLARE_CLICK(regions);
-TUI_VIEW_DECLARE_CLICK(kernels);
-TUI_VIEW_DECLARE_CLICK(hipapi);
-TUI_VIEW_DECLARE_CLICK(ranks);
 /* The sort order of a view's state (set >= 0: choose it), for the settings (tui/settings.c) */
 int tui_calltree_sort(void *st, int set);
 int tui_hot_sort_order(void *st, int set);
@@ -340,17 +363,6 @@ int tui_threads_sort(void *st, int set);
 int tui_regions_sort(void *st, int set);
 int tui_kernels_sort(void *st, int set);
 int tui_hipapi_sort(void *st, int set);
-TUI_VIEW_DECLARE_CLICK(mpi);
-TUI_VIEW_DECLARE(flame);
-TUI_VIEW_DECLARE(diff);
-TUI_VIEW_DECLARE(causal); /* --causal: predicted speedups (view_causal.c) */
-
-/* The rank filter after only_rank (struct model_filter: 1 + rank, 0 = all ranks): the next
- * rank in order, then 0 after the last; -1 when no process has a rank (view_ranks.c). */
-int tui_ranks_next(struct model *m, int only_rank);
-/* Show rank (-1: all ranks) in the call tree and hot views (the filter's only_rank); a thread
- * filter on another rank's thread is dropped. */
-void tui_ranks_show(struct tui *t, int rank);
 
 /* ---- a kernel's launch call paths (kernel_paths.c; opened from the Kernels view) ---- */
 struct tui_kpaths {

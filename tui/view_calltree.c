@@ -1,11 +1,14 @@
 /* View 1, the call tree: per thread or all threads merged, expandable, the hottest path open
  * by default, expansion remembered across refreshes by path hash. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 
 #include <curses.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+TUI_VIEW_DECLARE(calltree);
 
 #define COLUMNS "  INCL%  SELF%  SAMPLES  FUNCTION"
 /* With GPU time (kernels launched through HIP were timed): the inclusive GPU time of the
@@ -26,8 +29,7 @@ struct calltree {
     struct model_tree *tree;
     struct tui_tree_rows rows;
     struct tui_expand exp;
-    struct tui_list list;
-    int sort;          /* enum tui_sort; inclusive by default */
+    struct tui_lv lv;  /* selection, scroll; sort: enum tui_sort, inclusive by default */
     uint64_t sel_hash; /* path hash of the selected node, kept across rebuilds */
     int have_sel;
 };
@@ -49,33 +51,68 @@ void tui_calltree_destroy(void *st)
     free(c);
 }
 
-/* Remember which node is selected (by path hash). */
-static void note_selection(struct calltree *c)
+/* The list layer's view of the rows (tui/list.h): the visible rows of the tree. The view calls
+ * it itself (its s cycles through the GPU order only when the tree has GPU time). */
+static int calltree_count(const void *st)
 {
-    if (c->list.sel >= 0 && c->list.sel < c->rows.count && c->tree) {
-        c->sel_hash = c->tree->nodes[c->rows.rows[c->list.sel].node].path_hash;
-        c->have_sel = 1;
-    }
+    return ((const struct calltree *)st)->rows.count;
 }
 
-/* Recompute the visible rows and put the selection back on the same node if it is visible. */
-static void reflatten(struct tui *t, struct calltree *c)
+/* Flatten the tree into its visible rows in the view's order. */
+static void calltree_flatten(struct tui *t, void *st)
 {
-    struct tui_tree_order o = {c->tree, c->sort, tui_model_func_name, t->m};
+    struct calltree *c = st;
+    struct tui_tree_order o = {c->tree, c->lv.sort, tui_model_func_name, t->m};
 
     c->rows.count = 0;
     if (c->tree)
         tui_tree_flatten(&o, &c->exp, &c->rows);
-    if (c->have_sel) {
-        for (int i = 0; i < c->rows.count; i++) {
-            if (c->tree->nodes[c->rows.rows[i].node].path_hash == c->sel_hash) {
-                c->list.sel = i;
-                break;
-            }
-        }
+}
+
+/* The selected node is kept by its path hash. */
+static void calltree_remember(void *st, int row)
+{
+    struct calltree *c = st;
+
+    if (c->tree) {
+        c->sel_hash = c->tree->nodes[c->rows.rows[row].node].path_hash;
+        c->have_sel = 1;
     }
-    tui_list_fit(&c->list, c->rows.count, tui_page_rows(t));
-    note_selection(c);
+}
+
+static int calltree_remembered(const void *st, int row)
+{
+    const struct calltree *c = st;
+
+    return c->have_sel && c->tree->nodes[c->rows.rows[row].node].path_hash == c->sel_hash;
+}
+
+/* The headings, with the GPU column when the tree has GPU time. */
+static void calltree_heading(const void *st, char *buf, size_t n)
+{
+    const struct calltree *c = st;
+
+    snprintf(buf, n, "%s", c->tree && c->tree->gpu_ns ? COLUMNS_GPU : COLUMNS);
+}
+
+static const struct tui_list_class calltree_class = {
+    .lv_offset = offsetof(struct calltree, lv),
+    .sort_columns = sort_columns,
+    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
+    .heading = calltree_heading,
+    .count = calltree_count,
+    .sort = calltree_flatten,
+    .remember = calltree_remember,
+    .remembered = calltree_remembered,
+    .renote = 1,
+    .missing_row = -1,
+    .key = tui_calltree_key,
+};
+
+/* Recompute the visible rows and put the selection back on the same node if it is visible. */
+static void reflatten(struct tui *t, struct calltree *c)
+{
+    tui_lv_resort(t, &calltree_class, c);
 }
 
 void tui_calltree_rebuild(struct tui *t, void *st)
@@ -89,8 +126,8 @@ void tui_calltree_rebuild(struct tui *t, void *st)
     f.with_gpu = 1;
     model_tree_free(c->tree);
     c->tree = model_tree_build(t->m, &f);
-    if (c->sort == TUI_SORT_GPU && !c->tree->gpu_ns)
-        c->sort = TUI_SORT_INCL; /* the GPU times went (reset, another thread) */
+    if (c->lv.sort == TUI_SORT_GPU && !c->tree->gpu_ns)
+        c->lv.sort = TUI_SORT_INCL; /* the GPU times went (reset, another thread) */
     reflatten(t, c);
 }
 
@@ -100,7 +137,7 @@ static void draw_row(struct tui *t, struct calltree *c, int y, const struct tui_
     const struct tui_tree_row *row = &c->rows.rows[i];
     const struct model_node *nd = &c->tree->nodes[row->node];
     uint64_t total = c->tree->total;
-    int sel = i == c->list.sel;
+    int sel = i == c->lv.nav.sel;
     unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
     unsigned int dim = sel ? norm : tui_style(t, TUI_S_DIM);
     double incl = tui_pct(nd->inclusive, total);
@@ -144,11 +181,11 @@ void tui_calltree_draw(struct tui *t, void *st, const struct tui_rect *r)
         snprintf(hidden, sizeof(hidden), ", %d paths below %g %% not shown", c->tree->hidden,
                  c->tree->min_ppm / 10000.0);
     snprintf(title, sizeof(title), "Call tree: %s  (%llu samples, sort: %s%s)", desc,
-             (unsigned long long)(c->tree ? c->tree->total : 0), tui_sort_name(c->sort), hidden);
+             (unsigned long long)(c->tree ? c->tree->total : 0), tui_sort_name(c->lv.sort), hidden);
     page = tui_draw_frame(t, r, title, c->tree && c->tree->gpu_ns ? COLUMNS_GPU : COLUMNS);
-    tui_list_fit(&c->list, c->rows.count, page);
-    for (int i = 0; i < page && c->list.top + i < c->rows.count; i++)
-        draw_row(t, c, r->y + 2 + i, r, c->list.top + i);
+    tui_list_fit(&c->lv.nav, c->rows.count, page);
+    for (int i = 0; i < page && c->lv.nav.top + i < c->rows.count; i++)
+        draw_row(t, c, r->y + 2 + i, r, c->lv.nav.top + i);
     if (c->tree && c->tree->total == 0 && page >= 2)
         tui_put(t, r->y + 3, r->x + 2, r->w - 2, tui_style(t, TUI_S_DIM), "no samples yet", 0);
 }
@@ -156,32 +193,36 @@ void tui_calltree_draw(struct tui *t, void *st, const struct tui_rect *r)
 /* Set the open/closed state of the selected node and re-flatten. */
 static void set_open(struct tui *t, struct calltree *c, int open)
 {
-    const struct tui_tree_row *row = &c->rows.rows[c->list.sel];
+    const struct tui_tree_row *row = &c->rows.rows[c->lv.nav.sel];
 
     tui_expand_set(&c->exp, c->tree->nodes[row->node].path_hash,
                    open ? TUI_EXP_OPEN : TUI_EXP_CLOSED);
     reflatten(t, c);
 }
 
+const struct tui_key_help tui_calltree_help[] = {
+    {"Enter Space", "call tree: expand / collapse"},
+    {"Right Left", "call tree: expand / collapse or go to the parent"},
+    {"S (Enter: hot)", "call tree, hot functions: the function's source, its hot"},
+    {"", "lines; there n N: next / previous hot line, Esc q: back"},
+    {NULL, NULL},
+};
+
 int tui_calltree_key(struct tui *t, void *st, int key)
 {
     struct calltree *c = st;
-    enum tui_nav nav = tui_key_nav(key);
     const struct tui_tree_row *row;
 
     if (key == 's' || key == KEY_F(6)) { /* inclusive, self, name, and GPU time if any */
-        c->sort = (c->sort + 1) % (c->tree && c->tree->gpu_ns ? 4 : 3);
+        c->lv.sort = (c->lv.sort + 1) % (c->tree && c->tree->gpu_ns ? 4 : 3);
         reflatten(t, c);
         return 1;
     }
-    if (nav != TUI_NAV_NONE) {
-        tui_list_nav(&c->list, nav, c->rows.count, tui_page_rows(t));
-        note_selection(c);
+    if (tui_lv_key(t, &calltree_class, st, key)) /* navigation */
         return 1;
-    }
-    if (c->rows.count == 0 || c->list.sel < 0 || c->list.sel >= c->rows.count)
+    if (c->rows.count == 0 || c->lv.nav.sel < 0 || c->lv.nav.sel >= c->rows.count)
         return 0;
-    row = &c->rows.rows[c->list.sel];
+    row = &c->rows.rows[c->lv.nav.sel];
     switch (key) {
     case 'S': /* the Source view of the selected function */
         return tui_source_open(t, c->tree->nodes[row->node].func);
@@ -198,8 +239,8 @@ int tui_calltree_key(struct tui *t, void *st, int key)
         if (row->has_children && !row->expanded)
             set_open(t, c, 1);
         else if (row->expanded)
-            tui_list_nav(&c->list, TUI_NAV_DOWN, c->rows.count, tui_page_rows(t));
-        note_selection(c);
+            tui_list_nav(&c->lv.nav, TUI_NAV_DOWN, c->rows.count, tui_page_rows(t));
+        tui_lv_note(&calltree_class, c);
         return 1;
     case KEY_LEFT:
     case '-':
@@ -208,9 +249,9 @@ int tui_calltree_key(struct tui *t, void *st, int key)
         } else {
             int p = tui_tree_row_of(&c->rows, c->tree->nodes[row->node].parent);
             if (p >= 0) {
-                c->list.sel = p;
-                tui_list_fit(&c->list, c->rows.count, tui_page_rows(t));
-                note_selection(c);
+                c->lv.nav.sel = p;
+                tui_list_fit(&c->lv.nav, c->rows.count, tui_page_rows(t));
+                tui_lv_note(&calltree_class, c);
             }
         }
         return 1;
@@ -221,37 +262,19 @@ int tui_calltree_key(struct tui *t, void *st, int key)
 
 int tui_calltree_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    struct calltree *c = st;
-    int value;
-
-    switch (tui_list_click(ev, &c->list, c->rows.count, ev->h - 2,
-                           c->tree && c->tree->gpu_ns ? COLUMNS_GPU : COLUMNS, sort_columns,
-                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
-    case TUI_CLICK_SORT:
-        c->sort = value;
-        reflatten(t, c);
-        return 1;
-    case TUI_CLICK_SELECT:
-        c->list.sel = value;
-        note_selection(c);
-        return 1;
-    case TUI_CLICK_AGAIN: /* expand or collapse */
-        return tui_calltree_key(t, st, '\n');
-    default:
-        return 0;
-    }
+    return tui_lv_click(t, &calltree_class, st, ev, ev->h - 2); /* again: expand, collapse */
 }
 
 int tui_calltree_search(struct tui *t, void *st, const char *needle)
 {
     struct calltree *c = st;
-    struct tui_tree_order o = {c->tree, c->sort, tui_model_func_name, t->m};
+    struct tui_tree_order o = {c->tree, c->lv.sort, tui_model_func_name, t->m};
     int after = 0, node;
 
     if (!c->tree)
         return 0;
-    if (c->list.sel >= 0 && c->list.sel < c->rows.count)
-        after = c->rows.rows[c->list.sel].node;
+    if (c->lv.nav.sel >= 0 && c->lv.nav.sel < c->rows.count)
+        after = c->rows.rows[c->lv.nav.sel].node;
     node = tui_tree_find(&o, after, needle);
     if (node < 0)
         return 0;
@@ -317,6 +340,6 @@ int tui_calltree_sort(void *st, int set)
     struct calltree *v = st;
 
     if (set >= 0 && set < 4)
-        v->sort = set;
-    return v->sort;
+        v->lv.sort = set;
+    return v->lv.sort;
 }

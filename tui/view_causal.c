@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(causal);
+
 #define COLUMNS    "  GAIN@20  +-95%  @100%  EXPS  at 0 10 20 30 40 50 60 70 80 90 100 %  FUNCTION"
 #define CURVE_ROWS 8 /* the selected function's curve, under the list */
 

@@ -16,6 +16,8 @@
 
 #include "model/diff.h"
 
+TUI_VIEW_DECLARE(diff);
+
 /* Call-tree rows below this inclusive share (%) on both sides are left out: in the TUI as in
  * the call tree view, in batch frames as in the batch call tree. */
 #define DIFF_TREE_MIN_PCT  0.001
@@ -349,6 +351,11 @@ static int tree_key(struct tui *t, struct diff_view *v, int key)
         return 0;
     }
 }
+
+const struct tui_key_help tui_diff_help[] = {
+    {"d c C s", "Diff view; its next / previous table; sort"},
+    {NULL, NULL},
+};
 
 int tui_diff_key(struct tui *t, void *st, int key)
 {

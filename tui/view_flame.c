@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(flame);
+
 /* Paths below this share of the samples (parts per million) are left out, as in the call tree:
  * even zoomed into a 1 % frame on a 1000-column terminal a box needs 10 ppm. */
 #define FLAME_MIN_PPM    10
@@ -320,6 +322,13 @@ static void set_zoom(struct tui *t, struct flame *c, int node)
         c->sel = node;
     relayout(t, c, c->width);
 }
+
+const struct tui_key_help tui_flame_help[] = {
+    {"Arrows", "flame graph: parent, hottest child, frame left / right"},
+    {"Enter Esc Bksp", "flame graph: zoom into the frame / out one level"},
+    {"b", "flame graph: width by samples / by GPU time launched below"},
+    {NULL, NULL},
+};
 
 int tui_flame_key(struct tui *t, void *st, int key)
 {

@@ -13,6 +13,8 @@
 
 #include "gpu/gpu.h"
 
+TUI_VIEW_DECLARE(gpu);
+
 #define HIST_POINTS 512 /* history columns drawn at most */
 
 /* The two graphed metrics of a panel. */
@@ -355,6 +357,11 @@ void tui_gpu_draw(struct tui *t, void *st, const struct tui_rect *r)
     if (lay.procs.h > 0)
         draw_procs(t, v, &lay.procs);
 }
+
+const struct tui_key_help tui_gpu_help[] = {
+    {"Enter", "GPU (--attach-gpu): profile the selected process"},
+    {NULL, NULL},
+};
 
 int tui_gpu_key(struct tui *t, void *st, int key)
 {

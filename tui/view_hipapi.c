@@ -2,11 +2,14 @@
  * share of all HIP time) and the calls that returned an error (with the last error code); below
  * it, memory copies by direction. Key: s cycles the sort. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 
 #include <curses.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+TUI_VIEW_DECLARE(hipapi);
 
 #define COLUMNS "  TIME%    CALLS  TOTAL(us)    AVG(us)    MAX(us)  ERRORS  LAST_ERR  API"
 
@@ -20,9 +23,8 @@ static const struct tui_sort_column sort_columns[] = {
 struct hipapi_view {
     const struct model_hip_api **rows; /* rebuilt from the model at every rebuild */
     int nrows;
-    struct tui_list nav;
+    struct tui_lv lv;
     int list_rows; /* API rows the last draw had room for (the copies are below) */
-    int sort;
     uint64_t total_ns;
 };
 
@@ -120,8 +122,8 @@ void tui_hipapi_rebuild(struct tui *t, void *st)
     struct hipapi_view *v = st;
 
     free(v->rows);
-    v->rows = sorted_apis(t->m, v->sort, &v->nrows, &v->total_ns);
-    tui_list_fit(&v->nav, v->nrows, tui_page_rows(t));
+    v->rows = sorted_apis(t->m, v->lv.sort, &v->nrows, &v->total_ns);
+    tui_list_fit(&v->lv.nav, v->nrows, tui_page_rows(t));
 }
 
 void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
@@ -136,16 +138,16 @@ void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
     ncopies += nwaits; /* below the list: the waits, then the copies */
 
     snprintf(title, sizeof(title), "HIP API: %d entry points, %.3f ms in calls  (sort: %s)",
-             v->nrows, (double)v->total_ns / 1e6, sort_names[v->sort]);
+             v->nrows, (double)v->total_ns / 1e6, sort_names[v->lv.sort]);
     page = tui_draw_frame(t, r, title, COLUMNS);
     int crows = ncopies < page / 2 ? ncopies : page / 2;
     int list_rows = page - crows;
     v->list_rows = list_rows;
-    tui_list_fit(&v->nav, v->nrows, list_rows);
-    for (int i = 0; i < list_rows && v->nav.top + i < v->nrows; i++) {
-        int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+    tui_list_fit(&v->lv.nav, v->nrows, list_rows);
+    for (int i = 0; i < list_rows && v->lv.nav.top + i < v->nrows; i++) {
+        int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
         const struct model_hip_api *a = v->rows[idx];
-        int sel = idx == v->nav.sel;
+        int sel = idx == v->lv.nav.sel;
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
@@ -172,57 +174,37 @@ void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
     }
 }
 
-int tui_hipapi_key(struct tui *t, void *st, int key)
+/* The list layer's view of the rows (tui/list.h): the rows are sorted as they are read. */
+static int hipapi_count(const void *st)
 {
-    struct hipapi_view *v = st;
-    enum tui_nav nav = tui_key_nav(key);
-
-    if (key == 's' || key == KEY_F(6)) {
-        v->sort = (v->sort + 1) % SORT_COUNT;
-        tui_hipapi_rebuild(t, v);
-        return 1;
-    }
-    if (nav != TUI_NAV_NONE) {
-        tui_list_nav(&v->nav, nav, v->nrows, tui_page_rows(t));
-        return 1;
-    }
-    return 0;
+    return ((const struct hipapi_view *)st)->nrows;
 }
+
+static void hipapi_sort(struct tui *t, void *st)
+{
+    tui_hipapi_rebuild(t, st);
+}
+
+static int hipapi_match(struct tui *t, const void *st, int row, const char *needle)
+{
+    (void)t;
+    return tui_match(((const struct hipapi_view *)st)->rows[row]->name, needle);
+}
+
+const struct tui_list_class tui_hipapi_list = {
+    .lv_offset = offsetof(struct hipapi_view, lv),
+    .nsorts = SORT_COUNT,
+    .sort_columns = sort_columns,
+    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
+    .columns = COLUMNS,
+    .count = hipapi_count,
+    .sort = hipapi_sort,
+    .match = hipapi_match,
+};
 
 int tui_hipapi_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    struct hipapi_view *v = st;
-    int value;
-
-    switch (tui_list_click(ev, &v->nav, v->nrows, v->list_rows, COLUMNS, sort_columns,
-                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
-    case TUI_CLICK_SORT:
-        v->sort = value;
-        tui_hipapi_rebuild(t, v);
-        return 1;
-    case TUI_CLICK_SELECT:
-        v->nav.sel = value;
-        return 1;
-    case TUI_CLICK_AGAIN:
-        return tui_hipapi_key(t, st, '\n');
-    default:
-        return 0;
-    }
-}
-
-int tui_hipapi_search(struct tui *t, void *st, const char *needle)
-{
-    struct hipapi_view *v = st;
-
-    for (int i = 1; i <= v->nrows; i++) {
-        int idx = (v->nav.sel + i) % v->nrows;
-        if (tui_match(v->rows[idx]->name, needle)) {
-            v->nav.sel = idx;
-            tui_list_fit(&v->nav, v->nrows, tui_page_rows(t));
-            return 1;
-        }
-    }
-    return 0;
+    return tui_lv_click(t, &tui_hipapi_list, st, ev, ((struct hipapi_view *)st)->list_rows);
 }
 
 void tui_hipapi_status(struct tui *t, void *st, char *buf, size_t n)
@@ -267,9 +249,5 @@ void tui_hipapi_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_hipapi_sort(void *st, int set)
 {
-    struct hipapi_view *v = st;
-
-    if (set >= 0 && set < 4)
-        v->sort = set;
-    return v->sort;
+    return tui_lv_sort_setting(&tui_hipapi_list, st, set);
 }

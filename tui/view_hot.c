@@ -1,31 +1,103 @@
 /* View 2, hot functions: a flat list of functions by self or inclusive samples. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 
 #include <curses.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define COLUMNS "  SELF%  INCL%  SAMPLES  FUNCTION"
+TUI_VIEW_DECLARE(hot);
 
 /* The sort orders `s` cycles through, the default first. */
 static const int sort_cycle[] = {TUI_SORT_SELF, TUI_SORT_INCL, TUI_SORT_NAME};
-/* A click on a column heading: its step in sort_cycle (SAMPLES are self samples). */
-static const struct tui_sort_column sort_columns[] = {
-    {"SELF%", 0}, {"INCL%", 1}, {"SAMPLES", 0}, {"FUNCTION", 2}};
+
+/* The cells of a row of a hot list (rows: struct model_hot_list). */
+static void cell_self(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct model_hot_list *l = rows;
+
+    (void)m;
+    snprintf(buf, n, "%.1f", tui_pct(l->items[row].self, l->total));
+}
+
+static void cell_incl(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct model_hot_list *l = rows;
+
+    (void)m;
+    snprintf(buf, n, "%.1f", tui_pct(l->items[row].inclusive, l->total));
+}
+
+static void cell_samples(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%llu",
+             (unsigned long long)((const struct model_hot_list *)rows)->items[row].self);
+}
+
+/* The columns; a click on a heading chooses its step in sort_cycle (SAMPLES: self samples). */
+static const struct tui_list_column columns[] = {
+    {"SELF%", 7, 0, 0, cell_self},
+    {"INCL%", 7, 0, 1, cell_incl},
+    {"SAMPLES", 9, 0, 0, cell_samples},
+    {"FUNCTION", 0, 0, 2, NULL},
+};
+#define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 
 struct hot_view {
+    struct tui_lv lv; /* sort: index into sort_cycle; sel_id: the selected row's function */
     struct model_hot_list *hot;
-    struct tui_list list;
-    int sort_step; /* index into sort_cycle */
-    int sel_func;  /* function of the selected row, kept across rebuilds (-1: none) */
+};
+
+/* The list layer's view of the rows (tui/list.h): it takes the sort and navigation keys, the
+ * clicks and the search. */
+static int hot_count(const void *st)
+{
+    const struct hot_view *h = st;
+
+    return h->hot ? h->hot->count : 0;
+}
+
+static void hot_sort(struct tui *t, void *st)
+{
+    struct hot_view *h = st;
+
+    if (h->hot)
+        tui_hot_sort(h->hot->items, h->hot->count, sort_cycle[h->lv.sort], tui_model_func_name,
+                     t->m);
+}
+
+static long hot_row_id(const void *st, int row)
+{
+    return ((const struct hot_view *)st)->hot->items[row].func;
+}
+
+static int hot_match(struct tui *t, const void *st, int row, const char *needle)
+{
+    const struct hot_view *h = st;
+
+    return tui_match(tui_model_func_name(t->m, h->hot->items[row].func), needle);
+}
+
+const struct tui_list_class tui_hot_list = {
+    .lv_offset = offsetof(struct hot_view, lv),
+    .nsorts = (int)(sizeof(sort_cycle) / sizeof(sort_cycle[0])),
+    .cols = columns,
+    .ncols = NCOLUMNS,
+    .count = hot_count,
+    .sort = hot_sort,
+    .row_id = hot_row_id,
+    .missing_row = -1,
+    .match = hot_match,
+    .key = tui_hot_key,
 };
 
 void *tui_hot_create(void)
 {
     struct hot_view *h = xcalloc(1, sizeof(*h));
 
-    h->sel_func = -1;
+    tui_lv_init(&h->lv);
     return h;
 }
 
@@ -39,59 +111,39 @@ void tui_hot_destroy(void *st)
     free(h);
 }
 
-/* Sort the list and put the selection back on the same function. */
-static void resort(struct tui *t, struct hot_view *h)
-{
-    if (!h->hot)
-        return;
-    tui_hot_sort(h->hot->items, h->hot->count, sort_cycle[h->sort_step], tui_model_func_name, t->m);
-    for (int i = 0; i < h->hot->count && h->sel_func >= 0; i++) {
-        if (h->hot->items[i].func == h->sel_func) {
-            h->list.sel = i;
-            break;
-        }
-    }
-    tui_list_fit(&h->list, h->hot->count, tui_page_rows(t));
-}
-
-/* Remember the function under the selection. */
-static void note_selection(struct hot_view *h)
-{
-    if (h->hot && h->list.sel >= 0 && h->list.sel < h->hot->count)
-        h->sel_func = h->hot->items[h->list.sel].func;
-}
-
 void tui_hot_rebuild(struct tui *t, void *st)
 {
     struct hot_view *h = st;
 
     model_hot_free(h->hot);
     h->hot = model_hot_build(t->m, &t->filter);
-    resort(t, h);
+    tui_lv_resort(t, &tui_hot_list, h);
 }
 
 void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct hot_view *h = st;
-    char title[256], desc[160], nums[64], loc[512], name[4096];
+    char title[256], desc[160], heading[128], nums[64], loc[512], name[4096];
     int page, count = h->hot ? h->hot->count : 0;
 
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
     snprintf(title, sizeof(title), "Hot functions: %s  (%d functions, sort: %s)", desc, count,
-             tui_sort_name(sort_cycle[h->sort_step]));
-    page = tui_draw_frame(t, r, title, COLUMNS "  LOCATION");
-    tui_list_fit(&h->list, count, page);
-    for (int i = 0; i < page && h->list.top + i < count; i++) {
-        int idx = h->list.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+             tui_sort_name(sort_cycle[h->lv.sort]));
+    tui_list_heading(columns, NCOLUMNS, NULL, heading, sizeof(heading));
+    strcat(heading, "  LOCATION");
+    page = tui_draw_frame(t, r, title, heading);
+    tui_list_fit(&h->lv.nav, count, page);
+    for (int i = 0; i < page && h->lv.nav.top + i < count; i++) {
+        int idx = h->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
         const struct model_hot *it = &h->hot->items[idx];
-        int sel = idx == h->list.sel;
+        int sel = idx == h->lv.nav.sel;
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         double self = tui_pct(it->self, h->hot->total);
 
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
-        snprintf(nums, sizeof(nums), "%7.1f%7.1f%9llu  ", self,
-                 tui_pct(it->inclusive, h->hot->total), (unsigned long long)it->self);
+        tui_list_cells(t->m, columns, NCOLUMNS, NULL, h->hot, idx, nums, sizeof(nums) - 2);
+        strcat(nums, "  ");
         x += tui_put(t, y, x, end - x, self >= 20.0 && !sel ? tui_style(t, TUI_S_HOT) : norm, nums,
                      0);
         tui_fit_middle(name, sizeof(name), tui_model_func_name(t->m, it->func), end - x, t->utf8);
@@ -109,60 +161,10 @@ void tui_hot_draw(struct tui *t, void *st, const struct tui_rect *r)
 int tui_hot_key(struct tui *t, void *st, int key)
 {
     struct hot_view *h = st;
-    enum tui_nav nav = tui_key_nav(key);
 
-    if (key == 's' || key == KEY_F(6)) {
-        h->sort_step = (h->sort_step + 1) % (int)(sizeof(sort_cycle) / sizeof(sort_cycle[0]));
-        resort(t, h);
-        return 1;
-    }
-    if (nav != TUI_NAV_NONE && h->hot) {
-        tui_list_nav(&h->list, nav, h->hot->count, tui_page_rows(t));
-        note_selection(h);
-        return 1;
-    }
     if ((key == 'S' || key == '\n' || key == '\r' || key == KEY_ENTER) && h->hot &&
-        h->list.sel >= 0 && h->list.sel < h->hot->count)
-        return tui_source_open(t, h->hot->items[h->list.sel].func); /* the Source view */
-    return 0;
-}
-
-int tui_hot_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    struct hot_view *h = st;
-    int n = h->hot ? h->hot->count : 0, value;
-
-    switch (tui_list_click(ev, &h->list, n, ev->h - 2, COLUMNS, sort_columns,
-                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
-    case TUI_CLICK_SORT:
-        h->sort_step = value;
-        resort(t, h);
-        return 1;
-    case TUI_CLICK_SELECT:
-        h->list.sel = value;
-        note_selection(h);
-        return 1;
-    case TUI_CLICK_AGAIN:
-        return tui_hot_key(t, st, '\n');
-    default:
-        return 0;
-    }
-}
-
-int tui_hot_search(struct tui *t, void *st, const char *needle)
-{
-    struct hot_view *h = st;
-    int n = h->hot ? h->hot->count : 0;
-
-    for (int i = 1; i <= n; i++) {
-        int idx = (h->list.sel + i) % n;
-        if (tui_match(tui_model_func_name(t->m, h->hot->items[idx].func), needle)) {
-            h->list.sel = idx;
-            tui_list_fit(&h->list, n, tui_page_rows(t));
-            note_selection(h);
-            return 1;
-        }
-    }
+        h->lv.nav.sel >= 0 && h->lv.nav.sel < h->hot->count)
+        return tui_source_open(t, h->hot->items[h->lv.nav.sel].func); /* the Source view */
     return 0;
 }
 
@@ -178,12 +180,13 @@ void tui_hot_batch(FILE *out, struct model *m, int max_rows)
 {
     struct model_filter f = {.thread = -1, .window = 0};
     struct model_hot_list *hot = model_hot_build(m, &f);
-    char desc[160], name[1024], loc[512];
+    char desc[160], heading[128], nums[64], name[1024], loc[512];
     int rows = 0;
 
     tui_filter_desc(m, &f, desc, sizeof(desc));
+    tui_list_heading(columns, NCOLUMNS, NULL, heading, sizeof(heading));
     fprintf(out, "== Hot functions: %s ==\n", desc);
-    fprintf(out, "%s  LOCATION\n", COLUMNS);
+    fprintf(out, "%s  LOCATION\n", heading);
     if (!hot)
         return;
     tui_hot_sort(hot->items, hot->count, TUI_SORT_SELF, tui_model_func_name, m);
@@ -193,9 +196,8 @@ void tui_hot_batch(FILE *out, struct model *m, int max_rows)
             continue;
         tui_fit(name, sizeof(name), tui_model_func_name(m, it->func), 250, 1);
         tui_func_location(m, it->func, loc, sizeof(loc));
-        fprintf(out, "%7.1f%7.1f%9llu  %s%s%s\n", tui_pct(it->self, hot->total),
-                tui_pct(it->inclusive, hot->total), (unsigned long long)it->self, name,
-                loc[0] ? "  " : "", loc);
+        tui_list_cells(m, columns, NCOLUMNS, NULL, hot, i, nums, sizeof(nums));
+        fprintf(out, "%s  %s%s%s\n", nums, name, loc[0] ? "  " : "", loc); /* the screen's cells */
         rows++;
     }
     model_hot_free(hot);
@@ -204,9 +206,5 @@ void tui_hot_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_hot_sort_order(void *st, int set)
 {
-    struct hot_view *v = st;
-
-    if (set >= 0 && set < 3)
-        v->sort_step = set;
-    return v->sort_step;
+    return tui_lv_sort_setting(&tui_hot_list, st, set);
 }

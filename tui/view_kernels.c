@@ -5,11 +5,14 @@
  * matching the last search, Enter lists the selected kernel's launch call paths
  * (kernel_paths.c). */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 
 #include <curses.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+TUI_VIEW_DECLARE(kernels);
 
 #define COLUMNS                                                                                    \
     "  GPU%   CALLS  TOTAL(us)    AVG(us)    MIN(us)    MAX(us)    HIP  GRID         BLOCK     "   \
@@ -37,11 +40,10 @@ struct kernels_view {
     struct model_kernel_list *list;
     int *rows; /* indices into list->items of the rows shown, in order */
     int nrows;
-    struct tui_list nav;
-    int list_rows; /* kernel rows the last draw had room for (the queues are below) */
-    int sort;
-    int unfolded;  /* 1: full template arguments */
-    int filtering; /* 1: only names matching filter */
+    struct tui_lv lv; /* selection, scroll, sort (tui/list.h) */
+    int list_rows;    /* kernel rows the last draw had room for (the queues are below) */
+    int unfolded;     /* 1: full template arguments */
+    int filtering;    /* 1: only names matching filter */
     char filter[128];
     char sel_name[512];      /* the selected kernel, kept across rebuilds */
     char heading[160];       /* the column headings of the last draw (the columns that fit) */
@@ -109,32 +111,74 @@ void tui_kernels_destroy(void *st)
     free(v);
 }
 
-/* Recompute the shown rows (sort, filter) and put the selection back on the same kernel. */
-static void reshape(struct tui *t, struct kernels_view *v)
+/* The list layer's view of the rows (tui/list.h); the view calls it itself, after the launch
+ * paths (open over the list) had their turn. */
+static int kernels_count(const void *st)
 {
+    return ((const struct kernels_view *)st)->nrows;
+}
+
+/* The shown rows: sorted, and the filter's matches only when filtering. */
+static void kernels_shape(struct tui *t, void *st)
+{
+    struct kernels_view *v = st;
     int n = v->list ? v->list->count : 0;
 
-    sort_list(v->list, v->sort);
+    (void)t;
+    sort_list(v->list, v->lv.sort);
     free(v->rows);
     v->rows = xcalloc((size_t)n + 1, sizeof(*v->rows));
     v->nrows = 0;
     for (int i = 0; i < n; i++)
         if (!v->filtering || tui_match(v->list->items[i].name, v->filter))
             v->rows[v->nrows++] = i;
-    for (int i = 0; i < v->nrows && v->sel_name[0]; i++)
-        if (strcmp(v->list->items[v->rows[i]].name, v->sel_name) == 0) {
-            v->nav.sel = i;
-            break;
-        }
-    tui_list_fit(&v->nav, v->nrows, tui_page_rows(t));
 }
 
-/* Remember the kernel under the selection. */
-static void note_selection(struct kernels_view *v)
+/* The selected kernel is kept by name. */
+static void kernels_remember(void *st, int row)
 {
-    if (v->nav.sel >= 0 && v->nav.sel < v->nrows)
-        snprintf(v->sel_name, sizeof(v->sel_name), "%s", v->list->items[v->rows[v->nav.sel]].name);
+    struct kernels_view *v = st;
+
+    snprintf(v->sel_name, sizeof(v->sel_name), "%s", v->list->items[v->rows[row]].name);
 }
+
+static int kernels_remembered(const void *st, int row)
+{
+    const struct kernels_view *v = st;
+
+    return v->sel_name[0] && strcmp(v->list->items[v->rows[row]].name, v->sel_name) == 0;
+}
+
+static int kernels_match(struct tui *t, const void *st, int row, const char *needle)
+{
+    const struct kernels_view *v = st;
+
+    (void)t;
+    return tui_match(v->list->items[v->rows[row]].name, needle);
+}
+
+/* The headings as the last draw made them (the columns that fit). */
+static void kernels_heading(const void *st, char *buf, size_t n)
+{
+    const struct kernels_view *v = st;
+
+    snprintf(buf, n, "%s", v->heading[0] ? v->heading : COLUMNS);
+}
+
+static const struct tui_list_class kernels_class = {
+    .lv_offset = offsetof(struct kernels_view, lv),
+    .nsorts = SORT_COUNT,
+    .sort_columns = sort_columns,
+    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
+    .heading = kernels_heading,
+    .count = kernels_count,
+    .sort = kernels_shape,
+    .remember = kernels_remember,
+    .remembered = kernels_remembered,
+    .missing_row = -1,
+    .match = kernels_match,
+    .key = tui_kernels_key,
+};
 
 void tui_kernels_rebuild(struct tui *t, void *st)
 {
@@ -142,7 +186,7 @@ void tui_kernels_rebuild(struct tui *t, void *st)
 
     model_kernels_list_free(v->list);
     v->list = model_kernels_list(t->m);
-    reshape(t, v);
+    tui_lv_resort(t, &kernels_class, v);
     tui_kpaths_rebuild(&v->paths, t->m);
 }
 
@@ -217,7 +261,7 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
         return;
     }
     snprintf(title, sizeof(title), "Hot kernels: %d kernels, GPU time %.3f ms  (sort: %s%s%s%s)",
-             v->list ? v->list->count : 0, (double)total / 1e6, sort_names[v->sort],
+             v->list ? v->list->count : 0, (double)total / 1e6, sort_names[v->lv.sort],
              v->unfolded ? "" : ", templates folded", v->filtering ? ", filter: " : "",
              v->filtering ? v->filter : "");
     int show[KC_COUNT], name_w = tui_columns_fit(kcols, KC_COUNT, r->w - 1, NAME_MIN, show);
@@ -235,11 +279,11 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
     int qrows = nq > 0 ? (nq + 1 < page / 2 ? nq + 1 : page / 2) : 0;
     int list_rows = page - qrows;
     v->list_rows = list_rows;
-    tui_list_fit(&v->nav, v->nrows, list_rows);
-    for (int i = 0; i < list_rows && v->nav.top + i < v->nrows; i++) {
-        int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+    tui_list_fit(&v->lv.nav, v->nrows, list_rows);
+    for (int i = 0; i < list_rows && v->lv.nav.top + i < v->nrows; i++) {
+        int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
         const struct model_kernel *k = &v->list->items[v->rows[idx]];
-        int sel = idx == v->nav.sel;
+        int sel = idx == v->lv.nav.sel;
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
@@ -281,23 +325,25 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
     }
 }
 
+const struct tui_key_help tui_kernels_help[] = {
+    {"Enter", "kernels: launch paths (there v: tree / paths, Esc: back)"},
+    {"f F", "kernels: fold templates; keep only the search's matches"},
+    {NULL, NULL},
+};
+
 int tui_kernels_key(struct tui *t, void *st, int key)
 {
     struct kernels_view *v = st;
-    enum tui_nav nav = tui_key_nav(key);
 
     if (v->paths.open)
         return tui_kpaths_key(t, &v->paths, key);
-    if ((key == '\n' || key == '\r' || key == KEY_ENTER) && v->nav.sel >= 0 &&
-        v->nav.sel < v->nrows) {
-        tui_kpaths_open(&v->paths, t->m, v->list->items[v->rows[v->nav.sel]].name);
+    if ((key == '\n' || key == '\r' || key == KEY_ENTER) && v->lv.nav.sel >= 0 &&
+        v->lv.nav.sel < v->nrows) {
+        tui_kpaths_open(&v->paths, t->m, v->list->items[v->rows[v->lv.nav.sel]].name);
         return 1;
     }
-    if (key == 's' || key == KEY_F(6)) {
-        v->sort = (v->sort + 1) % SORT_COUNT;
-        reshape(t, v);
+    if (tui_lv_key(t, &kernels_class, st, key)) /* sort, navigation */
         return 1;
-    }
     if (key == 'f') {
         v->unfolded = !v->unfolded;
         tui_message(t, "template arguments %s", v->unfolded ? "shown" : "folded");
@@ -308,12 +354,7 @@ int tui_kernels_key(struct tui *t, void *st, int key)
         snprintf(v->filter, sizeof(v->filter), "%s", t->search);
         if (!v->filtering)
             tui_message(t, t->search[0] ? "filter off" : "search (/) first: F keeps the matches");
-        reshape(t, v);
-        return 1;
-    }
-    if (nav != TUI_NAV_NONE) {
-        tui_list_nav(&v->nav, nav, v->nrows, tui_page_rows(t));
-        note_selection(v);
+        tui_lv_resort(t, &kernels_class, v);
         return 1;
     }
     return 0;
@@ -321,25 +362,7 @@ int tui_kernels_key(struct tui *t, void *st, int key)
 
 int tui_kernels_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    struct kernels_view *v = st;
-    int value;
-
-    switch (tui_list_click(ev, &v->nav, v->nrows, v->list_rows,
-                           v->heading[0] ? v->heading : COLUMNS, sort_columns,
-                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
-    case TUI_CLICK_SORT:
-        v->sort = value;
-        reshape(t, v);
-        return 1;
-    case TUI_CLICK_SELECT:
-        v->nav.sel = value;
-        note_selection(v);
-        return 1;
-    case TUI_CLICK_AGAIN:
-        return tui_kernels_key(t, st, '\n');
-    default:
-        return 0;
-    }
+    return tui_lv_click(t, &kernels_class, st, ev, ((struct kernels_view *)st)->list_rows);
 }
 
 int tui_kernels_search(struct tui *t, void *st, const char *needle)
@@ -348,16 +371,7 @@ int tui_kernels_search(struct tui *t, void *st, const char *needle)
 
     if (v->paths.open)
         return tui_kpaths_search(&v->paths, t->m, needle);
-    for (int i = 1; i <= v->nrows; i++) {
-        int idx = (v->nav.sel + i) % v->nrows;
-        if (tui_match(v->list->items[v->rows[idx]].name, needle)) {
-            v->nav.sel = idx;
-            tui_list_fit(&v->nav, v->nrows, tui_page_rows(t));
-            note_selection(v);
-            return 1;
-        }
-    }
-    return 0;
+    return tui_lv_search(t, &kernels_class, st, needle);
 }
 
 void tui_kernels_status(struct tui *t, void *st, char *buf, size_t n)
@@ -401,9 +415,5 @@ void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_kernels_sort(void *st, int set)
 {
-    struct kernels_view *v = st;
-
-    if (set >= 0 && set < 5)
-        v->sort = set;
-    return v->sort;
+    return tui_lv_sort_setting(&kernels_class, st, set);
 }

@@ -5,13 +5,16 @@
  * call path it was made from (root first), by time. The rank filter (R, or Enter in the Ranks
  * view) applies. Key: s cycles the sort. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 #include "model/mpi.h"
 
 #include <curses.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+TUI_VIEW_DECLARE(mpi);
 
 #define COLUMNS                                                                                    \
     "  TIME%   APP%    CALLS  TOTAL(ms)    AVG(us)    MAX(us)      BYTES   COMM  WAIT  CALL"
@@ -34,9 +37,8 @@ struct mpi_view {
     struct mpi_table tb;
     struct model_mpi_path *paths; /* the calls per call path, by time */
     int npaths;
-    struct tui_list nav;
+    struct tui_lv lv;
     int list_rows; /* call rows the last draw had room for (the paths are below) */
-    int sort;
 };
 
 static int sort_key; /* for the qsort comparator */
@@ -141,10 +143,10 @@ void tui_mpi_rebuild(struct tui *t, void *st)
 {
     struct mpi_view *v = st;
 
-    table_build(t->m, t->filter.only_rank, v->sort, &v->tb);
+    table_build(t->m, t->filter.only_rank, v->lv.sort, &v->tb);
     free(v->paths);
     v->paths = model_mpi_paths(t->m, t->filter.only_rank, &v->npaths);
-    tui_list_fit(&v->nav, v->tb.n, tui_page_rows(t));
+    tui_list_fit(&v->lv.nav, v->tb.n, tui_page_rows(t));
 }
 
 void tui_mpi_draw(struct tui *t, void *st, const struct tui_rect *r)
@@ -153,21 +155,21 @@ void tui_mpi_draw(struct tui *t, void *st, const struct tui_rect *r)
     char title[200], nums[1200];
     int page, prows, list_rows;
 
-    format_title(title, sizeof(title), &v->tb, sort_names[v->sort]);
+    format_title(title, sizeof(title), &v->tb, sort_names[v->lv.sort]);
     page = tui_draw_frame(t, r, title, COLUMNS);
     prows = v->npaths < page / 2 ? v->npaths : page / 2; /* below the list: the call paths */
     list_rows = page - prows;
     v->list_rows = list_rows;
-    tui_list_fit(&v->nav, v->tb.n, list_rows);
+    tui_list_fit(&v->lv.nav, v->tb.n, list_rows);
     for (int i = 0; i < prows; i++) {
         format_path(t->m, nums, sizeof(nums), &v->paths[i]);
         tui_put(t, r->y + 2 + list_rows + i, r->x, r->w, A_NORMAL, nums, 1);
     }
-    for (int i = 0; i < list_rows && v->nav.top + i < v->tb.n; i++) {
-        int idx = v->nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+    for (int i = 0; i < list_rows && v->lv.nav.top + i < v->tb.n; i++) {
+        int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
         const struct model_mpi_stats *c = &v->tb.rows[idx];
-        unsigned int norm = idx == v->nav.sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
-        if (idx == v->nav.sel)
+        unsigned int norm = idx == v->lv.nav.sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
+        if (idx == v->lv.nav.sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
         format_row(nums, sizeof(nums), &v->tb, c);
         x += tui_put(t, y, x, end - x, norm, nums, 0);
@@ -180,55 +182,37 @@ void tui_mpi_draw(struct tui *t, void *st, const struct tui_rect *r)
     }
 }
 
-int tui_mpi_key(struct tui *t, void *st, int key)
+/* The list layer's view of the rows (tui/list.h): the rows are sorted as they are read. */
+static int mpi_count(const void *st)
 {
-    struct mpi_view *v = st;
-    enum tui_nav nav = tui_key_nav(key);
-
-    if (key == 's' || key == KEY_F(6)) {
-        v->sort = (v->sort + 1) % SORT_COUNT;
-        tui_mpi_rebuild(t, v);
-        return 1;
-    }
-    if (nav != TUI_NAV_NONE) {
-        tui_list_nav(&v->nav, nav, v->tb.n, tui_page_rows(t));
-        return 1;
-    }
-    return 0;
+    return ((const struct mpi_view *)st)->tb.n;
 }
+
+static void mpi_sort(struct tui *t, void *st)
+{
+    tui_mpi_rebuild(t, st);
+}
+
+static int mpi_match(struct tui *t, const void *st, int row, const char *needle)
+{
+    (void)t;
+    return tui_match(((const struct mpi_view *)st)->tb.rows[row].name, needle);
+}
+
+const struct tui_list_class tui_mpi_list = {
+    .lv_offset = offsetof(struct mpi_view, lv),
+    .nsorts = SORT_COUNT,
+    .sort_columns = sort_columns,
+    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
+    .columns = COLUMNS,
+    .count = mpi_count,
+    .sort = mpi_sort,
+    .match = mpi_match,
+};
 
 int tui_mpi_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    struct mpi_view *v = st;
-    int value;
-
-    switch (tui_list_click(ev, &v->nav, v->tb.n, v->list_rows, COLUMNS, sort_columns,
-                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
-    case TUI_CLICK_SORT:
-        v->sort = value;
-        tui_mpi_rebuild(t, v);
-        return 1;
-    case TUI_CLICK_SELECT:
-        v->nav.sel = value;
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-int tui_mpi_search(struct tui *t, void *st, const char *needle)
-{
-    struct mpi_view *v = st;
-
-    for (int i = 1; i <= v->tb.n; i++) {
-        int idx = (v->nav.sel + i) % v->tb.n;
-        if (tui_match(v->tb.rows[idx].name, needle)) {
-            v->nav.sel = idx;
-            tui_list_fit(&v->nav, v->tb.n, tui_page_rows(t));
-            return 1;
-        }
-    }
-    return 0;
+    return tui_lv_click(t, &tui_mpi_list, st, ev, ((struct mpi_view *)st)->list_rows);
 }
 
 void tui_mpi_status(struct tui *t, void *st, char *buf, size_t n)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+TUI_VIEW_DECLARE(output);
+
 struct output_view {
     char **lines; /* snapshot of the model's kept lines (frozen while paused) */
     unsigned char *streams;

@@ -6,11 +6,14 @@
  * frame). The thread filter of the call tree applies (Enter in the threads view). */
 #define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 
 #include <curses.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+TUI_VIEW_DECLARE(regions);
 
 #define COLUMNS                                                                                    \
     "    COUNT      TOTAL       MEAN        MIN        MAX     STDDEV  OPEN  TID      REGION"
@@ -25,11 +28,10 @@ static const struct tui_sort_column sort_columns[] = {
     {"COUNT", SORT_COUNT}, {"TOTAL", SORT_TOTAL}, {"MEAN", SORT_MEAN}, {"REGION", SORT_NAME}};
 
 struct regions_view {
+    struct tui_lv lv;
     struct model_region_stats *rows; /* a snapshot: frozen while paused */
     int count;
     struct model_regions_summary sum;
-    struct tui_list list;
-    int sort;
 };
 
 void *tui_regions_create(void)
@@ -86,9 +88,9 @@ void tui_regions_rebuild(struct tui *t, void *st)
     struct regions_view *v = st;
 
     free(v->rows);
-    v->rows = snapshot(t->m, &t->filter, v->sort, &v->count);
+    v->rows = snapshot(t->m, &t->filter, v->lv.sort, &v->count);
     model_regions_summary(t->m, &v->sum);
-    tui_list_fit(&v->list, v->count, tui_page_rows(t));
+    tui_list_fit(&v->lv.nav, v->count, tui_page_rows(t));
 }
 
 /* A duration for the table: "812ns", "12.3us", "4.56ms", "1.234s". */
@@ -132,13 +134,13 @@ void tui_regions_draw(struct tui *t, void *st, const struct tui_rect *r)
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
     summary_text(&v->sum, sum, sizeof(sum));
     snprintf(title, sizeof(title), "Regions: %s  (%d, sort: %s; %s)", desc, v->count,
-             sort_names[v->sort], sum);
+             sort_names[v->lv.sort], sum);
     page = tui_draw_frame(t, r, title, COLUMNS);
-    tui_list_fit(&v->list, v->count, page);
-    for (int i = 0; i < page && v->list.top + i < v->count; i++) {
-        int idx = v->list.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
+    tui_list_fit(&v->lv.nav, v->count, page);
+    for (int i = 0; i < page && v->lv.nav.top + i < v->count; i++) {
+        int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
         const struct model_region_stats *s = &v->rows[idx];
-        int sel = idx == v->list.sel;
+        int sel = idx == v->lv.nav.sel;
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
 
         if (sel)
@@ -164,58 +166,37 @@ void tui_regions_draw(struct tui *t, void *st, const struct tui_rect *r)
     }
 }
 
-int tui_regions_key(struct tui *t, void *st, int key)
+/* The list layer's view of the rows (tui/list.h): it takes the sort and navigation keys, the
+ * clicks and the search. */
+static int regions_count(const void *st)
 {
-    struct regions_view *v = st;
-    enum tui_nav nav = tui_key_nav(key);
-
-    if (key == 's' || key == KEY_F(6)) {
-        v->sort = (v->sort + 1) % SORT_COUNT_;
-        qsort_r(v->rows, (size_t)v->count, sizeof(*v->rows), row_cmp, &v->sort);
-        return 1;
-    }
-    if (nav != TUI_NAV_NONE) {
-        tui_list_nav(&v->list, nav, v->count, tui_page_rows(t));
-        return 1;
-    }
-    return 0;
+    return ((const struct regions_view *)st)->count;
 }
 
-int tui_regions_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    struct regions_view *v = st;
-    int value;
-
-    switch (tui_list_click(ev, &v->list, v->count, ev->h - 2, COLUMNS, sort_columns,
-                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
-    case TUI_CLICK_SORT:
-        v->sort = value;
-        qsort_r(v->rows, (size_t)v->count, sizeof(*v->rows), row_cmp, &v->sort);
-        return 1;
-    case TUI_CLICK_SELECT:
-        v->list.sel = value;
-        return 1;
-    case TUI_CLICK_AGAIN:
-        return tui_regions_key(t, st, '\n');
-    default:
-        return 0;
-    }
-}
-
-int tui_regions_search(struct tui *t, void *st, const char *needle)
+static void regions_sort(struct tui *t, void *st)
 {
     struct regions_view *v = st;
 
-    for (int i = 1; i <= v->count; i++) {
-        int idx = (v->list.sel + i) % v->count;
-        if (tui_match(v->rows[idx].name, needle)) {
-            v->list.sel = idx;
-            tui_list_fit(&v->list, v->count, tui_page_rows(t));
-            return 1;
-        }
-    }
-    return 0;
+    (void)t;
+    qsort_r(v->rows, (size_t)v->count, sizeof(*v->rows), row_cmp, &v->lv.sort);
 }
+
+static int regions_match(struct tui *t, const void *st, int row, const char *needle)
+{
+    (void)t;
+    return tui_match(((const struct regions_view *)st)->rows[row].name, needle);
+}
+
+const struct tui_list_class tui_regions_list = {
+    .lv_offset = offsetof(struct regions_view, lv),
+    .nsorts = SORT_COUNT_,
+    .sort_columns = sort_columns,
+    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
+    .columns = COLUMNS,
+    .count = regions_count,
+    .sort = regions_sort,
+    .match = regions_match,
+};
 
 /* The OpenMP statistics of the region named name (of any process), or NULL. */
 static const struct model_omp_stats *omp_of(struct model *m, const char *name)
@@ -235,8 +216,8 @@ void tui_regions_status(struct tui *t, void *st, char *buf, size_t n)
     struct regions_view *v = st;
     const struct model_omp_stats *o = NULL;
 
-    if (v->list.sel >= 0 && v->list.sel < v->count)
-        o = omp_of(t->m, v->rows[v->list.sel].name);
+    if (v->lv.nav.sel >= 0 && v->lv.nav.sel < v->count)
+        o = omp_of(t->m, v->rows[v->lv.nav.sel].name);
     if (!o) {
         if (n)
             buf[0] = '\0';
@@ -303,9 +284,5 @@ void tui_regions_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_regions_sort(void *st, int set)
 {
-    struct regions_view *v = st;
-
-    if (set >= 0 && set < 4)
-        v->sort = set;
-    return v->sort;
+    return tui_lv_sort_setting(&tui_regions_list, st, set);
 }

@@ -162,7 +162,10 @@ void tui_source_close(struct tui *t)
     free(s->rows);
     free(s);
     t->source = NULL;
+    t->overlay = NULL;
 }
+
+static const struct tui_overlay source_overlay;
 
 int tui_source_open(struct tui *t, int func)
 {
@@ -177,6 +180,7 @@ int tui_source_open(struct tui *t, int func)
     }
     tui_source_close(t);
     s = t->source = xcalloc(1, sizeof(*s));
+    t->overlay = &source_overlay;
     s->func = func;
     n = model_func_lines(t->m, func, &lc);
     s->file = tui_source_main_file(lc, n);
@@ -360,3 +364,12 @@ void tui_source_status(struct tui *t, char *buf, size_t n)
         snprintf(buf, n, "line %d: %.1f%% | n/N next/previous hot line, Esc/q back", ln + 1,
                  tui_pct(ln < s->ncounts ? s->counts[ln] : 0, s->total));
 }
+
+/* The Source view as an overlay of the body (struct tui_overlay). */
+static const struct tui_overlay source_overlay = {
+    .draw = tui_source_draw,
+    .key = tui_source_key,
+    .mouse = tui_source_mouse,
+    .status = tui_source_status,
+    .close = tui_source_close,
+};

@@ -2,11 +2,14 @@
  * the filter of the call tree and hot views (the first row stands for all threads). */
 #define _GNU_SOURCE            1
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 
 #include <curses.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+TUI_VIEW_DECLARE(threads);
 
 /* Row layout: marker, name (16 columns), tid, pid, cpu%, state, samples. */
 #define ROW_FMT "%c %s%*s %7s  %7s  %5s  %-5s %9s  %5s"
@@ -18,8 +21,9 @@ static const struct tui_sort_column sort_columns[] = {
     {"TID", SORT_TABLE}, {"CPU%", SORT_CPU}, {"SAMPLES", SORT_SAMPLES}};
 
 /* The column headings line. */
-static void column_line(char *buf, size_t n)
+static void column_line(const void *st, char *buf, size_t n)
 {
+    (void)st;
     snprintf(buf, n, ROW_FMT, ' ', "NAME", 12, "", "TID", "PID", "CPU%", "STATE", "SAMPLES",
              "GIL%");
 }
@@ -31,19 +35,19 @@ struct trow {
 };
 
 struct threads_view {
+    /* row 0 is "all threads", row i + 1 is rows[i]; sel_id: the model index of the selected
+     * thread, -1 for "all" */
+    struct tui_lv lv;
     struct trow *rows;
     int count, cap;
-    int window;           /* samples column shows window_samples */
-    struct tui_list list; /* row 0 is "all threads", row i + 1 is rows[i] */
-    int sort;
-    int sel_index; /* model index of the selected thread, -1 for "all" */
+    int window; /* samples column shows window_samples */
 };
 
 void *tui_threads_create(void)
 {
     struct threads_view *v = xcalloc(1, sizeof(*v));
 
-    v->sel_index = -1;
+    tui_lv_init(&v->lv);
     return v;
 }
 
@@ -69,29 +73,52 @@ static int trow_cmp(const void *a, const void *b, void *arg)
     const struct threads_view *v = arg;
     const struct trow *x = a, *y = b;
 
-    if (v->sort == SORT_CPU && x->th.cpu_pct != y->th.cpu_pct)
+    if (v->lv.sort == SORT_CPU && x->th.cpu_pct != y->th.cpu_pct)
         return x->th.cpu_pct > y->th.cpu_pct ? -1 : 1;
-    if (v->sort == SORT_SAMPLES && row_samples(v, x) != row_samples(v, y))
+    if (v->lv.sort == SORT_SAMPLES && row_samples(v, x) != row_samples(v, y))
         return row_samples(v, x) > row_samples(v, y) ? -1 : 1;
     return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Sort and put the selection back on the same thread. */
-static void resort(struct tui *t, struct threads_view *v)
+/* The list layer's view of the rows (tui/list.h): it takes the sort and navigation keys, the
+ * clicks and the search. */
+static int threads_count(const void *st)
 {
-    qsort_r(v->rows, (size_t)v->count, sizeof(*v->rows), trow_cmp, v);
-    v->list.sel = 0;
-    for (int i = 0; i < v->count; i++)
-        if (v->rows[i].index == v->sel_index)
-            v->list.sel = i + 1;
-    tui_list_fit(&v->list, v->count + 1, tui_page_rows(t));
+    return ((const struct threads_view *)st)->count + 1;
 }
 
-/* Remember the thread under the selection. */
-static void note_selection(struct threads_view *v)
+static void threads_sort(struct tui *t, void *st)
 {
-    v->sel_index = v->list.sel > 0 && v->list.sel <= v->count ? v->rows[v->list.sel - 1].index : -1;
+    struct threads_view *v = st;
+
+    (void)t;
+    qsort_r(v->rows, (size_t)v->count, sizeof(*v->rows), trow_cmp, v);
 }
+
+static long threads_row_id(const void *st, int row)
+{
+    return row > 0 ? ((const struct threads_view *)st)->rows[row - 1].index : -1;
+}
+
+static int threads_match(struct tui *t, const void *st, int row, const char *needle)
+{
+    (void)t;
+    return row > 0 && tui_match(((const struct threads_view *)st)->rows[row - 1].th.name, needle);
+}
+
+const struct tui_list_class tui_threads_list = {
+    .lv_offset = offsetof(struct threads_view, lv),
+    .nsorts = SORT_COUNT,
+    .sort_columns = sort_columns,
+    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
+    .heading = column_line,
+    .count = threads_count,
+    .sort = threads_sort,
+    .row_id = threads_row_id,
+    .missing_row = 0, /* a thread gone: all threads */
+    .match = threads_match,
+    .key = tui_threads_key,
+};
 
 void tui_threads_rebuild(struct tui *t, void *st)
 {
@@ -110,7 +137,7 @@ void tui_threads_rebuild(struct tui *t, void *st)
         v->rows[v->count++].index = i;
     }
     v->window = t->filter.window;
-    resort(t, v);
+    tui_lv_resort(t, &tui_threads_list, v);
 }
 
 /* The share of a Python thread's samples in which it held the GIL ("-": not a Python thread). */
@@ -134,13 +161,13 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
         total += row_samples(v, &v->rows[i]);
     }
     snprintf(title, sizeof(title), "Threads: %d (%d alive)  samples %s  (sort: %s)", v->count,
-             alive, v->window ? "in the window" : "since start", sort_names[v->sort]);
-    column_line(line, sizeof(line));
+             alive, v->window ? "in the window" : "since start", sort_names[v->lv.sort]);
+    column_line(v, line, sizeof(line));
     page = tui_draw_frame(t, r, title, line);
-    tui_list_fit(&v->list, v->count + 1, page);
-    for (int i = 0; i < page && v->list.top + i <= v->count; i++) {
-        int idx = v->list.top + i, y = r->y + 2 + i;
-        int sel = idx == v->list.sel;
+    tui_list_fit(&v->lv.nav, v->count + 1, page);
+    for (int i = 0; i < page && v->lv.nav.top + i <= v->count; i++) {
+        int idx = v->lv.nav.top + i, y = r->y + 2 + i;
+        int sel = idx == v->lv.nav.sel;
         int filtered;
         unsigned int attr;
 
@@ -171,67 +198,21 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
     }
 }
 
+const struct tui_key_help tui_threads_help[] = {
+    {"Enter Space", "threads: show that thread (or all) in the call tree"},
+    {NULL, NULL},
+};
+
 int tui_threads_key(struct tui *t, void *st, int key)
 {
     struct threads_view *v = st;
-    enum tui_nav nav = tui_key_nav(key);
 
-    if (key == 's' || key == KEY_F(6)) {
-        v->sort = (v->sort + 1) % SORT_COUNT;
-        resort(t, v);
-        return 1;
-    }
-    if (nav != TUI_NAV_NONE) {
-        tui_list_nav(&v->list, nav, v->count + 1, tui_page_rows(t));
-        note_selection(v);
-        return 1;
-    }
     if (key == '\n' || key == '\r' || key == KEY_ENTER || key == ' ') {
-        note_selection(v);
-        t->filter.thread = v->sel_index;
+        tui_lv_note(&tui_threads_list, st);
+        t->filter.thread = (int)v->lv.sel_id;
         tui_filter_changed(t);
         tui_switch_view(t, TUI_VIEW_CALLTREE);
         return 1;
-    }
-    return 0;
-}
-
-int tui_threads_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    struct threads_view *v = st;
-    char columns[256];
-    int value;
-
-    column_line(columns, sizeof(columns));
-    switch (tui_list_click(ev, &v->list, v->count + 1, ev->h - 2, columns, sort_columns,
-                           (int)(sizeof(sort_columns) / sizeof(sort_columns[0])), &value)) {
-    case TUI_CLICK_SORT:
-        v->sort = value;
-        resort(t, v);
-        return 1;
-    case TUI_CLICK_SELECT:
-        v->list.sel = value;
-        note_selection(v);
-        return 1;
-    case TUI_CLICK_AGAIN: /* that thread in the call tree */
-        return tui_threads_key(t, st, '\n');
-    default:
-        return 0;
-    }
-}
-
-int tui_threads_search(struct tui *t, void *st, const char *needle)
-{
-    struct threads_view *v = st;
-
-    for (int i = 1; i <= v->count + 1; i++) {
-        int idx = (v->list.sel + i) % (v->count + 1);
-        if (idx > 0 && tui_match(v->rows[idx - 1].th.name, needle)) {
-            v->list.sel = idx;
-            tui_list_fit(&v->list, v->count + 1, tui_page_rows(t));
-            note_selection(v);
-            return 1;
-        }
     }
     return 0;
 }
@@ -266,9 +247,5 @@ void tui_threads_batch(FILE *out, struct model *m, int max_rows)
 /* The settings' sort order of the view (set >= 0: choose it); the order now. */
 int tui_threads_sort(void *st, int set)
 {
-    struct threads_view *v = st;
-
-    if (set >= 0 && set < 3)
-        v->sort = set;
-    return v->sort;
+    return tui_lv_sort_setting(&tui_threads_list, st, set);
 }

@@ -1,7 +1,7 @@
-/* Unit test: the Ranks view's table (tui_ranks_table, the batch section) over a model of four
- * processes of three MPI ranks on two hosts: samples summed per rank, each rank's hottest
- * function and its share, recorded CPU %, GPU time and share, the time of the region with the
- * most time, the imbalance against the mean; the rank filter of hot lists and the filter's
+/* Unit test: the ranks table (model_ranks_write: merged-profile.txt, the Ranks batch section) over
+ * a model of four processes of three MPI ranks on two hosts: samples summed per rank, each rank's
+ * hottest function and its share, recorded CPU %, GPU time and share, the time of the region with
+ * the most time, the imbalance against the mean; the rank filter of hot lists and the filter's
  * description; a model without ranks prints nothing. Uses this binary's own functions. */
 #define _GNU_SOURCE
 #include <link.h>
@@ -12,6 +12,7 @@
 #include "check.h"
 #include "model_fixture.h"
 #include "model/model.h"
+#include "model/ranks.h"
 #include "tui/tui.h"
 #include "tui/tui_internal.h"
 #include "model/mpi.h"
@@ -158,7 +159,7 @@ int main(void)
         }
     }
 
-    text = capture(tui_ranks_table, m);
+    text = capture(model_ranks_write, m);
     printf("%s", text);
     CHECK(strstr(text, "3 ranks on 2 hosts; load (IMBAL): samples; REGION: solve; most loaded: "
                        "rank 2 +50.0%") == text);
@@ -243,23 +244,23 @@ int main(void)
         CHECK_STR(desc, "all threads, since start");
     }
     /* the global rank key's order: all, 0, 1, 2, all */
-    CHECK(tui_ranks_next(m, 0) == 1);
-    CHECK(tui_ranks_next(m, 1) == 2);
-    CHECK(tui_ranks_next(m, 3) == 0);
+    CHECK(model_ranks_next(m, 0) == 1);
+    CHECK(model_ranks_next(m, 1) == 2);
+    CHECK(model_ranks_next(m, 3) == 0);
     model_free(m);
 
     /* no ranks: no table, no batch section */
     m = model_new();
     model_proc_start(m, FIXTURE_PID, 1, "/bin/test", "test", FIXTURE_SEC);
     model_thread_start(m, FIXTURE_PID, FIXTURE_PID, "main", FIXTURE_SEC);
-    text = capture(tui_ranks_table, m);
+    text = capture(model_ranks_write, m);
     CHECK_STR(text, "");
     free(text);
     text = capture(batch_frame, m);
     CHECK(strstr(text, "== Ranks") == NULL);
     CHECK(strstr(text, "== Hot functions") != NULL);
     free(text);
-    CHECK(tui_ranks_next(m, 0) == -1);
+    CHECK(model_ranks_next(m, 0) == -1);
     model_free(m);
     return check_summary();
 }
