@@ -136,7 +136,7 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
     }
     for (int v = 0; v < tui_view_count; v++)
         if (!s->attach_gpu || v == tui_view_find("GPU")) /* --attach-gpu: no profile */
-            tui_views[v].batch(out, m, max_rows);
+            tui_views[v]->batch(out, m, max_rows);
     fputc('\n', out);
     fflush(out);
 }

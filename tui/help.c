@@ -48,7 +48,7 @@ static int help_lines(const struct help_ctx *c, char lines[][HELP_WIDTH], int ma
     o = (size_t)snprintf(lines[n], HELP_WIDTH, "%*s%-14s ", c->indent, "", "view keys");
     for (int i = 0, first = 1; i < tui_view_count && n < max; i++, first = 0) {
         char item[48];
-        snprintf(item, sizeof(item), "%c %s", tui_views[i].hotkey, tui_views[i].name);
+        snprintf(item, sizeof(item), "%c %s", tui_views[i]->hotkey, tui_views[i]->name);
         if (!first && o + 2 + strlen(item) > 76) {
             if (++n == max)
                 break;
@@ -71,7 +71,7 @@ static int help_lines(const struct help_ctx *c, char lines[][HELP_WIDTH], int ma
             LINE("%*s%-14s %s", c->indent, "", common[i].keys, common[i].what);
     }
     for (int i = 0; i < tui_view_count; i++) {
-        const struct tui_view *v = &tui_views[i];
+        const struct tui_view *v = tui_views[i];
         if (v->help)
             for (const struct tui_key_help *h = v->help; h->keys; h++)
                 LINE("%*s%-14s %s", c->indent, "", h->keys, h->what);

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-int tui_tabs_layout(const struct tui_view *views, int count, int current, int width,
+int tui_tabs_layout(const struct tui_view *const *views, int count, int current, int width,
                     struct tui_tab_place *out)
 {
     int placed = 0;
@@ -13,11 +13,11 @@ int tui_tabs_layout(const struct tui_view *views, int count, int current, int wi
     for (int mode = 0; mode < 3; mode++) {
         int x0 = 0;
         for (int i = 0; i < count; i++) {
-            const char *label = mode == 0                   ? views[i].name
-                                : mode == 1 || i == current ? views[i].short_name
+            const char *label = mode == 0                   ? views[i]->name
+                                : mode == 1 || i == current ? views[i]->short_name
                                                             : "";
             if (!label)
-                label = views[i].name;
+                label = views[i]->name;
             out[i].x = x0;
             out[i].label = label;
             out[i].w = *label ? tui_text_width(label, 1) + 4 : 3; /* " K Label " or " K " */
@@ -31,7 +31,7 @@ int tui_tabs_layout(const struct tui_view *views, int count, int current, int wi
     return placed;
 }
 
-int tui_tab_at(const struct tui_view *views, int count, int current, int x, int width)
+int tui_tab_at(const struct tui_view *const *views, int count, int current, int x, int width)
 {
     struct tui_tab_place tabs[TUI_MAX_VIEWS];
     int n;

@@ -52,7 +52,7 @@ static int in_rect(const struct tui_rect *r, int y, int x)
 
 void tui_mouse_dispatch(struct tui *t, const struct tui_mouse *ev)
 {
-    const struct tui_view *v = &tui_views[t->view];
+    const struct tui_view *v = tui_views[t->view];
     const struct tui_rect *body = &t->lay.body;
     struct tui_mouse rel;
 

@@ -102,7 +102,7 @@ void tui_setting_text(const struct tui_setting_def *d, int v, char *buf, size_t 
         snprintf(buf, n, "%s", v ? "on" : "off");
         return;
     case TUI_SET_VIEW:
-        snprintf(buf, n, "%s", v >= 0 && v < tui_view_count ? tui_views[v].name : "?");
+        snprintf(buf, n, "%s", v >= 0 && v < tui_view_count ? tui_views[v]->name : "?");
         return;
     case TUI_SET_CHOICE:
         word_at(d->choices, v, buf, n);
@@ -148,7 +148,7 @@ static int parse_value(const struct tui_setting_def *d, const char *v, int *out,
         return 0;
     case TUI_SET_VIEW:
         for (int i = 0; i < tui_view_count; i++)
-            if (strcasecmp(tui_views[i].name, v) == 0) {
+            if (strcasecmp(tui_views[i]->name, v) == 0) {
                 *out = i;
                 return 0;
             }

@@ -227,9 +227,9 @@ static void draw_tabs(struct tui *t, const struct tui_rect *r)
         unsigned int a = tui_style(t, i == t->view ? TUI_S_TAB_ACTIVE : TUI_S_TAB);
         x = tabs[i].x;
         if (*tabs[i].label)
-            tui_seg(t, r->y, &x, r->w, a, " %c %s ", tui_views[i].hotkey, tabs[i].label);
+            tui_seg(t, r->y, &x, r->w, a, " %c %s ", tui_views[i]->hotkey, tabs[i].label);
         else
-            tui_seg(t, r->y, &x, r->w, a, " %c ", tui_views[i].hotkey);
+            tui_seg(t, r->y, &x, r->w, a, " %c ", tui_views[i]->hotkey);
         tui_seg(t, r->y, &x, r->w, A_NORMAL, " ");
     }
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
@@ -247,7 +247,7 @@ static void draw_status(struct tui *t, const struct tui_rect *r)
         {"F1", "Help"},  {"F2", "Setup"}, {"/", "Search"}, {"n", "Next"},  {"F6", "Sort"},
         {"t", "Thread"}, {"w", "Window"}, {"p", "Pause"},  {"r", "Reset"}, {"F10", "Quit"},
     };
-    const struct tui_view *v = &tui_views[t->view];
+    const struct tui_view *v = tui_views[t->view];
     unsigned int key = tui_style(t, TUI_S_STATUS_KEY), txt = tui_style(t, TUI_S_STATUS);
     int x = 0, y = r->y, w = r->w;
     char buf[640];
@@ -319,7 +319,7 @@ static void ensure_built(struct tui *t)
     int v = t->view;
 
     if (t->built_filter[v] != t->filter_gen || (!t->paused && t->built_data[v] != t->data_gen)) {
-        tui_views[v].rebuild(t, t->state[v]);
+        tui_views[v]->rebuild(t, t->state[v]);
         t->built_filter[v] = t->filter_gen;
         t->built_data[v] = t->data_gen;
     }
@@ -358,7 +358,7 @@ static void draw(struct tui *t)
     else if (t->overlay)
         t->overlay->draw(t, &t->lay.body);
     else
-        tui_views[t->view].draw(t, t->state[t->view], &t->lay.body);
+        tui_views[t->view]->draw(t, t->state[t->view], &t->lay.body);
     draw_status(t, &t->lay.status);
     if (t->help)
         tui_help_draw(t);
@@ -368,7 +368,7 @@ static void draw(struct tui *t)
 /* Run the current search in the current view. */
 static void do_search(struct tui *t)
 {
-    const struct tui_view *v = &tui_views[t->view];
+    const struct tui_view *v = tui_views[t->view];
 
     if (!t->search[0]) {
         tui_message(t, "no search yet: press / first");
@@ -440,7 +440,7 @@ static int mouse_key(struct tui *t)
 /* Handle one key; returns 1 to quit. */
 static int handle_key(struct tui *t, int ch)
 {
-    const struct tui_view *v = &tui_views[t->view];
+    const struct tui_view *v = tui_views[t->view];
     int n;
 
     if (ch == KEY_RESIZE)
@@ -516,9 +516,9 @@ static int handle_key(struct tui *t, int ch)
         break;
     }
     for (int i = 0; i < tui_view_count; i++) {
-        if (tui_views[i].global_key && tui_views[i].global_key(t, ch))
+        if (tui_views[i]->global_key && tui_views[i]->global_key(t, ch))
             return 0; /* a view's key in every view (the Ranks view's R) */
-        if (ch == tui_views[i].hotkey) {
+        if (ch == tui_views[i]->hotkey) {
             tui_switch_view(t, i);
             return 0;
         }
@@ -655,7 +655,7 @@ struct tui *tui_open(struct model *m, const struct tui_options *o)
         t->color = 1;
     }
     for (int i = 0; i < tui_view_count; i++)
-        t->state[i] = tui_views[i].create();
+        t->state[i] = tui_views[i]->create();
     t->view = o->initial_view >= 0 && o->initial_view < tui_view_count ? o->initial_view : 0;
     t->filter = (struct model_filter){.thread = -1, .window = 0};
     t->filter_gen = 1;
@@ -685,7 +685,7 @@ void tui_close(struct tui *t)
     if (t->overlay)
         t->overlay->close(t);
     for (int i = 0; i < tui_view_count; i++)
-        tui_views[i].destroy(t->state[i]);
+        tui_views[i]->destroy(t->state[i]);
     free(t);
 }
 

@@ -237,10 +237,10 @@ struct tui_tab_place {
 /* Lay out the tabs of views[0..count) in a bar width columns wide, a blank between two: the
  * full names when they all fit, else the short names, else the keys alone with the current
  * view's short name. Fills out[count]; returns how many tabs start inside the bar. */
-int tui_tabs_layout(const struct tui_view *views, int count, int current, int width,
+int tui_tabs_layout(const struct tui_view *const *views, int count, int current, int width,
                     struct tui_tab_place *out);
 /* Index of the tab drawn at column x of that tab bar, or -1. */
-int tui_tab_at(const struct tui_view *views, int count, int current, int x, int width);
+int tui_tab_at(const struct tui_view *const *views, int count, int current, int x, int width);
 /* The heading of a column-headings line at column x (blanks before a heading belong to it,
  * right of the last one to the last) into label; 1, or 0 when the line has no heading. */
 int tui_column_at(const char *columns, int x, char *label, size_t n);
@@ -328,13 +328,13 @@ struct tui_key_help {
     const char *what; /* "expand / collapse" */
 };
 
-extern const struct tui_view tui_views[];
+extern const struct tui_view *const tui_views[];
 extern const int tui_view_count;
 #define TUI_VIEW_CALLTREE 0 /* index of the call tree view, where the threads view jumps */
 
 /* What a view file defines (view_<v>.c begins with TUI_VIEW_DECLARE(v);): the callbacks of
  * its row in the view table; tui_<v>_key, _search, _click, _help, _global and _list are
- * optional (views.c takes those the file defines). */
+ * optional (its TUI_VIEW_DEFINE names those it has). */
 #define TUI_VIEW_DECLARE(v)                                                                        \
     void *tui_##v##_create(void);                                                                  \
     void tui_##v##_destroy(void *st);                                                              \
@@ -347,7 +347,23 @@ extern const int tui_view_count;
     int tui_##v##_click(struct tui *t, void *st, const struct tui_mouse *ev);                      \
     extern const struct tui_key_help tui_##v##_help[];                                             \
     int tui_##v##_global(struct tui *t, int key);                                                  \
-    extern const struct tui_list_class tui_##v##_list
+    extern const struct tui_list_class tui_##v##_list;                                             \
+    extern const struct tui_view tui_view_##v
+
+/* A view's row of the view table, at the end of its file (tui/views.c lists the rows in tab
+ * order): its tab's name, key and short name (when the full names do not fit), its callbacks,
+ * then the optional ones it has (.key, .search, .click, .help, .global_key, .list). */
+#define TUI_VIEW_DEFINE(v, label, key_, brief, ...)                                                \
+    const struct tui_view tui_view_##v = {.name = label,                                           \
+                                          .short_name = brief,                                     \
+                                          .hotkey = key_,                                          \
+                                          .create = tui_##v##_create,                              \
+                                          .destroy = tui_##v##_destroy,                            \
+                                          .rebuild = tui_##v##_rebuild,                            \
+                                          .draw = tui_##v##_draw,                                  \
+                                          .status = tui_##v##_status,                              \
+                                          .batch = tui_##v##_batch,                                \
+                                          __VA_ARGS__}
 
 /* printf into a segment at (y, *x), at most up to column xmax; advances *x. */
 void tui_seg(struct tui *t, int y, int *x, int xmax, unsigned int attr, const char *fmt, ...)

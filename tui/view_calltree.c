@@ -343,3 +343,8 @@ int tui_calltree_sort(void *st, int set)
         v->lv.sort = set;
     return v->lv.sort;
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(calltree, "Call tree", '1', "Tree", .key = tui_calltree_key,
+                .search = tui_calltree_search, .click = tui_calltree_click,
+                .help = tui_calltree_help);

@@ -179,3 +179,6 @@ void tui_causal_batch(FILE *out, struct model *m, int max_rows)
     if (c) /* only with --causal */
         model_causal_print(out, c, max_rows);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(causal, "Causal", 'x', "Caus", .key = tui_causal_key, .search = tui_causal_search);

@@ -455,3 +455,7 @@ void tui_diff_batch(FILE *out, struct model *m, int max_rows)
         model_diff_free(d);
     }
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(diff, "Diff", 'd', "Diff", .key = tui_diff_key, .search = tui_diff_search,
+                .help = tui_diff_help);

@@ -477,3 +477,7 @@ out:
     tui_flame_free(&lay);
     model_tree_free(tree);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(flame, "Flame graph", '0', "Flame", .key = tui_flame_key,
+                .search = tui_flame_search, .help = tui_flame_help);

@@ -520,3 +520,7 @@ void tui_gpu_batch(FILE *out, struct model *m, int max_rows)
 out:
     tui_gpu_destroy(v);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(gpu, "GPU", '5', "GPU", .key = tui_gpu_key, .search = tui_gpu_search,
+                .help = tui_gpu_help);

@@ -251,3 +251,6 @@ int tui_hipapi_sort(void *st, int set)
 {
     return tui_lv_sort_setting(&tui_hipapi_list, st, set);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(hipapi, "HIP API", '8', "HIP", .click = tui_hipapi_click, .list = &tui_hipapi_list);

@@ -208,3 +208,6 @@ int tui_hot_sort_order(void *st, int set)
 {
     return tui_lv_sort_setting(&tui_hot_list, st, set);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(hot, "Hot functions", '2', "Hot", .key = tui_hot_key, .list = &tui_hot_list);

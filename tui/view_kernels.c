@@ -417,3 +417,7 @@ int tui_kernels_sort(void *st, int set)
 {
     return tui_lv_sort_setting(&kernels_class, st, set);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(kernels, "Kernels", '7', "Kern", .key = tui_kernels_key,
+                .search = tui_kernels_search, .click = tui_kernels_click, .help = tui_kernels_help);

@@ -249,3 +249,6 @@ void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
     free(paths);
     free(tb);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(mpi, "MPI", 'm', "MPI", .click = tui_mpi_click, .list = &tui_mpi_list);

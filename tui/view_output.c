@@ -186,3 +186,6 @@ void tui_output_batch(FILE *out, struct model *m, int max_rows)
         fprintf(out, "%s\n", line);
     }
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(output, "Output", '4', "Out", .key = tui_output_key, .search = tui_output_search);

@@ -287,3 +287,7 @@ void tui_ranks_batch(FILE *out, struct model *m, int max_rows)
     }
     model_ranks_free(&tb);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(ranks, "Ranks", '9', "Rank", .key = tui_ranks_key, .help = tui_ranks_help,
+                .global_key = tui_ranks_global, .list = &tui_ranks_list);

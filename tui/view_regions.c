@@ -286,3 +286,6 @@ int tui_regions_sort(void *st, int set)
 {
     return tui_lv_sort_setting(&tui_regions_list, st, set);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(regions, "Regions", '6', "Reg", .list = &tui_regions_list);

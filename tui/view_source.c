@@ -330,7 +330,7 @@ int tui_source_key(struct tui *t, int key)
         return 1;
     }
     for (int i = 0; i < tui_view_count; i++)
-        if (key == tui_views[i].hotkey)
+        if (key == tui_views[i]->hotkey)
             return 0; /* switches the view (and closes this one) */
     return 1;
 }

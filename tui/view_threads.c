@@ -249,3 +249,7 @@ int tui_threads_sort(void *st, int set)
 {
     return tui_lv_sort_setting(&tui_threads_list, st, set);
 }
+
+/* The view's row of the view table (tui/views.c). */
+TUI_VIEW_DEFINE(threads, "Threads", '3', "Thr", .key = tui_threads_key, .help = tui_threads_help,
+                .list = &tui_threads_list);

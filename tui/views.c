@@ -1,58 +1,31 @@
 /* The view table and the model lookups the views share. Adding a view is one file,
- * tui/view_<v>.c (beginning with TUI_VIEW_DECLARE(v);), and one row of TUI_VIEW_LIST: the
- * tab's name, its key, the view's prefix <v>, and the short name the tab bar uses when the
- * full names do not fit. Its keys for the help (F1) and --help come from its tui_<v>_help. */
+ * tui/view_<v>.c (beginning with TUI_VIEW_DECLARE(v); and ending with its row,
+ * TUI_VIEW_DEFINE(v, name, key, short name, its optional callbacks)), and one TUI_VIEW_ROW(v)
+ * here, where the tab order is. Its keys for the help (F1) and --help come from its .help. */
 #include "tui/tui_internal.h"
 
 #include <string.h>
 
-/* The views in tab order, one TUI_VIEW_ROW(name, key, prefix, short name) each (the list is
- * expanded twice: declarations, then the table's rows). */
+/* The views in tab order, a row each: the TUI_VIEW_DEFINE of tui/view_<v>.c. */
 #define TUI_VIEW_LIST(TUI_VIEW_ROW)                                                                \
-    TUI_VIEW_ROW("Call tree", '1', calltree, "Tree") /* TUI_VIEW_CALLTREE */                       \
-    TUI_VIEW_ROW("Hot functions", '2', hot, "Hot")                                                 \
-    TUI_VIEW_ROW("Threads", '3', threads, "Thr")                                                   \
-    TUI_VIEW_ROW("Output", '4', output, "Out")                                                     \
-    TUI_VIEW_ROW("GPU", '5', gpu, "GPU") /* gauges, history, processes (gpu/) */                   \
-    TUI_VIEW_ROW("Regions", '6', regions, "Reg")                                                   \
-    TUI_VIEW_ROW("Kernels", '7', kernels, "Kern") /* GPU kernels, queues idle (HSA dispatches) */  \
-    TUI_VIEW_ROW("HIP API", '8', hipapi, "HIP")   /* HIP calls, errors, copies */                  \
-    TUI_VIEW_ROW("Ranks", '9', ranks, "Rank")     /* MPI ranks of a multi-rank recording */        \
-    TUI_VIEW_ROW("MPI", 'm', mpi, "MPI")          /* MPI calls (collector/mpi.c) */                \
-    TUI_VIEW_ROW("Flame graph", '0', flame, "Flame") /* icicle graph of the call tree */           \
-    TUI_VIEW_ROW("Diff", 'd', diff, "Diff")     /* --replay NEW --diff OLD: before and after */    \
-    TUI_VIEW_ROW("Causal", 'x', causal, "Caus") /* --causal: predicted program speedups */
+    TUI_VIEW_ROW(calltree) /* TUI_VIEW_CALLTREE */                                                 \
+    TUI_VIEW_ROW(hot)                                                                              \
+    TUI_VIEW_ROW(threads)                                                                          \
+    TUI_VIEW_ROW(output)                                                                           \
+    TUI_VIEW_ROW(gpu) /* gauges, history, processes (gpu/) */                                      \
+    TUI_VIEW_ROW(regions)                                                                          \
+    TUI_VIEW_ROW(kernels) /* GPU kernels, queues idle (HSA dispatches) */                          \
+    TUI_VIEW_ROW(hipapi)  /* HIP calls, errors, copies */                                          \
+    TUI_VIEW_ROW(ranks)   /* MPI ranks of a multi-rank recording */                                \
+    TUI_VIEW_ROW(mpi)     /* MPI calls (collector/mpi.c) */                                        \
+    TUI_VIEW_ROW(flame)   /* icicle graph of the call tree */                                      \
+    TUI_VIEW_ROW(diff)    /* --replay NEW --diff OLD: before and after */                          \
+    TUI_VIEW_ROW(causal)  /* --causal: predicted program speedups */
 
-/* A view's callbacks; the optional ones weak: a view file that does not define one leaves
- * its field NULL. */
-#define TUI_VIEW_EXTERN(label_, key_, v, brief_)                                                   \
-    TUI_VIEW_DECLARE(v);                                                                           \
-    int tui_##v##_click(struct tui *t, void *st, const struct tui_mouse *ev)                       \
-        __attribute__((weak));                                                                     \
-    extern const struct tui_key_help tui_##v##_help[] __attribute__((weak));                       \
-    int tui_##v##_global(struct tui *t, int key) __attribute__((weak));                            \
-    int tui_##v##_key(struct tui *t, void *st, int key) __attribute__((weak));                     \
-    int tui_##v##_search(struct tui *t, void *st, const char *needle) __attribute__((weak));       \
-    extern const struct tui_list_class tui_##v##_list __attribute__((weak));
+#define TUI_VIEW_EXTERN(v) extern const struct tui_view tui_view_##v;
 TUI_VIEW_LIST(TUI_VIEW_EXTERN)
-
-#define TUI_VIEW_INIT(label_, key_, v, brief_)                                                     \
-    {.name = label_,                                                                               \
-     .short_name = brief_,                                                                         \
-     .hotkey = key_,                                                                               \
-     .create = tui_##v##_create,                                                                   \
-     .destroy = tui_##v##_destroy,                                                                 \
-     .rebuild = tui_##v##_rebuild,                                                                 \
-     .draw = tui_##v##_draw,                                                                       \
-     .key = tui_##v##_key,                                                                         \
-     .search = tui_##v##_search,                                                                   \
-     .status = tui_##v##_status,                                                                   \
-     .batch = tui_##v##_batch,                                                                     \
-     .click = tui_##v##_click,                                                                     \
-     .help = tui_##v##_help,                                                                       \
-     .global_key = tui_##v##_global,                                                               \
-     .list = &tui_##v##_list},
-const struct tui_view tui_views[] = {TUI_VIEW_LIST(TUI_VIEW_INIT)};
+#define TUI_VIEW_POINTER(v) &tui_view_##v,
+const struct tui_view *const tui_views[] = {TUI_VIEW_LIST(TUI_VIEW_POINTER)};
 const int tui_view_count = (int)(sizeof(tui_views) / sizeof(tui_views[0]));
 
 _Static_assert(sizeof(tui_views) / sizeof(tui_views[0]) <= TUI_MAX_VIEWS, "too many views");
@@ -60,7 +33,7 @@ _Static_assert(sizeof(tui_views) / sizeof(tui_views[0]) <= TUI_MAX_VIEWS, "too m
 int tui_view_find(const char *name)
 {
     for (int i = 0; i < tui_view_count; i++)
-        if (strcmp(tui_views[i].name, name) == 0)
+        if (strcmp(tui_views[i]->name, name) == 0)
             return i;
     return -1;
 }

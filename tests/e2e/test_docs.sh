@@ -87,8 +87,9 @@ if [ -s "$WORK/rec/session.json" ]; then
 fi
 
 # ---- views: tui_views[] in the README and the man page ----
-grep -oE 'TUI_VIEW_ROW[A-Z_]*\("[^"]+", *'"'"'[0-9a-z]'"'" "$S/tui/views.c" |
-    sed -E 's/TUI_VIEW_ROW[A-Z_]*\("([^"]+)", *'"'"'([0-9a-z])'"'"'/\2 \1/' >"$WORK/views"
+# (each view's row is its TUI_VIEW_DEFINE(v, "Name", 'key', ...) in tui/view_<v>.c)
+grep -ohE 'TUI_VIEW_DEFINE\([a-z0-9_]+, *"[^"]+", *'"'"'[0-9a-z]'"'" "$S"/tui/view_*.c |
+    sed -E 's/TUI_VIEW_DEFINE\([a-z0-9_]+, *"([^"]+)", *'"'"'([0-9a-z])'"'"'/\2 \1/' >"$WORK/views"
 check "views parsed" test "$(wc -l <"$WORK/views")" -ge 4
 while read -r key name; do
     check "README lists view $name ($key)" grep -qF -- "| $name (\`$key\`)" "$README"

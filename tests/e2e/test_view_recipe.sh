@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # "Adding a view is one file and one row" (docs/architecture.md, Adding a view), shown: the
-# example view file of the docs and its one TUI_VIEW_ROW, added to a copy of tui/views.c and
+# example view file of the docs (ending with its TUI_VIEW_DEFINE) and its one TUI_VIEW_ROW,
+# added to a copy of tui/views.c and
 # linked with the built core library (nothing else changed), give a view that has its key in
 # --help's keys, its help line, its section in a batch frame with the model's process, and the
 # list layer's keys, clicks and search. Also: --help's keys list every view of the real table.
@@ -18,19 +19,21 @@ command -v pkg-config >/dev/null || skip "no pkg-config to link the core library
 awk '/^\*\*Adding a view\*\*/{a=1} a && /^```c$/{n++; if (n == 2) {c=1; next}} c && /^```$/{exit} c' \
     "$DOC" >"$WORK/view_procs.c"
 row=$(awk '/^\*\*Adding a view\*\*/{a=1} a && /TUI_VIEW_ROW\(/{print; exit}' "$DOC" | sed 's/^ *//')
+def=$(grep -oE 'TUI_VIEW_DEFINE\([a-z]+, *"[^"]+", *'"'"'.'"'" "$WORK/view_procs.c" || true)
 check "the docs' example view file found ($(wc -l <"$WORK/view_procs.c") lines)" \
     test "$(wc -l <"$WORK/view_procs.c")" -ge 40
 check "the docs' row found: ${row:-none}" test -n "$row"
-name=$(echo "$row" | sed -E 's/TUI_VIEW_ROW\("([^"]+)", *'"'"'(.)'"'"'.*/\1/')
-key=$(echo "$row" | sed -E 's/TUI_VIEW_ROW\("([^"]+)", *'"'"'(.)'"'"'.*/\2/')
-check "the example's key $key is not taken in the table" \
-    sh -c "! grep -qF \"'$key'\" '$S/tui/views.c'"
+check "the example's TUI_VIEW_DEFINE found: ${def:-none}" test -n "$def"
+name=$(echo "$def" | sed -E 's/TUI_VIEW_DEFINE\([a-z]+, *"([^"]+)", *'"'"'(.)'"'"'.*/\1/')
+key=$(echo "$def" | sed -E 's/TUI_VIEW_DEFINE\([a-z]+, *"([^"]+)", *'"'"'(.)'"'"'.*/\2/')
+check "the example's key $key is not taken by a view" \
+    sh -c "! grep -hE '^TUI_VIEW_DEFINE' '$S'/tui/view_*.c | grep -qF \"'$key'\""
 
 # one row: after the last row of TUI_VIEW_LIST
-sed -E '/TUI_VIEW_ROW\("[^"]+".*[^\\]$/ s|$| \\\n    '"$row"'|' "$S/tui/views.c" >"$WORK/views.c"
+sed -E '/^ +TUI_VIEW_ROW\([a-z0-9_]+\).*[^\\]$/ s|$| \\\n    '"$row"'|' "$S/tui/views.c" >"$WORK/views.c"
 check "the row is in the copy of the table" grep -qF "$row" "$WORK/views.c"
-check "one row more than the real table" test "$(grep -c 'TUI_VIEW_ROW("' "$WORK/views.c")" -eq \
-    "$(($(grep -c 'TUI_VIEW_ROW("' "$S/tui/views.c") + 1))"
+check "one row more than the real table" test "$(grep -c 'TUI_VIEW_ROW([a-z]' "$WORK/views.c")" -eq \
+    "$(($(grep -c 'TUI_VIEW_ROW([a-z]' "$S/tui/views.c") + 1))"
 
 cat >"$WORK/main.c" <<'EOT'
 #include "model/model.h"
@@ -47,7 +50,7 @@ int main(void)
     tui_help_keys(stdout);
     tui_batch_frame(stdout, m, 1, 0);
     for (int i = 0; i < tui_view_count; i++) /* the list layer takes its keys, clicks, search */
-        printf("view %s: list %d\n", tui_views[i].name, tui_views[i].list != NULL);
+        printf("view %s: list %d\n", tui_views[i]->name, tui_views[i]->list != NULL);
     model_free(m);
     return 0;
 }
@@ -72,8 +75,8 @@ fi
 
 # the real table: --help's keys list every view
 "$ROCSYS_TOP" --help >"$WORK/help"
-grep -oE 'TUI_VIEW_ROW\("[^"]+", *'"'"'.'"'" "$S/tui/views.c" |
-    sed -E 's/TUI_VIEW_ROW\("([^"]+)", *'"'"'(.)'"'"'/\2 \1/' >"$WORK/views"
+grep -ohE 'TUI_VIEW_DEFINE\([a-z0-9_]+, *"[^"]+", *'"'"'.'"'" "$S"/tui/view_*.c |
+    sed -E 's/TUI_VIEW_DEFINE\([a-z0-9_]+, *"([^"]+)", *'"'"'(.)'"'"'/\2 \1/' >"$WORK/views"
 check "views parsed" test "$(wc -l <"$WORK/views")" -ge 10
 while read -r k n; do
     check "--help lists view $k $n" grep -qF -- "$k $n" "$WORK/help"

@@ -31,7 +31,7 @@ int main(void)
 
     CHECK(tui_view_count >= 13);
     for (int i = 0; i < tui_view_count; i++) {
-        const struct tui_view *v = &tui_views[i];
+        const struct tui_view *v = tui_views[i];
         char item[64];
 
         snprintf(item, sizeof(item), "%c %s", v->hotkey, v->name);
@@ -39,8 +39,8 @@ int main(void)
         CHECK_MSG(v->create && v->destroy && v->rebuild && v->draw && v->status && v->batch,
                   "view %s lacks a callback", v->name);
         for (int k = 0; k < i; k++)
-            CHECK_MSG(tui_views[k].hotkey != v->hotkey, "views %s and %s share key %c",
-                      tui_views[k].name, v->name, v->hotkey);
+            CHECK_MSG(tui_views[k]->hotkey != v->hotkey, "views %s and %s share key %c",
+                      tui_views[k]->name, v->name, v->hotkey);
         for (const struct tui_key_help *h = v->help; h && h->keys; h++) {
             CHECK_MSG(strstr(text, h->what) != NULL, "--help lacks view %s's line \"%s\"", v->name,
                       h->what);
@@ -52,16 +52,16 @@ int main(void)
         globals += v->global_key != NULL;
     }
     /* the optional callbacks: present where the view file defines them, NULL elsewhere */
-    CHECK(tui_views[tui_view_find("Hot functions")].list != NULL);
-    CHECK(tui_views[tui_view_find("Hot functions")].click == NULL); /* the list layer's */
-    CHECK(tui_views[tui_view_find("Kernels")].click != NULL);
-    CHECK(tui_views[tui_view_find("Output")].click == NULL);
-    CHECK(tui_views[tui_view_find("Output")].list == NULL);
-    CHECK(tui_views[tui_view_find("Output")].key != NULL);
-    CHECK(tui_views[tui_view_find("Regions")].key == NULL); /* its keys are the list's */
-    CHECK(tui_views[tui_view_find("Ranks")].global_key != NULL);
-    CHECK(tui_views[tui_view_find("Call tree")].help != NULL);
-    CHECK(tui_views[tui_view_find("Causal")].help == NULL);
+    CHECK(tui_views[tui_view_find("Hot functions")]->list != NULL);
+    CHECK(tui_views[tui_view_find("Hot functions")]->click == NULL); /* the list layer's */
+    CHECK(tui_views[tui_view_find("Kernels")]->click != NULL);
+    CHECK(tui_views[tui_view_find("Output")]->click == NULL);
+    CHECK(tui_views[tui_view_find("Output")]->list == NULL);
+    CHECK(tui_views[tui_view_find("Output")]->key != NULL);
+    CHECK(tui_views[tui_view_find("Regions")]->key == NULL); /* its keys are the list's */
+    CHECK(tui_views[tui_view_find("Ranks")]->global_key != NULL);
+    CHECK(tui_views[tui_view_find("Call tree")]->help != NULL);
+    CHECK(tui_views[tui_view_find("Causal")]->help == NULL);
     CHECK(clicks >= 8 && clicks < tui_view_count);
     CHECK(globals == 1);
     CHECK(lists >= 6);

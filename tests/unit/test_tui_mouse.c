@@ -10,8 +10,8 @@
 
 /* The tab bar's text as draw_tabs writes it from the layout: " K Label " (or " K ") at each
  * tab's column, blanks between. */
-static void tab_text(const struct tui_view *views, int count, int current, int width, char *buf,
-                     size_t n)
+static void tab_text(const struct tui_view *const *views, int count, int current, int width,
+                     char *buf, size_t n)
 {
     struct tui_tab_place tabs[TUI_MAX_VIEWS];
     int placed = tui_tabs_layout(views, count, current, width, tabs);
@@ -21,8 +21,8 @@ static void tab_text(const struct tui_view *views, int count, int current, int w
     for (int i = 0; i < placed; i++) {
         char one[96];
         int len = *tabs[i].label
-                      ? snprintf(one, sizeof(one), " %c %s ", views[i].hotkey, tabs[i].label)
-                      : snprintf(one, sizeof(one), " %c ", views[i].hotkey);
+                      ? snprintf(one, sizeof(one), " %c %s ", views[i]->hotkey, tabs[i].label)
+                      : snprintf(one, sizeof(one), " %c ", views[i]->hotkey);
         CHECK_MSG(len == tabs[i].w, "tab %d: width %d, text %d", i, tabs[i].w, len);
         if (tabs[i].x + len < (int)n)
             memcpy(buf + tabs[i].x, one, (size_t)len);
@@ -31,7 +31,7 @@ static void tab_text(const struct tui_view *views, int count, int current, int w
 
 /* Every column of a tab bar hits the tab whose text covers it, and only that; tabs do not
  * overlap and keep a blank between them. */
-static void check_tabs(const struct tui_view *views, int count, int current, int width)
+static void check_tabs(const struct tui_view *const *views, int count, int current, int width)
 {
     struct tui_tab_place tabs[TUI_MAX_VIEWS];
     char bar[1024];
@@ -54,7 +54,7 @@ static void check_tabs(const struct tui_view *views, int count, int current, int
 }
 
 /* The width of the whole tab bar (the last tab's end). */
-static int bar_width(const struct tui_view *views, int count, int current, int width)
+static int bar_width(const struct tui_view *const *views, int count, int current, int width)
 {
     struct tui_tab_place tabs[TUI_MAX_VIEWS];
 
@@ -64,10 +64,10 @@ static int bar_width(const struct tui_view *views, int count, int current, int w
 
 static void test_tabs(void)
 {
-    static const struct tui_view fake[] = {
-        {.name = "One", .short_name = "1", .hotkey = '1'},
-        {.name = "Two words", .short_name = "Two", .hotkey = '2'},
-        {.name = "X", .short_name = "X", .hotkey = '3'}};
+    static const struct tui_view one = {.name = "One", .short_name = "1", .hotkey = '1'},
+                                 two = {.name = "Two words", .short_name = "Two", .hotkey = '2'},
+                                 x = {.name = "X", .short_name = "X", .hotkey = '3'};
+    static const struct tui_view *const fake[] = {&one, &two, &x};
     struct tui_tab_place tabs_all[TUI_MAX_VIEWS];
 
     /* " 1 One " is columns 0-6, a blank at 7, " 2 Two words " 8-20, a blank, " 3 X " 22-26 */
