@@ -653,9 +653,53 @@ int perf_python_prog_fd(const struct perf_python *pp)
     return pp ? pp->prog_fd : -1;
 }
 
+#ifdef ROCSYS_HAVE_BPF
+/* The walker's description of p's layout into *c: 0, or -1 if the walker cannot read it. */
+static int walker_proc(const struct py_proc *p, struct pyf_proc *c)
+{
+    const struct py_layout *l = &p->l;
+
+    memset(c, 0, sizeof(*c));
+    c->pid = p->pid;
+    c->runtime = p->runtime;
+    c->rt_interp_head = (uint32_t)l->rt_interp_head;
+    c->interp_next = l->interp_next;
+    c->interp_threads = l->interp_threads;
+    c->ts_next = l->ts_next;
+    c->ts_thread_id = l->ts_thread_id;
+    c->ts_frame = l->ts_frame;
+    c->ts_datastack = l->ts_datastack;
+    c->cframe_current = l->cframe_current;
+    c->cframe_previous = l->cframe_previous;
+    c->fr_back = l->fr_back;
+    c->fr_code = l->fr_code;
+    c->fr_lasti = l->fr_lasti;
+    c->fr_flags = l->fr_flags >= 0 ? (uint32_t)l->fr_flags : PY_OB_TYPE;
+    uint32_t top = c->fr_back, lo = c->ts_thread_id < c->ts_frame ? c->ts_thread_id : c->ts_frame,
+             hi = c->ts_thread_id > c->ts_frame ? c->ts_thread_id : c->ts_frame;
+    top = c->fr_code > top ? c->fr_code : top;
+    top = c->fr_lasti > top ? c->fr_lasti : top;
+    top = c->fr_flags > top ? c->fr_flags : top;
+    c->frame_read = top + 8;
+    if (l->ts_datastack >= 0) { /* datastack_chunk and datastack_top */
+        lo = (uint32_t)l->ts_datastack < lo ? (uint32_t)l->ts_datastack : lo;
+        hi = (uint32_t)l->ts_datastack + 8 > hi ? (uint32_t)l->ts_datastack + 8 : hi;
+    }
+    c->ts_read_lo = lo;
+    c->ts_read_len = hi + 8 - lo;
+    if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
+        c->stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
+    return l->rt_interp_head < 0 || c->frame_read > PYF_FRAME_READ ||
+                   c->ts_read_len > PYF_TS_READ || ((lo | hi) & 7)
+               ? -1
+               : 0;
+}
+#endif
+
 int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char *why, size_t cap)
 {
-    struct py_proc p;
+    struct py_proc p, *old;
+    size_t slot;
 
     if (find_python(pid, &p) != 0) {
         snprintf(why, cap, "process %u runs no CPython", pid);
@@ -665,42 +709,32 @@ int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char 
         model_python_info(m, ROCSYS_PY_UNSUPPORTED, p.version_hex);
         return -1;
     }
-    xgrow(&pp->procs, &pp->proccap, pp->nprocs + 1, sizeof(*pp->procs));
-    pp->procs[pp->nprocs++] = p;
+    old = proc_of(pp, pid); /* an earlier process of this pid: gone */
+    slot = old ? (size_t)(old - pp->procs) : pp->nprocs;
 #ifdef ROCSYS_HAVE_BPF
-    const struct py_layout *l = &p.l;
-    struct pyf_proc c = {.runtime = p.runtime,
-                         .rt_interp_head = (uint32_t)l->rt_interp_head,
-                         .interp_next = l->interp_next,
-                         .interp_threads = l->interp_threads,
-                         .ts_next = l->ts_next,
-                         .ts_thread_id = l->ts_thread_id,
-                         .ts_frame = l->ts_frame,
-                         .cframe_current = l->cframe_current,
-                         .cframe_previous = l->cframe_previous,
-                         .fr_back = l->fr_back,
-                         .fr_code = l->fr_code,
-                         .fr_lasti = l->fr_lasti,
-                         .fr_flags = l->fr_flags >= 0 ? (uint32_t)l->fr_flags : PY_OB_TYPE};
-    uint32_t top = c.fr_back;
-    top = c.fr_code > top ? c.fr_code : top;
-    top = c.fr_lasti > top ? c.fr_lasti : top;
-    top = c.fr_flags > top ? c.fr_flags : top;
-    c.frame_read = top + 8;
-    if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
-        c.stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
-    if (l->rt_interp_head < 0 || c.frame_read > PYF_FRAME_READ) {
-        snprintf(why, cap, "Python %u.%u: its layout is not known to the BPF walker",
-                 p.version_hex >> 24, (p.version_hex >> 16) & 0xff);
-        pp->nprocs--;
-        return -1;
-    }
-    if (bpf_map_update_elem(pp->procs_fd, &pid, &c, BPF_ANY) != 0) {
-        snprintf(why, cap, "the BPF frame walker's table is full");
-        pp->nprocs--;
+    struct pyf_proc c;
+    uint32_t key = (uint32_t)slot;
+    int bad = walker_proc(&p, &c) != 0;
+    if (bad || slot >= PYF_MAX_PROCS || bpf_map_update_elem(pp->procs_fd, &key, &c, BPF_ANY)) {
+        if (bad)
+            snprintf(why, cap, "Python %u.%u: its layout is not known to the BPF walker",
+                     p.version_hex >> 24, (p.version_hex >> 16) & 0xff);
+        else
+            snprintf(why, cap, "the BPF frame walker's table is full");
+        if (old) { /* the slot stays taken, by no process */
+            memset(&c, 0, sizeof(c));
+            c.pid = PYF_PID_NONE;
+            bpf_map_update_elem(pp->procs_fd, &key, &c, BPF_ANY);
+            old->pid = 0;
+        }
         return -1;
     }
 #endif
+    if (!old) {
+        xgrow(&pp->procs, &pp->proccap, pp->nprocs + 1, sizeof(*pp->procs));
+        pp->nprocs++;
+    }
+    pp->procs[slot] = p;
     model_python_info(m, ROCSYS_PY_OK, p.version_hex);
     return 0;
 }
