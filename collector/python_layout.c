@@ -1,5 +1,6 @@
 /* CPython layouts: by hand for 3.8-3.12, from the interpreter's own _Py_DebugOffsets from 3.13
- * (see python_layout.h). Facts: ../shared/notes/python-frames.md, each version's headers. */
+ * (see python_layout.h); the pseudo-frame words both readers write. Facts:
+ * ../shared/notes/python-frames.md, each version's headers. */
 #include "python_layout.h"
 
 #include <string.h>
@@ -370,4 +371,37 @@ int py_layout_for(uint32_t version_hex, const uint8_t *dbg, size_t len, struct p
         return PY_LAYOUT_FREE_THREAD;
     }
     return from_debug(minor, dbg, len, out, why) == 0 ? PY_LAYOUT_OK : PY_LAYOUT_BAD_OFFSETS;
+}
+
+uint32_t py_put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t f)
+{
+    if (n >= 2 && ROCSYS_IS_PY_REPEAT(out[n - 1]) && out[n - 2] == f) {
+        out[n - 1]++;
+        return n;
+    }
+    if (n >= 1 && out[n - 1] == f && n < room) {
+        out[n] = ROCSYS_PY_REPEAT(1);
+        return n + 1;
+    }
+    if (n < room)
+        out[n++] = f;
+    return n;
+}
+
+uint32_t py_end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames)
+{
+    if (had_frames && n > 1 && ROCSYS_IS_PY_REPEAT(out[n - 1])) {
+        /* the last of the repeated frames ends the group: take it out of the run */
+        uint64_t f = out[n - 2] | ROCSYS_PY_FRAME_ENTRY;
+        if (ROCSYS_PY_REPEAT_COUNT(out[n - 1]) == 1)
+            out[n - 1] = f;
+        else if (n < room)
+            out[n - 1]--, out[n++] = f;
+        return n;
+    }
+    if (had_frames && n > 0) {
+        out[n - 1] |= ROCSYS_PY_FRAME_ENTRY;
+        return n;
+    }
+    return py_put_frame(out, n, room, ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1));
 }

@@ -1,8 +1,9 @@
 /* CPython layouts for the frame reader (x86-64, GIL builds): a table kept by hand for 3.8-3.12,
  * and for 3.13 and later the layout the interpreter publishes itself in _Py_DebugOffsets (the
- * first member of _PyRuntime), validated. Pure functions over bytes: used by the collector on
- * the live interpreter, by the front end on the executable's or libpython's file (to know
- * before launch whether frames will be read), and by the unit tests. */
+ * first member of _PyRuntime), validated; and the pseudo-frame words both frame readers write.
+ * Pure functions over bytes: used by the collector on the live interpreter, by the front end on
+ * the executable's or libpython's file (to know before launch whether frames will be read) and
+ * on the BPF walker's copies, and by the unit tests. */
 #ifndef ROCSYS_PYTHON_LAYOUT_H
 #define ROCSYS_PYTHON_LAYOUT_H
 
@@ -80,5 +81,13 @@ int py_layout_for(uint32_t version_hex, const uint8_t *dbg, size_t len, struct p
 
 /* The bytes of _Py_DebugOffsets py_layout_for reads (the prefix of _PyRuntime to copy). */
 #define PY_DEBUG_OFFSETS_MAX 1024
+
+/* The pseudo-frame words (protocol.h's ROCSYS_PY_*) both readers write, the in-target one
+ * (collector/python.c) and the one from outside (session/perf_python.c): out holds n words of
+ * room. Append frame word f, run-length coding a frame equal to the one before: the new n. */
+uint32_t py_put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t f);
+/* End an evaluation call's group of frames: mark the last frame written as its outermost
+ * (had_frames), else write an empty group. The new n. */
+uint32_t py_end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames);
 
 #endif

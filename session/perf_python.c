@@ -383,40 +383,6 @@ static const struct py_code_seen *code_of(struct perf_python *pp, const struct p
 
 /* ---- a walk into pseudo-frames (the rules of collector/python.c) ---- */
 
-/* Append frame w, run-length coding a frame equal to the one before. */
-static uint32_t put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t w)
-{
-    if (n >= 2 && ROCSYS_IS_PY_REPEAT(out[n - 1]) && out[n - 2] == w) {
-        out[n - 1]++;
-        return n;
-    }
-    if (n >= 1 && out[n - 1] == w && n < room) {
-        out[n] = ROCSYS_PY_REPEAT(1);
-        return n + 1;
-    }
-    if (n < room)
-        out[n++] = w;
-    return n;
-}
-
-/* Mark the last frame written as its group's outermost, or write an empty group. */
-static uint32_t end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames)
-{
-    if (had_frames && n > 1 && ROCSYS_IS_PY_REPEAT(out[n - 1])) {
-        uint64_t w = out[n - 2] | ROCSYS_PY_FRAME_ENTRY;
-        if (ROCSYS_PY_REPEAT_COUNT(out[n - 1]) == 1)
-            out[n - 1] = w;
-        else if (n < room)
-            out[n - 1]--, out[n++] = w;
-        return n;
-    }
-    if (had_frames && n > 0) {
-        out[n - 1] |= ROCSYS_PY_FRAME_ENTRY;
-        return n;
-    }
-    return put_frame(out, n, room, ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1));
-}
-
 /* A PY_AT word for a group whose entry (shim) frame is at addr on the C stack: the native
  * frame whose range [its SP, its caller's SP) holds it, if any. */
 static uint32_t put_at(uint64_t *out, uint32_t n, uint32_t room, uint64_t addr, const uint64_t *sps,
@@ -472,7 +438,7 @@ static uint32_t walk_words(struct perf_python *pp, const struct py_proc *p, stru
                     goto torn;
                 if (!next && group == 0 && n > 0)
                     continue; /* 3.15: the thread's base frame */
-                n = end_group(out, n, room, group > 0);
+                n = py_end_group(out, n, room, group > 0);
                 n = put_at(out, n, room, f->addr, sps, nnative);
                 group = 0;
                 continue;
@@ -486,13 +452,13 @@ static uint32_t walk_words(struct perf_python *pp, const struct py_proc *p, stru
                 goto torn;
             if (owner != PY_OWNER_GENERATOR && lasti < c->first_trace) {
                 if (entry) { /* an incomplete frame (being set up): hidden, as CPython does */
-                    n = end_group(out, n, room, group > 0);
+                    n = py_end_group(out, n, room, group > 0);
                     group = 0;
                 }
                 continue;
             }
         }
-        n = put_frame(
+        n = py_put_frame(
             out, n, room,
             ROCSYS_PY_FRAME(c->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry));
         group = entry ? 0 : group + 1;
