@@ -144,6 +144,7 @@ struct walk {
     u64 slo, shi;   /* where a window may be read: the used part of the current chunk */
     u64 prev_chunk; /* the chunk before it (its header's first word), once read */
     u32 need;       /* bytes of a frame */
+    u32 n;          /* frames kept in the event */
 };
 
 /* Read the window of the data stack that ends with the frame at a into sc->win: 1, or 0 when a
@@ -173,7 +174,8 @@ static __always_inline int window_read(struct walk *w, u64 a)
     return 1;
 }
 
-/* bpf_loop's step: frame i of the walk into the event; 0 to go on, 1 to stop. */
+/* bpf_loop's step: the next frame of the walk into the event (or counted with the frame
+ * before, when equal to it); 0 to go on, 1 to stop. */
 static long walk_frame(u32 i, void *ctx)
 {
     struct walk *w = ctx;
@@ -181,9 +183,10 @@ static long walk_frame(u32 i, void *ctx)
     const struct pyf_proc *pr = w->pr;
     struct pyf_event *e = &sc->e;
     const unsigned char *p;
-    u64 a = w->frame;
+    u64 a = w->frame, code, lasti, flags, back;
 
-    if (!a || i >= PYF_MAX_FRAMES)
+    (void)i;
+    if (!a)
         return 1;
     if ((a >= w->wlo && a + w->need <= w->whi) || (pr->ts_datastack >= 0 && window_read(w, a))) {
         p = sc->win + ((a - w->wlo) & (PYF_WINDOW - 1));
@@ -195,15 +198,37 @@ static long walk_frame(u32 i, void *ctx)
         }
         p = sc->buf;
     }
-    u32 k = i;
-    asm volatile("" : "+r"(k)); /* keep the mask: the verifier needs the bound on this register */
-    struct pyf_frame *f = &e->f[k & (PYF_MAX_FRAMES - 1)];
+    code = word_at(p, pr->fr_code);
+    lasti = word_at(p, pr->fr_lasti);
+    flags = word_at(p, pr->fr_flags);
+    back = word_at(p, pr->fr_back);
+    if (back == a) { /* a frame being linked at the sample's instant */
+        e->status |= PYF_UNREADABLE;
+        return 1;
+    }
+    u32 k = w->n;
+    asm volatile("" : "+r"(k)); /* keep the masks: the verifier needs the bound on this register */
+    if (k > 0) {
+        struct pyf_frame *last = &e->f[(k - 1) & (PYF_MAX_FRAMES - 1)];
+        if (last->code == code && last->lasti == lasti && last->flags == flags &&
+            PYF_FRAME_MORE(last->addr) < PYF_MORE_MAX) {
+            last->addr += 1ull << 48;
+            w->frame = back;
+            return 0;
+        }
+    }
+    if (k >= PYF_MAX_FRAMES)
+        return 1; /* (cut: a is the first frame not kept) */
+    u32 slot = k;
+    asm volatile("" : "+r"(slot)); /* (the same: the check above would drop the mask) */
+    struct pyf_frame *f = &e->f[slot & (PYF_MAX_FRAMES - 1)];
     f->addr = a;
-    f->code = word_at(p, pr->fr_code);
-    f->lasti = word_at(p, pr->fr_lasti);
-    f->flags = word_at(p, pr->fr_flags);
-    w->frame = word_at(p, pr->fr_back);
-    e->n = i + 1;
+    f->code = code;
+    f->lasti = lasti;
+    f->flags = flags;
+    w->frame = back;
+    w->n = k + 1;
+    e->n = k + 1;
     return 0;
 }
 
@@ -290,9 +315,9 @@ int pyframes(struct bpf_perf_event_data *ctx)
         w.slo = ts_word(sc, pr, (u32)pr->ts_datastack);
         w.shi = ts_word(sc, pr, (u32)pr->ts_datastack + 8);
     }
-    bpf_loop(PYF_MAX_FRAMES, walk_frame, &w, 0);
-    if (w.frame && e->n >= PYF_MAX_FRAMES)
-        e->status |= PYF_CUT;
+    bpf_loop(PYF_MAX_WALK, walk_frame, &w, 0);
+    if (w.frame && !(e->status & PYF_UNREADABLE))
+        e->status |= PYF_CUT; /* more frames than kept or walked */
     e->last_next = w.frame;
 out:
     if (pr->stop == 3)

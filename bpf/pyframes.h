@@ -4,7 +4,10 @@
 #ifndef ROCSYS_BPF_PYFRAMES_H
 #define ROCSYS_BPF_PYFRAMES_H
 
-#define PYF_MAX_FRAMES  128 /* Python frames walked per sample at most (then flagged cut) */
+#define PYF_MAX_FRAMES 128 /* Python frames kept per sample at most (then flagged cut) */
+#define PYF_MAX_WALK                                                                               \
+    4096                    /* frames walked per sample at most (runs of equal frames are kept     \
+                               once: a recursion keeps its root) */
 #define PYF_FRAME_READ  128 /* bytes of a frame read in one go (every field the walk needs) */
 #define PYF_TS_READ     256 /* bytes of a thread state read in one go (its fields the walk needs) */
 #define PYF_WINDOW      16384 /* 3.11+: bytes of a data-stack chunk read in one go (a power of 2) */
@@ -36,10 +39,15 @@ struct pyf_proc {
 #define PYF_UNREADABLE 4u /* a read failed: the chain after the last frame is unknown */
 #define PYF_BAD_FIRST  8u /* the thread state's current frame could not be read */
 
-/* One frame as read: its address, the words at fr_code, fr_lasti, fr_flags. */
+/* One frame as read: its address, the words at fr_code, fr_lasti, fr_flags. The address's top
+ * 16 bits count the frames equal to it (code, instruction, flags) that follow it in the chain
+ * (a recursion), kept once. */
 struct pyf_frame {
     unsigned long long addr, code, lasti, flags;
 };
+#define PYF_FRAME_ADDR(a) ((a) & ((1ull << 48) - 1))
+#define PYF_FRAME_MORE(a) ((unsigned)((a) >> 48))
+#define PYF_MORE_MAX      0xffffu
 
 /* One sample's Python stack, innermost frame first: written by the walker at the perf
  * sample's overflow, paired by the front end with the sample of the same thread (time just

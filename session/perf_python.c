@@ -396,80 +396,118 @@ static uint32_t put_at(uint64_t *out, uint32_t n, uint32_t room, uint64_t addr, 
     return n;
 }
 
+/* A walk being turned into words. */
+struct walk_state {
+    struct perf_python *pp;
+    const struct py_proc *p;
+    struct model *m;
+    const struct pyf_event *e;
+    const uint64_t *sps;
+    uint32_t nnative;
+    uint64_t *out, now;
+    uint32_t room, n, group;
+    int checking; /* 3.11, 3.12: the first entry frame's link is still to be checked */
+};
+
+#define NEXT_UNKNOWN 1 /* (not an address: inside a run of equal frames) */
+
+/* Frame f (its next frame at next, or NEXT_UNKNOWN) into the words: 0, or -1 when the chain
+ * cannot be trusted from it on. */
+static int frame_words(struct walk_state *w, const struct pyf_frame *f, uint64_t next)
+{
+    const struct py_layout *l = &w->p->l;
+    uint64_t addr = PYF_FRAME_ADDR(f->addr), code = f->code & l->code_mask;
+    const struct py_code_seen *c = NULL;
+    int entry = 0, owner = 0;
+    int64_t lasti;
+
+    if (!ptr_ok(addr) || next == addr)
+        return -1;
+    if (l->lasti_kind != PY_LASTI_POINTER) {
+        if (w->p->frame_type && f->flags != w->p->frame_type)
+            return -1;
+        lasti = (int32_t)(uint32_t)f->lasti;
+        lasti = lasti < 0 ? -1 : l->lasti_kind == PY_LASTI_BYTES ? lasti / 2 : lasti;
+        entry = 1;
+        if (!(c = code_of(w->pp, w->p, w->m, code, w->now)))
+            return -1;
+    } else {
+        owner = (int)((f->flags >> (8 * (uint32_t)(l->fr_owner - l->fr_flags))) & 0xff);
+        if (l->fr_is_entry >= 0)
+            entry = (int)((f->flags >> (8 * (uint32_t)(l->fr_is_entry - l->fr_flags))) & 0xff) != 0;
+        if (owner >= PY_OWNER_SHIM) {
+            if (w->checking && (w->checking = 0, next != NEXT_UNKNOWN && next != w->e->expected))
+                return -1;
+            if (!next && w->group == 0 && w->n > 0)
+                return 0; /* 3.15: the thread's base frame */
+            w->n = py_end_group(w->out, w->n, w->room, w->group > 0);
+            w->n = put_at(w->out, w->n, w->room, addr, w->sps, w->nnative);
+            w->group = 0;
+            return 0;
+        }
+        if (!(c = code_of(w->pp, w->p, w->m, code, w->now)))
+            return -1;
+        lasti = ((int64_t)f->lasti - (int64_t)(code + (uint32_t)l->co_adaptive)) / 2;
+        if (lasti < -1 || lasti >= (int64_t)c->size)
+            return -1;
+        if (entry && w->checking &&
+            (w->checking = 0, next != NEXT_UNKNOWN && next != w->e->expected))
+            return -1;
+        if (owner != PY_OWNER_GENERATOR && lasti < c->first_trace) {
+            if (entry) { /* an incomplete frame (being set up): hidden, as CPython does */
+                w->n = py_end_group(w->out, w->n, w->room, w->group > 0);
+                w->group = 0;
+            }
+            return 0;
+        }
+    }
+    w->n = py_put_frame(
+        w->out, w->n, w->room,
+        ROCSYS_PY_FRAME(c->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry));
+    w->group = entry ? 0 : w->group + 1;
+    return 0;
+}
+
 /* Walk e of process p into out: the number of words; *dropped when the chain could not be
- * read safely past some frame. */
+ * read safely past some frame. A frame the walker kept once for a run of equal frames (a
+ * recursion) is taken as many times (the words run-length code it); the links inside the run
+ * were checked by the walker (none points to its own frame), the entry frame's link is not
+ * checked where it is inside a run (its next frame's address is not known). */
 static uint32_t walk_words(struct perf_python *pp, const struct py_proc *p, struct model *m,
                            const struct pyf_event *e, const uint64_t *sps, uint32_t nnative,
                            uint64_t *out, uint32_t room, int *dropped)
 {
-    const struct py_layout *l = &p->l;
-    uint64_t now = now_ns();
-    uint32_t n = 0, group = 0;
-    int checking = l->cframe_current >= 0 && e->n > 0;
+    struct walk_state w = {.pp = pp,
+                           .p = p,
+                           .m = m,
+                           .e = e,
+                           .sps = sps,
+                           .nnative = nnative,
+                           .out = out,
+                           .now = now_ns(),
+                           .room = room,
+                           .checking = p->l.cframe_current >= 0 && e->n > 0};
 
     *dropped = (e->status & (PYF_UNREADABLE | PYF_BAD_FIRST)) != 0;
     for (uint32_t i = 0; i < e->n && i < PYF_MAX_FRAMES; i++) {
         const struct pyf_frame *f = &e->f[i];
-        uint64_t next = i + 1 < e->n ? e->f[i + 1].addr : e->last_next;
-        uint64_t code = f->code & l->code_mask;
-        const struct py_code_seen *c = NULL;
-        int entry = 0, owner = 0;
-        int64_t lasti;
-
-        if (!ptr_ok(f->addr) || next == f->addr)
-            goto torn;
-        if (n + 3 >= room)
-            break;
-        if (l->lasti_kind != PY_LASTI_POINTER) {
-            if (p->frame_type && f->flags != p->frame_type)
+        uint32_t more = PYF_FRAME_MORE(f->addr);
+        uint64_t next = i + 1 < e->n ? PYF_FRAME_ADDR(e->f[i + 1].addr) : e->last_next;
+        for (uint32_t rep = 0; rep <= more; rep++) {
+            if (w.n + 3 >= room)
+                goto full;
+            if (frame_words(&w, f, rep < more ? NEXT_UNKNOWN : next) != 0)
                 goto torn;
-            lasti = (int32_t)(uint32_t)f->lasti;
-            lasti = lasti < 0 ? -1 : l->lasti_kind == PY_LASTI_BYTES ? lasti / 2 : lasti;
-            entry = 1;
-            if (!(c = code_of(pp, p, m, code, now)))
-                goto torn;
-        } else {
-            owner = (int)((f->flags >> (8 * (uint32_t)(l->fr_owner - l->fr_flags))) & 0xff);
-            if (l->fr_is_entry >= 0)
-                entry =
-                    (int)((f->flags >> (8 * (uint32_t)(l->fr_is_entry - l->fr_flags))) & 0xff) != 0;
-            if (owner >= PY_OWNER_SHIM) {
-                if (checking && (checking = 0, next != e->expected))
-                    goto torn;
-                if (!next && group == 0 && n > 0)
-                    continue; /* 3.15: the thread's base frame */
-                n = py_end_group(out, n, room, group > 0);
-                n = put_at(out, n, room, f->addr, sps, nnative);
-                group = 0;
-                continue;
-            }
-            if (!(c = code_of(pp, p, m, code, now)))
-                goto torn;
-            lasti = ((int64_t)f->lasti - (int64_t)(code + (uint32_t)l->co_adaptive)) / 2;
-            if (lasti < -1 || lasti >= (int64_t)c->size)
-                goto torn;
-            if (entry && checking && (checking = 0, next != e->expected))
-                goto torn;
-            if (owner != PY_OWNER_GENERATOR && lasti < c->first_trace) {
-                if (entry) { /* an incomplete frame (being set up): hidden, as CPython does */
-                    n = py_end_group(out, n, room, group > 0);
-                    group = 0;
-                }
-                continue;
-            }
         }
-        n = py_put_frame(
-            out, n, room,
-            ROCSYS_PY_FRAME(c->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry));
-        group = entry ? 0 : group + 1;
     }
+full:
     if (!*dropped && !(e->status & PYF_CUT))
-        return n;
+        return w.n;
 torn:
     *dropped = 1;
-    if (n < room)
-        out[n++] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, ROCSYS_PY_LASTI_UNKNOWN, 1);
-    return n;
+    if (w.n < room)
+        out[w.n++] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, ROCSYS_PY_LASTI_UNKNOWN, 1);
+    return w.n;
 }
 
 /* ---- pairing walks with samples ---- */
