@@ -438,8 +438,14 @@ static int walk_rules(const struct symbolizer_stack *st, rule_fn rule, void *ctx
             bp_past = false;
         } else if (r & RULE_BP_AT) {
             uint64_t at = cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, 7);
-            bp_ok = stack_word(st, at, &bp);
-            bp_past = !bp_ok && past_copy(st, at);
+            /* below the sampled sp, in the innermost frame: its epilogue popped rbp (the CFI
+             * still names the slot until the return), so rbp holds the caller's already; the
+             * copy starts at sp (frame-pointer builds such as Debian's CPython 3.14+, sampled
+             * between "leave" and a tail call's jmp) */
+            if (!(n == 1 && at < st->regs[R_SP])) {
+                bp_ok = stack_word(st, at, &bp);
+                bp_past = !bp_ok && past_copy(st, at);
+            }
         }
         sp = cfa;
     }
