@@ -1,33 +1,40 @@
 #!/usr/bin/env bash
 # Python frames from outside: what reading a sample's Python frames with the BPF walker costs,
-# by Python stack depth (3 and 50 frames), attached with -p at 1000 Hz for SECONDS.
+# by Python stack depth (3 and 50 frames), attached with -p at 1000 Hz.
 #
-# usage: bench/python_outside.sh BUILD_DIR [SECONDS]
+# usage: bench/python_outside.sh BUILD_DIR [ROUNDS]
 #
 # The target: python3 (PYTHON, default pyenv's newest 3.12, else /usr/bin/python3) running a
 # pure-Python loop at the bottom of DEPTH-2 nested calls (+ <module>, main: DEPTH frames).
-# Per depth, one run with ROCSYS_BPF_STATS=1 (the kernel times the walker: run_time_ns /
-# run_cnt of the BPF program, BPF_ENABLE_STATS; rocsys-top times its pairing and decoding of
-# each walk) prints:
+# Each run attaches for BENCH_FRAMES batch frames (default 10, 0.1 s apart) with
+# ROCSYS_BPF_STATS=1 (the kernel times the walker: run_time_ns / run_cnt of the BPF program,
+# BPF_ENABLE_STATS; rocsys-top times its pairing and decoding of each walk). Per row, the
+# medians over ROUNDS rounds (default 3; the rows alternate within each round):
 #   kernel ns/sample: the walker's time per sample, spent at the sample's interrupt on the
 #                     target's CPU (the target's extra cost per sample; goal <= 2000 at 50)
 #   front ns/sample:  rocsys-top's pairing and turning the walk into frames (code objects read
 #                     once each: the first samples pay for them)
-#   unwind us/sample: the native unwinding of the same samples (the header's "unwind"), for scale
 #   paired / missed:  samples with their walk / without (never paired with another's)
-# and the ratio kernel(50) / kernel(3). At 50 frames the walker is also cut short, for the
-# breakdown: "entry+regs" (the program's entry, its maps, the thread's registers), "+tstate"
-# (finding the thread state), "+frames" (the frame reads, without writing the ring buffer). Root only (CAP_BPF). See docs/performance.md,
-# "Python frames from outside".
+# At 50 frames the walker is also cut short, for the breakdown: "entry+regs" (the program's
+# entry, its maps, the thread's registers), "+tstate" (finding the thread state and reading
+# its fields), "+frames" (the frame reads, without writing the ring buffer).
+# With BENCH_BEFORE=DIR (a build of another commit), its walker's whole runs at 3 and 50 frames
+# too ("before" rows), alternated with the others in the same rounds, and the ratios
+# before / this build. Root only (CAP_BPF). See docs/performance.md, "Python frames from
+# outside".
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=common.sh
 source "$here/common.sh"
 
-bench_args "BUILD_DIR [SECONDS]" 1 2 "$@"
-secs=${2:-4}
-positive_int SECONDS "$secs"
+bench_args "BUILD_DIR [ROUNDS]" 1 2 "$@"
+rounds=${2:-3}
+positive_int ROUNDS "$rounds"
+frames=${BENCH_FRAMES:-10}
+positive_int BENCH_FRAMES "$frames"
+before=${BENCH_BEFORE:-}
+[[ -z $before || -x $before/rocsys-top ]] || die "$before/rocsys-top not found"
 [[ $(id -u) -eq 0 ]] || die "needs root (the BPF walker needs CAP_BPF and CAP_PERFMON)"
 py=${PYTHON:-$(ls -d "$HOME"/.pyenv/versions/3.12.*/bin/python3 2> /dev/null | sort -V | tail -n 1)}
 py=${py:-/usr/bin/python3}
@@ -50,31 +57,51 @@ def main():
 main()
 PYEOF
 
-declare -A kern
-printf '%-6s %-12s %16s %16s %17s %8s %8s\n' depth walker "kernel ns/sample" "front ns/sample" \
-    "unwind us/sample" paired missed
-for run in "3 1" "50 2" "50 3" "50 4" "50 1"; do
-    read -r depth mode <<< "$run"
-    d=$((depth < 4 ? 4 : depth))
-    "$py" "$work/deep.py" "$d" 600 &
-    pid=$!
-    sleep 0.5
-    ROCSYS_BPF_STATS=$mode "$build/rocsys-top" -p "$pid" -b -n "$secs" -d 1 -f 1000 \
-        > "$work/out" 2> "$work/err" || true
-    kill "$pid" 2> /dev/null
-    wait "$pid" 2> /dev/null || true
-    line=$(grep 'bpf walker' "$work/err") || {
-        note "depth $depth mode $mode: no walker statistics (no sample?): $(head -3 "$work/err")"
-        continue
-    }
-    k=$(sed -E 's/.* ([0-9]+) ns each.*/\1/' <<< "$line")
-    f=$(sed -E 's/.*front end ([0-9]+) ns.*/\1/' <<< "$line")
-    pa=$(sed -E "s/.*paired ([0-9]+), walks.*/\\1/" <<< "$line")
-    mi=$(sed -E 's/.*without walk ([0-9]+).*/\1/' <<< "$line")
-    un=$(grep -o 'unwind [0-9.]* us' "$work/out" | tail -n 1 | awk '{print $2}')
-    [[ $mode == 1 ]] && kern[$depth]=$k
-    what=(- whole entry+regs +tstate "+frames")
-    printf '%-6s %-12s %16s %16s %17s %8s %8s\n' "$depth" "${what[$mode]}" "$k" "$f" "${un:--}" \
-        "$pa" "$mi"
+# rows: "label depth mode build"
+rows=("whole 3 1 $build" "whole 50 1 $build" "entry+regs 50 2 $build" "+tstate 50 3 $build"
+    "+frames 50 4 $build")
+[[ -n $before ]] && rows+=("before 3 1 $before" "before 50 1 $before")
+for ((r = 0; r < rounds; r++)); do
+    for row in "${rows[@]}"; do
+        read -r label depth mode bin <<< "$row"
+        d=$((depth < 4 ? 4 : depth))
+        "$py" "$work/deep.py" "$d" 600 &
+        pid=$!
+        sleep 0.5
+        ROCSYS_BPF_STATS=$mode "$bin/rocsys-top" -p "$pid" -b -n "$frames" -d 1 -f 1000 \
+            > "$work/out" 2> "$work/err" || true
+        kill "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null || true
+        line=$(grep 'bpf walker' "$work/err") || {
+            note "$label $depth: no walker statistics (no sample?): $(head -3 "$work/err")"
+            continue
+        }
+        key="$label-$depth"
+        sed -E 's/.* ([0-9]+) ns each.*/\1/' <<< "$line" >> "$work/k.$key"
+        sed -E 's/.*front end ([0-9]+) ns.*/\1/' <<< "$line" >> "$work/f.$key"
+        sed -E "s/.*paired ([0-9]+), walks.*/\\1/" <<< "$line" >> "$work/p.$key"
+        sed -E 's/.*without walk ([0-9]+).*/\1/' <<< "$line" >> "$work/m.$key"
+    done
 done
-awk -v a="${kern[50]:-0}" -v b="${kern[3]:-0}" 'BEGIN{if (b > 0) printf "kernel 50 frames / 3 frames: %.2f\n", a/b}'
+declare -A kern
+printf '%-6s %-12s %16s %16s %8s %8s\n' depth walker "kernel ns/sample" "front ns/sample" \
+    paired missed
+for row in "${rows[@]}"; do
+    read -r label depth mode bin <<< "$row"
+    key="$label-$depth"
+    [[ -f $work/k.$key ]] || continue
+    kern[$key]=$(median < "$work/k.$key")
+    f=$(median < "$work/f.$key")
+    [[ $mode == 1 ]] || f=-
+    printf '%-6s %-12s %16s %16s %8s %8s\n' "$depth" "$label" "${kern[$key]}" "$f" \
+        "$(awk '{s += $1} END {print s}' "$work/p.$key")" \
+        "$(awk '{s += $1} END {print s}' "$work/m.$key")"
+done
+awk -v a="${kern[whole-50]:-0}" -v b="${kern[whole-3]:-0}" \
+    'BEGIN{if (b > 0) printf "kernel 50 frames / 3 frames: %.2f\n", a/b}'
+if [[ -n $before ]]; then
+    for depth in 3 50; do
+        awk -v a="${kern[before-$depth]:-0}" -v b="${kern[whole-$depth]:-0}" -v d="$depth" \
+            'BEGIN{if (b > 0) printf "kernel before / now at %d frames: %.2f\n", d, a/b}'
+    done
+fi

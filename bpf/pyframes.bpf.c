@@ -1,12 +1,20 @@
-/* The Python frame walker run by the kernel at each perf sample of an attached CPython process
- * (a BPF_PROG_TYPE_PERF_EVENT program set on the perf engine's events with
- * PERF_EVENT_IOC_SET_BPF): finds the sampled thread's PyThreadState in the interpreters' thread
- * lists (by pthread_self, which is the thread's fs base), walks its frame chain innermost first
- * and writes the frames as read (address, code object, instruction, flags) to a ring buffer,
- * with the thread's user ip and sp and the time, for the front end to pair with the sample
- * (session/perf_python.c), which validates them and resolves the code objects. Reads of the
- * target's memory that fail end the walk; nothing is written to the target. Facts:
- * ../shared/notes/python-frames.md (layouts: collector/python_layout.c). */
+/* The Python frame walker run by the kernel at each perf sample of a CPython process (a
+ * BPF_PROG_TYPE_PERF_EVENT program set on the perf engine's events with PERF_EVENT_IOC_SET_BPF):
+ * finds the sampled thread's PyThreadState in the interpreters' thread lists (by pthread_self,
+ * which is the thread's fs base), walks its frame chain innermost first and writes the frames as
+ * read (address, code object, instruction, flags) to a ring buffer, with the thread's user ip
+ * and sp and the time, for the front end to pair with the sample (session/perf_python.c), which
+ * validates them and resolves the code objects. Reads of the target's memory that fail end the
+ * walk; nothing is written to the target. Facts: ../shared/notes/python-frames.md (layouts:
+ * collector/python_layout.c).
+ *
+ * Cost: each bpf_probe_read_user costs about as much as copying a kilobyte (docs/performance.md,
+ * "Python frames from outside"), so the walk reads as few times as it can: the thread state's
+ * fields in one read, and from 3.11, where frames live one after the other in the thread's
+ * data-stack chunks, the used part of a chunk below a frame in one read (PYF_WINDOW bytes at
+ * most), whose frames are then taken from the copy; only frames elsewhere (generators' frames,
+ * the entry frames on the C stack, 3.8-3.10's frame objects) are read one by one. Every byte
+ * is read at the sample's instant, as before: the copy is the thread's memory of that instant. */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_core_read.h>
@@ -17,7 +25,8 @@
 typedef unsigned long long u64;
 typedef unsigned int u32;
 
-/* The kernel's types, only the fields read (relocated by CO-RE against the running kernel). */
+/* The kernel's types, only the fields read (relocated by CO-RE against the running kernel and
+ * read directly: the pointers come from BTF-typed helpers). */
 struct thread_struct {
     unsigned long fsbase;
 } __attribute__((preserve_access_index));
@@ -30,28 +39,46 @@ struct pt_regs___k {
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* The processes walked, in the first slots (an array, not a hash: its lookups are inlined). */
 struct {
-    __uint(type, BPF_MAP_TYPE_HASH);
-    __uint(max_entries, 64);
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, PYF_MAX_PROCS);
     __type(key, u32);
     __type(value, struct pyf_proc);
 } procs SEC(".maps");
 
-/* A thread's state as found last (validated at each use), or none found at checked_ns. */
+/* A thread's state as found last (validated at each use: a slot may hold another thread's, or
+ * be written by two CPUs at once), or none found at checked_ns. Slot: the thread id's low
+ * bits (a global array: one memory access, where a hash lookup costs several). */
+#define SEEN_SLOTS 4096
 struct pyf_seen {
+    u32 tid, pad;
     u64 tstate, checked_ns;
 };
+struct pyf_seen seen_slots[SEEN_SLOTS];
 
-struct {
-    __uint(type, BPF_MAP_TYPE_LRU_HASH);
-    __uint(max_entries, 16384);
-    __type(key, u32);
-    __type(value, struct pyf_seen);
-} tstates SEC(".maps");
+/* The slot of process pid in the table, or NULL. */
+static __always_inline struct pyf_proc *proc_of(u32 pid)
+{
+    for (u32 i = 0; i < PYF_MAX_PROCS; i++) {
+        u32 k = i;
+        struct pyf_proc *p = bpf_map_lookup_elem(&procs, &k);
+        if (!p || !p->pid)
+            return 0;
+        if (p->pid == pid)
+            return p;
+    }
+    return 0;
+}
 
+#define CHUNK_MIN 16384 /* DATA_STACK_CHUNK_SIZE: no data-stack chunk is smaller (3.11-3.15) */
+
+/* Per CPU: the event being written and the copies of the target's memory it is made from. */
 struct pyf_scratch {
-    struct pyf_event e;
-    unsigned char buf[PYF_FRAME_READ];
+    unsigned char ts[PYF_TS_READ];                  /* the thread state's span */
+    unsigned char buf[PYF_FRAME_READ];              /* one frame read alone */
+    struct pyf_event e;                             /* (the fields above share its page) */
+    unsigned char win[PYF_WINDOW + PYF_FRAME_READ]; /* a data-stack window (and slack) */
 };
 
 struct {
@@ -96,23 +123,127 @@ static __always_inline u64 find_tstate(const struct pyf_proc *pr, u64 self)
     return 0;
 }
 
-/* The word at offset off of a frame read into buf. */
-static __always_inline u64 word_at(const unsigned char *buf, u32 off)
+/* The word at offset off of a frame's bytes p. */
+static __always_inline u64 word_at(const unsigned char *p, u32 off)
 {
-    return *(const u64 *)(buf + (off & (PYF_FRAME_READ - 8)));
+    return *(const u64 *)(p + (off & (PYF_FRAME_READ - 8)));
+}
+
+/* The word at offset off of the thread state (read from ts_read_lo into sc->ts). */
+static __always_inline u64 ts_word(const struct pyf_scratch *sc, const struct pyf_proc *pr, u32 off)
+{
+    return *(const u64 *)(sc->ts + ((off - pr->ts_read_lo) & (PYF_TS_READ - 8)));
+}
+
+/* A walk in progress (bpf_loop's context). */
+struct walk {
+    struct pyf_scratch *sc;
+    const struct pyf_proc *pr;
+    u64 frame;      /* the next frame to read */
+    u64 wlo, whi;   /* the window held in sc->win: the target's [wlo, whi) */
+    u64 slo, shi;   /* where a window may be read: the used part of the current chunk */
+    u64 prev_chunk; /* the chunk before it (its header's first word), once read */
+    u32 need;       /* bytes of a frame */
+    u32 n;          /* frames kept in the event */
+};
+
+/* Read the window of the data stack that ends with the frame at a into sc->win: 1, or 0 when a
+ * is not in a known chunk's used part or the read failed (then the frame is read alone). */
+static __always_inline int window_read(struct walk *w, u64 a)
+{
+    u64 end = a + w->need, lo;
+
+    if (!(a >= w->slo && end <= w->shi)) {
+        /* below the current chunk: the one before, whose first CHUNK_MIN bytes are its own */
+        if (!w->prev_chunk || a < w->prev_chunk || end - w->prev_chunk > CHUNK_MIN)
+            return 0;
+        w->slo = w->prev_chunk;
+        w->shi = end;
+        w->prev_chunk = 0;
+    }
+    lo = end - w->slo > PYF_WINDOW ? end - PYF_WINDOW : w->slo;
+    u64 len = end - lo;
+    if (len > PYF_WINDOW || bpf_probe_read_user(w->sc->win, len, (const void *)lo)) {
+        w->shi = 0; /* the chunk could not be read: no more windows there */
+        return 0;
+    }
+    w->wlo = lo;
+    w->whi = end;
+    if (lo == w->slo) /* the chunk's header: _PyStackChunk.previous */
+        w->prev_chunk = *(const u64 *)w->sc->win;
+    return 1;
+}
+
+/* bpf_loop's step: the next frame of the walk into the event (or counted with the frame
+ * before, when equal to it); 0 to go on, 1 to stop. */
+static long walk_frame(u32 i, void *ctx)
+{
+    struct walk *w = ctx;
+    struct pyf_scratch *sc = w->sc;
+    const struct pyf_proc *pr = w->pr;
+    struct pyf_event *e = &sc->e;
+    const unsigned char *p;
+    u64 a = w->frame, code, lasti, flags, back;
+
+    (void)i;
+    if (!a)
+        return 1;
+    if ((a >= w->wlo && a + w->need <= w->whi) || (pr->ts_datastack >= 0 && window_read(w, a))) {
+        p = sc->win + ((a - w->wlo) & (PYF_WINDOW - 1));
+    } else {
+        u64 need = w->need;
+        if (need > PYF_FRAME_READ || bpf_probe_read_user(sc->buf, need, (const void *)a)) {
+            e->status |= PYF_UNREADABLE;
+            return 1;
+        }
+        p = sc->buf;
+    }
+    code = word_at(p, pr->fr_code);
+    lasti = word_at(p, pr->fr_lasti);
+    flags = word_at(p, pr->fr_flags);
+    back = word_at(p, pr->fr_back);
+    if (back == a) { /* a frame being linked at the sample's instant */
+        e->status |= PYF_UNREADABLE;
+        return 1;
+    }
+    u32 k = w->n;
+    asm volatile("" : "+r"(k)); /* keep the masks: the verifier needs the bound on this register */
+    if (k > 0) {
+        struct pyf_frame *last = &e->f[(k - 1) & (PYF_MAX_FRAMES - 1)];
+        if (last->code == code && last->lasti == lasti && last->flags == flags &&
+            PYF_FRAME_MORE(last->addr) < PYF_MORE_MAX) {
+            last->addr += 1ull << 48;
+            w->frame = back;
+            return 0;
+        }
+    }
+    if (k >= PYF_MAX_FRAMES)
+        return 1; /* (cut: a is the first frame not kept) */
+    u32 slot = k;
+    asm volatile("" : "+r"(slot)); /* (the same: the check above would drop the mask) */
+    struct pyf_frame *f = &e->f[slot & (PYF_MAX_FRAMES - 1)];
+    f->addr = a;
+    f->code = code;
+    f->lasti = lasti;
+    f->flags = flags;
+    w->frame = back;
+    w->n = k + 1;
+    e->n = k + 1;
+    return 0;
 }
 
 SEC("perf_event")
 int pyframes(struct bpf_perf_event_data *ctx)
 {
-    u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), self, ts = 0, frame = 0, v;
-    u32 pid = (u32)(id >> 32), tid = (u32)id, zero = 0, i;
-    struct pyf_proc *pr = bpf_map_lookup_elem(&procs, &pid);
+    u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), self, ts = 0, frame = 0;
+    u32 pid = (u32)(id >> 32), tid = (u32)id, zero = 0;
+    struct pyf_proc *pr = proc_of(pid);
+    struct pyf_seen *seen = &seen_slots[tid & (SEEN_SLOTS - 1)];
     struct pyf_scratch *sc;
     struct pyf_event *e;
-    struct pyf_seen *seen, fresh;
     struct task_struct *task;
     struct pt_regs___k *regs;
+    struct walk w = {0};
 
     if (!pr)
         return 1; /* 1: the sample is written (0 would drop it) */
@@ -127,22 +258,31 @@ int pyframes(struct bpf_perf_event_data *ctx)
     e->status = 0;
     e->expected = 0;
     e->last_next = 0;
-    task = (struct task_struct *)bpf_get_current_task_btf();
-    regs = (struct pt_regs___k *)bpf_task_pt_regs((void *)task);
-    e->ip = BPF_CORE_READ(regs, ip);
-    e->sp = BPF_CORE_READ(regs, sp);
-    self = BPF_CORE_READ(task, thread.fsbase); /* = pthread_self() (x86-64 glibc) */
+    task = bpf_get_current_task_btf();
+    regs = (struct pt_regs___k *)bpf_task_pt_regs(task);
+    e->ip = regs->ip;
+    e->sp = regs->sp;
+    self = task->thread.fsbase; /* = pthread_self() (x86-64 glibc) */
 
     if (pr->stop == 1)
         return 1;
-    seen = bpf_map_lookup_elem(&tstates, &tid);
-    if (seen && seen->tstate && !read8(seen->tstate + pr->ts_thread_id, &v) && v == self)
-        ts = seen->tstate;
-    else if (!seen || seen->tstate || now - seen->checked_ns > 100000000ull) {
+    u32 tslen = pr->ts_read_len <= PYF_TS_READ ? pr->ts_read_len : PYF_TS_READ;
+    u64 seen_ts = seen->tstate;
+    int known = seen->tid == tid;
+    if (known && seen_ts &&
+        !bpf_probe_read_user(sc->ts, tslen, (const void *)(seen_ts + pr->ts_read_lo)) &&
+        ts_word(sc, pr, pr->ts_thread_id) == self)
+        ts = seen_ts;
+    else if (!known || seen_ts || now - seen->checked_ns > 100000000ull) {
         ts = find_tstate(pr, self); /* a new thread, or one that had none 100 ms ago */
-        fresh.tstate = ts;
-        fresh.checked_ns = now;
-        bpf_map_update_elem(&tstates, &tid, &fresh, BPF_ANY);
+        seen->tid = tid;
+        seen->tstate = ts;
+        seen->checked_ns = now;
+        if (ts && bpf_probe_read_user(sc->ts, tslen, (const void *)(ts + pr->ts_read_lo))) {
+            e->tstate = ts;
+            e->status = PYF_BAD_FIRST;
+            goto out;
+        }
     }
     e->tstate = ts;
     if (!ts) {
@@ -151,37 +291,34 @@ int pyframes(struct bpf_perf_event_data *ctx)
     }
     if (pr->stop == 2)
         return 1;
-    if (read8(ts + pr->ts_frame, &frame)) {
-        e->status = PYF_BAD_FIRST;
-        goto out;
-    }
+    frame = ts_word(sc, pr, pr->ts_frame);
     if (pr->cframe_current >= 0 && frame) { /* 3.11, 3.12: through the _PyCFrame */
         u64 cf = frame, prev = 0;
-        if (read8(cf + (u32)pr->cframe_current, &frame) ||
-            read8(cf + (u32)pr->cframe_previous, &prev) ||
-            (prev && read8(prev + (u32)pr->cframe_current, &e->expected))) {
+        u32 lo =
+            pr->cframe_current < pr->cframe_previous ? pr->cframe_current : pr->cframe_previous;
+        if (bpf_probe_read_user(sc->buf, 16, (const void *)(cf + lo))) {
+            e->status = PYF_BAD_FIRST;
+            goto out;
+        }
+        frame = *(const u64 *)(sc->buf + (((u32)pr->cframe_current - lo) & 8));
+        prev = *(const u64 *)(sc->buf + (((u32)pr->cframe_previous - lo) & 8));
+        if (prev && read8(prev + (u32)pr->cframe_current, &e->expected)) {
             e->status = PYF_BAD_FIRST;
             goto out;
         }
     }
-    u32 size = pr->frame_read;
-    if (size > PYF_FRAME_READ)
-        size = PYF_FRAME_READ;
-    for (i = 0; i < PYF_MAX_FRAMES && frame; i++) {
-        if (bpf_probe_read_user(sc->buf, size, (const void *)frame)) {
-            e->status |= PYF_UNREADABLE;
-            break;
-        }
-        e->f[i].addr = frame;
-        e->f[i].code = word_at(sc->buf, pr->fr_code);
-        e->f[i].lasti = word_at(sc->buf, pr->fr_lasti);
-        e->f[i].flags = word_at(sc->buf, pr->fr_flags);
-        frame = word_at(sc->buf, pr->fr_back);
-        e->n = i + 1;
+    w.sc = sc;
+    w.pr = pr;
+    w.frame = frame;
+    w.need = pr->frame_read <= PYF_FRAME_READ ? pr->frame_read : PYF_FRAME_READ;
+    if (pr->ts_datastack >= 0) { /* the used part of the thread's current chunk */
+        w.slo = ts_word(sc, pr, (u32)pr->ts_datastack);
+        w.shi = ts_word(sc, pr, (u32)pr->ts_datastack + 8);
     }
-    if (frame && i >= PYF_MAX_FRAMES)
-        e->status |= PYF_CUT;
-    e->last_next = frame;
+    bpf_loop(PYF_MAX_WALK, walk_frame, &w, 0);
+    if (w.frame && !(e->status & PYF_UNREADABLE))
+        e->status |= PYF_CUT; /* more frames than kept or walked */
+    e->last_next = w.frame;
 out:
     if (pr->stop == 3)
         return 1;

@@ -4,18 +4,29 @@
 #ifndef ROCSYS_BPF_PYFRAMES_H
 #define ROCSYS_BPF_PYFRAMES_H
 
-#define PYF_MAX_FRAMES  128 /* Python frames walked per sample at most (then flagged cut) */
+#define PYF_MAX_FRAMES 128 /* Python frames kept per sample at most (then flagged cut) */
+#define PYF_MAX_WALK                                                                               \
+    4096                    /* frames walked per sample at most (runs of equal frames are kept     \
+                               once: a recursion keeps its root) */
 #define PYF_FRAME_READ  128 /* bytes of a frame read in one go (every field the walk needs) */
-#define PYF_MAX_INTERPS 4   /* interpreters looked at for a thread's state */
-#define PYF_MAX_THREADS 64  /* thread states looked at per interpreter */
+#define PYF_TS_READ     256 /* bytes of a thread state read in one go (its fields the walk needs) */
+#define PYF_WINDOW      16384 /* 3.11+: bytes of a data-stack chunk read in one go (a power of 2) */
+#define PYF_MAX_PROCS   64    /* processes walked at once */
+#define PYF_PID_NONE    0xffffffffu /* a slot of the table that no process matches */
+#define PYF_MAX_INTERPS 4           /* interpreters looked at for a thread's state */
+#define PYF_MAX_THREADS 64          /* thread states looked at per interpreter */
 
 /* The layout of one process's CPython, from collector/python_layout.c (py_layout), filled in by
- * the front end; key: the process id. Offsets in bytes. */
+ * the front end in the first free slot of the walker's table. Offsets in bytes. */
 struct pyf_proc {
+    unsigned int pid; /* 0: the slot and the ones after it are free; PYF_PID_NONE: taken */
     unsigned long long runtime; /* address of _PyRuntime */
     unsigned int rt_interp_head, interp_next, interp_threads;
     unsigned int ts_next, ts_thread_id, ts_frame;
-    int cframe_current, cframe_previous; /* 3.11, 3.12: tstate->cframe's fields, else -1 */
+    unsigned int ts_read_lo, ts_read_len; /* the span of a thread state read at each sample
+                                             (ts_thread_id, ts_frame, ts_datastack in it) */
+    int ts_datastack;                     /* 3.11+: datastack_chunk, then datastack_top; else -1 */
+    int cframe_current, cframe_previous;  /* 3.11, 3.12: tstate->cframe's fields, else -1 */
     unsigned int fr_back, fr_code, fr_lasti, fr_flags; /* fr_flags <= 3.10: ob_type (8) */
     unsigned int frame_read;                           /* bytes of a frame to read (<= 128) */
     unsigned int stop; /* bench/python_outside.sh's breakdown: 1 stop before the thread state,
@@ -28,10 +39,15 @@ struct pyf_proc {
 #define PYF_UNREADABLE 4u /* a read failed: the chain after the last frame is unknown */
 #define PYF_BAD_FIRST  8u /* the thread state's current frame could not be read */
 
-/* One frame as read: its address, the words at fr_code, fr_lasti, fr_flags. */
+/* One frame as read: its address, the words at fr_code, fr_lasti, fr_flags. The address's top
+ * 16 bits count the frames equal to it (code, instruction, flags) that follow it in the chain
+ * (a recursion), kept once. */
 struct pyf_frame {
     unsigned long long addr, code, lasti, flags;
 };
+#define PYF_FRAME_ADDR(a) ((a) & ((1ull << 48) - 1))
+#define PYF_FRAME_MORE(a) ((unsigned)((a) >> 48))
+#define PYF_MORE_MAX      0xffffu
 
 /* One sample's Python stack, innermost frame first: written by the walker at the perf
  * sample's overflow, paired by the front end with the sample of the same thread (time just

@@ -207,41 +207,6 @@ static int holds_gil(uintptr_t ts)
     return (uint32_t)locked != 0 && last == ts;
 }
 
-/* Append frame f, run-length coding a frame equal to the one before. */
-static uint32_t put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t f)
-{
-    if (n >= 2 && ROCSYS_IS_PY_REPEAT(out[n - 1]) && out[n - 2] == f) {
-        out[n - 1]++;
-        return n;
-    }
-    if (n >= 1 && out[n - 1] == f && n < room) {
-        out[n] = ROCSYS_PY_REPEAT(1);
-        return n + 1;
-    }
-    if (n < room)
-        out[n++] = f;
-    return n;
-}
-
-/* Mark the last frame written as its group's outermost, or write an empty group. */
-static uint32_t end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames)
-{
-    if (had_frames && n > 0 && ROCSYS_IS_PY_REPEAT(out[n - 1])) {
-        /* the last of the repeated frames ends the group: take it out of the run */
-        uint64_t f = out[n - 2] | ROCSYS_PY_FRAME_ENTRY;
-        if (ROCSYS_PY_REPEAT_COUNT(out[n - 1]) == 1)
-            out[n - 1] = f;
-        else if (n < room)
-            out[n - 1]--, out[n++] = f;
-        return n;
-    }
-    if (had_frames && n > 0) {
-        out[n - 1] |= ROCSYS_PY_FRAME_ENTRY;
-        return n;
-    }
-    return put_frame(out, n, room, ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1));
-}
-
 /* Identity (*sig) and length in code units (*size_out, 3.11+) of a frame's code object: 0, or -1
  * when it cannot be trusted. */
 static int frame_code(uintptr_t code, uint64_t *sig, uint64_t *size_out)
@@ -385,7 +350,7 @@ walk:
                     frame = next;                   /* the C stack, no evaluation call's */
                     continue;
                 }
-                n = end_group(out, n, room, group > 0);
+                n = py_end_group(out, n, room, group > 0);
                 n = put_at(out, n, room, frame, at, nat); /* the shim is on the C stack */
                 group = 0;
                 frame = next;
@@ -401,7 +366,7 @@ walk:
                 goto unlinked;
             if (owner != PY_OWNER_GENERATOR && lasti < cm->first_trace) {
                 if (entry) {
-                    n = end_group(out, n, room, group > 0);
+                    n = py_end_group(out, n, room, group > 0);
                     group = 0;
                 }
                 frame = next;
@@ -410,7 +375,7 @@ walk:
         }
         if (l->lasti_kind != PY_LASTI_POINTER && code_facts(code, memo, ann, nann, &cm) != 0)
             goto torn;
-        n = put_frame(
+        n = py_put_frame(
             out, n, room,
             ROCSYS_PY_FRAME(cm->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry));
         group = entry ? 0 : group + 1;
@@ -426,7 +391,7 @@ unlinked:
     group = 0;
     if (nat)
         *nat = 0; /* the words written are dropped (this group is not placed: by name) */
-    n = end_group(out, 0, room, 0);
+    n = py_end_group(out, 0, room, 0);
     frame = expected;
     goto walk;
 torn:

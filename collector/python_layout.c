@@ -1,5 +1,6 @@
 /* CPython layouts: by hand for 3.8-3.12, from the interpreter's own _Py_DebugOffsets from 3.13
- * (see python_layout.h). Facts: ../shared/notes/python-frames.md, each version's headers. */
+ * (see python_layout.h); the pseudo-frame words both readers write. Facts:
+ * ../shared/notes/python-frames.md, each version's headers. */
 #include "python_layout.h"
 
 #include <string.h>
@@ -16,6 +17,7 @@ static const struct py_layout py_known[] = {
      .ts_thread_id = 176,
      .ts_frame = 24,
      .cframe_current = -1,
+     .ts_datastack = -1,
      .cframe_previous = -1,
      .fr_back = 24,
      .fr_code = 32,
@@ -48,6 +50,7 @@ static const struct py_layout py_known[] = {
      .ts_thread_id = 176,
      .ts_frame = 24,
      .cframe_current = -1,
+     .ts_datastack = -1,
      .cframe_previous = -1,
      .fr_back = 24,
      .fr_code = 32,
@@ -80,6 +83,7 @@ static const struct py_layout py_known[] = {
      .ts_thread_id = 176,
      .ts_frame = 24,
      .cframe_current = -1,
+     .ts_datastack = -1,
      .cframe_previous = -1,
      .fr_back = 24,
      .fr_code = 32,
@@ -112,6 +116,7 @@ static const struct py_layout py_known[] = {
      .ts_thread_id = 152,
      .ts_frame = 56,
      .cframe_current = 8,
+     .ts_datastack = 296,
      .cframe_previous = 16,
      .fr_back = 48,
      .fr_code = 32,
@@ -144,6 +149,7 @@ static const struct py_layout py_known[] = {
      .ts_thread_id = 136,
      .ts_frame = 56,
      .cframe_current = 0,
+     .ts_datastack = 232,
      .cframe_previous = 8,
      .fr_back = 8,
      .fr_code = 0,
@@ -207,6 +213,7 @@ enum {
     D_UN_STATE,
     D_UN_LENGTH,
     D_UN_ASCII,
+    D_TS_DATASTACK,
     D_FIELDS
 };
 
@@ -221,11 +228,11 @@ struct py_debug_desc {
 /* clang-format off */
 static const struct py_debug_desc py_descs[] = {
     {13, {24,40, 48,64,72,112,120,136,144, 152,168,176,184,192, 224,232,240,248,264,
-          272,280,296,304,312,344, 352,360, 512,520,528, 536,544,552,560}, 584, 2160, ~0ull},
+          272,280,296,304,312,344, 352,360, 512,520,528, 536,544,552,560, 208}, 584, 2160, ~0ull},
     {14, {24,40, 48,64,72,120,128,144,152, 176,192,200,208,216, 248,256,264,272,288,
-          312,320,336,344,352,384, 400,408, 592,600,608, 616,624,632,640}, 760, 2336, ~1ull},
+          312,320,336,344,352,384, 400,408, 592,600,608, 616,624,632,640, 232}, 760, 2336, ~1ull},
     {15, {24,40, 48,64,72,120,128,144,152, 176,192,200,208,240, 312,320,328,336,352,
-          376,384,400,408,416,448, 464,472, 688,696,704, 712,720,728,736}, 888, -1, ~3ull},
+          376,384,400,408,416,448, 464,472, 688,696,704, 712,720,728,736, 256}, 888, -1, ~3ull},
 };
 /* clang-format on */
 
@@ -275,15 +282,16 @@ static int from_debug(int minor, const uint8_t *d, size_t len, struct py_layout 
         v[D_IS_GIL_HOLDER] < v[D_IS_GIL] || v[D_IS_GIL_HOLDER] - v[D_IS_GIL] > 256 ||
         !inside(v[D_TS_NEXT], v[D_TS_SIZE]) || !inside(v[D_TS_INTERP], v[D_TS_SIZE]) ||
         !inside(v[D_TS_FRAME], v[D_TS_SIZE]) || !inside(v[D_TS_THREAD_ID], v[D_TS_SIZE]) ||
-        !inside(v[D_FR_PREVIOUS], v[D_FR_SIZE]) || !inside(v[D_FR_EXECUTABLE], v[D_FR_SIZE]) ||
-        !inside(v[D_FR_INSTR], v[D_FR_SIZE]) || v[D_FR_OWNER] >= v[D_FR_SIZE] ||
-        !inside(v[D_CO_FILENAME], v[D_CO_SIZE]) || !inside(v[D_CO_QUALNAME], v[D_CO_SIZE]) ||
-        !inside(v[D_CO_LINETABLE], v[D_CO_SIZE]) || !inside(v[D_CO_FIRSTLINENO], v[D_CO_SIZE]) ||
-        v[D_CO_ADAPTIVE] < 32 || v[D_CO_ADAPTIVE] >= v[D_CO_SIZE] || (v[D_CO_ADAPTIVE] & 7) ||
+        !inside(v[D_TS_DATASTACK] + 8, v[D_TS_SIZE]) || !inside(v[D_FR_PREVIOUS], v[D_FR_SIZE]) ||
+        !inside(v[D_FR_EXECUTABLE], v[D_FR_SIZE]) || !inside(v[D_FR_INSTR], v[D_FR_SIZE]) ||
+        v[D_FR_OWNER] >= v[D_FR_SIZE] || !inside(v[D_CO_FILENAME], v[D_CO_SIZE]) ||
+        !inside(v[D_CO_QUALNAME], v[D_CO_SIZE]) || !inside(v[D_CO_LINETABLE], v[D_CO_SIZE]) ||
+        !inside(v[D_CO_FIRSTLINENO], v[D_CO_SIZE]) || v[D_CO_ADAPTIVE] < 32 ||
+        v[D_CO_ADAPTIVE] >= v[D_CO_SIZE] || (v[D_CO_ADAPTIVE] & 7) ||
         ((v[D_TS_NEXT] | v[D_TS_INTERP] | v[D_TS_FRAME] | v[D_TS_THREAD_ID] | v[D_IS_NEXT] |
           v[D_IS_THREADS] | v[D_IS_CEVAL_GIL] | v[D_RT_IHEAD] | v[D_FR_PREVIOUS] |
           v[D_FR_EXECUTABLE] | v[D_FR_INSTR] | v[D_CO_FILENAME] | v[D_CO_QUALNAME] |
-          v[D_CO_LINETABLE]) &
+          v[D_TS_DATASTACK] | v[D_CO_LINETABLE]) &
          7)) {
         *why = "its debug offsets failed a check";
         return -1;
@@ -304,6 +312,8 @@ static int from_debug(int minor, const uint8_t *d, size_t len, struct py_layout 
     l->ts_thread_id = (uint32_t)v[D_TS_THREAD_ID];
     l->ts_frame = (uint32_t)v[D_TS_FRAME];
     l->cframe_current = l->cframe_previous = -1;
+    /* datastack_top is not published: it follows datastack_chunk (3.11-3.15) */
+    l->ts_datastack = (int32_t)v[D_TS_DATASTACK];
     l->fr_back = (uint32_t)v[D_FR_PREVIOUS];
     l->fr_code = (uint32_t)v[D_FR_EXECUTABLE];
     l->fr_lasti = (uint32_t)v[D_FR_INSTR];
@@ -361,4 +371,37 @@ int py_layout_for(uint32_t version_hex, const uint8_t *dbg, size_t len, struct p
         return PY_LAYOUT_FREE_THREAD;
     }
     return from_debug(minor, dbg, len, out, why) == 0 ? PY_LAYOUT_OK : PY_LAYOUT_BAD_OFFSETS;
+}
+
+uint32_t py_put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t f)
+{
+    if (n >= 2 && ROCSYS_IS_PY_REPEAT(out[n - 1]) && out[n - 2] == f) {
+        out[n - 1]++;
+        return n;
+    }
+    if (n >= 1 && out[n - 1] == f && n < room) {
+        out[n] = ROCSYS_PY_REPEAT(1);
+        return n + 1;
+    }
+    if (n < room)
+        out[n++] = f;
+    return n;
+}
+
+uint32_t py_end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames)
+{
+    if (had_frames && n > 1 && ROCSYS_IS_PY_REPEAT(out[n - 1])) {
+        /* the last of the repeated frames ends the group: take it out of the run */
+        uint64_t f = out[n - 2] | ROCSYS_PY_FRAME_ENTRY;
+        if (ROCSYS_PY_REPEAT_COUNT(out[n - 1]) == 1)
+            out[n - 1] = f;
+        else if (n < room)
+            out[n - 1]--, out[n++] = f;
+        return n;
+    }
+    if (had_frames && n > 0) {
+        out[n - 1] |= ROCSYS_PY_FRAME_ENTRY;
+        return n;
+    }
+    return py_put_frame(out, n, room, ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1));
 }

@@ -1,8 +1,9 @@
 /* CPython layouts for the frame reader (x86-64, GIL builds): a table kept by hand for 3.8-3.12,
  * and for 3.13 and later the layout the interpreter publishes itself in _Py_DebugOffsets (the
- * first member of _PyRuntime), validated. Pure functions over bytes: used by the collector on
- * the live interpreter, by the front end on the executable's or libpython's file (to know
- * before launch whether frames will be read), and by the unit tests. */
+ * first member of _PyRuntime), validated; and the pseudo-frame words both frame readers write.
+ * Pure functions over bytes: used by the collector on the live interpreter, by the front end on
+ * the executable's or libpython's file (to know before launch whether frames will be read) and
+ * on the BPF walker's copies, and by the unit tests. */
 #ifndef ROCSYS_PYTHON_LAYOUT_H
 #define ROCSYS_PYTHON_LAYOUT_H
 
@@ -25,6 +26,8 @@ struct py_layout {
     uint32_t ts_frame;       /* tstate->frame (<= 3.10), ->cframe (3.11, 3.12), ->current_frame */
     int32_t cframe_current;  /* _PyCFrame.current_frame (3.11, 3.12), else -1 */
     int32_t cframe_previous; /* _PyCFrame.previous (3.11, 3.12), else -1 */
+    int32_t ts_datastack;    /* 3.11+: tstate->datastack_chunk, then datastack_top (the frames'
+                                chunk and where its used part ends), else -1 */
     uint32_t fr_back;        /* f_back / previous */
     uint32_t fr_code;        /* f_code / f_executable (a tagged _PyStackRef from 3.14) */
     uint32_t fr_lasti;       /* f_lasti (int) / prev_instr / instr_ptr */
@@ -78,5 +81,13 @@ int py_layout_for(uint32_t version_hex, const uint8_t *dbg, size_t len, struct p
 
 /* The bytes of _Py_DebugOffsets py_layout_for reads (the prefix of _PyRuntime to copy). */
 #define PY_DEBUG_OFFSETS_MAX 1024
+
+/* The pseudo-frame words (protocol.h's ROCSYS_PY_*) both readers write, the in-target one
+ * (collector/python.c) and the one from outside (session/perf_python.c): out holds n words of
+ * room. Append frame word f, run-length coding a frame equal to the one before: the new n. */
+uint32_t py_put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t f);
+/* End an evaluation call's group of frames: mark the last frame written as its outermost
+ * (had_frames), else write an empty group. The new n. */
+uint32_t py_end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames);
 
 #endif

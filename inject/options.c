@@ -32,9 +32,10 @@ static const struct opt_def opt_table[] = {
      "how threads are sampled: perf (from outside with perf events: no signal ever reaches the "
      "target, stacks unwound by rocsys-top) or signal (a handler in each thread: needed for "
      "Python frames); auto: by what the kernel grants (probed): perf where its events open "
-     "(user-space samples only at perf_event_paranoid 2; wall mode needs 1), signal for Python "
-     "programs, with an explicit --cpu-timer or where perf cannot run; the header's engine "
-     "line says why and what would allow more"},
+     "(user-space samples only at perf_event_paranoid 2; wall mode needs 1; Python programs "
+     "only where BPF reads their frames: root), signal for other Python programs, with an "
+     "explicit --cpu-timer or where perf cannot run; the header's engine line says why and "
+     "what would allow more"},
     {"cpu-timer", 0, OPT_CHOICE, "auto|perf|posix", 0, 0, "auto perf posix", OFF(cpu_timer), 0,
      "with --engine signal, what raises CPU samples: perf events (exact; an interrupt per sample, "
      "costly in a VM) or "

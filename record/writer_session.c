@@ -178,11 +178,13 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
         char why[300];
         fprintf(f,
                 "\n  \"python\": {\"version\": \"%u.%u.%u\", \"frames\": %s, "
-                "\"unreadable_stacks\": %llu",
+                "\"unreadable_stacks\": %llu, \"reader\": \"%s\"",
                 s->python_version_hex >> 24, (s->python_version_hex >> 16) & 0xff,
                 (s->python_version_hex >> 8) & 0xff,
                 s->python_status == ROCSYS_PY_OK ? "true" : "false",
-                (unsigned long long)s->python_unreadable);
+                (unsigned long long)s->python_unreadable,
+                /* the perf engine reads them from outside (BPF), the signal engine inside */
+                s->engine && strcmp(s->engine, "perf") == 0 ? "bpf" : "in-target");
         if (model_python_notice(m, why, sizeof(why))) { /* why not */
             fprintf(f, ", \"why\": ");
             json_str(f, why);

@@ -383,40 +383,6 @@ static const struct py_code_seen *code_of(struct perf_python *pp, const struct p
 
 /* ---- a walk into pseudo-frames (the rules of collector/python.c) ---- */
 
-/* Append frame w, run-length coding a frame equal to the one before. */
-static uint32_t put_frame(uint64_t *out, uint32_t n, uint32_t room, uint64_t w)
-{
-    if (n >= 2 && ROCSYS_IS_PY_REPEAT(out[n - 1]) && out[n - 2] == w) {
-        out[n - 1]++;
-        return n;
-    }
-    if (n >= 1 && out[n - 1] == w && n < room) {
-        out[n] = ROCSYS_PY_REPEAT(1);
-        return n + 1;
-    }
-    if (n < room)
-        out[n++] = w;
-    return n;
-}
-
-/* Mark the last frame written as its group's outermost, or write an empty group. */
-static uint32_t end_group(uint64_t *out, uint32_t n, uint32_t room, int had_frames)
-{
-    if (had_frames && n > 1 && ROCSYS_IS_PY_REPEAT(out[n - 1])) {
-        uint64_t w = out[n - 2] | ROCSYS_PY_FRAME_ENTRY;
-        if (ROCSYS_PY_REPEAT_COUNT(out[n - 1]) == 1)
-            out[n - 1] = w;
-        else if (n < room)
-            out[n - 1]--, out[n++] = w;
-        return n;
-    }
-    if (had_frames && n > 0) {
-        out[n - 1] |= ROCSYS_PY_FRAME_ENTRY;
-        return n;
-    }
-    return put_frame(out, n, room, ROCSYS_PY_FRAME(ROCSYS_PY_CODE_NONE, 0, 1));
-}
-
 /* A PY_AT word for a group whose entry (shim) frame is at addr on the C stack: the native
  * frame whose range [its SP, its caller's SP) holds it, if any. */
 static uint32_t put_at(uint64_t *out, uint32_t n, uint32_t room, uint64_t addr, const uint64_t *sps,
@@ -430,80 +396,118 @@ static uint32_t put_at(uint64_t *out, uint32_t n, uint32_t room, uint64_t addr, 
     return n;
 }
 
+/* A walk being turned into words. */
+struct walk_state {
+    struct perf_python *pp;
+    const struct py_proc *p;
+    struct model *m;
+    const struct pyf_event *e;
+    const uint64_t *sps;
+    uint32_t nnative;
+    uint64_t *out, now;
+    uint32_t room, n, group;
+    int checking; /* 3.11, 3.12: the first entry frame's link is still to be checked */
+};
+
+#define NEXT_UNKNOWN 1 /* (not an address: inside a run of equal frames) */
+
+/* Frame f (its next frame at next, or NEXT_UNKNOWN) into the words: 0, or -1 when the chain
+ * cannot be trusted from it on. */
+static int frame_words(struct walk_state *w, const struct pyf_frame *f, uint64_t next)
+{
+    const struct py_layout *l = &w->p->l;
+    uint64_t addr = PYF_FRAME_ADDR(f->addr), code = f->code & l->code_mask;
+    const struct py_code_seen *c = NULL;
+    int entry = 0, owner = 0;
+    int64_t lasti;
+
+    if (!ptr_ok(addr) || next == addr)
+        return -1;
+    if (l->lasti_kind != PY_LASTI_POINTER) {
+        if (w->p->frame_type && f->flags != w->p->frame_type)
+            return -1;
+        lasti = (int32_t)(uint32_t)f->lasti;
+        lasti = lasti < 0 ? -1 : l->lasti_kind == PY_LASTI_BYTES ? lasti / 2 : lasti;
+        entry = 1;
+        if (!(c = code_of(w->pp, w->p, w->m, code, w->now)))
+            return -1;
+    } else {
+        owner = (int)((f->flags >> (8 * (uint32_t)(l->fr_owner - l->fr_flags))) & 0xff);
+        if (l->fr_is_entry >= 0)
+            entry = (int)((f->flags >> (8 * (uint32_t)(l->fr_is_entry - l->fr_flags))) & 0xff) != 0;
+        if (owner >= PY_OWNER_SHIM) {
+            if (w->checking && (w->checking = 0, next != NEXT_UNKNOWN && next != w->e->expected))
+                return -1;
+            if (!next && w->group == 0 && w->n > 0)
+                return 0; /* 3.15: the thread's base frame */
+            w->n = py_end_group(w->out, w->n, w->room, w->group > 0);
+            w->n = put_at(w->out, w->n, w->room, addr, w->sps, w->nnative);
+            w->group = 0;
+            return 0;
+        }
+        if (!(c = code_of(w->pp, w->p, w->m, code, w->now)))
+            return -1;
+        lasti = ((int64_t)f->lasti - (int64_t)(code + (uint32_t)l->co_adaptive)) / 2;
+        if (lasti < -1 || lasti >= (int64_t)c->size)
+            return -1;
+        if (entry && w->checking &&
+            (w->checking = 0, next != NEXT_UNKNOWN && next != w->e->expected))
+            return -1;
+        if (owner != PY_OWNER_GENERATOR && lasti < c->first_trace) {
+            if (entry) { /* an incomplete frame (being set up): hidden, as CPython does */
+                w->n = py_end_group(w->out, w->n, w->room, w->group > 0);
+                w->group = 0;
+            }
+            return 0;
+        }
+    }
+    w->n = py_put_frame(
+        w->out, w->n, w->room,
+        ROCSYS_PY_FRAME(c->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry));
+    w->group = entry ? 0 : w->group + 1;
+    return 0;
+}
+
 /* Walk e of process p into out: the number of words; *dropped when the chain could not be
- * read safely past some frame. */
+ * read safely past some frame. A frame the walker kept once for a run of equal frames (a
+ * recursion) is taken as many times (the words run-length code it); the links inside the run
+ * were checked by the walker (none points to its own frame), the entry frame's link is not
+ * checked where it is inside a run (its next frame's address is not known). */
 static uint32_t walk_words(struct perf_python *pp, const struct py_proc *p, struct model *m,
                            const struct pyf_event *e, const uint64_t *sps, uint32_t nnative,
                            uint64_t *out, uint32_t room, int *dropped)
 {
-    const struct py_layout *l = &p->l;
-    uint64_t now = now_ns();
-    uint32_t n = 0, group = 0;
-    int checking = l->cframe_current >= 0 && e->n > 0;
+    struct walk_state w = {.pp = pp,
+                           .p = p,
+                           .m = m,
+                           .e = e,
+                           .sps = sps,
+                           .nnative = nnative,
+                           .out = out,
+                           .now = now_ns(),
+                           .room = room,
+                           .checking = p->l.cframe_current >= 0 && e->n > 0};
 
     *dropped = (e->status & (PYF_UNREADABLE | PYF_BAD_FIRST)) != 0;
     for (uint32_t i = 0; i < e->n && i < PYF_MAX_FRAMES; i++) {
         const struct pyf_frame *f = &e->f[i];
-        uint64_t next = i + 1 < e->n ? e->f[i + 1].addr : e->last_next;
-        uint64_t code = f->code & l->code_mask;
-        const struct py_code_seen *c = NULL;
-        int entry = 0, owner = 0;
-        int64_t lasti;
-
-        if (!ptr_ok(f->addr) || next == f->addr)
-            goto torn;
-        if (n + 3 >= room)
-            break;
-        if (l->lasti_kind != PY_LASTI_POINTER) {
-            if (p->frame_type && f->flags != p->frame_type)
+        uint32_t more = PYF_FRAME_MORE(f->addr);
+        uint64_t next = i + 1 < e->n ? PYF_FRAME_ADDR(e->f[i + 1].addr) : e->last_next;
+        for (uint32_t rep = 0; rep <= more; rep++) {
+            if (w.n + 3 >= room)
+                goto full;
+            if (frame_words(&w, f, rep < more ? NEXT_UNKNOWN : next) != 0)
                 goto torn;
-            lasti = (int32_t)(uint32_t)f->lasti;
-            lasti = lasti < 0 ? -1 : l->lasti_kind == PY_LASTI_BYTES ? lasti / 2 : lasti;
-            entry = 1;
-            if (!(c = code_of(pp, p, m, code, now)))
-                goto torn;
-        } else {
-            owner = (int)((f->flags >> (8 * (uint32_t)(l->fr_owner - l->fr_flags))) & 0xff);
-            if (l->fr_is_entry >= 0)
-                entry =
-                    (int)((f->flags >> (8 * (uint32_t)(l->fr_is_entry - l->fr_flags))) & 0xff) != 0;
-            if (owner >= PY_OWNER_SHIM) {
-                if (checking && (checking = 0, next != e->expected))
-                    goto torn;
-                if (!next && group == 0 && n > 0)
-                    continue; /* 3.15: the thread's base frame */
-                n = end_group(out, n, room, group > 0);
-                n = put_at(out, n, room, f->addr, sps, nnative);
-                group = 0;
-                continue;
-            }
-            if (!(c = code_of(pp, p, m, code, now)))
-                goto torn;
-            lasti = ((int64_t)f->lasti - (int64_t)(code + (uint32_t)l->co_adaptive)) / 2;
-            if (lasti < -1 || lasti >= (int64_t)c->size)
-                goto torn;
-            if (entry && checking && (checking = 0, next != e->expected))
-                goto torn;
-            if (owner != PY_OWNER_GENERATOR && lasti < c->first_trace) {
-                if (entry) { /* an incomplete frame (being set up): hidden, as CPython does */
-                    n = end_group(out, n, room, group > 0);
-                    group = 0;
-                }
-                continue;
-            }
         }
-        n = put_frame(
-            out, n, room,
-            ROCSYS_PY_FRAME(c->id, lasti < 0 ? ROCSYS_PY_LASTI_UNKNOWN : (uint32_t)lasti, entry));
-        group = entry ? 0 : group + 1;
     }
+full:
     if (!*dropped && !(e->status & PYF_CUT))
-        return n;
+        return w.n;
 torn:
     *dropped = 1;
-    if (n < room)
-        out[n++] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, ROCSYS_PY_LASTI_UNKNOWN, 1);
-    return n;
+    if (w.n < room)
+        out[w.n++] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, ROCSYS_PY_LASTI_UNKNOWN, 1);
+    return w.n;
 }
 
 /* ---- pairing walks with samples ---- */
@@ -653,9 +657,53 @@ int perf_python_prog_fd(const struct perf_python *pp)
     return pp ? pp->prog_fd : -1;
 }
 
+#ifdef ROCSYS_HAVE_BPF
+/* The walker's description of p's layout into *c: 0, or -1 if the walker cannot read it. */
+static int walker_proc(const struct py_proc *p, struct pyf_proc *c)
+{
+    const struct py_layout *l = &p->l;
+
+    memset(c, 0, sizeof(*c));
+    c->pid = p->pid;
+    c->runtime = p->runtime;
+    c->rt_interp_head = (uint32_t)l->rt_interp_head;
+    c->interp_next = l->interp_next;
+    c->interp_threads = l->interp_threads;
+    c->ts_next = l->ts_next;
+    c->ts_thread_id = l->ts_thread_id;
+    c->ts_frame = l->ts_frame;
+    c->ts_datastack = l->ts_datastack;
+    c->cframe_current = l->cframe_current;
+    c->cframe_previous = l->cframe_previous;
+    c->fr_back = l->fr_back;
+    c->fr_code = l->fr_code;
+    c->fr_lasti = l->fr_lasti;
+    c->fr_flags = l->fr_flags >= 0 ? (uint32_t)l->fr_flags : PY_OB_TYPE;
+    uint32_t top = c->fr_back, lo = c->ts_thread_id < c->ts_frame ? c->ts_thread_id : c->ts_frame,
+             hi = c->ts_thread_id > c->ts_frame ? c->ts_thread_id : c->ts_frame;
+    top = c->fr_code > top ? c->fr_code : top;
+    top = c->fr_lasti > top ? c->fr_lasti : top;
+    top = c->fr_flags > top ? c->fr_flags : top;
+    c->frame_read = top + 8;
+    if (l->ts_datastack >= 0) { /* datastack_chunk and datastack_top */
+        lo = (uint32_t)l->ts_datastack < lo ? (uint32_t)l->ts_datastack : lo;
+        hi = (uint32_t)l->ts_datastack + 8 > hi ? (uint32_t)l->ts_datastack + 8 : hi;
+    }
+    c->ts_read_lo = lo;
+    c->ts_read_len = hi + 8 - lo;
+    if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
+        c->stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
+    return l->rt_interp_head < 0 || c->frame_read > PYF_FRAME_READ ||
+                   c->ts_read_len > PYF_TS_READ || ((lo | hi) & 7)
+               ? -1
+               : 0;
+}
+#endif
+
 int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char *why, size_t cap)
 {
-    struct py_proc p;
+    struct py_proc p, *old;
+    size_t slot;
 
     if (find_python(pid, &p) != 0) {
         snprintf(why, cap, "process %u runs no CPython", pid);
@@ -665,42 +713,32 @@ int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char 
         model_python_info(m, ROCSYS_PY_UNSUPPORTED, p.version_hex);
         return -1;
     }
-    xgrow(&pp->procs, &pp->proccap, pp->nprocs + 1, sizeof(*pp->procs));
-    pp->procs[pp->nprocs++] = p;
+    old = proc_of(pp, pid); /* an earlier process of this pid: gone */
+    slot = old ? (size_t)(old - pp->procs) : pp->nprocs;
 #ifdef ROCSYS_HAVE_BPF
-    const struct py_layout *l = &p.l;
-    struct pyf_proc c = {.runtime = p.runtime,
-                         .rt_interp_head = (uint32_t)l->rt_interp_head,
-                         .interp_next = l->interp_next,
-                         .interp_threads = l->interp_threads,
-                         .ts_next = l->ts_next,
-                         .ts_thread_id = l->ts_thread_id,
-                         .ts_frame = l->ts_frame,
-                         .cframe_current = l->cframe_current,
-                         .cframe_previous = l->cframe_previous,
-                         .fr_back = l->fr_back,
-                         .fr_code = l->fr_code,
-                         .fr_lasti = l->fr_lasti,
-                         .fr_flags = l->fr_flags >= 0 ? (uint32_t)l->fr_flags : PY_OB_TYPE};
-    uint32_t top = c.fr_back;
-    top = c.fr_code > top ? c.fr_code : top;
-    top = c.fr_lasti > top ? c.fr_lasti : top;
-    top = c.fr_flags > top ? c.fr_flags : top;
-    c.frame_read = top + 8;
-    if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
-        c.stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
-    if (l->rt_interp_head < 0 || c.frame_read > PYF_FRAME_READ) {
-        snprintf(why, cap, "Python %u.%u: its layout is not known to the BPF walker",
-                 p.version_hex >> 24, (p.version_hex >> 16) & 0xff);
-        pp->nprocs--;
-        return -1;
-    }
-    if (bpf_map_update_elem(pp->procs_fd, &pid, &c, BPF_ANY) != 0) {
-        snprintf(why, cap, "the BPF frame walker's table is full");
-        pp->nprocs--;
+    struct pyf_proc c;
+    uint32_t key = (uint32_t)slot;
+    int bad = walker_proc(&p, &c) != 0;
+    if (bad || slot >= PYF_MAX_PROCS || bpf_map_update_elem(pp->procs_fd, &key, &c, BPF_ANY)) {
+        if (bad)
+            snprintf(why, cap, "Python %u.%u: its layout is not known to the BPF walker",
+                     p.version_hex >> 24, (p.version_hex >> 16) & 0xff);
+        else
+            snprintf(why, cap, "the BPF frame walker's table is full");
+        if (old) { /* the slot stays taken, by no process */
+            memset(&c, 0, sizeof(c));
+            c.pid = PYF_PID_NONE;
+            bpf_map_update_elem(pp->procs_fd, &key, &c, BPF_ANY);
+            old->pid = 0;
+        }
         return -1;
     }
 #endif
+    if (!old) {
+        xgrow(&pp->procs, &pp->proccap, pp->nprocs + 1, sizeof(*pp->procs));
+        pp->nprocs++;
+    }
+    pp->procs[slot] = p;
     model_python_info(m, ROCSYS_PY_OK, p.version_hex);
     return 0;
 }

@@ -29,6 +29,7 @@
 #include "record/record.h"
 #include "tui/tui.h"
 
+#include "session/perf_python.h"
 #include "session/session_internal.h"
 
 /* "SIGSEGV" for 11. */
@@ -794,6 +795,7 @@ out:
     session_serve_close(s.serve);
     session_spool_stop(&s.spool);
     session_perf_close(s.perf);
+    perf_python_free(s.py_walker); /* (loaded, never handed to the events) */
     session_context_free(s.ctx);
     free(s.held.data);
     free(s.pids);

@@ -26,6 +26,8 @@
 #define COST_BINS             4000 /* ... up to 100 us; slower samples land in the last bin */
 
 /* A sample whose frames were not covered by a known module yet: retried next cycle. */
+struct perf_python;
+
 struct deferred {
     uint32_t pid, tid;
     uint64_t time_ns;
@@ -70,6 +72,9 @@ struct session {
     struct session_perf_grant grant; /* what the kernel grants (probed when choosing) */
     int engine_cause;                /* why the signal engine: SESSION_CAUSE_* */
     char engine_reason[200];         /* ... with SESSION_CAUSE_KERNEL: the refusal */
+    struct perf_python *py_walker;   /* auto, a Python program: the BPF walker loaded when
+                                        choosing the engine, handed to the perf events */
+    char py_why[200];                /* ... or why it could not be loaded */
     int attached;                    /* -p: running processes, sampled from outside only */
     pid_t *pids;                     /* -p: the processes */
     int npids;

@@ -331,7 +331,12 @@ void session_engine_explain(struct session *s)
             want = SESSION_PERF_FULL;
         }
     } else {
-        if (s->engine_cause == SESSION_CAUSE_PYTHON)
+        if (s->engine_cause == SESSION_CAUSE_PYTHON && s->py_why[0]) {
+            char py[sizeof(s->py_why) + 80];
+            snprintf(py, sizeof(py), "a Python program: its frames are read in its threads; %s",
+                     s->py_why);
+            why_add(buf, sizeof(buf), py);
+        } else if (s->engine_cause == SESSION_CAUSE_PYTHON)
             why_add(buf, sizeof(buf), "a Python program: its frames are read in its threads");
         else if (s->engine_cause == SESSION_CAUSE_KERNEL)
             why_add(buf, sizeof(buf), s->engine_reason);
@@ -360,12 +365,23 @@ void session_engine_explain(struct session *s)
     snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", buf);
 }
 
+/* Whether a launched Python program can have its frames read from outside: the BPF walker
+ * loads (kept in s->py_walker for the perf events), else why not in s->py_why. */
+static int python_walker_loads(struct session *s)
+{
+    s->py_walker =
+        perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, s->py_why, sizeof(s->py_why));
+    return s->py_walker != NULL;
+}
+
 /* Choose the sampling engine (--engine) by what the kernel grants, probed with the events
  * each engine opens: perf events from outside where they open (user-space samples only at
- * perf_event_paranoid 2; wall mode needs kernel samples), else the in-target sampler (also for
- * Python programs, whose frames are read in the thread, and with an explicit --cpu-timer),
- * whose CPU timer is a perf event where one opens, else a POSIX CPU-time timer. -1 when
- * --engine perf cannot be honoured (engine_why says why and what would allow it). */
+ * perf_event_paranoid 2; wall mode needs kernel samples), for Python programs too where the BPF
+ * walker reads their frames at each sample (CAP_BPF, CAP_PERFMON), else the in-target sampler
+ * (also for Python programs where BPF is not permitted, their frames read in the thread, and
+ * with an explicit --cpu-timer), whose CPU timer is a perf event where one opens, else a POSIX
+ * CPU-time timer. -1 when --engine perf cannot be honoured (engine_why says why and what would
+ * allow it). */
 int session_choose_engine(struct session *s, const char *program)
 {
     struct model_session *ms = model_session(s->m);
@@ -391,7 +407,8 @@ int session_choose_engine(struct session *s, const char *program)
     if (o->engine == INJECT_ENGINE_SIGNAL)
         s->engine_cause = SESSION_CAUSE_ASKED; /* only what its timer loses is said */
     else if (o->engine == INJECT_ENGINE_AUTO && o->python != INJECT_PYTHON_OFF &&
-             inject_program_is_python(program) && inject_python_frames_readable(program))
+             inject_program_is_python(program) && inject_python_frames_readable(program) &&
+             !(perf_ok && o->cpu_timer == INJECT_TIMER_AUTO && python_walker_loads(s)))
         s->engine_cause = SESSION_CAUSE_PYTHON; /* not for a Python whose frames are not read */
     else if (o->engine == INJECT_ENGINE_AUTO && o->cpu_timer != INJECT_TIMER_AUTO)
         s->engine_cause = SESSION_CAUSE_ASKED; /* --cpu-timer names the in-target timer */
@@ -417,7 +434,10 @@ static void launch_python(struct session *s)
     if (s->o->python == INJECT_PYTHON_OFF || !s->o->target_argv || !s->o->target_argv[0] ||
         !inject_program_is_python(s->o->target_argv[0]))
         return;
-    py = perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why));
+    py = s->py_walker; /* auto: loaded when the engine was chosen */
+    s->py_walker = NULL;
+    if (!py)
+        py = perf_python_new(1000000000ull / (uint64_t)s->o->freq_hz, why, sizeof(why));
     if (py && session_perf_python(s->perf, py) != 0) {
         snprintf(why, sizeof(why), "the kernel refused the BPF frame walker on its perf events");
         perf_python_free(py);
@@ -425,7 +445,8 @@ static void launch_python(struct session *s)
     }
     if (!py && strstr(why, "CAP_BPF"))
         snprintf(why + strlen(why), sizeof(why) - strlen(why),
-                 "; or --engine signal, the default for Python programs");
+                 "; or --engine signal, auto's choice for Python programs where BPF is not "
+                 "permitted");
     if (!py)
         model_python_refused(s->m, 0, why);
 }

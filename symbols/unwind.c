@@ -145,6 +145,10 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
         memcpy(result, cur->stack + (addr - sp), 8);
         return true;
     }
+    if (addr + 8 == sp) { /* the slot an epilogue popped rbp from (as walk_rules) */
+        *result = cur->regs[R_BP];
+        return true;
+    }
     Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
     Dwarf_Addr bias;
     Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
@@ -438,8 +442,14 @@ static int walk_rules(const struct symbolizer_stack *st, rule_fn rule, void *ctx
             bp_past = false;
         } else if (r & RULE_BP_AT) {
             uint64_t at = cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, 7);
-            bp_ok = stack_word(st, at, &bp);
-            bp_past = !bp_ok && past_copy(st, at);
+            /* just below the sampled sp, in the innermost frame: its epilogue popped rbp (the
+             * CFI still names the slot until the return), so rbp holds the caller's already;
+             * the copy starts at sp (frame-pointer builds such as Debian's CPython 3.14+,
+             * sampled between "leave" and a tail call's jmp; memory_read does the same) */
+            if (!(n == 1 && at + 8 == st->regs[R_SP])) {
+                bp_ok = stack_word(st, at, &bp);
+                bp_past = !bp_ok && past_copy(st, at);
+            }
         }
         sp = cfa;
     }

@@ -79,6 +79,8 @@ static void test_real(void)
         CHECK(l.rt_interp_head == (int32_t)ex[i].interp_head);
         CHECK(l.interp_gil == 16 && l.gil_last_holder == 8 && l.gil_locked == 16);
         CHECK(l.code_mask == ex[i].mask);
+        /* tstate->datastack_chunk (offsetof in each version's PyThreadState) */
+        CHECK(l.ts_datastack == (ex[i].minor >= 15 ? 256 : 232));
         /* too short a copy */
         CHECK(py_layout_for((uint32_t)ex[i].words[0], b, 64, &l, &why) == PY_LAYOUT_BAD_OFFSETS);
     }
@@ -127,8 +129,10 @@ static void test_versions(void)
     size_t n = blob(b, dbg_315, sizeof(dbg_315) / 8);
 
     CHECK(py_layout_for(0x030c01f0, NULL, 0, &l, &why) == PY_LAYOUT_OK && l.minor == 12);
-    CHECK(!l.from_debug && l.tss == 1544 && l.code_mask == ~0ull);
+    CHECK(!l.from_debug && l.tss == 1544 && l.code_mask == ~0ull && l.ts_datastack == 232);
+    CHECK(py_layout_for(0x030b07f0, NULL, 0, &l, &why) == PY_LAYOUT_OK && l.ts_datastack == 296);
     CHECK(py_layout_for(0x030800f0, NULL, 0, &l, &why) == PY_LAYOUT_OK && l.minor == 8);
+    CHECK(l.ts_datastack == -1);
     memcpy(b + 8, &(uint64_t){0x031000a0}, 8);
     CHECK(py_layout_for(0x031000a0, b, n, &l, &why) == PY_LAYOUT_OK && l.minor == 16);
     CHECK(l.tss == -1 && l.code_mask == ~7ull && l.ts_thread_id == 176);
