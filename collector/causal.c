@@ -228,9 +228,8 @@ static uint64_t run_delay(void)
 }
 
 /* With the program's own clock (protocol.h, own_clock): how much of the span since the
- * thread's previous sample it waited for a CPU, and what that cuts from the latency points'
- * area, as the delays do. AS-safe. */
-static uint64_t cpu_wait(struct rocsys_causal_ctl *c)
+ * thread's previous sample it waited for a CPU. AS-safe. */
+static uint64_t cpu_wait(void)
 {
     uint64_t rd = run_delay(), w;
 
@@ -238,12 +237,6 @@ static uint64_t cpu_wait(struct rocsys_causal_ctl *c)
         return 0;
     w = ct.run_delay_ns && rd > ct.run_delay_ns ? rd - ct.run_delay_ns : 0;
     ct.run_delay_ns = rd;
-    if (!w)
-        return 0;
-    uint64_t in = atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_BEGIN], memory_order_relaxed) -
-                  atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_END], memory_order_relaxed);
-    if ((int64_t)in > 0)
-        atomic_fetch_add_explicit(&c->skipped_area_ns, in * w, memory_order_relaxed);
     return w;
 }
 
@@ -270,9 +263,14 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     ct.last_ns = now;
     ct.slept_ns = 0;
     if (atomic_load_explicit(&c->own_clock, memory_order_relaxed)) {
-        uint64_t w = cpu_wait(c);
+        uint64_t w = cpu_wait();
         span = span > w ? span - w : 0;
         atomic_fetch_add_explicit(&c->own_ns, span, memory_order_relaxed);
+        uint64_t in =
+            atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_BEGIN], memory_order_relaxed) -
+            atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_END], memory_order_relaxed);
+        if ((int64_t)in > 0)
+            atomic_fetch_add_explicit(&c->own_area_ns, in * span, memory_order_relaxed);
     } else {
         ct.run_delay_ns = 0; /* (a wait measured later starts from a fresh reading) */
     }

@@ -114,6 +114,8 @@ struct rocsys_causal_ctl {
     _Atomic uint32_t own_clock;
     uint32_t pad9;
     _Atomic uint64_t own_ns;
+    _Atomic uint64_t own_area_ns; /* the latency points' area on that clock: at each sample, the
+                                     count in flight x what the sample stands for */
 };
 
 struct rocsys_shm_header {

@@ -264,6 +264,8 @@ static int resolve_progress(struct session *s, uint64_t now)
  * the difference of two such areas is exact. */
 static uint64_t latency_area(const struct rocsys_causal_ctl *ctl, uint64_t now)
 {
+    if (atomic_load(&ctl->own_clock)) /* on the program's own clock: summed at the samples */
+        return atomic_load(&ctl->own_area_ns);
     uint64_t in = atomic_load(&ctl->progress[ROCSYS_CAUSAL_PP_BEGIN]) -
                   atomic_load(&ctl->progress[ROCSYS_CAUSAL_PP_END]);
     return atomic_load(&ctl->end_sum_ns) - atomic_load(&ctl->begin_sum_ns) + in * now;
