@@ -46,6 +46,8 @@ struct causal_thread {
     void *bp_page;                 /* its ring: one record per hit */
     int sched_fd;                  /* /proc/thread-self/schedstat + 1 (0: not opened yet) */
     uint64_t run_delay_ns;         /* its run delay at its previous sample */
+    uint64_t ring_wait_ns;         /* its ring's waited_ns at its previous sample */
+    uint64_t cut_ns;               /* own clock: waits not yet cut from its samples' spans */
 };
 static __thread struct causal_thread ct __attribute__((tls_model("initial-exec")));
 
@@ -263,8 +265,16 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     ct.last_ns = now;
     ct.slept_ns = 0;
     if (atomic_load_explicit(&c->own_clock, memory_order_relaxed)) {
-        uint64_t w = cpu_wait();
-        span = span > w ? span - w : 0;
+        /* not the program's time: its waits for a CPU, and its waits for room in the
+         * collector's ring (the front end behind: the profiler's, not the program's), known
+         * only once over (a sample inside one is cut from the next ones) */
+        uint64_t rw =
+            ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
+        ct.cut_ns += cpu_wait() + (rw > ct.ring_wait_ns ? rw - ct.ring_wait_ns : 0);
+        ct.ring_wait_ns = rw;
+        uint64_t cut = ct.cut_ns < span ? ct.cut_ns : span;
+        span -= cut;
+        ct.cut_ns = ct.cut_ns - cut > CAUSAL_PAY_MAX_NS ? CAUSAL_PAY_MAX_NS : ct.cut_ns - cut;
         atomic_fetch_add_explicit(&c->own_ns, span, memory_order_relaxed);
         uint64_t in =
             atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_BEGIN], memory_order_relaxed) -
@@ -273,6 +283,9 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
             atomic_fetch_add_explicit(&c->own_area_ns, in * span, memory_order_relaxed);
     } else {
         ct.run_delay_ns = 0; /* (a wait measured later starts from a fresh reading) */
+        ct.ring_wait_ns =
+            ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
+        ct.cut_ns = 0;
     }
     pc = (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
     seq = atomic_load_explicit(&c->seq, memory_order_acquire);
