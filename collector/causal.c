@@ -47,7 +47,8 @@ struct causal_thread {
     int sched_fd;                  /* /proc/thread-self/schedstat + 1 (0: not opened yet) */
     uint64_t run_delay_ns;         /* its run delay at its previous sample */
     uint64_t ring_wait_ns;         /* its ring's waited_ns at its previous sample */
-    uint64_t cut_ns;               /* own clock: waits not yet cut from its samples' spans */
+    uint64_t wait_t0;              /* own clock: the ring wait its samples fell inside ... */
+    uint64_t wait_cut_ns;          /* ... and how much of it they cut already */
 };
 static __thread struct causal_thread ct __attribute__((tls_model("initial-exec")));
 
@@ -245,7 +246,7 @@ static uint64_t cpu_wait(void)
 void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight)
 {
     struct rocsys_causal_ctl *c = ctl();
-    uint64_t now, span, pc, at;
+    uint64_t now, span, pc, at, prev;
     uint32_t seq, nr, pct;
     int hit = 0;
 
@@ -262,19 +263,33 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     span = (uint64_t)weight * collector_g.period_ns;
     if (ct.last_ns && now > ct.last_ns)
         span = now - ct.last_ns > ct.slept_ns ? now - ct.last_ns - ct.slept_ns : 0;
+    prev = ct.last_ns ? ct.last_ns : now - span;
     ct.last_ns = now;
     ct.slept_ns = 0;
     if (atomic_load_explicit(&c->own_clock, memory_order_relaxed)) {
         /* not the program's time: its waits for a CPU, and its waits for room in the
-         * collector's ring (the front end behind: the profiler's, not the program's), known
-         * only once over (a sample inside one is cut from the next ones) */
+         * collector's ring (the front end behind: the profiler's, not the program's): the part
+         * of a running wait within the span (it began at ring.wait_t0), and the waits that
+         * ended since (the ring's waited_ns), less what earlier samples inside them cut */
         uint64_t rw =
             ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
-        ct.cut_ns += cpu_wait() + (rw > ct.ring_wait_ns ? rw - ct.ring_wait_ns : 0);
+        uint64_t in_wait = ts->ring.wait_t0, cut = cpu_wait(), ended = 0;
+        if (rw > ct.ring_wait_ns)
+            ended = rw - ct.ring_wait_ns;
         ct.ring_wait_ns = rw;
-        uint64_t cut = ct.cut_ns < span ? ct.cut_ns : span;
-        span -= cut;
-        ct.cut_ns = ct.cut_ns - cut > CAUSAL_PAY_MAX_NS ? CAUSAL_PAY_MAX_NS : ct.cut_ns - cut;
+        if (ct.wait_t0 && ct.wait_t0 != in_wait) { /* the wait samples fell inside ended */
+            ended = ended > ct.wait_cut_ns ? ended - ct.wait_cut_ns : 0;
+            ct.wait_t0 = ct.wait_cut_ns = 0;
+        }
+        cut += ended;
+        if (in_wait && in_wait < now) {
+            uint64_t part = now - (in_wait > prev ? in_wait : prev);
+            if (ct.wait_t0 != in_wait)
+                ct.wait_t0 = in_wait, ct.wait_cut_ns = 0;
+            ct.wait_cut_ns += part;
+            cut += part;
+        }
+        span = span > cut ? span - cut : 0;
         atomic_fetch_add_explicit(&c->own_ns, span, memory_order_relaxed);
         uint64_t in =
             atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_BEGIN], memory_order_relaxed) -
@@ -285,7 +300,7 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
         ct.run_delay_ns = 0; /* (a wait measured later starts from a fresh reading) */
         ct.ring_wait_ns =
             ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
-        ct.cut_ns = 0;
+        ct.wait_t0 = ct.wait_cut_ns = 0;
     }
     pc = (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
     seq = atomic_load_explicit(&c->seq, memory_order_acquire);
