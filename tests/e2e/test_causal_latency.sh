@@ -5,8 +5,8 @@
 # request. The latency predicted at 100 % must be serve_request's share of the request (which
 # the program measures itself) within 10 points, and think's must stay within 10 points of 0
 # (a throughput point would give think half the time: the test tells the two apart). 10
-# points, not 3: single 30 s runs spread so far on the loaded 2-core development machine (see
-# docs/causal.md). The recording's profile.coz has latency-point lines.
+# points (20 in a sanitizer build), not 3: single 30 s runs spread so far on the loaded 2-core
+# development machine (see docs/causal.md). The recording's profile.coz has latency-point lines.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/causal_lib.sh"
 L="$TP/tp_causal_latency"
@@ -25,8 +25,10 @@ echo "latency predicted at 100 %: serve_request $serve +- $serve_ci (share $shar
     "think $think +- $think_ci (truth 0)"
 # a method that ignores what was in flight during the delays predicts serve's share of the
 # whole loop (30) and think's (50)
-check "serve_request: latency prediction at 100 % ($serve) is its share ($share) within 10" \
-    within "$serve" "$share" 10
+tol=10
+causal_sanitized && tol=20 # (see causal_lib.sh)
+check "serve_request: latency prediction at 100 % ($serve) is its share ($share) within $tol" \
+    within "$serve" "$share" "$tol"
 check "think (outside the requests): latency prediction at 100 % ($think) within 10 of 0" \
     within "$think" 0 10
 check "profile.coz has latency-point lines" \
