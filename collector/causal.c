@@ -10,7 +10,8 @@
  * delays inserted meanwhile (the waker paid them); a timed wait that times out does not. The
  * wrappers are in librocsys-causal.so (causal_wrap.c), preloaded with --causal only: a program
  * profiled without it keeps libc's pthread calls untouched.
- * Progress points: the user API's marks and region ends, counted here, and the calls of the
+ * Progress points: the user API's marks and region ends, counted here, its latency points
+ * (begin and end: their times summed, for Little's law), and the calls of the
  * --progress function, counted exactly by a hardware breakpoint (a perf event per thread whose
  * every hit raises the sampling signal; its ring holds one record per hit). */
 #define _GNU_SOURCE
@@ -43,6 +44,11 @@ struct causal_thread {
     int bp_state;                  /* breakpoint: 0 not tried, 1 counting, -1 refused */
     int bp_fd;                     /* the number its signals carry in si_fd */
     void *bp_page;                 /* its ring: one record per hit */
+    int sched_fd;                  /* /proc/thread-self/schedstat + 1 (0: not opened yet) */
+    uint64_t run_delay_ns;         /* its run delay at its previous sample */
+    uint64_t ring_wait_ns;         /* its ring's waited_ns at its previous sample */
+    uint64_t wait_t0;              /* own clock: the ring wait its samples fell inside ... */
+    uint64_t wait_cut_ns;          /* ... and how much of it they cut already */
 };
 static __thread struct causal_thread ct __attribute__((tls_model("initial-exec")));
 
@@ -75,6 +81,13 @@ static void push_global(struct rocsys_causal_ctl *c)
 
     while (l > g && !atomic_compare_exchange_weak(&c->global_delay_ns, &g, l))
         ;
+    if (l > g) { /* raised by l - g: the virtual time skips it, with what was in flight */
+        uint64_t in =
+            atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_BEGIN], memory_order_relaxed) -
+            atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_END], memory_order_relaxed);
+        if ((int64_t)in > 0)
+            atomic_fetch_add_explicit(&c->skipped_area_ns, in * (l - g), memory_order_relaxed);
+    }
 }
 
 /* Sleep the delays the calling thread owes. Its count is credited before (a sample arriving
@@ -113,6 +126,20 @@ void collector_causal_progress(int kind)
 
     if (c && kind >= 0 && kind < ROCSYS_CAUSAL_PP_COUNT)
         atomic_fetch_add_explicit(&c->progress[kind], 1, memory_order_relaxed);
+}
+
+void collector_causal_latency(int end)
+{
+    struct rocsys_causal_ctl *c = ctl();
+
+    if (!c)
+        return;
+    /* the time first, then the count: a reader between the two sees the time without its
+     * arrival (an area off by one event's age, once) */
+    atomic_fetch_add_explicit(end ? &c->end_sum_ns : &c->begin_sum_ns, collector_now_ns(),
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->progress[end ? ROCSYS_CAUSAL_PP_END : ROCSYS_CAUSAL_PP_BEGIN], 1,
+                              memory_order_relaxed);
 }
 
 /* Arm the --progress breakpoint on the calling thread: a perf event of type breakpoint on the
@@ -178,10 +205,48 @@ int collector_causal_signal(const siginfo_t *si)
     return 1;
 }
 
+/* The calling thread's run delay (ns it waited for a CPU, the second field of
+ * /proc/thread-self/schedstat), or (uint64_t)-1 when it cannot be read. AS-safe (open, pread). */
+static uint64_t run_delay(void)
+{
+    char buf[96];
+    uint64_t v = 0;
+    ssize_t n;
+    int i = 0;
+
+    if (ct.sched_fd == 0) {
+        int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+        ct.sched_fd = fd < 0 ? -1 : fd + 1;
+    }
+    if (ct.sched_fd < 0 || (n = pread(ct.sched_fd - 1, buf, sizeof(buf) - 1, 0)) <= 0)
+        return (uint64_t)-1;
+    buf[n] = 0;
+    while (buf[i] && buf[i] != ' ') /* the time on a CPU */
+        i++;
+    if (buf[i++] != ' ' || buf[i] < '0' || buf[i] > '9')
+        return (uint64_t)-1;
+    for (; buf[i] >= '0' && buf[i] <= '9'; i++)
+        v = v * 10 + (uint64_t)(buf[i] - '0');
+    return v;
+}
+
+/* With the program's own clock (protocol.h, own_clock): how much of the span since the
+ * thread's previous sample it waited for a CPU. AS-safe. */
+static uint64_t cpu_wait(void)
+{
+    uint64_t rd = run_delay(), w;
+
+    if (rd == (uint64_t)-1)
+        return 0;
+    w = ct.run_delay_ns && rd > ct.run_delay_ns ? rd - ct.run_delay_ns : 0;
+    ct.run_delay_ns = rd;
+    return w;
+}
+
 void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight)
 {
     struct rocsys_causal_ctl *c = ctl();
-    uint64_t now, span, pc, at;
+    uint64_t now, span, pc, at, prev;
     uint32_t seq, nr, pct;
     int hit = 0;
 
@@ -198,8 +263,45 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     span = (uint64_t)weight * collector_g.period_ns;
     if (ct.last_ns && now > ct.last_ns)
         span = now - ct.last_ns > ct.slept_ns ? now - ct.last_ns - ct.slept_ns : 0;
+    prev = ct.last_ns ? ct.last_ns : now - span;
     ct.last_ns = now;
     ct.slept_ns = 0;
+    if (atomic_load_explicit(&c->own_clock, memory_order_relaxed)) {
+        /* not the program's time: its waits for a CPU, and its waits for room in the
+         * collector's ring (the front end behind: the profiler's, not the program's): the part
+         * of a running wait within the span (it began at ring.wait_t0), and the waits that
+         * ended since (the ring's waited_ns), less what earlier samples inside them cut */
+        uint64_t rw =
+            ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
+        uint64_t in_wait = ts->ring.wait_t0, cut = cpu_wait(), ended = 0;
+        if (rw > ct.ring_wait_ns)
+            ended = rw - ct.ring_wait_ns;
+        ct.ring_wait_ns = rw;
+        if (ct.wait_t0 && ct.wait_t0 != in_wait) { /* the wait samples fell inside ended */
+            ended = ended > ct.wait_cut_ns ? ended - ct.wait_cut_ns : 0;
+            ct.wait_t0 = ct.wait_cut_ns = 0;
+        }
+        cut += ended;
+        if (in_wait && in_wait < now) {
+            uint64_t part = now - (in_wait > prev ? in_wait : prev);
+            if (ct.wait_t0 != in_wait)
+                ct.wait_t0 = in_wait, ct.wait_cut_ns = 0;
+            ct.wait_cut_ns += part;
+            cut += part;
+        }
+        span = span > cut ? span - cut : 0;
+        atomic_fetch_add_explicit(&c->own_ns, span, memory_order_relaxed);
+        uint64_t in =
+            atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_BEGIN], memory_order_relaxed) -
+            atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_END], memory_order_relaxed);
+        if ((int64_t)in > 0)
+            atomic_fetch_add_explicit(&c->own_area_ns, in * span, memory_order_relaxed);
+    } else {
+        ct.run_delay_ns = 0; /* (a wait measured later starts from a fresh reading) */
+        ct.ring_wait_ns =
+            ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
+        ct.wait_t0 = ct.wait_cut_ns = 0;
+    }
     pc = (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
     seq = atomic_load_explicit(&c->seq, memory_order_acquire);
     nr = c->nranges;
@@ -219,6 +321,10 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
 
 void collector_causal_thread_end(void)
 {
+    if (ct.sched_fd > 0) {
+        close(ct.sched_fd - 1);
+        ct.sched_fd = -1;
+    }
     if (ct.bp_state == 1) {
         ct.bp_state = -1;
         munmap(ct.bp_page, 2 * BP_PAGE);

@@ -84,7 +84,9 @@ enum {
     ROCSYS_CAUSAL_PP_MARK = 0,   /* rocsys_user_mark, roctxMarkA, rocsys.mark */
     ROCSYS_CAUSAL_PP_REGION = 1, /* a region's end, a ROCTx range's stop */
     ROCSYS_CAUSAL_PP_FUNC = 2,   /* calls of the --progress function (a breakpoint) */
-    ROCSYS_CAUSAL_PP_COUNT = 3,
+    ROCSYS_CAUSAL_PP_BEGIN = 3,  /* rocsys_user_begin: a latency point's arrivals (version 9) */
+    ROCSYS_CAUSAL_PP_END = 4,    /* rocsys_user_end: its departures (version 9) */
+    ROCSYS_CAUSAL_PP_COUNT = 5,
 };
 struct rocsys_causal_ctl {
     uint32_t enabled;               /* front end, before the launch: causal mode */
@@ -99,6 +101,22 @@ struct rocsys_causal_ctl {
     _Atomic uint64_t selected_samples; /* collector: samples in the ranges */
     _Atomic uint64_t paid_ns;          /* collector: delays the threads slept */
     _Atomic uint64_t progress[ROCSYS_CAUSAL_PP_COUNT]; /* collector: progress points */
+    /* version 9, latency (Little's law): the time of every arrival and departure, summed
+     * (CLOCK_MONOTONIC, modulo 2^64): the area under the count in flight up to time T is
+     * end_sum_ns - begin_sum_ns + (arrivals - departures) x T; and what the inserted delays
+     * cut from that area (the count in flight x each rise of global_delay_ns) */
+    _Atomic uint64_t begin_sum_ns, end_sum_ns, skipped_area_ns;
+    /* version 9, the program's own clock: while own_clock is 1 (front end: the process has one
+     * thread of its own), the time the sampled thread waited for a CPU (its run delay, from
+     * /proc/thread-self/schedstat, read at each sample) is left out of what its samples stand
+     * for, and own_ns sums what they stand for: the program's elapsed time less those waits
+     * (other programs' use of the CPUs is not the program's), measured at the samples, so that
+     * a wait that straddles the front end's slice boundary is not split wrongly */
+    _Atomic uint32_t own_clock;
+    uint32_t pad9;
+    _Atomic uint64_t own_ns;
+    _Atomic uint64_t own_area_ns; /* the latency points' area on that clock: at each sample, the
+                                     count in flight x what the sample stands for */
 };
 
 struct rocsys_shm_header {

@@ -457,6 +457,20 @@ COLLECTOR_EXPORT void rocsys_user_mark(const char *name)
     region_mark(name, ROCSYS_REGION_SRC_ROCSYS);
 }
 
+COLLECTOR_EXPORT void rocsys_user_begin(const char *name)
+{
+    (void)name;
+    if (collector_g.enabled)
+        collector_causal_latency(0);
+}
+
+COLLECTOR_EXPORT void rocsys_user_end(const char *name)
+{
+    (void)name;
+    if (collector_g.enabled)
+        collector_causal_latency(1);
+}
+
 COLLECTOR_EXPORT void rocsys_user_start_sampling(void)
 {
     sampling_set(1, 0, ROCSYS_REGION_SRC_ROCSYS);

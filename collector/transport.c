@@ -18,8 +18,8 @@
 #define DRAIN_RELEASE_RECORDS 256         /* a drain returns room to the producer this often */
 
 _Static_assert(offsetof(struct rocsys_ring_ctl, head) == 64, "ring cursors on their own lines");
-_Static_assert(sizeof(struct rocsys_shm_header) == 264, "header size is part of the layout");
-_Static_assert(sizeof(struct rocsys_causal_ctl) == 144, "causal block (version 8) size");
+_Static_assert(sizeof(struct rocsys_shm_header) == 328, "header size is part of the layout");
+_Static_assert(sizeof(struct rocsys_causal_ctl) == 208, "causal block (version 9) size");
 _Static_assert(sizeof(struct rocsys_ring_ctl) == 192, "ring control block size");
 
 /* futex(2) on a word of the shared mapping (not FUTEX_PRIVATE: other processes use it too).
@@ -351,6 +351,8 @@ static int wait_loop(const struct wait_goal *g, uint64_t max_wait_ns, uint64_t t
         return rc; /* an earlier wait timed out and the consumer has not drained since */
     t0 = now = progress_t = mono_ns();
     last_seq = atomic_load(&hdr->drain_seq);
+    g->r->wait_t0 = t0;
+    atomic_signal_fence(memory_order_seq_cst);
     atomic_fetch_add(&hdr->space_waiters, 1);
     for (;;) {
         /* read the sequence before looking at the ring: a drain after this read changes it,
@@ -377,6 +379,8 @@ static int wait_loop(const struct wait_goal *g, uint64_t max_wait_ns, uint64_t t
         now = mono_ns();
     }
     atomic_fetch_sub(&hdr->space_waiters, 1);
+    g->r->wait_t0 = 0;
+    atomic_signal_fence(memory_order_seq_cst);
     atomic_fetch_add_explicit(&g->r->ctl->waits, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&g->r->ctl->waited_ns, mono_ns() - t0, memory_order_relaxed);
     return rc;

@@ -30,6 +30,9 @@ struct transport_ring {
     struct rocsys_ring_ctl *ctl;
     uint8_t *data;
     uint32_t mask; /* ring_bytes - 1 */
+    /* producer: when its running wait for room began (0: none), for --causal's own clock (a
+     * sample inside the wait leaves it out of the program's time) */
+    volatile uint64_t wait_t0;
 };
 
 /* Consumer: create the shared file at path with ring_count thread rings of ring_bytes each

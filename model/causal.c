@@ -55,9 +55,9 @@ void model_causal_add(struct model_causal *c, struct model_causal_func *f,
 
 #define LOCAL_BASELINES 4 /* an experiment is compared with this many 0 % ones around it */
 
-/* Time per progress point at 0 % around time t: the 0 % slices of the experiment that started
- * at t, else the LOCAL_BASELINES 0 % experiments nearest to t, pooled (summed durations over
- * summed progress, as Coz's viewer pools); 0 when there are none. */
+/* Time per progress point (latency points: mean latency) at 0 % around time t: the 0 % slices of
+ * the experiment that started at t, else the LOCAL_BASELINES 0 % experiments nearest to t, pooled
+ * (summed durations over summed progress, as Coz's viewer pools); 0 when there are none. */
 static double local_baseline(const struct model_causal *c, uint64_t t)
 {
     size_t lo = 0, hi = c->nbase; /* first baseline at or after t */
@@ -71,7 +71,8 @@ static double local_baseline(const struct model_causal *c, uint64_t t)
             hi = mid;
     }
     if (lo < c->nbase && c->base[lo].start_ns == t) /* the experiment's own 0 % slices */
-        return (double)c->base[lo].duration_ns / (double)c->base[lo].delta;
+        return (double)(c->latency ? c->base[lo].area_ns : c->base[lo].duration_ns) /
+               (double)c->base[lo].delta;
     size_t before = lo, after = lo;
     for (int k = 0; k < LOCAL_BASELINES && (before > 0 || after < c->nbase); k++) {
         const struct model_causal_exp *b;
@@ -80,7 +81,7 @@ static double local_baseline(const struct model_causal *c, uint64_t t)
             b = &c->base[--before];
         else
             b = &c->base[after++];
-        dur += b->duration_ns;
+        dur += c->latency ? b->area_ns : b->duration_ns;
         delta += b->delta;
     }
     return delta ? (double)dur / (double)delta : 0.0;
@@ -94,7 +95,7 @@ static int measured(const struct model_causal *c, const struct model_causal_exp 
     double p0 = local_baseline(c, e->start_ns);
     if (p0 <= 0)
         return 0;
-    *g = (p0 - (double)e->duration_ns / (double)e->delta) / p0;
+    *g = (p0 - (double)(c->latency ? e->area_ns : e->duration_ns) / (double)e->delta) / p0;
     return 1;
 }
 

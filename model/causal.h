@@ -1,7 +1,7 @@
 /* Causal profiling results (--causal): the experiments run on each function (virtual speedup,
  * effective duration, progress made) and what they predict: the program's speedup if the
  * function were that much faster (Coz's method: progress rate per unit of time not spent in
- * inserted delays, against the 0 % baseline experiments). */
+ * inserted delays, against the 0 % baseline experiments), or its latency between two points. */
 #ifndef ROCSYS_MODEL_CAUSAL_H
 #define ROCSYS_MODEL_CAUSAL_H
 
@@ -18,6 +18,11 @@ struct model_causal_exp {
     uint64_t duration_ns; /* elapsed minus the delays inserted meanwhile */
     uint64_t delta;       /* progress points reached */
     uint64_t selected;    /* samples in the function */
+    /* latency points (model_causal.latency): the area under the count in flight (ns), in
+     * virtual time (less what the inserted delays cut), and the departures; delta counts the
+     * arrivals. Latency by Little's law: area_ns / delta. */
+    uint64_t area_ns;
+    uint64_t departures;
 };
 
 struct model_causal_func {
@@ -50,6 +55,7 @@ struct model_causal {
     struct model_causal_exp *base; /* every 0 % experiment, in time order */
     size_t nbase, base_cap;
     char progress[160];      /* the progress point experiments measure */
+    int latency;             /* it is a latency point (begin, end): predictions are of latency */
     char note[200];          /* what runs now, or why nothing does */
     uint64_t experiments;    /* run, including those with too little progress */
     uint64_t kept;           /* with enough progress to count */

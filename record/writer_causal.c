@@ -51,6 +51,14 @@ static int coz_close(struct record_writer *w, struct model *m, const struct reco
             fprintf(w->f, "\tspeedup=%.2f\tduration=%llu\tselected-samples=%llu\n",
                     e->speedup_pct / 100.0, (unsigned long long)e->duration_ns,
                     (unsigned long long)e->selected);
+            if (c->latency) { /* difference: the mean count in flight (virtual time) */
+                fputs("latency-point\tname=", w->f);
+                coz_field(w->f, c->progress);
+                fprintf(w->f, "\tarrivals=%llu\tdepartures=%llu\tdifference=%.3f\n",
+                        (unsigned long long)e->delta, (unsigned long long)e->departures,
+                        e->duration_ns ? (double)e->area_ns / (double)e->duration_ns : 0.0);
+                continue;
+            }
             fputs("throughput-point\tname=", w->f);
             coz_field(w->f, c->progress);
             fprintf(w->f, "\tdelta=%llu\n", (unsigned long long)e->delta);

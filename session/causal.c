@@ -16,6 +16,8 @@
 #include "model/causal.h"
 #include "model/model.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,12 +51,15 @@ struct session_causal {
     int pct;
     uint64_t lo, hi;
     uint64_t t0, g0, sel0, p0;
-    int on;            /* the running slice has the speedup (else 0 %) */
-    uint64_t slice_ns; /* when the running slice started */
+    uint64_t area0, skip0, dep0; /* latency points: at the running slice's start */
+    uint64_t own0;               /* own_ns at the running slice's start */
+    int on;                      /* the running slice has the speedup (else 0 %) */
+    uint64_t slice_ns;           /* when the running slice started */
     struct causal_half {
         uint64_t elapsed_ns, delay_ns, delta, selected;
-    } sum[2]; /* the experiment's 0 % slices [0] and speedup slices [1] */
-    int kind; /* ROCSYS_CAUSAL_PP_* measured, -1 until progress is seen */
+        uint64_t area_ns, departures; /* latency: in-flight x time, less the delays' cut */
+    } sum[2];                         /* the experiment's 0 % slices [0] and speedup slices [1] */
+    int kind;                         /* ROCSYS_CAUSAL_PP_* measured, -1 until progress is seen */
     uint64_t len_ns, next_ns, start_ns;
 };
 
@@ -205,12 +210,16 @@ static int progress_kind(struct session *s)
         return c->kind;
     if (atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_MARK]))
         c->kind = ROCSYS_CAUSAL_PP_MARK;
+    else if (atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_END])) /* a request came through */
+        c->kind = ROCSYS_CAUSAL_PP_BEGIN;
     else if (atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_REGION]))
         c->kind = ROCSYS_CAUSAL_PP_REGION;
+    mc->latency = c->kind == ROCSYS_CAUSAL_PP_BEGIN;
     if (c->kind >= 0)
         snprintf(mc->progress, sizeof(mc->progress), "%s",
                  c->kind == ROCSYS_CAUSAL_PP_MARK ? "marks (rocsys_user_mark, roctxMarkA)"
-                                                  : "region ends (user regions, ROCTx ranges)");
+                 : mc->latency ? "latency from rocsys_user_begin to rocsys_user_end"
+                               : "region ends (user regions, ROCTx ranges)");
     return c->kind;
 }
 
@@ -251,6 +260,25 @@ static int resolve_progress(struct session *s, uint64_t now)
     return 1; /* not found (yet): nothing to count */
 }
 
+/* The area under the latency points' count in flight, up to now (protocol.h): modulo 2^64,
+ * the difference of two such areas is exact. */
+static uint64_t latency_area(const struct rocsys_causal_ctl *ctl, uint64_t now)
+{
+    if (atomic_load(&ctl->own_clock)) /* on the program's own clock: summed at the samples */
+        return atomic_load(&ctl->own_area_ns);
+    uint64_t in = atomic_load(&ctl->progress[ROCSYS_CAUSAL_PP_BEGIN]) -
+                  atomic_load(&ctl->progress[ROCSYS_CAUSAL_PP_END]);
+    return atomic_load(&ctl->end_sum_ns) - atomic_load(&ctl->begin_sum_ns) + in * now;
+}
+
+/* The latency counters at a slice's start. */
+static void latency_mark(struct session_causal *c, uint64_t now)
+{
+    c->area0 = latency_area(c->ctl, now);
+    c->skip0 = atomic_load(&c->ctl->skipped_area_ns);
+    c->dep0 = atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_END]);
+}
+
 /* Close the running slice: what it did into its half's sums. */
 static void close_slice(struct session_causal *c, uint64_t now)
 {
@@ -259,10 +287,24 @@ static void close_slice(struct session_causal *c, uint64_t now)
     uint64_t sel = atomic_load(&c->ctl->selected_samples);
     int h = c->on;
 
-    c->sum[h].elapsed_ns += now - c->slice_ns;
+    uint64_t own = atomic_load(&c->ctl->own_ns);
+    /* the program's own clock (protocol.h): what its samples stood for, less its waits for a
+     * CPU; else wall time */
+    c->sum[h].elapsed_ns += atomic_load(&c->ctl->own_clock) ? own - c->own0 : now - c->slice_ns;
+    c->own0 = own;
     c->sum[h].delay_ns += g - c->g0;
     c->sum[h].delta += p - c->p0;
     c->sum[h].selected += sel - c->sel0;
+    if (c->kind == ROCSYS_CAUSAL_PP_BEGIN) { /* the area in virtual time: less the delays' cut */
+        uint64_t area = latency_area(c->ctl, now), skip = atomic_load(&c->ctl->skipped_area_ns);
+        uint64_t dep = atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_END]);
+        if (area - c->area0 > skip - c->skip0)
+            c->sum[h].area_ns += (area - c->area0) - (skip - c->skip0);
+        c->sum[h].departures += dep - c->dep0;
+        c->area0 = area;
+        c->skip0 = skip;
+        c->dep0 = dep;
+    }
     c->g0 = g;
     c->p0 = p;
     c->sel0 = sel;
@@ -283,7 +325,11 @@ static int keep(struct session *s, int pct, const struct causal_half *h)
         .duration_ns = h->elapsed_ns - h->delay_ns,
         .delta = h->delta,
         .selected = h->selected,
+        .area_ns = h->area_ns,
+        .departures = h->departures,
     };
+    if (mc->latency && e.area_ns == 0)
+        return 0;
     model_causal_add(mc, &mc->f[c->func], &e);
     return 1;
 }
@@ -318,6 +364,35 @@ static void finish(struct session *s, uint64_t now)
     mc->exp_len_ns = c->len_ns;
 }
 
+/* The program's own clock (protocol.h, own_clock) while the process has one thread of its own
+ * (the collector's rocsys-modmap thread aside): its waits for a CPU are not its own. With more
+ * threads, whether one thread's wait delays the progress depends on what the others do
+ * meanwhile: wall time, as Coz. */
+static void own_clock(struct session_causal *c)
+{
+    char path[64], name[32];
+    struct dirent *de;
+    DIR *d;
+    int threads = 0;
+
+    snprintf(path, sizeof(path), "/proc/%u/task", c->pid);
+    if (!(d = opendir(path)))
+        return;
+    while ((de = readdir(d)) && threads < 2) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%u/task/%.16s/comm", c->pid, de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (!fgets(name, sizeof(name), f) || strcmp(name, "rocsys-modmap\n") != 0)
+            threads++;
+        fclose(f);
+    }
+    closedir(d);
+    atomic_store(&c->ctl->own_clock, threads == 1 ? 1u : 0u);
+}
+
 void session_causal_tick(struct session *s)
 {
     struct session_causal *c = s->causal;
@@ -328,6 +403,7 @@ void session_causal_tick(struct session *s)
         return;
     mc = model_session(s->m)->causal;
     learn_exe(s);
+    own_clock(c);
     int refused = s->o->progress && resolve_progress(s, now);
     if (c->kind >= 0)
         mc->progress_total = atomic_load(&c->ctl->progress[c->kind]);
@@ -375,6 +451,8 @@ void session_causal_tick(struct session *s)
     c->sel0 = atomic_load(&c->ctl->selected_samples);
     c->p0 = atomic_load(&c->ctl->progress[kind]);
     c->t0 = c->slice_ns = now;
+    c->own0 = atomic_load(&c->ctl->own_ns);
+    latency_mark(c, now);
     publish(c->ctl, c->lo, c->hi, c->on ? c->pct : 0);
     c->running = 1;
     snprintf(mc->note, sizeof(mc->note), "now: %s virtually %d %% faster, for %.1f s",

@@ -20,6 +20,16 @@ void rocsys_user_mark(const char *name)
     (void)name;
 }
 
+void rocsys_user_begin(const char *name)
+{
+    (void)name;
+}
+
+void rocsys_user_end(const char *name)
+{
+    (void)name;
+}
+
 void rocsys_user_start_sampling(void) {}
 
 void rocsys_user_stop_sampling(void) {}

@@ -43,6 +43,24 @@ int rocsys_user_pop(void);
 void rocsys_user_mark(const char *name);
 
 /**
+ * @brief A latency point's arrival: a request (a unit of work whose latency matters) starts.
+ *
+ * With `rocsys-top --causal`, when the program calls rocsys_user_begin() and rocsys_user_end()
+ * (and no rocsys_user_mark()), the experiments predict how the time from a begin to its end
+ * would change, by Little's law (mean latency = mean count in flight / arrival rate), as Coz's
+ * COZ_BEGIN and COZ_END: a begin and an end need not be on the same thread, nor paired by
+ * name (all names count alike). Otherwise nothing is recorded.
+ * @param name the point's name
+ */
+void rocsys_user_begin(const char *name);
+
+/**
+ * @brief A latency point's departure: a request started by rocsys_user_begin() ends.
+ * @param name the point's name
+ */
+void rocsys_user_end(const char *name);
+
+/**
  * @brief Resume call-stack sampling of the whole process after rocsys_user_stop_sampling().
  *
  * Sampling is on when the program starts. Regions are recorded in either state.

@@ -13,6 +13,9 @@
 
     rocsys.mark("checkpoint")         # an instant event
 
+    rocsys.begin("request")           # a latency point (rocsys-top --causal): its arrival ...
+    rocsys.end("request")             # ... and its departure
+
 Under rocsys-top (which puts this module on the target's PYTHONPATH) the calls go to the
 user-region API of the preloaded collector (rocsys_user_push / _pop / _mark, see
 include/rocsys/user.h), so they show in the Regions view, as `[region] NAME` nodes of the call
@@ -21,7 +24,8 @@ regions are recorded: no function is traced.
 
 Anywhere else the module does nothing and costs nothing: it does not even import ctypes,
 region() returns one shared no-op context manager, profile returns the function itself
-(unchanged: no wrapper, no cost per call), mark(), start_sampling() and stop_sampling() return
+(unchanged: no wrapper, no cost per call), mark(), begin(), end(), start_sampling() and
+stop_sampling() return
 at once, and `active` is False.
 
 Regions are per thread, they nest, and a region is closed even when an exception leaves it.
@@ -31,7 +35,7 @@ Names are text (or bytes), sent as UTF-8; the collector keeps at most 127 bytes 
 
 import os as _os
 
-__all__ = ["active", "region", "profile", "mark", "start_sampling", "stop_sampling"]
+__all__ = ["active", "region", "profile", "mark", "begin", "end", "start_sampling", "stop_sampling"]
 
 # Names whose region objects (a class each, and the UTF-8 bytes) are kept; others work as well,
 # a little slower. The collector itself takes 4,096 distinct names.
@@ -48,7 +52,7 @@ except NameError:
 
 
 def _collector():
-    """The collector's functions (push, pop, mark, start, stop), or None when the program does
+    """The collector's functions (push, pop, mark, start, stop, begin, end), or None when the program does
     not run under rocsys-top.
 
     ctypes is imported only when rocsys-top's session variable is set. The functions are looked
@@ -66,11 +70,12 @@ def _collector():
         lib = ctypes.PyDLL(None)
         fns = [
             getattr(lib, "rocsys_user_" + n)
-            for n in ("active", "push", "pop", "mark", "start_sampling", "stop_sampling")
+            for n in ("active", "push", "pop", "mark", "start_sampling", "stop_sampling", "begin",
+                      "end")
         ]
     except (ImportError, OSError, AttributeError):
         return None
-    is_active, push, pop, mark, start, stop = fns
+    is_active, push, pop, mark, start, stop, begin, end = fns
     is_active.argtypes = pop.argtypes = start.argtypes = stop.argtypes = ()
     is_active.restype = ctypes.c_int
     if not is_active():
@@ -78,7 +83,8 @@ def _collector():
     # arguments are bytes objects, passed as char * without argtypes' conversion; results are
     # not needed (None spares building an int)
     push.restype = pop.restype = mark.restype = start.restype = stop.restype = None
-    return push, pop, mark, start, stop
+    begin.restype = end.restype = None
+    return push, pop, mark, start, stop, begin, end
 
 
 def _encode(name):
@@ -110,7 +116,7 @@ active = _lib is not None
 if active:
     import functools as _functools
 
-    _push, _pop, _mark, _start, _stop = _lib
+    _push, _pop, _mark, _start, _stop, _begin, _end = _lib
     _regions = {}  # name -> _Region
 
     def _wrap(func, encoded, name):
@@ -212,6 +218,15 @@ if active:
         """An instant event named text on the calling thread."""
         _mark(_encode(text))
 
+    def begin(name):
+        """A latency point's arrival (a request starts): with --causal, the experiments predict
+        the time between begin() and end() by Little's law (all names count alike)."""
+        _begin(_encode(name))
+
+    def end(name):
+        """A latency point's departure (a request ends)."""
+        _end(_encode(name))
+
     def start_sampling():
         """Resume call-stack sampling of the whole process (regions are recorded either way)."""
         _start()
@@ -260,6 +275,12 @@ else:
 
     def mark(text):
         """An instant event (inactive: nothing)."""
+
+    def begin(name):
+        """A latency point's arrival (inactive: nothing)."""
+
+    def end(name):
+        """A latency point's departure (inactive: nothing)."""
 
     def start_sampling():
         """Resume sampling (inactive: nothing)."""

@@ -24,3 +24,9 @@ causal_field() {
 causal_reached() {
     sed -n 's/^== Causal profile: .*(\([0-9]*\) reached).*/\1/p' "$WORK/$1.last"
 }
+# causal_sanitized: true in a sanitizer build (its collector's handler and progress points cost
+# several times more: measured there, test_causal_single's cold_part came out 6.6 points low and
+# test_causal_latency's serve_request 17.7, where the plain build is within 3)
+causal_sanitized() {
+    grep -Eq '^ROCSYS_SANITIZE:BOOL=ON' "$(dirname "$ROCSYS_TOP")/CMakeCache.txt" 2> /dev/null
+}

@@ -1,29 +1,38 @@
 #!/usr/bin/env bash
 # End-to-end: causal profiling (--causal) of a single-threaded program
 # (tests/programs/tp_causal_single.c): with one thread, the program speedup predicted at 100 %
-# is the function's share of the time, which the program measures itself. Checked within 10
-# points, and hot_part above cold_part: NOT within the 3 (or 5) points the issue asks for, which
-# a 40 s run on the loaded 2-core development machine does not achieve (single runs were off by
-# -8.4 to +7.5 points there; see docs/causal.md).
+# is the function's share of the time, which the program measures itself (on its own CPU
+# clock, as the prediction: docs/causal.md). Checked within 3 points (wider only as far as the
+# run's own interval says, up to 5), and hot_part above cold_part.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/causal_lib.sh"
 S="$TP/tp_causal_single"
 [ -x "$S" ] || skip "tp_causal_single not built"
 
 causal_run single "$S" 40
-hot=$(awk '/^single:/{for (i=1;i<=NF;i++) if ($i=="hot_part") print 100*$(i+1)}' "$WORK/single.log")
-cold=$(awk '/^single:/{for (i=1;i<=NF;i++) if ($i=="cold_part") print 100*$(i+1)}' "$WORK/single.log")
+# the shares on the program's own clock (its CPU time: on a loaded machine its wall-clock
+# shares move by +-3 points from run to run with where it was preempted), which the
+# prediction is on too (docs/causal.md, "The program's own clock")
+hot=$(awk '/^single: cpu share/{for (i=1;i<=NF;i++) if ($i=="hot_part") print 100*$(i+1)}' "$WORK/single.log")
+cold=$(awk '/^single: cpu share/{for (i=1;i<=NF;i++) if ($i=="cold_part") print 100*$(i+1)}' "$WORK/single.log")
 check "the program measured its shares (hot '$hot', cold '$cold')" test -n "$hot" -a -n "$cold"
 causal_rows single | sed 's/^/  /'
 hot100=$(causal_field single hot_part 3) cold100=$(causal_field single cold_part 3)
 hot_ci=$(causal_field single hot_part 4) cold_ci=$(causal_field single cold_part 4)
 echo "predicted at 100 %: hot_part $hot100 +- $hot_ci (share $hot), cold_part $cold100 +- $cold_ci (share $cold)"
-# within 10 points: the spread of single 40 s runs on a loaded 2-core machine (-8.4 to +7.5
-# measured); a broken method is far off (no delays: 0; delays counted twice: 120)
-check "hot_part: prediction at 100 % ($hot100 +- $hot_ci) is its share ($hot) within 10 points" \
-    within "$hot100" "$hot" 10
-check "cold_part: prediction at 100 % ($cold100 +- $cold_ci) is its share ($cold) within 10 points" \
-    within "$cold100" "$cold" 10
+# within 3 points (the issue's bound), or within the run's own 95 % interval when that is wider,
+# up to 5 points: on the program's own clock, 12 predictions (6 runs) on the loaded 2-core
+# machine were off by -3.1 to +4.1 points, 10 of them within 3 (docs/causal.md); a broken
+# method is far off (no delays: 0; delays counted twice: 120)
+tol() { awk -v c="$1" 'BEGIN{t = (c != "" && c > 3) ? c : 3; print (t > 5 ? 5 : t)}'; }
+if causal_sanitized; then # (see causal_lib.sh)
+    echo "sanitizer build: checked within 10 points"
+    tol() { echo 10; }
+fi
+check "hot_part: prediction at 100 % ($hot100 +- $hot_ci) is its share ($hot) within $(tol "$hot_ci")" \
+    within "$hot100" "$hot" "$(tol "$hot_ci")"
+check "cold_part: prediction at 100 % ($cold100 +- $cold_ci) is its share ($cold) within $(tol "$cold_ci")" \
+    within "$cold100" "$cold" "$(tol "$cold_ci")"
 check "hot_part's prediction ($hot100) above cold_part's ($cold100)" \
     awk -v h="$hot100" -v c="$cold100" 'BEGIN{exit !(h != "" && c != "" && h > c)}'
 finish

@@ -4,7 +4,8 @@
  * slices (same start) even when the machine's speed changed between experiments; without its
  * own, with the nearest 0 % experiments of any function; a function without a baseline or with
  * one speedup only has no curve; the order is by the gain at 20 %; experiments with fewer than 5
- * progress points do not count; the text table. */
+ * progress points do not count; the text table; latency points: the latency (area under the
+ * count in flight / arrivals) against its own 0 % slices, whatever the durations. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -119,9 +120,42 @@ static void test_no_curve(void)
     model_causal_free(c);
 }
 
+/* Latency points: the prediction is the latency's reduction (area / arrivals), not the rate's:
+ * a function that cuts 0.4 s of latency per unit of speedup out of 1 s gets the line 0.4,
+ * though its experiments' durations say nothing of it (all the same). */
+static void test_latency(void)
+{
+    struct model_causal *c = model_causal_new();
+    struct model_causal_func *f = model_causal_func(c, "serve", "x.c:1");
+    struct model_causal_curve cv;
+
+    c->latency = 1;
+    for (int i = 0; i < 20; i++) {
+        int pct = 5 * (1 + i % 20);
+        double arrivals = 100 + 10 * i; /* the arrival rate changes: it must not matter */
+        struct model_causal_exp e = {
+            .start_ns = (uint64_t)i * SEC,
+            .speedup_pct = pct,
+            .duration_ns = SEC / 2,
+            .delta = (uint64_t)arrivals,
+            .departures = (uint64_t)arrivals,
+            .area_ns = (uint64_t)llround(arrivals * 1e6 * (1 - 0.4 * pct / 100.0))};
+        struct model_causal_exp b = e;
+        b.speedup_pct = 0;
+        b.area_ns = (uint64_t)llround(arrivals * 1e6); /* 1 ms per request at 0 % */
+        model_causal_add(c, f, &e);
+        model_causal_add(c, f, &b);
+    }
+    model_causal_curve(c, f, &cv);
+    CHECK(cv.valid);
+    CHECK_MSG(near(cv.slope, 0.4, 0.002), "latency slope %.4f", cv.slope);
+    model_causal_free(c);
+}
+
 int main(void)
 {
     test_linear();
+    test_latency();
     test_nearest_baseline();
     test_no_curve();
     return check_summary();
