@@ -65,11 +65,13 @@ case \$OMPI_COMM_WORLD_RANK in
 3) sleep 3; exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 3 ;;
 2) "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 9 &
    # rocsys-top first (killed with its target first, it would still write session.json), once
-   # its trace has been written to (once a second of samples: 2.5 s, or up to 7.5 s where a
-   # slow build, ASan, takes longer; its demo runs 9 s)
+   # its trace holds samples (written once a second: 2.5 s, or up to 7.5 s where a slow build,
+   # ASan, or a loaded machine takes longer; its demo runs 9 s). A trace that is not empty may
+   # hold only its header packets: the samples are what the Ranks table needs
    p=\$!; sleep 2.5
    for i in \$(seq 50); do
-       [ -s "$M/rank-2/trace.pftrace" ] && break
+       "$ROCSYS_PROGRAMS/rocsys-trace-check" "$M/rank-2/trace.pftrace" 2> /dev/null |
+           awk 'NR == 1 { exit !(\$6 > 0) }' && break
        sleep 0.1
    done
    kill -9 \$p; wait \$p; pkill -9 -f -- "$ROCSYS_DEMO --seconds 9"; exit 0 ;;
