@@ -1,5 +1,5 @@
 /* Command-line options: one table drives parsing, range checks and --help. */
-#include "inject.h"
+#include "inject/inject.h"
 #include "model/model.h"
 #include "tui/tui.h"
 
