@@ -10,16 +10,58 @@
 #include "session/session.h"
 #include "tui/tui.h"
 
+/* What the session is asked to do, from the command line; the display's options built here,
+ * once, for every mode that opens it. */
+static void session_config_from(const struct inject_options *o, struct session_config *c)
+{
+    *c = (struct session_config){
+        .freq_hz = o->freq_hz,
+        .wall = o->wall,
+        .cpu_timer = o->cpu_timer,
+        .engine = o->engine,
+        .iterations = o->iterations,
+        .batch = o->batch,
+        .window_s = o->window_s,
+        .follow = o->follow,
+        .python = o->python,
+        .launch_stacks_off = o->launch_stacks_off,
+        .use_stdin = o->use_stdin,
+        .max_rows = o->max_rows,
+        .profile_min_pct = o->profile_min_pct,
+        .output_log = o->output_log,
+        .record_dir = o->record_dir,
+        .force = o->force,
+        .no_tui = o->no_tui,
+        .serve = o->serve,
+        .replay_dir = o->replay_dir,
+        .range = o->range,
+        .diff_dir = o->diff_dir,
+        .pids = o->pids,
+        .gpu_interval_ms = o->gpu_interval_ms,
+        .causal = o->causal,
+        .progress = o->progress,
+        .target_argv = o->target_argv,
+        .target_argc = o->target_argc,
+        .tui = {.color = o->color,
+                .no_mouse = o->no_mouse,
+                .delay_tenths = o->delay_tenths,
+                .source_path = o->source_path},
+    };
+}
+
 /* The modes that run sessions; their exit status. */
 static int run(const struct inject_options *o)
 {
+    struct session_config c;
+
     if (o->merge_dir)
         return session_merge(o->merge_dir);
+    session_config_from(o, &c);
     if (o->replay_dir)
-        return o->live ? session_replay_live(o) : session_replay(o);
+        return o->live ? session_replay_live(&c) : session_replay(&c);
     if (o->attach_gpu)
-        return session_attach_gpu(o);
-    return session_run(o);
+        return session_attach_gpu(&c);
+    return session_run(&c);
 }
 
 /* The settings file (unless --no-config) for an interactive display: its delay, window and

@@ -1,6 +1,7 @@
 /* Command-line options: one table drives parsing, range checks and --help. */
 #include "inject/inject.h"
 #include "model/model.h"
+#include "session/session.h"
 #include "tui/tui.h"
 
 #include <stdlib.h>
@@ -339,14 +340,14 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
                  "--causal -- PROGRAM");
         return -1;
     }
-    if (o->causal && o->engine == INJECT_ENGINE_PERF) {
+    if (o->causal && o->engine == SESSION_ENGINE_PERF) {
         snprintf(err, errlen,
                  "--causal needs the signal engine (perf events cannot pause a "
                  "thread): leave out --engine perf");
         return -1;
     }
     if (o->causal) { /* threads pause in their own handler; samples stand for wall time */
-        o->engine = INJECT_ENGINE_SIGNAL;
+        o->engine = SESSION_ENGINE_SIGNAL;
         o->wall = 1;
     }
     if (o->help || o->version || o->merge_dir || o->replay_dir || o->attach_gpu || o->pids)

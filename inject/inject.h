@@ -11,14 +11,14 @@
 struct inject_options {
     int freq_hz;            /* samples per second per thread */
     int wall;               /* --sample wall */
-    int cpu_timer;          /* --cpu-timer: INJECT_TIMER_AUTO, _PERF or _POSIX */
-    int engine;             /* --engine: INJECT_ENGINE_AUTO, _PERF or _SIGNAL */
+    int cpu_timer;          /* --cpu-timer: SESSION_TIMER_AUTO, _PERF or _POSIX */
+    int engine;             /* --engine: SESSION_ENGINE_AUTO, _PERF or _SIGNAL */
     int delay_tenths;       /* -d: refresh delay */
     int iterations;         /* -n: refreshes before exiting, 0 = unlimited */
     int batch;              /* -b: text frames, no curses */
     int window_s;           /* sliding-window length */
     int follow;             /* profile children (default on; --no-follow) */
-    int python;             /* --python: INJECT_PYTHON_ON, _NATIVE or _OFF */
+    int python;             /* --python: SESSION_PYTHON_ON, _NATIVE or _OFF */
     int launch_stacks_off;  /* --launch-stacks off: no call stacks of kernel launches */
     int use_stdin;          /* --stdin: the target reads our stdin */
     int color;              /* --no-color turns it off */
@@ -47,10 +47,6 @@ struct inject_options {
     char **target_argv; /* PROGRAM [ARGS...], NULL-terminated */
     int target_argc;
 };
-
-enum { INJECT_TIMER_AUTO = 0, INJECT_TIMER_PERF = 1, INJECT_TIMER_POSIX = 2 };
-enum { INJECT_ENGINE_AUTO = 0, INJECT_ENGINE_PERF = 1, INJECT_ENGINE_SIGNAL = 2 };
-enum { INJECT_PYTHON_ON = 0, INJECT_PYTHON_NATIVE = 1, INJECT_PYTHON_OFF = 2 };
 
 /* Parse the command line. Returns 0, or -1 with a one-line message in err. */
 int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err, size_t errlen);
@@ -81,10 +77,16 @@ struct inject_target {
     int out_fd, err_fd; /* read ends of its stdout and stderr pipes */
     int own_group;      /* it leads its own process group */
 };
+/* What the launcher is asked to start. */
+struct inject_launch {
+    char **argv;   /* PROGRAM [ARGS...], NULL-terminated */
+    int use_stdin; /* the target reads our stdin (else /dev/null, in a process group of its own) */
+    int causal;    /* the causal profiler's wrappers are preloaded after the collector */
+};
 /* Fork and exec the target with the collector injected. env_extra: "NAME=value" strings to
  * set. before_exec (if given) runs with the child's pid while the child waits before its exec.
  * Returns 0, or an exit code (126/127) with a message in err when exec failed. */
-int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
+int inject_spawn(const struct inject_launch *l, const struct inject_program *prog,
                  const char *collector, char *const *env_extra, struct inject_target *t, char *err,
                  size_t errlen, void (*before_exec)(pid_t pid, void *ctx), void *ctx);
 /* Whether the program runs CPython: a python executable, a script whose #! line names one, or
@@ -95,9 +97,5 @@ int inject_program_is_python(const char *path);
  * .PyRuntime (3.13+, validated as the collector does), else "libpython3.N" or the name python3.N;
  * 1 when nothing tells (the collector still decides and says so). */
 int inject_python_frames_readable(const char *path);
-
-/* Resolve --cpu-timer auto: perf events (the collector falls back to POSIX timers where they
- * are not permitted). */
-int inject_resolve_cpu_timer(int choice);
 
 #endif

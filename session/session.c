@@ -483,7 +483,7 @@ static int ms_until(uint64_t deadline, uint64_t now, int cap)
 /* The poll loop. Returns when the session is over. */
 static void run_loop(struct session *s)
 {
-    uint64_t refresh_ns = (uint64_t)s->o->delay_tenths * 100000000ull;
+    uint64_t refresh_ns = (uint64_t)s->o->tui.delay_tenths * 100000000ull;
     uint64_t next_refresh = model_clock_ns(CLOCK_MONOTONIC) + refresh_ns;
     uint64_t next_drain = model_clock_ns(CLOCK_MONOTONIC);
 
@@ -578,7 +578,7 @@ static void run_loop(struct session *s)
     }
 }
 
-int session_run(const struct inject_options *o)
+int session_run(const struct session_config *o)
 {
     static struct session s; /* one per process */
     struct inject_program prog;
@@ -640,9 +640,9 @@ int session_run(const struct inject_options *o)
         if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
             ms->sample_signal = atoi(env);
     }
-    int timer = inject_resolve_cpu_timer(o->cpu_timer);
+    int timer = session_resolve_cpu_timer(o->cpu_timer);
     /* what is expected; the samples' flags correct it (cycles, or a fallback to tick) */
-    ms->timer = o->wall ? "hrtimer" : timer == INJECT_TIMER_POSIX ? "tick" : "task-clock";
+    ms->timer = o->wall ? "hrtimer" : timer == SESSION_TIMER_POSIX ? "tick" : "task-clock";
     ms->freq_hz = o->freq_hz;
     ms->profile_min_pct = o->profile_min_pct;
     model_set_window(s.m, (uint32_t)o->window_s);
@@ -678,17 +678,19 @@ int session_run(const struct inject_options *o)
              "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,python=%d,lstacks=%d,shm=%s",
              ROCSYS_ENV_SESSION, ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu",
              o->follow,
-             s.use_perf                   ? "none"
-             : timer == INJECT_TIMER_PERF ? "perf"
-                                          : "posix",
-             o->python != INJECT_PYTHON_OFF, !o->launch_stacks_off, s.shm_path);
-    model_python_hide_interpreter(s.m, o->python == INJECT_PYTHON_ON);
+             s.use_perf                    ? "none"
+             : timer == SESSION_TIMER_PERF ? "perf"
+                                           : "posix",
+             o->python != SESSION_PYTHON_OFF, !o->launch_stacks_off, s.shm_path);
+    model_python_hide_interpreter(s.m, o->python == SESSION_PYTHON_ON);
     env_extra[0] = env_session;
     env_extra[1] = NULL;
 
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     s.start_cpu_ns = model_self_cpu_ns();
-    rc = inject_spawn(o, &prog, collector, env_extra, &s.target, err, sizeof(err),
+    struct inject_launch launch = {
+        .argv = o->target_argv, .use_stdin = o->use_stdin, .causal = o->causal};
+    rc = inject_spawn(&launch, &prog, collector, env_extra, &s.target, err, sizeof(err),
                       s.use_perf ? session_perf_before_exec : NULL, &s);
     if (rc != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
@@ -705,11 +707,7 @@ started:
     snprintf(ms->status_text, sizeof(ms->status_text), "running");
 
     if (!s.batch && !s.headless) {
-        struct tui_options to = {.color = o->color,
-                                 .no_mouse = o->no_mouse,
-                                 .delay_tenths = o->delay_tenths,
-                                 .source_path = o->source_path};
-        s.tui = tui_open(s.m, &to);
+        s.tui = tui_open(s.m, &o->tui);
         if (!s.tui) {
             s.batch = 1; /* no usable terminal: fall back to text frames */
             fprintf(stderr, "rocsys-top: cannot start the terminal UI; printing text frames\n");

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "collector/transport.h"
+#include "inject/inject.h"
 #include "session/session.h"
 
 #define DRAIN_INTERVAL_MS 50
@@ -36,7 +37,7 @@ struct deferred {
 };
 
 struct session {
-    const struct inject_options *o;
+    const struct session_config *o; /* what the session was asked to do */
     struct model *m;
     struct transport tr;
     char shm_path[256];

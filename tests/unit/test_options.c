@@ -3,6 +3,7 @@
 
 #include "check.h"
 #include "inject/inject.h"
+#include "session/session.h"
 
 /* Parse a NULL-terminated argv; returns the parse status. */
 static int parse(struct inject_options *o, char *err, const char **args)
@@ -39,11 +40,11 @@ int main(void)
 
     const char *a3[] = {"rocsys-top", "--freq=99", "--sample=cpu", "--", "app", NULL};
     CHECK(parse(&o, err, a3) == 0 && o.freq_hz == 99 && !o.wall);
-    CHECK(o.cpu_timer == INJECT_TIMER_AUTO);
+    CHECK(o.cpu_timer == SESSION_TIMER_AUTO);
     const char *a4[] = {"rocsys-top", "--cpu-timer", "posix", "--", "app", NULL};
-    CHECK(parse(&o, err, a4) == 0 && o.cpu_timer == INJECT_TIMER_POSIX);
-    CHECK(inject_resolve_cpu_timer(INJECT_TIMER_PERF) == INJECT_TIMER_PERF);
-    CHECK(inject_resolve_cpu_timer(INJECT_TIMER_AUTO) != INJECT_TIMER_AUTO);
+    CHECK(parse(&o, err, a4) == 0 && o.cpu_timer == SESSION_TIMER_POSIX);
+    CHECK(session_resolve_cpu_timer(SESSION_TIMER_PERF) == SESSION_TIMER_PERF);
+    CHECK(session_resolve_cpu_timer(SESSION_TIMER_AUTO) != SESSION_TIMER_AUTO);
     CHECK(parse(&o, err, a3) == 0 && o.profile_min_pct == 0.5);
     const char *a5[] = {"rocsys-top", "--profile-min", "0", "--", "app", NULL};
     CHECK(parse(&o, err, a5) == 0 && o.profile_min_pct == 0);
