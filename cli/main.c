@@ -6,13 +6,13 @@
 
 #include "collector/protocol.h"
 #include "gpu/gpu.h"
-#include "inject/inject.h"
+#include "cli/cli.h"
 #include "session/session.h"
 #include "tui/tui.h"
 
 /* What the session is asked to do, from the command line; the display's options built here,
  * once, for every mode that opens it. */
-static void session_config_from(const struct inject_options *o, struct session_config *c)
+static void session_config_from(const struct cli_options *o, struct session_config *c)
 {
     *c = (struct session_config){
         .freq_hz = o->freq_hz,
@@ -50,7 +50,7 @@ static void session_config_from(const struct inject_options *o, struct session_c
 }
 
 /* The modes that run sessions; their exit status. */
-static int run(const struct inject_options *o)
+static int run(const struct cli_options *o)
 {
     struct session_config c;
 
@@ -67,7 +67,7 @@ static int run(const struct inject_options *o)
 /* The settings file (unless --no-config) for an interactive display: its delay, window and
  * mouse where the command line did not give them; the TUI applies the rest and writes it back.
  * A file that is not valid gets one line, the defaults, and is left as it is. */
-static void settings_apply(struct inject_options *o)
+static void settings_apply(struct cli_options *o)
 {
     struct tui_settings set;
     char path[4096], err[300];
@@ -88,30 +88,30 @@ static void settings_apply(struct inject_options *o)
         tui_settings_use(&set, NULL);
         return;
     }
-    if (!inject_option_given(o, "delay"))
+    if (!cli_option_given(o, "delay"))
         o->delay_tenths = set.delay_tenths;
-    if (!inject_option_given(o, "window"))
+    if (!cli_option_given(o, "window"))
         o->window_s = set.window_s;
-    if (!inject_option_given(o, "no-mouse"))
+    if (!cli_option_given(o, "no-mouse"))
         o->no_mouse = !set.mouse;
     tui_settings_use(&set, path);
 }
 
 int main(int argc, char **argv)
 {
-    struct inject_options o;
+    struct cli_options o;
     char err[512];
 
     /* big tables (call trees built per frame, grown arrays) are mapped and unmapped on their
      * own, so memory a view freed goes back to the system instead of staying in the heap */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     mallopt(M_ARENA_MAX, 2);
-    if (inject_options_parse(argc, argv, &o, err, sizeof(err)) != 0) {
+    if (cli_options_parse(argc, argv, &o, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         return 2;
     }
     if (o.help) {
-        inject_options_help(stdout);
+        cli_options_help(stdout);
         return 0;
     }
     if (o.version) {
