@@ -140,8 +140,16 @@ void session_drain(struct session *s, int check_orphans);
 /* Wait at most timeout_ms for the files whose symbols are loading (a note on stderr in batch
  * and headless modes); past that, their frames are named by address. */
 void session_finish_symbols(struct session *s, int timeout_ms);
+
+/* target.c: the target's signals, stopping and end */
 /* Ask the target to end (an attached process: detach). */
 void session_stop_target(struct session *s);
+/* Send sig to the target (its process group when it has one); never to an attached process. */
+void session_signal_target(struct session *s, int sig);
+/* Reap the target if it ended. */
+void session_check_child(struct session *s);
+/* The signals that arrived for rocsys-top itself (on its signalfd). */
+void session_on_signal(struct session *s);
 
 /* source_perf.c */
 /* The header's engine line (model_session's engine_why) from the engine, its reason, the timer
