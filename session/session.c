@@ -447,206 +447,215 @@ static void run_loop(struct session *s)
     }
 }
 
-int session_run(const struct session_config *o)
+/* Text frames, headless or the TUI, from the configuration and the terminal. 0, or 2 with a
+ * message when --stdin cannot go with it. */
+static int choose_display(struct session *s)
 {
-    static struct session s; /* one per process */
-    struct inject_program prog;
-    char collector[4096], err[600];
-    char env_session[512];
-    char *env_extra[2];
-    int rc = 1;
+    const struct session_config *o = s->o;
 
-    memset(&s, 0, sizeof(s));
-    s.o = o;
-    s.sig_fd = -1;
-    s.target.out_fd = s.target.err_fd = -1;
-    s.target.pid = -1;
-    session_spool_init(&s.spool, &s.tr, &s);
-    s.batch = o->batch || !isatty(STDOUT_FILENO);
-    s.headless = (o->record_dir || o->serve) && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
+    s->batch = o->batch || !isatty(STDOUT_FILENO);
+    s->headless = (o->record_dir || o->serve) && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
     if (o->record_dir && session_mpi_rank() >= 0 && !o->batch)
-        s.headless = 1; /* ranks never take over a terminal */
-    if (s.headless)
-        s.batch = 0;
-    if (o->use_stdin && !s.batch && isatty(STDIN_FILENO)) {
+        s->headless = 1; /* ranks never take over a terminal */
+    if (s->headless)
+        s->batch = 0;
+    if (o->use_stdin && !s->batch && isatty(STDIN_FILENO)) {
         fprintf(stderr, "rocsys-top: --stdin needs -b: the TUI reads the keyboard\n");
         return 2;
     }
-    s.attached = o->pids != NULL;
-    memset(&prog, 0, sizeof(prog));
-    if (!s.attached)
-        inject_check_program(o->target_argv[0], &prog);
-    if (prog.exit_code != 0) {
-        fprintf(stderr, "rocsys-top: %s\n", prog.error);
-        return prog.exit_code;
+    return 0;
+}
+
+/* Check the program to start and find the collector (nothing with -p). 0, or the exit status
+ * with a one-line message on stderr. */
+static int check_target(struct session *s, struct inject_program *prog, char *collector, size_t cap)
+{
+    memset(prog, 0, sizeof(*prog));
+    if (s->attached)
+        return 0;
+    inject_check_program(s->o->target_argv[0], prog);
+    if (prog->exit_code != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", prog->error);
+        return prog->exit_code;
     }
-    if (!s.attached && inject_find_collector(collector, sizeof(collector)) != 0) {
+    if (inject_find_collector(collector, cap) != 0) {
         fprintf(stderr, "rocsys-top: cannot find librocsys-collector.so next to rocsys-top "
                         "(set ROCSYS_COLLECTOR_PATH)\n");
         return 1;
     }
-    if (o->serve && !(s.serve = session_serve_open(o->serve, err, sizeof(err)))) {
-        fprintf(stderr, "rocsys-top: %s\n", err);
-        return 2;
-    }
-    s.m = model_new();
-    session_serve_set_content(s.serve, &(struct session_serve_content){.m = s.m});
-    /* files' symbols (debuginfod downloads, big DWARF) load off this thread: the display and
-     * the rings never wait for them */
-    symbolizer_set_async(model_symbolizer(s.m), 1);
-    model_regions_set_sink(s.m, session_region_span, &s);
-    model_session(s.m)->rank = o->record_dir ? session_mpi_rank() : -1;
-    if (session_setup_writers(&s, err, sizeof(err)) != 0 ||
-        (!s.attached && session_rings_setup(&s, err, sizeof(err)) != 0)) {
-        fprintf(stderr, "rocsys-top: %s\n", err);
-        goto out;
-    }
-    struct model_session *ms = model_session(s.m);
-    ms->mode = o->wall ? "wall" : "cpu";
-    {
-        const char *env = getenv("ROCSYS_SIGNAL"); /* as the collector chooses it */
-        ms->sample_signal = SIGRTMIN + 6;
-        if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
-            ms->sample_signal = atoi(env);
-    }
+    return 0;
+}
+
+/* The session facts shown from the start: sampling mode, signal, timer, rate, window and the
+ * target's command line. */
+static void describe_session(struct session *s)
+{
+    const struct session_config *o = s->o;
+    struct model_session *ms = model_session(s->m);
+    const char *env = getenv("ROCSYS_SIGNAL"); /* as the collector chooses it */
     int timer = session_resolve_cpu_timer(o->cpu_timer);
+    size_t off = 0;
+
+    ms->mode = o->wall ? "wall" : "cpu";
+    ms->sample_signal = SIGRTMIN + 6;
+    if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
+        ms->sample_signal = atoi(env);
     /* what is expected; the samples' flags correct it (cycles, or a fallback to tick) */
     ms->timer = o->wall ? "hrtimer" : timer == SESSION_TIMER_POSIX ? "tick" : "task-clock";
     ms->freq_hz = o->freq_hz;
     ms->profile_min_pct = o->profile_min_pct;
-    model_set_window(s.m, (uint32_t)o->window_s);
-    size_t off = 0;
-    if (s.attached)
+    model_set_window(s->m, (uint32_t)o->window_s);
+    if (s->attached)
         snprintf(ms->target, sizeof(ms->target), "attached to %s", o->pids);
     for (int i = 0; i < o->target_argc && off < sizeof(ms->target) - 1; i++)
         off += (size_t)snprintf(ms->target + off, sizeof(ms->target) - off, "%s%s", i ? " " : "",
                                 o->target_argv[i]);
+}
 
-    /* signals: handled through a signalfd; the child restores the mask before exec */
-    s.sig_fd = session_signalfd(1);
-    if (s.sig_fd < 0)
-        goto out;
+/* The model, the HTTP endpoint's content, the writers and the collector's rings, then the
+ * session facts. 0, or -1 with a one-line message in err. */
+static int setup_model(struct session *s, char *err, size_t errlen)
+{
+    s->m = model_new();
+    session_serve_set_content(s->serve, &(struct session_serve_content){.m = s->m});
+    /* files' symbols (debuginfod downloads, big DWARF) load off this thread: the display and
+     * the rings never wait for them */
+    symbolizer_set_async(model_symbolizer(s->m), 1);
+    model_regions_set_sink(s->m, session_region_span, s);
+    model_session(s->m)->rank = s->o->record_dir ? session_mpi_rank() : -1;
+    if (session_setup_writers(s, err, errlen) != 0 ||
+        (!s->attached && session_rings_setup(s, err, errlen) != 0))
+        return -1;
+    describe_session(s);
+    return 0;
+}
 
-    if (s.attached) {
-        ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
-        s.start_cpu_ns = model_self_cpu_ns();
-        if (session_attach(&s, err, sizeof(err)) != 0) {
-            fprintf(stderr, "rocsys-top: -p: %s\n", err);
-            goto out;
-        }
-        goto started;
-    }
-    if (session_choose_engine(&s, prog.path) != 0) {
+/* Start the program with the collector injected: the engine chosen first, the collector's
+ * settings in its environment. 0, or the exit status with a one-line message on stderr. */
+static int launch_target(struct session *s, const struct inject_program *prog,
+                         const char *collector)
+{
+    const struct session_config *o = s->o;
+    struct model_session *ms = model_session(s->m);
+    int timer = session_resolve_cpu_timer(o->cpu_timer);
+    char env_session[512], err[600];
+    char *env_extra[2];
+
+    if (session_choose_engine(s, prog->path) != 0) {
         fprintf(stderr, "rocsys-top: --engine perf: %s\n", ms->engine_why);
-        goto out;
+        return 1;
     }
-    if (s.use_perf)
+    if (s->use_perf)
         ms->timer = o->wall ? "task-clock+switches" : "task-clock";
     /* one variable (protocol.h); the launcher adds root=PID in the child */
     snprintf(env_session, sizeof(env_session),
              "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,python=%d,lstacks=%d,shm=%s",
              ROCSYS_ENV_SESSION, ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu",
              o->follow,
-             s.use_perf                    ? "none"
+             s->use_perf                   ? "none"
              : timer == SESSION_TIMER_PERF ? "perf"
                                            : "posix",
-             o->python != SESSION_PYTHON_OFF, !o->launch_stacks_off, s.shm_path);
-    model_python_hide_interpreter(s.m, o->python == SESSION_PYTHON_ON);
+             o->python != SESSION_PYTHON_OFF, !o->launch_stacks_off, s->shm_path);
+    model_python_hide_interpreter(s->m, o->python == SESSION_PYTHON_ON);
     env_extra[0] = env_session;
     env_extra[1] = NULL;
 
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
-    s.start_cpu_ns = model_self_cpu_ns();
+    s->start_cpu_ns = model_self_cpu_ns();
     struct inject_launch launch = {
         .argv = o->target_argv, .use_stdin = o->use_stdin, .causal = o->causal};
-    rc = inject_spawn(&launch, &prog, collector, env_extra, &s.target, err, sizeof(err),
-                      s.use_perf ? session_perf_before_exec : NULL, &s);
+    int rc = inject_spawn(&launch, prog, collector, env_extra, &s->target, err, sizeof(err),
+                          s->use_perf ? session_perf_before_exec : NULL, s);
     if (rc != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
-        goto out;
+        return rc;
     }
-    model_set_root_pid(s.m, (uint32_t)s.target.pid);
+    model_set_root_pid(s->m, (uint32_t)s->target.pid);
     if (o->causal)
-        session_causal_start(&s);
-    fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
-    fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
-started:
-    ms->gpu = session_gpu_start(o); /* after the fork: the child expects one thread */
-    session_spool_start(&s.spool);  /* without it, the loop drains on its tick */
-    snprintf(ms->status_text, sizeof(ms->status_text), "running");
+        session_causal_start(s);
+    fcntl(s->target.out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(s->target.err_fd, F_SETFL, O_NONBLOCK);
+    return 0;
+}
 
-    if (!s.batch && !s.headless) {
-        s.tui = tui_open(s.m, &o->tui);
-        if (!s.tui) {
-            s.batch = 1; /* no usable terminal: fall back to text frames */
+/* -p: sample the running processes from outside. 0, or 1 with a one-line message on stderr. */
+static int attach_target(struct session *s)
+{
+    char err[600];
+
+    model_session(s->m)->start_ns = model_clock_ns(CLOCK_MONOTONIC);
+    s->start_cpu_ns = model_self_cpu_ns();
+    if (session_attach(s, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rocsys-top: -p: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Once the target runs: GPU monitoring, the spool's thread and the display (text frames when
+ * the terminal cannot take the TUI). */
+static void start_watching(struct session *s)
+{
+    struct model_session *ms = model_session(s->m);
+
+    ms->gpu = session_gpu_start(s->o); /* after the fork: the child expects one thread */
+    session_spool_start(&s->spool);    /* without it, the loop drains on its tick */
+    snprintf(ms->status_text, sizeof(ms->status_text), "running");
+    if (!s->batch && !s->headless) {
+        s->tui = tui_open(s->m, &s->o->tui);
+        if (!s->tui) {
+            s->batch = 1; /* no usable terminal: fall back to text frames */
             fprintf(stderr, "rocsys-top: cannot start the terminal UI; printing text frames\n");
         }
     }
-    run_loop(&s);
-    /* the target must not outlive a session that is over (an attached one is left running) */
-    if (!s.target_done && !s.attached) {
-        session_stop_target(&s);
-        for (int i = 0; i < KILL_GRACE_MS / 10 && !s.target_done; i++) {
-            usleep(10000);
-            session_check_child(&s);
-        }
-        if (!s.target_done) {
-            session_signal_target(&s, SIGKILL);
-            while (!s.target_done && waitpid(s.target.pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-            if (!s.target_done) {
-                s.target_done = 1;
-                s.exit_status = 128 + SIGKILL;
-            }
-        }
-    }
-    rc = s.exit_status;
-    /* samples still waiting for their files: named now (after a short wait when the user quit
-     * the TUI, the full one when a recording or batch output must be complete) */
-    session_finish_symbols(&s, s.tui ? 3000 : SYMBOLS_FINAL_WAIT_MS);
-    session_drain(&s, 0);
-    if (s.tr.hdr)
-        transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
-out:
-    if (s.tui)
-        tui_close(s.tui);
+}
+
+/* The end of a session that ran: the display closed, the last slices and regions written, the
+ * recording closed (exit status 74 when it lost data), the output log kept or removed, the
+ * headless summary (and ROCSYS_UNWIND_CHECK's line). Returns rc, or 74. */
+static int close_outputs(struct session *s, int rc)
+{
+    const struct session_config *o = s->o;
+
+    if (s->tui)
+        tui_close(s->tui);
     /* our own log in $TMPDIR is removed when the target ended well, kept (and said) if not */
-    int keep_log = s.log_is_temp && s.target.pid > 0 && s.exit_status != 0;
-    if (s.rec && !s.hangup && s.target.pid > 0 && !s.attached &&
-        (keep_log || (!s.log_is_temp && !s.batch && !s.headless)))
+    int keep_log = s->log_is_temp && s->target.pid > 0 && s->exit_status != 0;
+    if (s->rec && !s->hangup && s->target.pid > 0 && !s->attached &&
+        (keep_log || (!s->log_is_temp && !s->batch && !s->headless)))
         fprintf(stderr, "rocsys-top: %s; the target's output is in %s\n",
-                model_session(s.m)->status_text, s.log_path);
-    if (s.target.out_fd >= 0)
-        close(s.target.out_fd);
-    if (s.target.err_fd >= 0)
-        close(s.target.err_fd);
-    struct record_end end = {.exit_status = s.exit_status,
-                             .status_text = model_session(s.m)->status_text,
-                             .ended_by = s.ended_by ? s.ended_by : "target ended",
+                model_session(s->m)->status_text, s->log_path);
+    if (s->target.out_fd >= 0)
+        close(s->target.out_fd);
+    if (s->target.err_fd >= 0)
+        close(s->target.err_fd);
+    struct record_end end = {.exit_status = s->exit_status,
+                             .status_text = model_session(s->m)->status_text,
+                             .ended_by = s->ended_by ? s->ended_by : "target ended",
                              .argv = o->target_argv,
                              .argc = o->target_argc,
-                             .root_pid = (int)s.target.pid,
-                             .files = (const char *const *)s.files};
-    if (s.m) /* regions still open (a process that outlived the session): closed now */
-        model_regions_close(s.m, model_clock_ns(CLOCK_MONOTONIC), 1);
-    if (s.m) /* OpenMP regions still unnamed: named now, their held slices written */
-        model_regions_resolve(s.m, 1);
-    if (s.m)
-        session_gpu_record(model_session(s.m)->gpu, s.rec);
-    if (s.m) /* GPU slices still waiting for a kernel name: written with what is known */
-        session_kernels_flush(s.m, s.rec, 1);
+                             .root_pid = (int)s->target.pid,
+                             .files = (const char *const *)s->files};
+    if (s->m) /* regions still open (a process that outlived the session): closed now */
+        model_regions_close(s->m, model_clock_ns(CLOCK_MONOTONIC), 1);
+    if (s->m) /* OpenMP regions still unnamed: named now, their held slices written */
+        model_regions_resolve(s->m, 1);
+    if (s->m)
+        session_gpu_record(model_session(s->m)->gpu, s->rec);
+    if (s->m) /* GPU slices still waiting for a kernel name: written with what is known */
+        session_kernels_flush(s->m, s->rec, 1);
     char lost[192];
-    if (record_set_close(s.rec, s.m, &end, lost, sizeof(lost)) > 0) {
+    if (record_set_close(s->rec, s->m, &end, lost, sizeof(lost)) > 0) {
         fprintf(stderr, "rocsys-top: the %s is incomplete: %s\n",
                 o->record_dir ? "recording" : "output log", lost);
         if (rc == 0) /* a run that lost data never looks like one that succeeded */
             rc = 74; /* EX_IOERR */
     }
-    s.rec = NULL;
-    if (s.log_is_temp && !keep_log)
-        unlink(s.log_path);
-    if (s.headless && s.target.pid > 0 && o->record_dir)
-        session_print_summary(&s);
+    s->rec = NULL;
+    if (s->log_is_temp && !keep_log)
+        unlink(s->log_path);
+    if (s->headless && s->target.pid > 0 && o->record_dir)
+        session_print_summary(s);
     const char *check = getenv("ROCSYS_UNWIND_CHECK");
     if (check && check[0] == '1') { /* a developer's check of the cached unwinder */
         struct symbolizer_unwind_stats us;
@@ -656,30 +665,84 @@ out:
                 " compared with libdwfl, %" PRIu64 " differ\n",
                 us.samples, us.cached, us.checked, us.differ);
     }
-    if (s.sig_fd >= 0)
-        close(s.sig_fd);
-    session_serve_close(s.serve);
-    session_spool_stop(&s.spool);
-    session_perf_close(s.perf);
-    session_context_free(s.ctx);
-    free(s.held.data);
-    free(s.pids);
-    free(s.seen_tids);
-    if (s.tr.hdr) {
-        transport_consumer_gone(&s.tr); /* a process that outlives us must not wait for room */
-        transport_detach(&s.tr);
+    return rc;
+}
+
+/* Free what the session holds; nothing of ours stays in the target (perf events, rings). */
+static void free_session(struct session *s)
+{
+    if (s->sig_fd >= 0)
+        close(s->sig_fd);
+    session_serve_close(s->serve);
+    session_spool_stop(&s->spool);
+    session_perf_close(s->perf);
+    session_context_free(s->ctx);
+    free(s->held.data);
+    free(s->pids);
+    free(s->seen_tids);
+    if (s->tr.hdr) {
+        transport_consumer_gone(&s->tr); /* a process that outlives us must not wait for room */
+        transport_detach(&s->tr);
     }
-    if (s.shm_path[0])
-        unlink(s.shm_path);
-    for (size_t i = 0; i < s.ndef; i++)
-        free(s.def[i].frames);
-    free(s.def);
-    free(s.inst);
-    session_spool_free(&s.spool);
-    session_causal_free(&s);
-    free(s.taken.data);
-    if (s.m)
-        gpu_monitor_stop(model_session(s.m)->gpu);
-    model_free(s.m);
+    if (s->shm_path[0])
+        unlink(s->shm_path);
+    for (size_t i = 0; i < s->ndef; i++)
+        free(s->def[i].frames);
+    free(s->def);
+    free(s->inst);
+    session_spool_free(&s->spool);
+    session_causal_free(s);
+    free(s->taken.data);
+    if (s->m)
+        gpu_monitor_stop(model_session(s->m)->gpu);
+    model_free(s->m);
+}
+
+int session_run(const struct session_config *o)
+{
+    static struct session s; /* one per process */
+    struct inject_program prog;
+    char collector[4096], err[600];
+    int rc;
+
+    memset(&s, 0, sizeof(s));
+    s.o = o;
+    s.sig_fd = -1;
+    s.target.out_fd = s.target.err_fd = -1;
+    s.target.pid = -1;
+    s.attached = o->pids != NULL;
+    session_spool_init(&s.spool, &s.tr, &s);
+    if ((rc = choose_display(&s)) != 0 ||
+        (rc = check_target(&s, &prog, collector, sizeof(collector))) != 0)
+        return rc;
+    if (o->serve && !(s.serve = session_serve_open(o->serve, err, sizeof(err)))) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        return 2;
+    }
+    rc = 1;
+    if (setup_model(&s, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        goto out;
+    }
+    /* signals: handled through a signalfd; the child restores the mask before exec */
+    s.sig_fd = session_signalfd(1);
+    if (s.sig_fd < 0)
+        goto out;
+    rc = s.attached ? attach_target(&s) : launch_target(&s, &prog, collector);
+    if (rc != 0)
+        goto out;
+    start_watching(&s);
+    run_loop(&s);
+    session_end_target(&s); /* it must not outlive a session that is over */
+    rc = s.exit_status;
+    /* samples still waiting for their files: named now (after a short wait when the user quit
+     * the TUI, the full one when a recording or batch output must be complete) */
+    session_finish_symbols(&s, s.tui ? 3000 : SYMBOLS_FINAL_WAIT_MS);
+    session_drain(&s, 0);
+    if (s.tr.hdr)
+        transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
+out:
+    rc = close_outputs(&s, rc);
+    free_session(&s);
     return rc;
 }

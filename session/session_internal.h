@@ -150,6 +150,9 @@ void session_signal_target(struct session *s, int sig);
 void session_check_child(struct session *s);
 /* The signals that arrived for rocsys-top itself (on its signalfd). */
 void session_on_signal(struct session *s);
+/* The session is over: a target still running is stopped (SIGTERM, SIGKILL after a grace
+ * period) and reaped; an attached process is left running. */
+void session_end_target(struct session *s);
 
 /* source_perf.c */
 /* The header's engine line (model_session's engine_why) from the engine, its reason, the timer

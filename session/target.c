@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "session/session_internal.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,26 @@ void session_on_signal(struct session *s)
             break;
         default:
             break;
+        }
+    }
+}
+
+void session_end_target(struct session *s)
+{
+    if (s->target_done || s->attached) /* an attached one is left running */
+        return;
+    session_stop_target(s);
+    for (int i = 0; i < KILL_GRACE_MS / 10 && !s->target_done; i++) {
+        usleep(10000);
+        session_check_child(s);
+    }
+    if (!s->target_done) {
+        session_signal_target(s, SIGKILL);
+        while (!s->target_done && waitpid(s->target.pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        if (!s->target_done) {
+            s->target_done = 1;
+            s->exit_status = 128 + SIGKILL;
         }
     }
 }
