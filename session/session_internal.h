@@ -141,6 +141,10 @@ void session_drain(struct session *s, int check_orphans);
  * and headless modes); past that, their frames are named by address. */
 void session_finish_symbols(struct session *s, int timeout_ms);
 
+/* stats.c: update the session facts the views show (counts, drops, the collector's cost, the
+ * notice), at each refresh */
+void session_update_stats(struct session *s);
+
 /* target.c: the target's signals, stopping and end */
 /* Ask the target to end (an attached process: detach). */
 void session_stop_target(struct session *s);
