@@ -331,6 +331,7 @@ void session_engine_explain(struct session *s)
     snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", buf);
 }
 
+/* What raises CPU samples for a --cpu-timer choice: auto is perf events. */
 int session_resolve_cpu_timer(int choice)
 {
     /* perf events everywhere, a VM included: POSIX CPU-time timers fire at the scheduler tick

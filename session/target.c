@@ -147,6 +147,7 @@ void session_on_signal(struct session *s)
     }
 }
 
+/* The session is over: stop and reap a target still running (an attached one is left alone). */
 void session_end_target(struct session *s)
 {
     if (s->target_done || s->attached) /* an attached one is left running */
