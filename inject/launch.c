@@ -153,14 +153,6 @@ int inject_find_python_dir(const char *collector, char *buf, size_t cap)
     return 0;
 }
 
-int inject_resolve_cpu_timer(int choice)
-{
-    /* perf events everywhere, a VM included: POSIX CPU-time timers fire at the scheduler tick
-     * and are biased under load (64/21/15 for the demo's 50/30/20 next to two busy loops,
-     * tests/e2e/test_load.sh); the collector falls back to them where perf events fail */
-    return choice == INJECT_TIMER_AUTO ? INJECT_TIMER_PERF : choice;
-}
-
 /* Set NAME to collector prepended (LD_PRELOAD, PYTHONPATH: ':'-separated) or appended
  * (HSA_TOOLS_LIB, space-separated) to its current value. */
 static void add_to_list(const char *name, const char *collector, int prepend, char sep)
@@ -178,7 +170,7 @@ static void add_to_list(const char *name, const char *collector, int prepend, ch
     free(v);
 }
 
-int inject_spawn(const struct inject_options *o, const struct inject_program *prog,
+int inject_spawn(const struct inject_launch *l, const struct inject_program *prog,
                  const char *collector, char *const *env_extra, struct inject_target *t, char *err,
                  size_t errlen, void (*before_exec)(pid_t pid, void *ctx), void *ctx)
 {
@@ -192,7 +184,7 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
     t->pid = -1;
     if (inject_find_python_dir(collector, python_dir, sizeof(python_dir)) != 0)
         python_dir[0] = '\0'; /* not shipped: the target's PYTHONPATH is left alone */
-    if (o->causal && find_causal(collector, causal, sizeof(causal)) != 0) {
+    if (l->causal && find_causal(collector, causal, sizeof(causal)) != 0) {
         snprintf(err, errlen, "--causal: cannot find %s beside %s", CAUSAL_NAME, collector);
         return 1;
     }
@@ -214,9 +206,9 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL);
-        if (!o->use_stdin)
+        if (!l->use_stdin)
             setpgid(0, 0);
-        if (!o->use_stdin) {
+        if (!l->use_stdin) {
             int devnull = open("/dev/null", O_RDONLY);
             if (devnull >= 0) {
                 dup2(devnull, 0);
@@ -225,7 +217,7 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
         }
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
-        if (o->causal) /* --causal: its wrappers, after the collector */
+        if (l->causal) /* --causal: its wrappers, after the collector */
             add_to_list("LD_PRELOAD", causal, 1, ':');
         add_to_list("LD_PRELOAD", collector, 1, ':');
         add_to_list("HSA_TOOLS_LIB", collector, 0, ' ');
@@ -250,7 +242,7 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
         close(go_pipe[1]);
         while (read(go_pipe[0], &go, 1) < 0 && errno == EINTR)
             ;
-        execv(prog->path, o->target_argv);
+        execv(prog->path, l->argv);
         child_errno = errno;
         if (write(exec_pipe[1], &child_errno, sizeof(child_errno)) < 0) {
             /* the parent sees EOF and a 127 exit */
@@ -258,7 +250,7 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
         _exit(127);
     }
     t->pid = pid;
-    t->own_group = !o->use_stdin;
+    t->own_group = !l->use_stdin;
     if (t->own_group)
         setpgid(pid, pid); /* both sides set it: no race with the exec */
     close(out_pipe[1]);
@@ -279,7 +271,7 @@ int inject_spawn(const struct inject_options *o, const struct inject_program *pr
     if (n == (ssize_t)sizeof(child_errno)) {
         waitpid(pid, NULL, 0);
         t->pid = -1;
-        snprintf(err, errlen, "%s: %s", o->target_argv[0], strerror(child_errno));
+        snprintf(err, errlen, "%s: %s", l->argv[0], strerror(child_errno));
         rc = (child_errno == ENOENT) ? 127 : 126;
         goto fail;
     }

@@ -22,14 +22,14 @@
 
 /* Enter on a process of the dashboard: become rocsys-top -p PID with the same display options.
  * Returns only when that cannot be started (1, with a one-line message). */
-static int profile_process(const struct inject_options *o, int pid)
+static int profile_process(const struct session_config *o, int pid)
 {
     char spid[16], delay[16], gpu[16];
     char *argv[12];
     int n = 0;
 
     snprintf(spid, sizeof(spid), "%d", pid);
-    snprintf(delay, sizeof(delay), "%d", o->delay_tenths);
+    snprintf(delay, sizeof(delay), "%d", o->tui.delay_tenths);
     snprintf(gpu, sizeof(gpu), "%d", o->gpu_interval_ms);
     argv[n++] = "rocsys-top";
     argv[n++] = "-p";
@@ -38,9 +38,9 @@ static int profile_process(const struct inject_options *o, int pid)
     argv[n++] = delay;
     argv[n++] = "--gpu-interval";
     argv[n++] = gpu;
-    if (!o->color)
+    if (!o->tui.color)
         argv[n++] = "--no-color";
-    if (o->no_mouse)
+    if (o->tui.no_mouse)
         argv[n++] = "--no-mouse";
     argv[n] = NULL;
     execv("/proc/self/exe", argv);
@@ -48,7 +48,7 @@ static int profile_process(const struct inject_options *o, int pid)
     return 1;
 }
 
-struct gpu_monitor *session_gpu_start(const struct inject_options *o)
+struct gpu_monitor *session_gpu_start(const struct session_config *o)
 {
     struct gpu_monitor_options go = {.interval_ms = (uint32_t)o->gpu_interval_ms, .history_s = 300};
     struct gpu_monitor *g;
@@ -104,7 +104,7 @@ void session_gpu_record(struct gpu_monitor *g, struct record_set *rec)
 
 /* --attach-gpu state. */
 struct attach {
-    const struct inject_options *o;
+    const struct session_config *o;
     struct model *m;
     struct gpu_monitor *gpu;
     struct record_set *rec;
@@ -215,7 +215,7 @@ static void attach_signal(struct attach *a, int fd)
     }
 }
 
-int session_attach_gpu(const struct inject_options *o)
+int session_attach_gpu(const struct session_config *o)
 {
     static struct attach a; /* one per process */
     struct model_session *ms;
@@ -254,11 +254,8 @@ int session_attach_gpu(const struct inject_options *o)
     a.gpu = session_gpu_start(o);
     ms->gpu = a.gpu;
     if (!a.batch && !a.headless) {
-        struct tui_options to = {.color = o->color,
-                                 .no_mouse = o->no_mouse,
-                                 .delay_tenths = o->delay_tenths,
-                                 .source_path = o->source_path,
-                                 .initial_view = tui_view_find("GPU")};
+        struct tui_options to = o->tui;
+        to.initial_view = tui_view_find("GPU");
         a.tui = tui_open(a.m, &to);
         if (!a.tui) {
             a.batch = 1;
@@ -266,7 +263,7 @@ int session_attach_gpu(const struct inject_options *o)
         }
     }
 
-    uint64_t period = (uint64_t)o->delay_tenths * 100000000ull;
+    uint64_t period = (uint64_t)o->tui.delay_tenths * 100000000ull;
     uint64_t next = model_clock_ns(CLOCK_MONOTONIC) + period;
     if (a.tui)
         tui_refresh(a.tui); /* the dashboard at once, not after the first delay */

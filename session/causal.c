@@ -12,7 +12,6 @@
  * (model/causal.h): the Causal view, batch frames, profile.coz. */
 #include "session/session_internal.h"
 
-#include "inject/inject.h"
 #include "model/causal.h"
 #include "model/model.h"
 

@@ -163,13 +163,10 @@ static void load_model(struct replay *r, const char *dir, const char *out, size_
 }
 
 /* The interactive loop: keys until quit; recount when the user moves the range. */
-static int run_tui(struct replay *r, const struct inject_options *o)
+static int run_tui(struct replay *r, const struct session_config *o)
 {
-    struct tui_options to = {.color = o->color,
-                             .no_mouse = o->no_mouse,
-                             .delay_tenths = o->delay_tenths,
-                             .source_path = o->source_path,
-                             .initial_view = o->diff_dir ? tui_view_find("Diff") : 0};
+    struct tui_options to = o->tui;
+    to.initial_view = o->diff_dir ? tui_view_find("Diff") : 0;
     struct tui *t = tui_open(r->m, &to);
     struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
 
@@ -307,7 +304,7 @@ static int replay_open(struct replay *r, const char *dir, const char *opt)
 /* --diff: hand the OLD recording's model (counted over its whole run) to NEW's for the Diff
  * view; the header says what is compared, and the notice what makes the shares differ in
  * kind (another sampling mode) or what OLD lacks. */
-static void attach_diff(struct replay *new_r, struct replay *old_r, const struct inject_options *o)
+static void attach_diff(struct replay *new_r, struct replay *old_r, const struct session_config *o)
 {
     struct model_session *s = model_session(new_r->m), *os = model_session(old_r->m);
 
@@ -327,7 +324,7 @@ static void attach_diff(struct replay *new_r, struct replay *old_r, const struct
         snprintf(s->notice, sizeof(s->notice), "OLD: %.240s", os->notice);
 }
 
-int session_replay(const struct inject_options *o)
+int session_replay(const struct session_config *o)
 {
     struct replay r = {0}, old = {0};
     char err[512] = "";

@@ -532,7 +532,7 @@ int session_ranks_table(const char *dir, FILE *out)
     return l.nrecs ? 0 : -1;
 }
 
-int session_replay_live(const struct inject_options *o)
+int session_replay_live(const struct session_config *o)
 {
     struct live l = {.dir = o->replay_dir};
     char path[4096 + 32];
@@ -556,11 +556,7 @@ int session_replay_live(const struct inject_options *o)
     snprintf(model_session(l.m)->target, sizeof(model_session(l.m)->target), "%s", o->replay_dir);
     live_poll(&l);
     if (!o->batch && isatty(STDOUT_FILENO)) {
-        struct tui_options to = {.color = o->color,
-                                 .no_mouse = o->no_mouse,
-                                 .delay_tenths = o->delay_tenths,
-                                 .source_path = o->source_path};
-        if (!(t = tui_open(l.m, &to))) {
+        if (!(t = tui_open(l.m, &o->tui))) {
             fprintf(stderr, "rocsys-top: cannot open the terminal (use -b for text frames)\n");
             rc = 1;
             goto out;
@@ -587,7 +583,7 @@ int session_replay_live(const struct inject_options *o)
         fflush(stdout);
         if (model_session(l.m)->target_done || (o->iterations && frames >= o->iterations))
             break;
-        usleep((useconds_t)o->delay_tenths * 100000u);
+        usleep((useconds_t)o->tui.delay_tenths * 100000u);
     }
 out:
     if (t)

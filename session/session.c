@@ -32,16 +32,6 @@
 #include "session/perf_python.h"
 #include "session/session_internal.h"
 
-/* "SIGSEGV" for 11. */
-static void signal_name(int sig, char *buf, size_t cap)
-{
-    const char *abbrev = sigabbrev_np(sig);
-    if (abbrev)
-        snprintf(buf, cap, "SIG%s", abbrev);
-    else
-        snprintf(buf, cap, "signal %d", sig);
-}
-
 /* Keep a sample for a later retry. */
 static void defer_sample(struct session *s, uint32_t pid, uint32_t tid, uint64_t t,
                          const uint64_t *frames, uint32_t n, uint32_t weight)
@@ -151,130 +141,6 @@ void session_drain(struct session *s, int check_orphans)
     session_causal_tick(s);                 /* --causal: the next experiment, when due */
 }
 
-/* The cost (ns, bin centre) at quantile q of the sample-cost histogram. */
-static double cost_quantile(const struct session *s, double q)
-{
-    uint64_t want = (uint64_t)(q * (double)s->cost_n), seen = 0;
-
-    for (uint32_t i = 0; i < COST_BINS; i++) {
-        seen += s->cost_hist[i];
-        if (seen > want)
-            return (i + 0.5) * COST_BIN_NS;
-    }
-    return 0;
-}
-
-/* Update the session facts the views show: counts, drops, the collector's cost. */
-static void update_stats(struct session *s)
-{
-    struct model_session *ms = model_session(s->m);
-    uint64_t dropped, cost, cost_n, dropped_events;
-    char file[96];
-    uint64_t big = 0;
-    const struct model_process *bare; /* the first process without the collector */
-    int nbare = model_proc_no_collector_count(s->m, &bare);
-    int loading = symbolizer_loading(model_symbolizer(s->m), file, sizeof(file));
-
-    if (loading > 1)
-        snprintf(ms->symbols_status, sizeof(ms->symbols_status),
-                 "loading %s (and %d more files): their frames wait", file, loading - 1);
-    else if (loading)
-        snprintf(ms->symbols_status, sizeof(ms->symbols_status), "loading %s: its frames wait",
-                 file);
-    else if (symbolizer_names_only(model_symbolizer(s->m), file, sizeof(file), &big) > 0)
-        snprintf(ms->symbols_status, sizeof(ms->symbols_status),
-                 "%.60s: debug info of %llu MiB inflated: names only (no lines, inlines)", file,
-                 (unsigned long long)(big >> 20));
-    else
-        ms->symbols_status[0] = '\0';
-
-    session_spool_lock(
-        &s->spool); /* the spool's thread frees rings and adds them to the acc_ totals */
-    dropped = s->acc_dropped;
-    cost = s->acc_cost_ns;
-    cost_n = s->acc_cost_n;
-    dropped_events = s->acc_dropped_events;
-
-    s->waits = s->acc_waits;
-    s->waited_ns = s->acc_waited_ns;
-    for (uint32_t i = 0; i < s->tr.ring_count; i++) {
-        const struct rocsys_ring_ctl *c = &s->tr.rings[i];
-        uint32_t st = atomic_load(&c->state);
-        if (st != ROCSYS_RING_OWNED && st != ROCSYS_RING_RELEASED)
-            continue;
-        uint64_t records = atomic_load(&c->dropped_records); /* read once: both totals agree */
-        dropped += atomic_load(&c->dropped_samples) + records;
-        dropped_events += records;
-        cost += atomic_load(&c->sample_cost_ns);
-        cost_n += atomic_load(&c->cost_measured);
-        s->waits += atomic_load(&c->waits);
-        s->waited_ns += atomic_load(&c->waited_ns);
-    }
-    session_spool_unlock(&s->spool);
-    /* the collector counts records_no_ring after dropped_no_ring: read it first, so that the
-     * events never exceed the total in a snapshot */
-    if (s->tr.hdr) {
-        dropped_events += atomic_load(&s->tr.hdr->records_no_ring);
-        dropped += atomic_load(&s->tr.hdr->dropped_no_ring);
-        ms->threads_unsampled = atomic_load(&s->tr.hdr->threads_no_ring);
-        if (s->perf) /* (the signal engine samples only threads that have a ring) */
-            model_count_unannounced(s->m);
-    }
-    uint64_t perf_samples, perf_lost;
-    session_perf_counts(s->perf, &perf_samples, &perf_lost, &ms->unwind_us_mean);
-    if (s->perf) {
-        uint64_t whole, cut;
-        session_perf_stack_counts(s->perf, &ms->perf_stack_bytes, &whole, &ms->samples_joined,
-                                  &cut);
-    }
-    dropped += perf_lost; /* samples the kernel could not write: a perf ring was full */
-    if (dropped < dropped_events)
-        dropped = dropped_events;
-    ms->dropped = dropped;
-    ms->dropped_events = dropped_events;
-    ms->sample_cost_avg_ns = cost_n ? (double)cost / (double)cost_n : 0;
-    ms->sample_cost_median_ns = cost_quantile(s, 0.5);
-    ms->sample_cost_p99_ns = cost_quantile(s, 0.99);
-    uint64_t wall = model_clock_ns(CLOCK_MONOTONIC) - ms->start_ns;
-    if (wall > 0)
-        ms->frontend_cpu_pct =
-            100.0 * (double)(model_self_cpu_ns() - s->start_cpu_ns) / (double)wall;
-    /* the notice says what keeps samples from being taken, derived from the facts of now */
-    if (s->rec_failed[0] || record_set_check(s->rec, s->rec_failed, sizeof(s->rec_failed)))
-        snprintf(ms->notice, sizeof(ms->notice),
-                 "RECORDING STOPPED: %.180s: what was written so far is kept; exit status 74",
-                 s->rec_failed);
-    else if (s->tr.hdr && s->target_done && atomic_load(&s->tr.hdr->next_instance) <= 1 &&
-             ms->samples == 0)
-        snprintf(ms->notice, sizeof(ms->notice),
-                 "the collector never started in the target: LD_PRELOAD was ignored or "
-                 "removed (no samples)");
-    else if (ms->threads_blocking && !(ms->engine && strcmp(ms->engine, "perf") == 0))
-        snprintf(ms->notice, sizeof(ms->notice),
-                 "%u thread%s block%s the sampling signal (%d): not sampled", ms->threads_blocking,
-                 ms->threads_blocking == 1 ? "" : "s", ms->threads_blocking == 1 ? "s" : "",
-                 ms->sample_signal);
-    else if (nbare > 0) {
-        const char *slash = bare->exe ? strrchr(bare->exe, '/') : NULL;
-        snprintf(ms->notice, sizeof(ms->notice),
-                 "%d process%s without the collector: pid %u %.40s: %.110s", nbare,
-                 nbare == 1 ? "" : "es", (unsigned)bare->pid, slash ? slash + 1 : bare->exe,
-                 bare->no_collector);
-    } else if (s->attached && s->m && model_python_notice(s->m, ms->notice, sizeof(ms->notice))) {
-        /* Python frames that cannot be read from outside: why, before the rest */
-    } else if (s->attached)
-        snprintf(ms->notice, sizeof(ms->notice),
-                 "attached: HIP API, GPU kernels, user regions and output need the injected "
-                 "collector (start the program under rocsys-top): not shown");
-    else if (s->o->wall && ms->engine && strcmp(ms->engine, "signal") == 0)
-        snprintf(ms->notice, sizeof(ms->notice),
-                 "wall mode with in-target signals: waits may end early (EINTR)");
-    else if (!model_hsa_notice(s->m, ms->notice, sizeof(ms->notice)) &&
-             !model_python_notice(s->m, ms->notice, sizeof(ms->notice)) &&
-             !model_omp_notice(s->m, ms->notice, sizeof(ms->notice)))
-        ms->notice[0] = '\0';
-}
-
 /* Read what the target wrote on fd (stream 1 or 2): to the writers and the output tail. */
 static void read_output(struct session *s, int *fd, int stream)
 {
@@ -298,127 +164,6 @@ static void read_output(struct session *s, int *fd, int stream)
     model_output_append(s->m, stream, buf, (size_t)n);
 }
 
-/* The target ended: record how, and what rocsys-top will exit with. */
-static void target_ended(struct session *s, int status, const struct rusage *ru)
-{
-    struct model_session *ms = model_session(s->m);
-    char sig[32];
-
-    /* the target's records are all in the rings by now (it wrote them before it died): take
-     * them first, so that a target too short-lived to have been seen yet is known to the model
-     * before its exit status is applied (else its own "ended" record would come later and
-     * leave it as "exited, status unknown") */
-    session_drain(s, 0);
-    s->target_done = 1;
-    s->target_end_ns = model_clock_ns(CLOCK_MONOTONIC);
-    ms->target_done = 1;
-    ms->end_ns = s->target_end_ns;
-    if (WIFEXITED(status)) {
-        s->exit_status = WEXITSTATUS(status);
-        snprintf(ms->status_text, sizeof(ms->status_text), "exited with %d", s->exit_status);
-        model_proc_end(s->m, (uint32_t)s->target.pid, MODEL_PROC_EXITED, s->exit_status,
-                       s->target_end_ns);
-    } else {
-        int n = WTERMSIG(status);
-        s->exit_status = 128 + n;
-        signal_name(n, sig, sizeof(sig));
-        snprintf(ms->status_text, sizeof(ms->status_text), "killed by %s%s", sig,
-                 WCOREDUMP(status) ? " (core dumped)" : "");
-        model_proc_end(s->m, (uint32_t)s->target.pid, MODEL_PROC_KILLED, n, s->target_end_ns);
-    }
-    ms->exit_status = s->exit_status;
-    model_proc_final_usage(s->m, (uint32_t)s->target.pid, ru);
-}
-
-/* Reap the target if it ended. */
-static void check_child(struct session *s)
-{
-    int status;
-    struct rusage ru;
-    pid_t p;
-
-    while ((p = wait4(-1, &status, WNOHANG, &ru)) > 0)
-        if (p == s->target.pid && !s->target_done)
-            target_ended(s, status, &ru);
-}
-
-/* Send sig to the target (its process group when it has one). */
-static void signal_target(struct session *s, int sig)
-{
-    if (s->target_done || s->attached) /* an attached process never gets a signal from us */
-        return;
-    if (s->target.own_group)
-        kill(-s->target.pid, sig);
-    else
-        kill(s->target.pid, sig);
-}
-
-/* Ask the target to end (SIGTERM now, SIGKILL after a grace period), then leave. */
-void session_stop_target(struct session *s)
-{
-    if (s->attached) { /* leave the processes as they are: running */
-        if (!s->target_done) {
-            s->target_done = 1;
-            model_session(s->m)->target_done = 1;
-            snprintf(model_session(s->m)->status_text, sizeof(model_session(s->m)->status_text),
-                     "detached (still running)");
-        }
-        s->quit = 1;
-        return;
-    }
-    if (s->target_done || s->kill_sent)
-        return;
-    signal_target(s, SIGTERM);
-    s->kill_sent = 1;
-    s->kill_deadline = model_clock_ns(CLOCK_MONOTONIC) + KILL_GRACE_MS * 1000000ull;
-}
-
-/* A signal arrived for rocsys-top itself. */
-static void on_signal(struct session *s)
-{
-    struct signalfd_siginfo si;
-
-    while (read(s->sig_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-        switch (si.ssi_signo) {
-        case SIGCHLD:
-            check_child(s);
-            break;
-        case SIGHUP:
-            s->ended_by = "SIGHUP to rocsys-top (terminal closed)";
-            s->hangup = 1;
-            signal_target(s, SIGHUP);
-            s->quit = 1;
-            break;
-        case SIGINT:
-        case SIGTERM:
-        case SIGQUIT:
-            if (!s->ended_by)
-                s->ended_by = si.ssi_signo == SIGINT    ? "SIGINT to rocsys-top (Ctrl-C)"
-                              : si.ssi_signo != SIGTERM ? "SIGQUIT to rocsys-top"
-                              /* what Slurm sends a job step that it ends: scancel, the
-                               * job's time limit, preemption (SIGKILL KillWait later) */
-                              : getenv("SLURM_JOB_ID")
-                                  ? "SIGTERM to rocsys-top (from Slurm: scancel, time limit "
-                                    "or preemption)"
-                                  : "SIGTERM to rocsys-top";
-            if (s->attached) {
-                session_stop_target(s); /* detach */
-            } else if (s->kill_sent) {
-                signal_target(s, SIGKILL);
-            } else {
-                /* pass it on, like a shell would; we end when the target does */
-                signal_target(s, (int)si.ssi_signo);
-                s->kill_sent = 1;
-                s->kill_deadline =
-                    model_clock_ns(CLOCK_MONOTONIC) + 10 * KILL_GRACE_MS * 1000000ull;
-            }
-            break;
-        default:
-            break;
-        }
-    }
-}
-
 /* One refresh: metrics, stats, then a TUI draw or a batch frame. */
 static void refresh(struct session *s)
 {
@@ -433,7 +178,7 @@ static void refresh(struct session *s)
     model_refresh_procfs(s->m, t);
     session_record_process_counters(s, t);
     session_gpu_record(model_session(s->m)->gpu, s->rec);
-    update_stats(s);
+    session_update_stats(s);
     s->refreshes++;
     if (s->headless) {
         if (isatty(STDERR_FILENO)) {
@@ -484,7 +229,7 @@ static int ms_until(uint64_t deadline, uint64_t now, int cap)
 /* The poll loop. Returns when the session is over. */
 static void run_loop(struct session *s)
 {
-    uint64_t refresh_ns = (uint64_t)s->o->delay_tenths * 100000000ull;
+    uint64_t refresh_ns = (uint64_t)s->o->tui.delay_tenths * 100000000ull;
     uint64_t next_refresh = model_clock_ns(CLOCK_MONOTONIC) + refresh_ns;
     uint64_t next_drain = model_clock_ns(CLOCK_MONOTONIC);
 
@@ -521,7 +266,7 @@ static void run_loop(struct session *s)
         if (poll(p, (nfds_t)np, timeout) < 0 && errno != EINTR)
             break;
         if (p[0].revents)
-            on_signal(s);
+            session_on_signal(s);
         if (i_bell >= 0 && (p[i_bell].revents & POLLIN)) {
             uint64_t rings;
             bell = read(s->spool.wake_fd, &rings, sizeof(rings)) == (ssize_t)sizeof(rings);
@@ -544,7 +289,7 @@ static void run_loop(struct session *s)
             s->hangup = s->quit = 1;
         t = model_clock_ns(CLOCK_MONOTONIC);
         if (s->kill_sent && !s->target_done && t >= s->kill_deadline) {
-            signal_target(s, SIGKILL);
+            session_signal_target(s, SIGKILL);
             s->kill_deadline = t + 60 * 1000000000ull;
         }
         if (t >= next_drain || bell) {
@@ -579,208 +324,215 @@ static void run_loop(struct session *s)
     }
 }
 
-int session_run(const struct inject_options *o)
+/* Text frames, headless or the TUI, from the configuration and the terminal. 0, or 2 with a
+ * message when --stdin cannot go with it. */
+static int choose_display(struct session *s)
 {
-    static struct session s; /* one per process */
-    struct inject_program prog;
-    char collector[4096], err[600];
-    char env_session[512];
-    char *env_extra[2];
-    int rc = 1;
+    const struct session_config *o = s->o;
 
-    memset(&s, 0, sizeof(s));
-    s.o = o;
-    s.sig_fd = -1;
-    s.target.out_fd = s.target.err_fd = -1;
-    s.target.pid = -1;
-    session_spool_init(&s.spool, &s.tr, &s);
-    s.batch = o->batch || !isatty(STDOUT_FILENO);
-    s.headless = (o->record_dir || o->serve) && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
+    s->batch = o->batch || !isatty(STDOUT_FILENO);
+    s->headless = (o->record_dir || o->serve) && !o->batch && (o->no_tui || !isatty(STDOUT_FILENO));
     if (o->record_dir && session_mpi_rank() >= 0 && !o->batch)
-        s.headless = 1; /* ranks never take over a terminal */
-    if (s.headless)
-        s.batch = 0;
-    if (o->use_stdin && !s.batch && isatty(STDIN_FILENO)) {
+        s->headless = 1; /* ranks never take over a terminal */
+    if (s->headless)
+        s->batch = 0;
+    if (o->use_stdin && !s->batch && isatty(STDIN_FILENO)) {
         fprintf(stderr, "rocsys-top: --stdin needs -b: the TUI reads the keyboard\n");
         return 2;
     }
-    s.attached = o->pids != NULL;
-    memset(&prog, 0, sizeof(prog));
-    if (!s.attached)
-        inject_check_program(o->target_argv[0], &prog);
-    if (prog.exit_code != 0) {
-        fprintf(stderr, "rocsys-top: %s\n", prog.error);
-        return prog.exit_code;
+    return 0;
+}
+
+/* Check the program to start and find the collector (nothing with -p). 0, or the exit status
+ * with a one-line message on stderr. */
+static int check_target(struct session *s, struct inject_program *prog, char *collector, size_t cap)
+{
+    memset(prog, 0, sizeof(*prog));
+    if (s->attached)
+        return 0;
+    inject_check_program(s->o->target_argv[0], prog);
+    if (prog->exit_code != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", prog->error);
+        return prog->exit_code;
     }
-    if (!s.attached && inject_find_collector(collector, sizeof(collector)) != 0) {
+    if (inject_find_collector(collector, cap) != 0) {
         fprintf(stderr, "rocsys-top: cannot find librocsys-collector.so next to rocsys-top "
                         "(set ROCSYS_COLLECTOR_PATH)\n");
         return 1;
     }
-    if (o->serve && !(s.serve = session_serve_open(o->serve, err, sizeof(err)))) {
-        fprintf(stderr, "rocsys-top: %s\n", err);
-        return 2;
-    }
-    s.m = model_new();
-    session_serve_set_content(s.serve, &(struct session_serve_content){.m = s.m});
-    /* files' symbols (debuginfod downloads, big DWARF) load off this thread: the display and
-     * the rings never wait for them */
-    symbolizer_set_async(model_symbolizer(s.m), 1);
-    model_regions_set_sink(s.m, session_region_span, &s);
-    model_session(s.m)->rank = o->record_dir ? session_mpi_rank() : -1;
-    if (session_setup_writers(&s, err, sizeof(err)) != 0 ||
-        (!s.attached && session_rings_setup(&s, err, sizeof(err)) != 0)) {
-        fprintf(stderr, "rocsys-top: %s\n", err);
-        goto out;
-    }
-    struct model_session *ms = model_session(s.m);
+    return 0;
+}
+
+/* The session facts shown from the start: sampling mode, signal, timer, rate, window and the
+ * target's command line. */
+static void describe_session(struct session *s)
+{
+    const struct session_config *o = s->o;
+    struct model_session *ms = model_session(s->m);
+    const char *env = getenv("ROCSYS_SIGNAL"); /* as the collector chooses it */
+    int timer = session_resolve_cpu_timer(o->cpu_timer);
+    size_t off = 0;
+
     ms->mode = o->wall ? "wall" : "cpu";
-    {
-        const char *env = getenv("ROCSYS_SIGNAL"); /* as the collector chooses it */
-        ms->sample_signal = SIGRTMIN + 6;
-        if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
-            ms->sample_signal = atoi(env);
-    }
-    int timer = inject_resolve_cpu_timer(o->cpu_timer);
+    ms->sample_signal = SIGRTMIN + 6;
+    if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
+        ms->sample_signal = atoi(env);
     /* what is expected; the samples' flags correct it (cycles, or a fallback to tick) */
-    ms->timer = o->wall ? "hrtimer" : timer == INJECT_TIMER_POSIX ? "tick" : "task-clock";
+    ms->timer = o->wall ? "hrtimer" : timer == SESSION_TIMER_POSIX ? "tick" : "task-clock";
     ms->freq_hz = o->freq_hz;
     ms->profile_min_pct = o->profile_min_pct;
-    model_set_window(s.m, (uint32_t)o->window_s);
-    size_t off = 0;
-    if (s.attached)
+    model_set_window(s->m, (uint32_t)o->window_s);
+    if (s->attached)
         snprintf(ms->target, sizeof(ms->target), "attached to %s", o->pids);
     for (int i = 0; i < o->target_argc && off < sizeof(ms->target) - 1; i++)
         off += (size_t)snprintf(ms->target + off, sizeof(ms->target) - off, "%s%s", i ? " " : "",
                                 o->target_argv[i]);
+}
 
-    /* signals: handled through a signalfd; the child restores the mask before exec */
-    s.sig_fd = session_signalfd(1);
-    if (s.sig_fd < 0)
-        goto out;
+/* The model, the HTTP endpoint's content, the writers and the collector's rings, then the
+ * session facts. 0, or -1 with a one-line message in err. */
+static int setup_model(struct session *s, char *err, size_t errlen)
+{
+    s->m = model_new();
+    session_serve_set_content(s->serve, &(struct session_serve_content){.m = s->m});
+    /* files' symbols (debuginfod downloads, big DWARF) load off this thread: the display and
+     * the rings never wait for them */
+    symbolizer_set_async(model_symbolizer(s->m), 1);
+    model_regions_set_sink(s->m, session_region_span, s);
+    model_session(s->m)->rank = s->o->record_dir ? session_mpi_rank() : -1;
+    if (session_setup_writers(s, err, errlen) != 0 ||
+        (!s->attached && session_rings_setup(s, err, errlen) != 0))
+        return -1;
+    describe_session(s);
+    return 0;
+}
 
-    if (s.attached) {
-        ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
-        s.start_cpu_ns = model_self_cpu_ns();
-        if (session_attach(&s, err, sizeof(err)) != 0) {
-            fprintf(stderr, "rocsys-top: -p: %s\n", err);
-            goto out;
-        }
-        goto started;
-    }
-    if (session_choose_engine(&s, prog.path) != 0) {
+/* Start the program with the collector injected: the engine chosen first, the collector's
+ * settings in its environment. 0, or the exit status with a one-line message on stderr. */
+static int launch_target(struct session *s, const struct inject_program *prog,
+                         const char *collector)
+{
+    const struct session_config *o = s->o;
+    struct model_session *ms = model_session(s->m);
+    int timer = session_resolve_cpu_timer(o->cpu_timer);
+    char env_session[512], err[600];
+    char *env_extra[2];
+
+    if (session_choose_engine(s, prog->path) != 0) {
         fprintf(stderr, "rocsys-top: --engine perf: %s\n", ms->engine_why);
-        goto out;
+        return 1;
     }
-    if (s.use_perf)
+    if (s->use_perf)
         ms->timer = o->wall ? "task-clock+switches" : "task-clock";
     /* one variable (protocol.h); the launcher adds root=PID in the child */
     snprintf(env_session, sizeof(env_session),
              "%s=protocol=%d,hz=%d,mode=%s,follow=%d,timer=%s,python=%d,lstacks=%d,shm=%s",
              ROCSYS_ENV_SESSION, ROCSYS_PROTOCOL_VERSION, o->freq_hz, o->wall ? "wall" : "cpu",
              o->follow,
-             s.use_perf                   ? "none"
-             : timer == INJECT_TIMER_PERF ? "perf"
-                                          : "posix",
-             o->python != INJECT_PYTHON_OFF, !o->launch_stacks_off, s.shm_path);
-    model_python_hide_interpreter(s.m, o->python == INJECT_PYTHON_ON);
+             s->use_perf                   ? "none"
+             : timer == SESSION_TIMER_PERF ? "perf"
+                                           : "posix",
+             o->python != SESSION_PYTHON_OFF, !o->launch_stacks_off, s->shm_path);
+    model_python_hide_interpreter(s->m, o->python == SESSION_PYTHON_ON);
     env_extra[0] = env_session;
     env_extra[1] = NULL;
 
     ms->start_ns = model_clock_ns(CLOCK_MONOTONIC);
-    s.start_cpu_ns = model_self_cpu_ns();
-    rc = inject_spawn(o, &prog, collector, env_extra, &s.target, err, sizeof(err),
-                      s.use_perf ? session_perf_before_exec : NULL, &s);
+    s->start_cpu_ns = model_self_cpu_ns();
+    struct inject_launch launch = {
+        .argv = o->target_argv, .use_stdin = o->use_stdin, .causal = o->causal};
+    int rc = inject_spawn(&launch, prog, collector, env_extra, &s->target, err, sizeof(err),
+                          s->use_perf ? session_perf_before_exec : NULL, s);
     if (rc != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
-        goto out;
+        return rc;
     }
-    model_set_root_pid(s.m, (uint32_t)s.target.pid);
+    model_set_root_pid(s->m, (uint32_t)s->target.pid);
     if (o->causal)
-        session_causal_start(&s);
-    fcntl(s.target.out_fd, F_SETFL, O_NONBLOCK);
-    fcntl(s.target.err_fd, F_SETFL, O_NONBLOCK);
-started:
-    ms->gpu = session_gpu_start(o); /* after the fork: the child expects one thread */
-    session_spool_start(&s.spool);  /* without it, the loop drains on its tick */
-    snprintf(ms->status_text, sizeof(ms->status_text), "running");
+        session_causal_start(s);
+    fcntl(s->target.out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(s->target.err_fd, F_SETFL, O_NONBLOCK);
+    return 0;
+}
 
-    if (!s.batch && !s.headless) {
-        struct tui_options to = {.color = o->color,
-                                 .no_mouse = o->no_mouse,
-                                 .delay_tenths = o->delay_tenths,
-                                 .source_path = o->source_path};
-        s.tui = tui_open(s.m, &to);
-        if (!s.tui) {
-            s.batch = 1; /* no usable terminal: fall back to text frames */
+/* -p: sample the running processes from outside. 0, or 1 with a one-line message on stderr. */
+static int attach_target(struct session *s)
+{
+    char err[600];
+
+    model_session(s->m)->start_ns = model_clock_ns(CLOCK_MONOTONIC);
+    s->start_cpu_ns = model_self_cpu_ns();
+    if (session_attach(s, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rocsys-top: -p: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* Once the target runs: GPU monitoring, the spool's thread and the display (text frames when
+ * the terminal cannot take the TUI). */
+static void start_watching(struct session *s)
+{
+    struct model_session *ms = model_session(s->m);
+
+    ms->gpu = session_gpu_start(s->o); /* after the fork: the child expects one thread */
+    session_spool_start(&s->spool);    /* without it, the loop drains on its tick */
+    snprintf(ms->status_text, sizeof(ms->status_text), "running");
+    if (!s->batch && !s->headless) {
+        s->tui = tui_open(s->m, &s->o->tui);
+        if (!s->tui) {
+            s->batch = 1; /* no usable terminal: fall back to text frames */
             fprintf(stderr, "rocsys-top: cannot start the terminal UI; printing text frames\n");
         }
     }
-    run_loop(&s);
-    /* the target must not outlive a session that is over (an attached one is left running) */
-    if (!s.target_done && !s.attached) {
-        session_stop_target(&s);
-        for (int i = 0; i < KILL_GRACE_MS / 10 && !s.target_done; i++) {
-            usleep(10000);
-            check_child(&s);
-        }
-        if (!s.target_done) {
-            signal_target(&s, SIGKILL);
-            while (!s.target_done && waitpid(s.target.pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-            if (!s.target_done) {
-                s.target_done = 1;
-                s.exit_status = 128 + SIGKILL;
-            }
-        }
-    }
-    rc = s.exit_status;
-    /* samples still waiting for their files: named now (after a short wait when the user quit
-     * the TUI, the full one when a recording or batch output must be complete) */
-    session_finish_symbols(&s, s.tui ? 3000 : SYMBOLS_FINAL_WAIT_MS);
-    session_drain(&s, 0);
-    if (s.tr.hdr)
-        transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
-out:
-    if (s.tui)
-        tui_close(s.tui);
+}
+
+/* The end of a session that ran: the display closed, the last slices and regions written, the
+ * recording closed (exit status 74 when it lost data), the output log kept or removed, the
+ * headless summary (and ROCSYS_UNWIND_CHECK's line). Returns rc, or 74. */
+static int close_outputs(struct session *s, int rc)
+{
+    const struct session_config *o = s->o;
+
+    if (s->tui)
+        tui_close(s->tui);
     /* our own log in $TMPDIR is removed when the target ended well, kept (and said) if not */
-    int keep_log = s.log_is_temp && s.target.pid > 0 && s.exit_status != 0;
-    if (s.rec && !s.hangup && s.target.pid > 0 && !s.attached &&
-        (keep_log || (!s.log_is_temp && !s.batch && !s.headless)))
+    int keep_log = s->log_is_temp && s->target.pid > 0 && s->exit_status != 0;
+    if (s->rec && !s->hangup && s->target.pid > 0 && !s->attached &&
+        (keep_log || (!s->log_is_temp && !s->batch && !s->headless)))
         fprintf(stderr, "rocsys-top: %s; the target's output is in %s\n",
-                model_session(s.m)->status_text, s.log_path);
-    if (s.target.out_fd >= 0)
-        close(s.target.out_fd);
-    if (s.target.err_fd >= 0)
-        close(s.target.err_fd);
-    struct record_end end = {.exit_status = s.exit_status,
-                             .status_text = model_session(s.m)->status_text,
-                             .ended_by = s.ended_by ? s.ended_by : "target ended",
+                model_session(s->m)->status_text, s->log_path);
+    if (s->target.out_fd >= 0)
+        close(s->target.out_fd);
+    if (s->target.err_fd >= 0)
+        close(s->target.err_fd);
+    struct record_end end = {.exit_status = s->exit_status,
+                             .status_text = model_session(s->m)->status_text,
+                             .ended_by = s->ended_by ? s->ended_by : "target ended",
                              .argv = o->target_argv,
                              .argc = o->target_argc,
-                             .root_pid = (int)s.target.pid,
-                             .files = (const char *const *)s.files};
-    if (s.m) /* regions still open (a process that outlived the session): closed now */
-        model_regions_close(s.m, model_clock_ns(CLOCK_MONOTONIC), 1);
-    if (s.m) /* OpenMP regions still unnamed: named now, their held slices written */
-        model_regions_resolve(s.m, 1);
-    if (s.m)
-        session_gpu_record(model_session(s.m)->gpu, s.rec);
-    if (s.m) /* GPU slices still waiting for a kernel name: written with what is known */
-        session_kernels_flush(s.m, s.rec, 1);
+                             .root_pid = (int)s->target.pid,
+                             .files = (const char *const *)s->files};
+    if (s->m) /* regions still open (a process that outlived the session): closed now */
+        model_regions_close(s->m, model_clock_ns(CLOCK_MONOTONIC), 1);
+    if (s->m) /* OpenMP regions still unnamed: named now, their held slices written */
+        model_regions_resolve(s->m, 1);
+    if (s->m)
+        session_gpu_record(model_session(s->m)->gpu, s->rec);
+    if (s->m) /* GPU slices still waiting for a kernel name: written with what is known */
+        session_kernels_flush(s->m, s->rec, 1);
     char lost[192];
-    if (record_set_close(s.rec, s.m, &end, lost, sizeof(lost)) > 0) {
+    if (record_set_close(s->rec, s->m, &end, lost, sizeof(lost)) > 0) {
         fprintf(stderr, "rocsys-top: the %s is incomplete: %s\n",
                 o->record_dir ? "recording" : "output log", lost);
         if (rc == 0) /* a run that lost data never looks like one that succeeded */
             rc = 74; /* EX_IOERR */
     }
-    s.rec = NULL;
-    if (s.log_is_temp && !keep_log)
-        unlink(s.log_path);
-    if (s.headless && s.target.pid > 0 && o->record_dir)
-        session_print_summary(&s);
+    s->rec = NULL;
+    if (s->log_is_temp && !keep_log)
+        unlink(s->log_path);
+    if (s->headless && s->target.pid > 0 && o->record_dir)
+        session_print_summary(s);
     const char *check = getenv("ROCSYS_UNWIND_CHECK");
     if (check && check[0] == '1') { /* a developer's check of the cached unwinder */
         struct symbolizer_unwind_stats us;
@@ -790,31 +542,85 @@ out:
                 " compared with libdwfl, %" PRIu64 " differ\n",
                 us.samples, us.cached, us.checked, us.differ);
     }
-    if (s.sig_fd >= 0)
-        close(s.sig_fd);
-    session_serve_close(s.serve);
-    session_spool_stop(&s.spool);
-    session_perf_close(s.perf);
-    perf_python_free(s.py_walker); /* (loaded, never handed to the events) */
-    session_context_free(s.ctx);
-    free(s.held.data);
-    free(s.pids);
-    free(s.seen_tids);
-    if (s.tr.hdr) {
-        transport_consumer_gone(&s.tr); /* a process that outlives us must not wait for room */
-        transport_detach(&s.tr);
+    return rc;
+}
+
+/* Free what the session holds; nothing of ours stays in the target (perf events, rings). */
+static void free_session(struct session *s)
+{
+    if (s->sig_fd >= 0)
+        close(s->sig_fd);
+    session_serve_close(s->serve);
+    session_spool_stop(&s->spool);
+    session_perf_close(s->perf);
+    perf_python_free(s->py_walker); /* (loaded, never handed to the events) */
+    session_context_free(s->ctx);
+    free(s->held.data);
+    free(s->pids);
+    free(s->seen_tids);
+    if (s->tr.hdr) {
+        transport_consumer_gone(&s->tr); /* a process that outlives us must not wait for room */
+        transport_detach(&s->tr);
     }
-    if (s.shm_path[0])
-        unlink(s.shm_path);
-    for (size_t i = 0; i < s.ndef; i++)
-        free(s.def[i].frames);
-    free(s.def);
-    free(s.inst);
-    session_spool_free(&s.spool);
-    session_causal_free(&s);
-    free(s.taken.data);
-    if (s.m)
-        gpu_monitor_stop(model_session(s.m)->gpu);
-    model_free(s.m);
+    if (s->shm_path[0])
+        unlink(s->shm_path);
+    for (size_t i = 0; i < s->ndef; i++)
+        free(s->def[i].frames);
+    free(s->def);
+    free(s->inst);
+    session_spool_free(&s->spool);
+    session_causal_free(s);
+    free(s->taken.data);
+    if (s->m)
+        gpu_monitor_stop(model_session(s->m)->gpu);
+    model_free(s->m);
+}
+
+int session_run(const struct session_config *o)
+{
+    static struct session s; /* one per process */
+    struct inject_program prog;
+    char collector[4096], err[600];
+    int rc;
+
+    memset(&s, 0, sizeof(s));
+    s.o = o;
+    s.sig_fd = -1;
+    s.target.out_fd = s.target.err_fd = -1;
+    s.target.pid = -1;
+    s.attached = o->pids != NULL;
+    session_spool_init(&s.spool, &s.tr, &s);
+    if ((rc = choose_display(&s)) != 0 ||
+        (rc = check_target(&s, &prog, collector, sizeof(collector))) != 0)
+        return rc;
+    if (o->serve && !(s.serve = session_serve_open(o->serve, err, sizeof(err)))) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        return 2;
+    }
+    rc = 1;
+    if (setup_model(&s, err, sizeof(err)) != 0) {
+        fprintf(stderr, "rocsys-top: %s\n", err);
+        goto out;
+    }
+    /* signals: handled through a signalfd; the child restores the mask before exec */
+    s.sig_fd = session_signalfd(1);
+    if (s.sig_fd < 0)
+        goto out;
+    rc = s.attached ? attach_target(&s) : launch_target(&s, &prog, collector);
+    if (rc != 0)
+        goto out;
+    start_watching(&s);
+    run_loop(&s);
+    session_end_target(&s); /* it must not outlive a session that is over */
+    rc = s.exit_status;
+    /* samples still waiting for their files: named now (after a short wait when the user quit
+     * the TUI, the full one when a recording or batch output must be complete) */
+    session_finish_symbols(&s, s.tui ? 3000 : SYMBOLS_FINAL_WAIT_MS);
+    session_drain(&s, 0);
+    if (s.tr.hdr)
+        transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
+out:
+    rc = close_outputs(&s, rc);
+    free_session(&s);
     return rc;
 }

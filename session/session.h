@@ -10,7 +10,50 @@
 #include <stdio.h>
 
 #include "collector/transport.h"
-#include "inject/inject.h"
+#include "tui/tui.h"
+
+/* What a session is asked to do (a run, -p, --replay, --attach-gpu): the command line (cli/)
+ * fills it; nothing under it sees the command line's own options. */
+struct session_config {
+    int freq_hz;                  /* samples per second per thread */
+    int wall;                     /* sample wall time (else thread CPU time) */
+    int cpu_timer;                /* SESSION_TIMER_*: what raises the signal engine's CPU samples */
+    int engine;                   /* SESSION_ENGINE_* */
+    int iterations;               /* refreshes before exiting, 0 = unlimited */
+    int batch;                    /* text frames, no curses */
+    int window_s;                 /* sliding-window length */
+    int follow;                   /* profile the processes the target starts */
+    int python;                   /* SESSION_PYTHON_* */
+    int launch_stacks_off;        /* no call stacks of kernel launches */
+    int use_stdin;                /* the target reads our stdin */
+    int max_rows;                 /* rows per view in batch frames, 0 = all */
+    double profile_min_pct;       /* profile.txt's pruning threshold, % */
+    const char *output_log;       /* the target's full output goes here, NULL: $TMPDIR */
+    const char *record_dir;       /* record into this directory, NULL: no recording */
+    int force;                    /* overwrite a recording in record_dir */
+    uint64_t keep_ns, keep_bytes; /* --keep: the trace keeps the last of these (0: all) */
+    int no_tui;                   /* headless recording (or serving) */
+    const char *serve;            /* the HTTP endpoint's [ADDR:]PORT, NULL: none */
+    const char *replay_dir;       /* the recording replayed */
+    const char *range;            /* START:END: the part of a replayed run (seconds), NULL: all */
+    const char *diff_dir;         /* the recording a replay is compared with, NULL: none */
+    const char *pids;             /* PID[,PID...]: attach to running processes, NULL: start one */
+    int gpu_interval_ms;          /* GPU sampling interval, 0 = no GPU monitoring */
+    int causal;                   /* causal profiling experiments */
+    const char *progress;         /* with causal: the function whose calls are the progress point */
+    char **target_argv;           /* PROGRAM [ARGS...], NULL-terminated (NULL: no program) */
+    int target_argc;
+    struct tui_options tui; /* the display's options (its delay is the refresh delay) */
+};
+
+/* The choices of session_config's cpu_timer, engine and python, in the order the command
+ * line names them ("auto perf posix", "auto perf signal", "on native off"). */
+enum { SESSION_TIMER_AUTO = 0, SESSION_TIMER_PERF = 1, SESSION_TIMER_POSIX = 2 };
+enum { SESSION_ENGINE_AUTO = 0, SESSION_ENGINE_PERF = 1, SESSION_ENGINE_SIGNAL = 2 };
+enum { SESSION_PYTHON_ON = 0, SESSION_PYTHON_NATIVE = 1, SESSION_PYTHON_OFF = 2 };
+/* Resolve cpu_timer auto: perf events (the collector falls back to POSIX timers where they are
+ * not permitted). */
+int session_resolve_cpu_timer(int choice);
 
 /* The MPI rank of this process from the launcher's environment (OMPI_COMM_WORLD_RANK,
  * PMI_RANK, PMIX_RANK, SLURM_PROCID), or -1. */
@@ -27,10 +70,10 @@ int session_record_dir_prepare(const char *dir, int force, char *err, size_t err
 int session_signalfd(int with_sigchld);
 /* --replay DIR: show the recording in DIR in the TUI (or as a text frame with -b). Returns the
  * exit status (0, or 1 with a one-line message on stderr). */
-int session_replay(const struct inject_options *o);
+int session_replay(const struct session_config *c);
 /* --replay DIR --live: follow DIR's recording, or DIR/rank-N's, while they are written
  * (session/replay_live.c). Returns the exit status. */
-int session_replay_live(const struct inject_options *o);
+int session_replay_live(const struct session_config *c);
 /* The Ranks table of the MPI recordings in DIR/rank-N (as the Ranks view shows it) to out;
  * -1 when there are none. */
 int session_ranks_table(const char *dir, FILE *out);
@@ -42,11 +85,11 @@ int session_replay_buffers(const uint8_t *trace, size_t trace_len, const char *j
 
 /* --attach-gpu: the GPU dashboard of the whole machine, no target (session/attach.c). Returns
  * the exit status. */
-int session_attach_gpu(const struct inject_options *o);
+int session_attach_gpu(const struct session_config *c);
 struct gpu_monitor;
 struct record_set;
 /* Start GPU monitoring as the options say (NULL with --gpu-interval 0). */
-struct gpu_monitor *session_gpu_start(const struct inject_options *o);
+struct gpu_monitor *session_gpu_start(const struct session_config *c);
 /* Turn the GPU samples taken since the last call into counter events for the writers. */
 void session_gpu_record(struct gpu_monitor *g, struct record_set *rec);
 
@@ -85,7 +128,7 @@ void session_serve_printf(struct session_serve_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Run a whole session; returns rocsys-top's exit status. */
-int session_run(const struct inject_options *o);
+int session_run(const struct session_config *c);
 
 /* kernels.c: the collector's HIP and HSA records */
 struct model;

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "collector/transport.h"
+#include "inject/inject.h"
 #include "session/session.h"
 
 #define DRAIN_INTERVAL_MS 50
@@ -38,7 +39,7 @@ struct deferred {
 };
 
 struct session {
-    const struct inject_options *o;
+    const struct session_config *o; /* what the session was asked to do */
     struct model *m;
     struct transport tr;
     char shm_path[256];
@@ -144,8 +145,23 @@ void session_drain(struct session *s, int check_orphans);
 /* Wait at most timeout_ms for the files whose symbols are loading (a note on stderr in batch
  * and headless modes); past that, their frames are named by address. */
 void session_finish_symbols(struct session *s, int timeout_ms);
+
+/* stats.c: update the session facts the views show (counts, drops, the collector's cost, the
+ * notice), at each refresh */
+void session_update_stats(struct session *s);
+
+/* target.c: the target's signals, stopping and end */
 /* Ask the target to end (an attached process: detach). */
 void session_stop_target(struct session *s);
+/* Send sig to the target (its process group when it has one); never to an attached process. */
+void session_signal_target(struct session *s, int sig);
+/* Reap the target if it ended. */
+void session_check_child(struct session *s);
+/* The signals that arrived for rocsys-top itself (on its signalfd). */
+void session_on_signal(struct session *s);
+/* The session is over: a target still running is stopped (SIGTERM, SIGKILL after a grace
+ * period) and reaped; an attached process is left running. */
+void session_end_target(struct session *s);
 
 /* source_perf.c */
 /* The header's engine line (model_session's engine_why) from the engine, its reason, the timer

@@ -345,7 +345,7 @@ void session_engine_explain(struct session *s)
                 why_add(buf, sizeof(buf), "a timer signal in each thread samples instead");
                 want = SESSION_PERF_FULL;
             }
-        } else if (strcmp(timer, "tick") == 0 && s->o->cpu_timer != INJECT_TIMER_POSIX) {
+        } else if (strcmp(timer, "tick") == 0 && s->o->cpu_timer != SESSION_TIMER_POSIX) {
             why_add(buf, sizeof(buf),
                     "POSIX CPU timers at the scheduler tick instead: coarse, shares biased "
                     "under load");
@@ -363,6 +363,15 @@ void session_engine_explain(struct session *s)
         snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s", part);
     }
     snprintf(ms->engine_why, sizeof(ms->engine_why), "%s", buf);
+}
+
+/* What raises CPU samples for a --cpu-timer choice: auto is perf events. */
+int session_resolve_cpu_timer(int choice)
+{
+    /* perf events everywhere, a VM included: POSIX CPU-time timers fire at the scheduler tick
+     * and are biased under load (64/21/15 for the demo's 50/30/20 next to two busy loops,
+     * tests/e2e/test_load.sh); the collector falls back to them where perf events fail */
+    return choice == SESSION_TIMER_AUTO ? SESSION_TIMER_PERF : choice;
 }
 
 /* Whether a launched Python program can have its frames read from outside: the BPF walker
@@ -385,7 +394,7 @@ static int python_walker_loads(struct session *s)
 int session_choose_engine(struct session *s, const char *program)
 {
     struct model_session *ms = model_session(s->m);
-    const struct inject_options *o = s->o;
+    const struct session_config *o = s->o;
     struct session_perf_grant *g = &s->grant;
     int perf_ok;
 
@@ -394,23 +403,23 @@ int session_choose_engine(struct session *s, const char *program)
     ms->engine = "signal";
     ms->engine_why[0] = '\0';
     /* what the in-target sampler's timer will be (the samples' flags confirm it) */
-    if (!o->wall && inject_resolve_cpu_timer(o->cpu_timer) == INJECT_TIMER_PERF)
+    if (!o->wall && session_resolve_cpu_timer(o->cpu_timer) == SESSION_TIMER_PERF)
         ms->timer = g->timer == SESSION_PERF_FULL   ? "task-clock"
                     : g->timer == SESSION_PERF_USER ? "task-clock:u"
                                                     : "tick";
     if (!perf_ok)
         session_perf_why_not(g, o->wall, s->engine_reason, sizeof(s->engine_reason));
-    if (o->engine == INJECT_ENGINE_PERF && !perf_ok) {
+    if (o->engine == SESSION_ENGINE_PERF && !perf_ok) {
         session_perf_why_not_line(g, o->wall, ms->engine_why, sizeof(ms->engine_why));
         return -1;
     }
-    if (o->engine == INJECT_ENGINE_SIGNAL)
+    if (o->engine == SESSION_ENGINE_SIGNAL)
         s->engine_cause = SESSION_CAUSE_ASKED; /* only what its timer loses is said */
-    else if (o->engine == INJECT_ENGINE_AUTO && o->python != INJECT_PYTHON_OFF &&
+    else if (o->engine == SESSION_ENGINE_AUTO && o->python != SESSION_PYTHON_OFF &&
              inject_program_is_python(program) && inject_python_frames_readable(program) &&
-             !(perf_ok && o->cpu_timer == INJECT_TIMER_AUTO && python_walker_loads(s)))
+             !(perf_ok && o->cpu_timer == SESSION_TIMER_AUTO && python_walker_loads(s)))
         s->engine_cause = SESSION_CAUSE_PYTHON; /* not for a Python whose frames are not read */
-    else if (o->engine == INJECT_ENGINE_AUTO && o->cpu_timer != INJECT_TIMER_AUTO)
+    else if (o->engine == SESSION_ENGINE_AUTO && o->cpu_timer != SESSION_TIMER_AUTO)
         s->engine_cause = SESSION_CAUSE_ASKED; /* --cpu-timer names the in-target timer */
     else if (!perf_ok)
         s->engine_cause = SESSION_CAUSE_KERNEL;
@@ -431,7 +440,7 @@ static void launch_python(struct session *s)
     char why[200] = "";
     struct perf_python *py;
 
-    if (s->o->python == INJECT_PYTHON_OFF || !s->o->target_argv || !s->o->target_argv[0] ||
+    if (s->o->python == SESSION_PYTHON_OFF || !s->o->target_argv || !s->o->target_argv[0] ||
         !inject_program_is_python(s->o->target_argv[0]))
         return;
     py = s->py_walker; /* auto: loaded when the engine was chosen */
@@ -490,7 +499,8 @@ static void attach_python(struct session *s)
     char why[200] = "";
     uint32_t v;
 
-    if (s->o->python == INJECT_PYTHON_OFF || model_session(s->m)->python_status == MODEL_PY_REFUSED)
+    if (s->o->python == SESSION_PYTHON_OFF ||
+        model_session(s->m)->python_status == MODEL_PY_REFUSED)
         return;
     for (int i = 0; i < s->npids; i++) {
         uint32_t pid = (uint32_t)s->pids[i];

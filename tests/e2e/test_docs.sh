@@ -98,7 +98,7 @@ done <"$WORK/views"
 
 # ---- environment variables the code reads or sets ----
 {
-    grep -rhoE 'getenv\("[A-Z_]+"\)' "$S"/inject "$S"/collector "$S"/gpu "$S"/base "$S"/model "$S"/symbols "$S"/tui "$S"/record |
+    grep -rhoE 'getenv\("[A-Z_]+"\)' "$S"/cli "$S"/inject "$S"/collector "$S"/gpu "$S"/base "$S"/model "$S"/symbols "$S"/tui "$S"/record |
         grep -oE '"[A-Z_]+"' | tr -d '"'
     grep -hoE '^#define ROCSYS_ENV_[A-Z_]+ +"[A-Z_]+"' "$S/collector/protocol.h" | grep -oE '"[A-Z_]+"' | tr -d '"'
     sed -n '/session_mpi_rank/,/^}/p' "$S/session/merge.c" | grep -oE '"[A-Z_]+"' | tr -d '"'

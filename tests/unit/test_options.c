@@ -2,20 +2,21 @@
 #include <string.h>
 
 #include "check.h"
-#include "inject/inject.h"
+#include "cli/cli.h"
+#include "session/session.h"
 
 /* Parse a NULL-terminated argv; returns the parse status. */
-static int parse(struct inject_options *o, char *err, const char **args)
+static int parse(struct cli_options *o, char *err, const char **args)
 {
     int argc = 0;
     while (args[argc])
         argc++;
-    return inject_options_parse(argc, (char **)args, o, err, 256);
+    return cli_options_parse(argc, (char **)args, o, err, 256);
 }
 
 int main(void)
 {
-    struct inject_options o;
+    struct cli_options o;
     char err[256];
 
     const char *a1[] = {"rocsys-top", "--", "./app", "x", NULL};
@@ -39,11 +40,11 @@ int main(void)
 
     const char *a3[] = {"rocsys-top", "--freq=99", "--sample=cpu", "--", "app", NULL};
     CHECK(parse(&o, err, a3) == 0 && o.freq_hz == 99 && !o.wall);
-    CHECK(o.cpu_timer == INJECT_TIMER_AUTO);
+    CHECK(o.cpu_timer == SESSION_TIMER_AUTO);
     const char *a4[] = {"rocsys-top", "--cpu-timer", "posix", "--", "app", NULL};
-    CHECK(parse(&o, err, a4) == 0 && o.cpu_timer == INJECT_TIMER_POSIX);
-    CHECK(inject_resolve_cpu_timer(INJECT_TIMER_PERF) == INJECT_TIMER_PERF);
-    CHECK(inject_resolve_cpu_timer(INJECT_TIMER_AUTO) != INJECT_TIMER_AUTO);
+    CHECK(parse(&o, err, a4) == 0 && o.cpu_timer == SESSION_TIMER_POSIX);
+    CHECK(session_resolve_cpu_timer(SESSION_TIMER_PERF) == SESSION_TIMER_PERF);
+    CHECK(session_resolve_cpu_timer(SESSION_TIMER_AUTO) != SESSION_TIMER_AUTO);
     CHECK(parse(&o, err, a3) == 0 && o.profile_min_pct == 0.5);
     const char *a5[] = {"rocsys-top", "--profile-min", "0", "--", "app", NULL};
     CHECK(parse(&o, err, a5) == 0 && o.profile_min_pct == 0);
@@ -91,8 +92,8 @@ int main(void)
     const char *h[] = {"rocsys-top", "--help", NULL};
     CHECK(parse(&o, err, h) == 0 && o.help);
     const char *nc[] = {"rocsys-top", "--no-config", "-d", "3", "--", "./app", NULL};
-    CHECK(parse(&o, err, nc) == 0 && o.no_config && inject_option_given(&o, "delay") &&
-          inject_option_given(&o, "no-config") && !inject_option_given(&o, "window"));
+    CHECK(parse(&o, err, nc) == 0 && o.no_config && cli_option_given(&o, "delay") &&
+          cli_option_given(&o, "no-config") && !cli_option_given(&o, "window"));
     const char *v[] = {"rocsys-top", "-V", NULL};
     CHECK(parse(&o, err, v) == 0 && o.version);
     return check_summary();

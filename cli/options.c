@@ -1,7 +1,8 @@
 /* Command-line options: one table drives parsing, range checks and --help. */
-#include "inject.h"
+#include "cli/cli.h"
 #include "model/model.h"
 #include "record/record.h"
+#include "session/session.h"
 #include "tui/tui.h"
 
 #include <stdlib.h>
@@ -16,12 +17,12 @@ struct opt_def {
     const char *arg;     /* argument name in --help */
     long min, max;       /* OPT_INT range (OPT_PERCENT: 0 to 100, a double) */
     const char *choices; /* OPT_CHOICE: space-separated; the index is stored */
-    size_t offset;       /* field of struct inject_options */
+    size_t offset;       /* field of struct cli_options */
     int flag_value;      /* OPT_FLAG: value stored */
     const char *help;
 };
 
-#define OFF(f) offsetof(struct inject_options, f)
+#define OFF(f) offsetof(struct cli_options, f)
 
 static const struct opt_def opt_table[] = {
     {"freq", 'f', OPT_INT, "HZ", 1, 10000, NULL, OFF(freq_hz), 0,
@@ -129,10 +130,10 @@ static const struct opt_def opt_table[] = {
     {NULL, 0, 0, NULL, 0, 0, NULL, 0, 0, NULL},
 };
 
-_Static_assert(sizeof(opt_table) / sizeof(opt_table[0]) <= 64, "inject_options.given: 64 bits");
+_Static_assert(sizeof(opt_table) / sizeof(opt_table[0]) <= 64, "cli_options.given: 64 bits");
 
 /* Defaults, applied before parsing. */
-static void set_defaults(struct inject_options *o)
+static void set_defaults(struct cli_options *o)
 {
     memset(o, 0, sizeof(*o));
     o->freq_hz = 1000;
@@ -158,7 +159,7 @@ static const struct opt_def *find_opt(const char *long_name, size_t len, char sh
 }
 
 /* Store value into the option's field; returns 0 or -1 with err set. */
-static int apply(const struct opt_def *d, const char *value, struct inject_options *o, char *err,
+static int apply(const struct opt_def *d, const char *value, struct cli_options *o, char *err,
                  size_t errlen)
 {
     char *field = (char *)o + d->offset;
@@ -226,7 +227,7 @@ static int apply(const struct opt_def *d, const char *value, struct inject_optio
     return -1;
 }
 
-int inject_options_parse(int argc, char **argv, struct inject_options *o, char *err, size_t errlen)
+int cli_options_parse(int argc, char **argv, struct cli_options *o, char *err, size_t errlen)
 {
     int i;
 
@@ -356,14 +357,14 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
                  "--causal -- PROGRAM");
         return -1;
     }
-    if (o->causal && o->engine == INJECT_ENGINE_PERF) {
+    if (o->causal && o->engine == SESSION_ENGINE_PERF) {
         snprintf(err, errlen,
                  "--causal needs the signal engine (perf events cannot pause a "
                  "thread): leave out --engine perf");
         return -1;
     }
     if (o->causal) { /* threads pause in their own handler; samples stand for wall time */
-        o->engine = INJECT_ENGINE_SIGNAL;
+        o->engine = SESSION_ENGINE_SIGNAL;
         o->wall = 1;
     }
     if (o->help || o->version || o->merge_dir || o->replay_dir || o->attach_gpu || o->pids)
@@ -377,13 +378,13 @@ int inject_options_parse(int argc, char **argv, struct inject_options *o, char *
     return 0;
 }
 
-int inject_option_given(const struct inject_options *o, const char *long_name)
+int cli_option_given(const struct cli_options *o, const char *long_name)
 {
     const struct opt_def *d = find_opt(long_name, strlen(long_name), 0);
     return d && (o->given >> (d - opt_table) & 1u);
 }
 
-void inject_options_help(FILE *out)
+void cli_options_help(FILE *out)
 {
     fprintf(out, "Usage: rocsys-top [OPTIONS] -- PROGRAM [ARGS...]\n"
                  "       rocsys-top --record DIR [OPTIONS] -- PROGRAM [ARGS...]\n"

@@ -6,26 +6,70 @@
 
 #include "collector/protocol.h"
 #include "gpu/gpu.h"
-#include "inject/inject.h"
+#include "cli/cli.h"
 #include "session/session.h"
 #include "tui/tui.h"
 
-/* The modes that run sessions; their exit status. */
-static int run(const struct inject_options *o)
+/* What the session is asked to do, from the command line; the display's options built here,
+ * once, for every mode that opens it. */
+static void session_config_from(const struct cli_options *o, struct session_config *c)
 {
+    *c = (struct session_config){
+        .freq_hz = o->freq_hz,
+        .wall = o->wall,
+        .cpu_timer = o->cpu_timer,
+        .engine = o->engine,
+        .iterations = o->iterations,
+        .batch = o->batch,
+        .window_s = o->window_s,
+        .follow = o->follow,
+        .python = o->python,
+        .launch_stacks_off = o->launch_stacks_off,
+        .use_stdin = o->use_stdin,
+        .max_rows = o->max_rows,
+        .profile_min_pct = o->profile_min_pct,
+        .output_log = o->output_log,
+        .record_dir = o->record_dir,
+        .force = o->force,
+        .keep_ns = o->keep_ns,
+        .keep_bytes = o->keep_bytes,
+        .no_tui = o->no_tui,
+        .serve = o->serve,
+        .replay_dir = o->replay_dir,
+        .range = o->range,
+        .diff_dir = o->diff_dir,
+        .pids = o->pids,
+        .gpu_interval_ms = o->gpu_interval_ms,
+        .causal = o->causal,
+        .progress = o->progress,
+        .target_argv = o->target_argv,
+        .target_argc = o->target_argc,
+        .tui = {.color = o->color,
+                .no_mouse = o->no_mouse,
+                .delay_tenths = o->delay_tenths,
+                .source_path = o->source_path},
+    };
+}
+
+/* The modes that run sessions; their exit status. */
+static int run(const struct cli_options *o)
+{
+    struct session_config c;
+
     if (o->merge_dir)
         return session_merge(o->merge_dir);
+    session_config_from(o, &c);
     if (o->replay_dir)
-        return o->live ? session_replay_live(o) : session_replay(o);
+        return o->live ? session_replay_live(&c) : session_replay(&c);
     if (o->attach_gpu)
-        return session_attach_gpu(o);
-    return session_run(o);
+        return session_attach_gpu(&c);
+    return session_run(&c);
 }
 
 /* The settings file (unless --no-config) for an interactive display: its delay, window and
  * mouse where the command line did not give them; the TUI applies the rest and writes it back.
  * A file that is not valid gets one line, the defaults, and is left as it is. */
-static void settings_apply(struct inject_options *o)
+static void settings_apply(struct cli_options *o)
 {
     struct tui_settings set;
     char path[4096], err[300];
@@ -46,30 +90,30 @@ static void settings_apply(struct inject_options *o)
         tui_settings_use(&set, NULL);
         return;
     }
-    if (!inject_option_given(o, "delay"))
+    if (!cli_option_given(o, "delay"))
         o->delay_tenths = set.delay_tenths;
-    if (!inject_option_given(o, "window"))
+    if (!cli_option_given(o, "window"))
         o->window_s = set.window_s;
-    if (!inject_option_given(o, "no-mouse"))
+    if (!cli_option_given(o, "no-mouse"))
         o->no_mouse = !set.mouse;
     tui_settings_use(&set, path);
 }
 
 int main(int argc, char **argv)
 {
-    struct inject_options o;
+    struct cli_options o;
     char err[512];
 
     /* big tables (call trees built per frame, grown arrays) are mapped and unmapped on their
      * own, so memory a view freed goes back to the system instead of staying in the heap */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     mallopt(M_ARENA_MAX, 2);
-    if (inject_options_parse(argc, argv, &o, err, sizeof(err)) != 0) {
+    if (cli_options_parse(argc, argv, &o, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         return 2;
     }
     if (o.help) {
-        inject_options_help(stdout);
+        cli_options_help(stdout);
         return 0;
     }
     if (o.version) {
