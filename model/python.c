@@ -395,6 +395,15 @@ static int groups_placed(const int *pentry, const uint32_t *pat, uint32_t np, ui
     return any;
 }
 
+int model_python_hidden_trampoline(const struct model *m, uint32_t f)
+{
+    const struct model_func *fn = &m->funcs[f];
+
+    return m->python && !m->python->show_native && m->session.python_status == ROCSYS_PY_OK &&
+           fn->name && strncmp(fn->name, "py::", 4) == 0 && fn->module &&
+           strcmp(fn->module, "[jit]") == 0;
+}
+
 uint32_t model_python_merge(struct model *m, const uint32_t *const *native, const uint32_t *nlen,
                             uint32_t nn, const uint32_t *const *py, const uint32_t *plen,
                             const int *pentry, const uint32_t *pat, uint32_t np, uint32_t *out,
