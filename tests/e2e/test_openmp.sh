@@ -16,7 +16,7 @@
 # barrier_wait(), thread i spinning (i + 1) x 10 ms of CPU time, then an explicit barrier) prints
 # the threads' CPU time in the barrier as a share of their CPU time in the region's body; the
 # recorded call trees end those samples in "[omp wait] explicit barrier" under the region's
-# outlined function (.omp_outlined.), with none of libomp's frames above or below the leaf, and
+# outlined function (.omp_outlined. with clang 14, FUNCTION.omp_outlined with clang 19), with none of libomp's frames above or below the leaf, and
 # their share of the region's samples is within 3 points of the program's own (libomp told not
 # to yield the CPU while it waits: see below).
 # Tasks (tasks mode: one thread makes 30 tasks of 20 ms of CPU and waits for them; libomp runs
@@ -122,7 +122,7 @@ else
         # measures: a thread late to it keeps the encountering one waiting there)
         read -r w t < <(awk -v r="$region" 'index($0, r) && !/\[omp wait\] implicit barrier [0-9]+$/ {
             n = $NF; t += n
-            if ($0 ~ /;\.omp_outlined\.[^;]*;\[omp wait\] explicit barrier [0-9]+$/) w += n}
+            if ($0 ~ /omp_outlined[^;]*;\[omp wait\] explicit barrier [0-9]+$/) w += n}
             END {print w + 0, t + 0}' "$D/stacks.folded")
         got=$(awk -v w="$w" -v t="$t" 'BEGIN {if (t > 0) printf "%.2f", 100 * w / t}')
         check "$engine engine, barrier: '[omp wait] explicit barrier' leaves under .omp_outlined. in the region ($w of $t samples)" \
