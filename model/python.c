@@ -336,6 +336,14 @@ static void note_interp(struct model_python *p, const char *module)
         p->interp[p->ninterp++] = module;
 }
 
+/* Whether fn is one of Python 3.12+'s perf trampolines (-X perf), named "py::FUNCTION:FILE" in
+ * perf-PID.map ([jit]). */
+static int is_perf_trampoline(const struct model_func *fn)
+{
+    return fn->name && strncmp(fn->name, "py::", 4) == 0 && fn->module &&
+           strcmp(fn->module, "[jit]") == 0;
+}
+
 /* The role of function f in merging: evaluation loop, other interpreter code, or neither. */
 static int role_of(struct model *m, uint32_t f)
 {
@@ -359,9 +367,7 @@ static int role_of(struct model *m, uint32_t f)
     for (int i = 0; i < p->ninterp; i++)
         if (fn->module == p->interp[i] && fn->module)
             return p->roles[f] = ROLE_INTERP;
-    /* Python 3.12+'s perf trampolines (-X perf), named "py::FUNCTION:FILE" in perf-PID.map */
-    if (fn->name && strncmp(fn->name, "py::", 4) == 0 && fn->module &&
-        strcmp(fn->module, "[jit]") == 0)
+    if (is_perf_trampoline(fn))
         return p->roles[f] = ROLE_INTERP;
     /* not (yet) known to be the interpreter's: looked at again once another module is */
     p->roles[f] = (uint8_t)(ROLE_SEEN_OTHER + p->ninterp +
@@ -400,8 +406,7 @@ int model_python_hidden_trampoline(const struct model *m, uint32_t f)
     const struct model_func *fn = &m->funcs[f];
 
     return m->python && !m->python->show_native && m->session.python_status == ROCSYS_PY_OK &&
-           fn->name && strncmp(fn->name, "py::", 4) == 0 && fn->module &&
-           strcmp(fn->module, "[jit]") == 0;
+           is_perf_trampoline(fn);
 }
 
 uint32_t model_python_merge(struct model *m, const uint32_t *const *native, const uint32_t *nlen,
