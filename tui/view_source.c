@@ -150,6 +150,18 @@ static void select_row(struct tui_source *s, int row)
     tui_list_fit(&s->list, s->nrows, s->page);
 }
 
+/* Scroll up to the function's first line when the selected hot line stays on the page with it:
+ * a function is read from its head, as perf annotate shows it. */
+static void show_declaration(struct tui_source *s, const struct model_func *f)
+{
+    int decl = f->line > 0 && f->file == s->file ? row_of(s, f->line - 1) : -1;
+
+    if (decl < 0 || decl >= s->list.top || s->list.sel - decl >= s->page)
+        return;
+    s->list.top = decl;
+    tui_list_fit(&s->list, s->nrows, s->page);
+}
+
 void tui_source_close(struct tui *t)
 {
     struct tui_source *s = t->source;
@@ -199,6 +211,7 @@ int tui_source_open(struct tui *t, int func)
     if (hot < 0 && f->line > 0 && f->file == s->file)
         hot = f->line - 1;
     select_row(s, row_of(s, hot));
+    show_declaration(s, f);
     return 1;
 }
 

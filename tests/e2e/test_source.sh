@@ -63,6 +63,11 @@ tmux_keys $S / d e m o _ s o l v e Enter
 sleep 0.5
 tmux_keys $S S
 check "S in the call tree: the Source view of demo_solve" wait_screen $S '^Source: demo_solve' 5
+# its hot line is a few lines below its head: the page starts at the head, the hot line selected
+# its hot line is three lines below its head: both on the page, the hot line selected
+check "demo_solve: its definition and its selected hot line on one page" wait_screen $S \
+    "[0-9]+ +__attribute__\(\(noinline\)\) uint64_t demo_solve\(" 2
+check "demo_solve: its hot line selected" wait_status $S '^line [0-9]+: 100.0%' 2
 tmux_keys $S q
 check "q: back to the call tree (not quit)" wait_screen $S '^Call tree' 3
 tmux_keys $S / d e m o _ s t e p Enter
