@@ -340,7 +340,7 @@ void collector_causal_thread_end(void)
 COLLECTOR_EXPORT void collector_causal_catch_up(void)
 {
     struct rocsys_causal_ctl *c = ctl();
-    if (c && !ct.blocked && !collector_tls.in_handler) {
+    if (c && !ct.blocked && !collector_tls.unwinding) {
         thread_init(c);
         pay(c);
     }

@@ -30,9 +30,11 @@ struct collector_thread {
     volatile sig_atomic_t active; /* sampling enabled for this thread */
     volatile sig_atomic_t busy;   /* a record is being written: the handler must not */
     uint32_t tid;
-    uint32_t samples_taken;           /* for measuring the cost of every COLLECTOR_COST_STRIDE-th */
-    volatile sig_atomic_t in_handler; /* unwinding: dl_iterate_phdr answers from the snapshot */
-    void *altstack;                   /* our alternate signal stack, if we installed one */
+    uint32_t samples_taken; /* for measuring the cost of every COLLECTOR_COST_STRIDE-th */
+    /* inside libunwind (handler or not): dl_iterate_phdr answers from the snapshot, so no holder
+     * of libunwind's cache lock ever waits for the loader's lock */
+    volatile sig_atomic_t unwinding;
+    void *altstack;                     /* our alternate signal stack, if we installed one */
     volatile sig_atomic_t lost_no_ring; /* a sample or record was lost: no ring was free */
     volatile sig_atomic_t capturing;    /* a launch stack is being captured (busy is set) */
     volatile uint64_t wait_frame;       /* inside a wrapped call that waits: its wait leaf

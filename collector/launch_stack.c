@@ -145,7 +145,9 @@ uint64_t collector_launch_stack(void)
     ts->capturing = 1;
     ts->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
+    ts->unwinding = 1; /* the loader snapshot, as in the handler (collector_sampler_warm) */
     nraw = unw_backtrace(raw, ROCSYS_LAUNCH_NATIVE_MAX + 8);
+    ts->unwinding = 0;
     while (k < nraw && in_self((uintptr_t)raw[k]))
         wrapper = (uint64_t)(uintptr_t)raw[k++];
     for (; k < nraw && n < ROCSYS_LAUNCH_NATIVE_MAX; k++)

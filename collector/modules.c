@@ -6,7 +6,8 @@
  * The sampling handler never enters the loader: the thread it interrupted may hold the
  * loader's lock (inside dlopen, which cannot be wrapped without changing whose RUNPATH the
  * loader searches) or be unmapping a library. libunwind finds unwind tables through
- * dl_iterate_phdr, which is interposed: called from the handler, it answers from a snapshot of
+ * dl_iterate_phdr, which is interposed: called from any unwind of ours (in the handler or not:
+ * see collector_sampler_warm), it answers from a snapshot of
  * the loaded objects that normal-context code keeps fresh (at start, every 50 ms from the
  * helper thread, after every dlclose); while any thread is inside dlclose, samples are skipped.
  * Objects loaded since the last snapshot are not unwound through until the next one. */
@@ -40,12 +41,19 @@ static pthread_t helper;
  * publishes it. Buffers are static and never freed, so a reader never touches freed memory. */
 static struct dl_phdr_info snapshot[2][SNAPSHOT_MAX];
 static int snapshot_n[2];
+/* The program headers of the snapshot's objects, copied: an object unmapped behind our dlclose
+ * (UCX patches the relocations of dlclose to its own hook) stays listed until the next refresh,
+ * and an unwinder's walk over the list reads every object's headers; only the object holding
+ * the address being unwound (mapped, as it runs) is read beyond them. */
+#define SNAPSHOT_PHDRS 16384
+static ElfW(Phdr) snapshot_phdr[2][SNAPSHOT_PHDRS];
 static _Atomic int snapshot_cur;
 static pthread_mutex_t snapshot_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct snap_ctx {
     struct dl_phdr_info *out;
-    int n;
+    ElfW(Phdr) * phdr; /* the pool the headers are copied into */
+    int n, nphdr;
 };
 
 /* dl_iterate_phdr callback: copy one object's description. */
@@ -56,6 +64,11 @@ static int snapshot_one(struct dl_phdr_info *info, size_t size, void *data)
     if (c->n < SNAPSHOT_MAX) {
         c->out[c->n] = *info;
         c->out[c->n].dlpi_tls_data = NULL; /* per thread: not for other threads' unwinding */
+        if (info->dlpi_phnum <= SNAPSHOT_PHDRS - c->nphdr) {
+            memcpy(c->phdr + c->nphdr, info->dlpi_phdr, info->dlpi_phnum * sizeof(ElfW(Phdr)));
+            c->out[c->n].dlpi_phdr = c->phdr + c->nphdr;
+            c->nphdr += info->dlpi_phnum;
+        }
         c->n++;
     }
     return 0;
@@ -72,7 +85,8 @@ void collector_modules_snapshot(void)
     pthread_mutex_lock(&snapshot_lock);
     int next = 1 - atomic_load(&snapshot_cur);
     c.out = snapshot[next];
-    c.n = 0;
+    c.phdr = snapshot_phdr[next];
+    c.n = c.nphdr = 0;
     real_iterate(snapshot_one, &c);
     snapshot_n[next] = c.n;
     atomic_store(&snapshot_cur, next);
@@ -263,13 +277,14 @@ int collector_modules_init(void)
     return real_iterate && real_dlclose ? 0 : -1;
 }
 
-/* Interposed: from the sampling handler, answer from the snapshot without the loader's lock;
- * from anywhere else, the real thing (counted, for fork safety). */
+/* Interposed: from our unwinds (the sampling handler's and the normal-context ones), answer
+ * from the snapshot without the loader's lock; from anywhere else, the real thing (counted,
+ * for fork safety). */
 COLLECTOR_EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
     int rc;
 
-    if (collector_tls.in_handler)
+    if (collector_tls.unwinding)
         return iterate_snapshot(cb, data);
     if (!real_iterate)
         real_iterate = (iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");

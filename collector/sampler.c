@@ -266,6 +266,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     uint64_t t0 = collector_now_ns(), c0 = 0, c1;
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
     int truncated = 0, measure, ours = 1;
+    sig_atomic_t prev_unwinding;
     uint32_t nregions, nframes, unwound, npy, nann = 0, nat = 0;
     struct py_at at[PY_AT_MAX];
 
@@ -326,9 +327,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         goto out;
     }
     nregions = collector_regions_depth();
-    ts->in_handler = 1; /* libunwind's dl_iterate_phdr calls get the snapshot */
+    prev_unwinding = ts->unwinding; /* libunwind's dl_iterate_phdr calls get the snapshot */
+    ts->unwinding = 1;
     nframes = unwind(ucontext, rec->frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
-    ts->in_handler = 0;
+    ts->unwinding = prev_unwinding;
     unwound = nframes;
     if (ts->wait_frame) /* inside a wrapped call that waits (the device, other ranks) */
         nframes = collector_wait_frames(rec->frames, nframes, ts->wait_frame);
@@ -340,10 +342,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     else
         npy = 0;
     if (nat) { /* the native frames that run the groups (the cursor too reads the snapshot) */
-        ts->in_handler = 1;
+        ts->unwinding = 1;
         place_groups(ucontext, rec->frames, nframes, unwound - nframes, rec->frames + nframes, at,
                      nat);
-        ts->in_handler = 0;
+        ts->unwinding = prev_unwinding;
     }
     nframes += npy;
     flags |= npy ? ROCSYS_SAMPLE_PYTHON : 0;
@@ -391,10 +393,19 @@ out:
     errno = saved_errno;
 }
 
+/* Make the thread's trace cache now, in normal context. The unwind reads the loader snapshot
+ * as the handler's do: libunwind holds its cache lock while it looks for unwind tables, and a
+ * thread whose handler waits for that lock may hold the loader's (interrupted inside
+ * dl_iterate_phdr): MPICH's UCX, scanning objects while its progress thread started, hung so. */
 void collector_sampler_warm(void)
 {
+    struct collector_thread *ts = &collector_tls;
+    sig_atomic_t prev = ts->unwinding;
     void *frames[4];
+
+    ts->unwinding = 1;
     unw_backtrace(frames, 4);
+    ts->unwinding = prev;
 }
 
 int collector_sampler_install(void)
@@ -406,8 +417,9 @@ int collector_sampler_install(void)
     if (env && atoi(env) >= SIGRTMIN && atoi(env) <= SIGRTMAX)
         collector_g.signo = atoi(env);
     /* a cache shared by all threads: its lock is only ever taken inside libunwind with all
-     * signals blocked, and no holder waits for the loader (the handler reads the snapshot), so
-     * no cycle can form; without a cache, the fast trace is off and a sample costs ~40 us */
+     * signals blocked, and no holder waits for the loader (every unwind of ours reads the
+     * snapshot: `unwinding`), so no cycle can form; without a cache, the fast trace is off and
+     * a sample costs ~40 us (a program's own libunwind calls are outside this rule) */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_GLOBAL);
     /* what the front end chose (--cpu-timer); POSIX timers when it said nothing */
     char pk[16];
