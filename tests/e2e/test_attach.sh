@@ -106,8 +106,9 @@ for fn in demo_solve demo_butterfly demo_reduce; do
 done
 
 # -- 2. leaving by a signal to rocsys-top: SIGINT and SIGTERM end it (exit 0), SIGKILL kills it;
-# the demo runs on unchanged each time and ends normally
-check "demo started" start_demo 10 "$WORK/demo2.out"
+# the demo runs on unchanged each time and ends normally (20 s: the three rounds take up to
+# 3 x 6.5 s when rocsys-top is slow to leave on a loaded machine; 10 s ended it before SIGTERM)
+check "demo started" start_demo 20 "$WORK/demo2.out"
 proc_state "$demo" > "$WORK/before2"
 for sig in INT TERM KILL; do
     env --default-signal=INT,QUIT "$ROCSYS_TOP" -b -d 5 --rows 0 -p "$demo" > "$WORK/s$sig.txt" 2>&1 &
@@ -126,7 +127,8 @@ for sig in INT TERM KILL; do
     [ "$sig" = KILL ] && want=137
     check "SIG$sig: rocsys-top exit $rc, want $want" test "$rc" -eq "$want"
     check "SIG$sig: frames shown while attached" grep -q "attached to $demo" "$WORK/s$sig.txt"
-    check "SIG$sig: the demo keeps running" running "$demo"
+    check "SIG$sig: the demo keeps running$(grep -q 'rocsys-demo: done' "$WORK/demo2.out" &&
+        echo ' (but it had ended its whole run: the test was too slow)')" running "$demo"
     proc_state "$demo" > "$WORK/after2$sig"
     check "SIG$sig: demo unchanged: $(diff "$WORK/before2" "$WORK/after2$sig" | grep '^[<>]' | tr '\n' ' ')" \
         cmp -s "$WORK/before2" "$WORK/after2$sig"
