@@ -116,7 +116,8 @@ static const struct opt_def opt_table[] = {
      "with --record); needs a progress point; uses the signal engine and wall-time samples"},
     {"progress", 0, OPT_STRING, "FUNC", 0, 0, NULL, OFF(progress), 0,
      "with --causal: the calls of FUNC (a function of the program) are its progress point, "
-     "counted exactly by a hardware breakpoint, without a rebuild"},
+     "counted exactly by a hardware breakpoint, without a rebuild; kernel:NAME: the completed "
+     "dispatches of the GPU kernel NAME (HSA)"},
     {"no-color", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(color), 0, "monochrome display"},
     {"no-mouse", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_mouse), 1,
      "no mouse: clicks and the wheel stay the terminal's (to select text); by default a click "
@@ -348,7 +349,7 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o, char *err, s
         return -1;
     }
     if (o->progress && !o->causal) {
-        snprintf(err, errlen, "--progress FUNC needs --causal");
+        snprintf(err, errlen, "--progress FUNC (or kernel:NAME) needs --causal");
         return -1;
     }
     if (o->causal && (o->pids || o->replay_dir || o->merge_dir || o->attach_gpu)) {

@@ -71,6 +71,34 @@ static uint64_t next_rand(struct session_causal *c)
     return c->rng * 0x2545f4914f6cdd1dull;
 }
 
+/* --progress kernel:NAME: NAME (the kernel), else NULL (--progress FUNC, or none). A C++
+ * function named kernel::f stays a function. */
+static const char *progress_kernel(const struct session *s)
+{
+    const char *p = s->o->progress;
+
+    return p && strncmp(p, "kernel:", 7) == 0 && p[7] && p[7] != ':' ? p + 7 : NULL;
+}
+
+void session_causal_hsa_symbol(struct session *s, uint32_t pid, uint64_t kernel_object)
+{
+    struct session_causal *c = s->causal;
+    const char *want = c ? progress_kernel(s) : NULL;
+    const char *name;
+
+    if (!want || pid != c->pid || !(name = model_kernel_object_name(s->m, pid, kernel_object)) ||
+        !model_kernel_name_matches(name, want))
+        return;
+    uint32_t n = atomic_load(&c->ctl->nkernels);
+    for (uint32_t i = 0; i < n; i++)
+        if (c->ctl->kernel_object[i] == kernel_object)
+            return;
+    if (n >= ROCSYS_CAUSAL_KERNELS)
+        return;
+    c->ctl->kernel_object[n] = kernel_object;
+    atomic_store_explicit(&c->ctl->nkernels, n + 1, memory_order_release);
+}
+
 void session_causal_start(struct session *s)
 {
     struct session_causal *c = xcalloc(1, sizeof(*c));
@@ -81,14 +109,19 @@ void session_causal_start(struct session *s)
     const char *base = strrchr(s->o->target_argv[0], '/');
     snprintf(c->exe, sizeof(c->exe), "%s", base ? base + 1 : s->o->target_argv[0]);
     c->rng = model_clock_ns(CLOCK_MONOTONIC) | 1;
-    c->kind = s->o->progress ? ROCSYS_CAUSAL_PP_FUNC : -1;
+    c->kind = progress_kernel(s) ? ROCSYS_CAUSAL_PP_KERNEL
+              : s->o->progress   ? ROCSYS_CAUSAL_PP_FUNC
+                                 : -1;
     c->len_ns = CAUSAL_LEN_MIN_NS;
     c->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     c->ctl->pid = c->pid;
     c->ctl->enabled = 1;
     ms->causal = model_causal_new();
     ms->causal->exp_len_ns = c->len_ns;
-    if (s->o->progress)
+    if (progress_kernel(s))
+        snprintf(ms->causal->progress, sizeof(ms->causal->progress), "completions of kernel %.120s",
+                 progress_kernel(s));
+    else if (s->o->progress)
         snprintf(ms->causal->progress, sizeof(ms->causal->progress), "calls of %s", s->o->progress);
     snprintf(ms->causal->note, sizeof(ms->causal->note), "waiting for samples in %.100s", c->exe);
     s->causal = c;
@@ -223,8 +256,9 @@ static int progress_kind(struct session *s)
 }
 
 /* --progress FUNC: find the function in the executable (from a sampled pc of it) and hand
- * its address to the collector, which arms a breakpoint in each thread. 1 while no progress
- * can be counted (the function is not found yet, or the breakpoint was refused: no experiment
+ * its address to the collector, which arms a breakpoint in each thread; --progress
+ * kernel:NAME: wait until a kernel of that name is known. 1 while no progress can be counted
+ * (the function or kernel is not found yet, or the breakpoint was refused: no experiment
  * runs, the note says why), else 0. */
 static int resolve_progress(struct session *s, uint64_t now)
 {
@@ -232,6 +266,15 @@ static int resolve_progress(struct session *s, uint64_t now)
     struct model_causal *mc = model_session(s->m)->causal;
     int err = atomic_load(&c->ctl->progress_err);
 
+    if (progress_kernel(s)) { /* kernel:NAME: its kernel objects, from the HSA symbols */
+        if (atomic_load(&c->ctl->nkernels))
+            return 0;
+        if (now - c->start_ns > CAUSAL_PROGRESS_WAIT_NS)
+            snprintf(mc->note, sizeof(mc->note),
+                     "--progress %.60s: no GPU kernel of that name was loaded (yet)",
+                     s->o->progress);
+        return 1;
+    }
     if (err) {
         snprintf(mc->note, sizeof(mc->note),
                  "--progress %.60s: the breakpoint was refused (%s): no progress is counted",
