@@ -59,6 +59,7 @@ struct session_causal {
     struct causal_line lines[CAUSAL_LINES];
     size_t nlines;
     uint8_t lines_tried[CAUSAL_RANGE_CACHE]; /* functions whose hot lines were looked for */
+    int line_turn; /* the last experiment went to a line: the next one to a function */
     int running;
     size_t func; /* the model entry experimented on: a function or a line */
     int pct;
@@ -312,12 +313,15 @@ static void learn_exe(struct session *s)
     c->ncache = 0; /* (ranges found under the other name: none were) */
 }
 
-/* Choose the next experiment's function: SIZE_MAX when none qualifies yet. */
+/* Choose the next experiment's function, or every other time (once there are some) one of the
+ * hot lines of the functions that show a gain, so that the functions' own predictions keep
+ * half of the experiments: SIZE_MAX when none qualifies yet. */
 static size_t choose(struct session *s)
 {
     struct session_causal *c = s->causal;
     struct model_causal *mc = model_session(s->m)->causal;
     size_t *count = xcalloc(CAUSAL_RANGE_CACHE, sizeof(*count)), total = 0, best = SIZE_MAX;
+    size_t best_line = SIZE_MAX;
 
     for (size_t i = 0; i < c->npcs; i++) {
         size_t f = func_of(s, c->pcs[i]);
@@ -340,12 +344,14 @@ static size_t choose(struct session *s)
         for (size_t i = 0; i < c->nlines; i++) { /* its lines, as candidates of their own */
             size_t e = c->lines[i].entry;
             if (c->lines[i].func == f &&
-                (mc->f[e].nexp < mc->f[best].nexp ||
-                 (mc->f[e].nexp == mc->f[best].nexp && (next_rand(c) & 1))))
-                best = e;
+                (best_line == SIZE_MAX || mc->f[e].nexp < mc->f[best_line].nexp ||
+                 (mc->f[e].nexp == mc->f[best_line].nexp && (next_rand(c) & 1))))
+                best_line = e;
         }
     }
     free(count);
+    if (best_line != SIZE_MAX && (c->line_turn = !c->line_turn)) /* every other one */
+        return best_line;
     return best;
 }
 
