@@ -287,7 +287,7 @@ static void find_lines(struct session *s, size_t f)
             (uint32_t)model_causal_line_ranges(s->m, c->pid, hot[best].pc, flo, fhi, hot[best].file,
                                                hot[best].line, l->lo, l->hi, ROCSYS_CAUSAL_RANGES);
         if (l->nr > 0) {
-            char name[512], loc[600];
+            char name[600], loc[600];
             const char *base = strrchr(hot[best].file, '/');
             snprintf(name, sizeof(name), "%s:%d", base ? base + 1 : hot[best].file, hot[best].line);
             snprintf(loc, sizeof(loc), "%s:%d", hot[best].file, hot[best].line);
