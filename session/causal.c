@@ -32,6 +32,7 @@
 #define CAUSAL_LINE_FUNCS       3    /* the top functions whose hot lines get experiments */
 #define CAUSAL_LINES_PER_FUNC   4    /* hot lines of a function, at most */
 #define CAUSAL_LINE_SHARE       0.10 /* a hot line has this share of its function's samples */
+#define CAUSAL_LINE_AFTER       10   /* a function's lines: once it has had this many experiments */
 #define CAUSAL_LINES            (CAUSAL_LINE_FUNCS * CAUSAL_LINES_PER_FUNC * 2)
 
 struct causal_range {
@@ -208,12 +209,17 @@ static int range_of(struct session_causal *c, size_t idx)
 }
 
 /* Whether function f's experiments show a gain: a fitted line whose 95 % interval is above 0,
- * among the CAUSAL_LINE_FUNCS functions with the best gain at 20 %. */
+ * among the CAUSAL_LINE_FUNCS functions with the best gain at 20 %, after CAUSAL_LINE_AFTER
+ * experiments of its own at least (its own prediction comes first: its lines take half of the
+ * experiments from then on). */
 static int shows_gain(const struct model_causal *mc, size_t f)
 {
     struct model_causal_curve cv;
-    size_t *order = model_causal_order(mc);
     int rank = 0, top = 0;
+
+    if (mc->f[f].nexp < CAUSAL_LINE_AFTER)
+        return 0;
+    size_t *order = model_causal_order(mc);
 
     for (size_t i = 0; i < mc->n && rank < CAUSAL_LINE_FUNCS; i++) {
         if (mc->f[order[i]].parent >= 0)

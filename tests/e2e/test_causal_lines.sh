@@ -18,7 +18,7 @@ a_body=$(grep -n 'LOOP_A \*/' "$SRC" | cut -d: -f1) b_body=$(grep -n 'LOOP_B \*/
 a_head=$((a_body - 1)) b_head=$((b_body - 1))
 base=tp_causal_lines.c
 
-causal_run lines "$P" 80
+causal_run lines "$P" 100
 causal_rows lines | sed 's/^/  /'
 step100=$(causal_field lines step 3) step_ci=$(causal_field lines step 4)
 check "step's curve rises: $step100 +- $step_ci excludes 0" \
