@@ -18,7 +18,12 @@ source "$(dirname "$0")/causal_lib.sh"
 H="$TP/tp_hsa_harness"
 [ -x "$H" ] || skip "tp_hsa_harness not built"
 
-CAUSAL_OPTS="--progress kernel:saxpy_c" causal_run gpu "$H" causal 40
+# a sanitizer build: longer (its collector's work per dispatch and per sample makes the
+# experiments noisier: one run's 95 % intervals were 18-24 points wide at 40 s) and flat within
+# 5 and 8 points (see causal_lib.sh)
+secs=40 flat20=3 flat50=5
+causal_sanitized && secs=60 flat20=5 flat50=8
+CAUSAL_OPTS="--progress kernel:saxpy_c" causal_run gpu "$H" causal "$secs"
 read -r batches completed < <(awk '/^causal: batches/{print $3, $5}' "$WORK/gpu.log")
 check "the GPU pipeline ran, every dispatch completed ($completed of $batches)" \
     test -n "$batches" -a "$batches" = "$completed"
@@ -43,8 +48,8 @@ check "pack_args's curve rises: $pack100 +- $pack_ci excludes 0" \
 check "feed_kernel's prediction at 100 % ($feed100) is 20 points above post_process's ($post100) at least" \
     awk -v a="$feed100" -v b="$post100" 'BEGIN{exit !(a != "" && b != "" && a - b >= 20)}'
 p20=$(awk -v v="$post100" 'BEGIN{print v / 5}') p50=$(awk -v v="$post100" 'BEGIN{print v / 2}')
-check "post_process stays flat: $p20 at 20 % within 3 points of 0" within "$p20" 0 3
-check "post_process stays flat: $p50 at 50 % within 5 points of 0" within "$p50" 0 5
+check "post_process stays flat: $p20 at 20 % within $flat20 points of 0" within "$p20" 0 "$flat20"
+check "post_process stays flat: $p50 at 50 % within $flat50 points of 0" within "$p50" 0 "$flat50"
 coz="$WORK/gpu.rec/profile.coz"
 nexp=$(grep -c $'^experiment\tselected=' "$coz" || true)
 check "profile.coz: the experiments ($nexp)" test "${nexp:-0}" -gt 10
