@@ -111,12 +111,14 @@ static const struct opt_def opt_table[] = {
     {"gpu-interval", 0, OPT_INT, "MS", 0, 60000, NULL, OFF(gpu_interval_ms), 0,
      "GPU sampling interval in milliseconds (10-60000, default 1000; 0 = no GPU monitoring)"},
     {"causal", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(causal), 1,
-     "causal profiling: functions of the program are virtually sped up in turn (other threads "
-     "paused) to predict how much faster the program would run (the Causal view, profile.coz "
+     "causal profiling: functions of the program (and the hot lines of the top ones) are "
+     "virtually sped up in turn (other threads paused) to predict how much faster the program "
+     "would run (the Causal view, profile.coz "
      "with --record); needs a progress point; uses the signal engine and wall-time samples"},
     {"progress", 0, OPT_STRING, "FUNC", 0, 0, NULL, OFF(progress), 0,
      "with --causal: the calls of FUNC (a function of the program) are its progress point, "
-     "counted exactly by a hardware breakpoint, without a rebuild"},
+     "counted exactly by a hardware breakpoint, without a rebuild; kernel:NAME: the completed "
+     "dispatches of the GPU kernel NAME (HSA)"},
     {"no-color", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(color), 0, "monochrome display"},
     {"no-mouse", 0, OPT_FLAG, NULL, 0, 0, NULL, OFF(no_mouse), 1,
      "no mouse: clicks and the wheel stay the terminal's (to select text); by default a click "
@@ -348,7 +350,7 @@ int cli_options_parse(int argc, char **argv, struct cli_options *o, char *err, s
         return -1;
     }
     if (o->progress && !o->causal) {
-        snprintf(err, errlen, "--progress FUNC needs --causal");
+        snprintf(err, errlen, "--progress FUNC (or kernel:NAME) needs --causal");
         return -1;
     }
     if (o->causal && (o->pids || o->replay_dir || o->merge_dir || o->attach_gpu)) {

@@ -13,7 +13,8 @@
  * Progress points: the user API's marks and region ends, counted here, its latency points
  * (begin and end: their times summed, for Little's law), and the calls of the
  * --progress function, counted exactly by a hardware breakpoint (a perf event per thread whose
- * every hit raises the sampling signal; its ring holds one record per hit). */
+ * every hit raises the sampling signal; its ring holds one record per hit), and the completed
+ * dispatches of the --progress kernel (counted by hsa.c's completion handler). */
 #define _GNU_SOURCE
 #include "collector.h"
 #include "causal_api.h"
@@ -126,6 +127,23 @@ void collector_causal_progress(int kind)
 
     if (c && kind >= 0 && kind < ROCSYS_CAUSAL_PP_COUNT)
         atomic_fetch_add_explicit(&c->progress[kind], 1, memory_order_relaxed);
+}
+
+void collector_causal_kernel_done(uint64_t kernel_object)
+{
+    struct rocsys_causal_ctl *c = ctl();
+
+    if (!c)
+        return;
+    uint32_t n = atomic_load_explicit(&c->nkernels, memory_order_acquire);
+    if (n > ROCSYS_CAUSAL_KERNELS)
+        n = ROCSYS_CAUSAL_KERNELS;
+    for (uint32_t i = 0; i < n; i++)
+        if (c->kernel_object[i] == kernel_object) {
+            atomic_fetch_add_explicit(&c->progress[ROCSYS_CAUSAL_PP_KERNEL], 1,
+                                      memory_order_relaxed);
+            return;
+        }
 }
 
 void collector_causal_latency(int end)

@@ -136,6 +136,8 @@ uint32_t collector_regions_frames(uint64_t *out, uint32_t room);
 /* causal.c (--causal: virtual speedups, progress points; see protocol.h) */
 /* Count one progress point of kind ROCSYS_CAUSAL_PP_*. AS-safe. */
 void collector_causal_progress(int kind);
+/* A dispatch of kernel_object completed: a progress point if it is the --progress kernel's. */
+void collector_causal_kernel_done(uint64_t kernel_object);
 /* A latency point's arrival (end 0) or departure (end 1): counted and its time summed. */
 void collector_causal_latency(int end);
 /* A signal of the calling thread's --progress breakpoint: its hits counted; 1 if it was one.

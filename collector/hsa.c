@@ -259,6 +259,7 @@ static _Bool on_dispatch_done(int64_t value, void *arg)
     memcpy(r.grid, p->grid, sizeof(r.grid));
     memcpy(r.block, p->block, sizeof(r.block));
     hsa_write(&r);
+    collector_causal_kernel_done(p->kernel_object); /* --progress kernel:NAME */
     if (p->orig.handle)
         real.signal_subtract_screlease(p->orig, 1);
     p->level--;

@@ -40,7 +40,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 9
+#define ROCSYS_PROTOCOL_VERSION 10
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -86,8 +86,10 @@ enum {
     ROCSYS_CAUSAL_PP_FUNC = 2,   /* calls of the --progress function (a breakpoint) */
     ROCSYS_CAUSAL_PP_BEGIN = 3,  /* rocsys_user_begin: a latency point's arrivals (version 9) */
     ROCSYS_CAUSAL_PP_END = 4,    /* rocsys_user_end: its departures (version 9) */
-    ROCSYS_CAUSAL_PP_COUNT = 5,
+    ROCSYS_CAUSAL_PP_KERNEL = 5, /* completions of the --progress kernel:NAME (version 10) */
+    ROCSYS_CAUSAL_PP_COUNT = 6,
 };
+#define ROCSYS_CAUSAL_KERNELS 8 /* kernel objects of the --progress kernel (version 10) */
 struct rocsys_causal_ctl {
     uint32_t enabled;               /* front end, before the launch: causal mode */
     uint32_t pid;                   /* front end: the process experiments run in */
@@ -117,6 +119,12 @@ struct rocsys_causal_ctl {
     _Atomic uint64_t own_ns;
     _Atomic uint64_t own_area_ns; /* the latency points' area on that clock: at each sample, the
                                      count in flight x what the sample stands for */
+    /* version 10, --progress kernel:NAME: the kernel objects (HSA) the front end found named
+     * NAME, kernel_object[0 .. nkernels) (each written before nkernels grows past it); the
+     * collector counts each completed dispatch of one as ROCSYS_CAUSAL_PP_KERNEL */
+    _Atomic uint32_t nkernels;
+    uint32_t pad10;
+    uint64_t kernel_object[ROCSYS_CAUSAL_KERNELS];
 };
 
 struct rocsys_shm_header {

@@ -18,8 +18,8 @@
 #define DRAIN_RELEASE_RECORDS 256         /* a drain returns room to the producer this often */
 
 _Static_assert(offsetof(struct rocsys_ring_ctl, head) == 64, "ring cursors on their own lines");
-_Static_assert(sizeof(struct rocsys_shm_header) == 328, "header size is part of the layout");
-_Static_assert(sizeof(struct rocsys_causal_ctl) == 208, "causal block (version 9) size");
+_Static_assert(sizeof(struct rocsys_shm_header) == 408, "header size is part of the layout");
+_Static_assert(sizeof(struct rocsys_causal_ctl) == 288, "causal block (version 10) size");
 _Static_assert(sizeof(struct rocsys_ring_ctl) == 192, "ring control block size");
 
 /* futex(2) on a word of the shared mapping (not FUTEX_PRIVATE: other processes use it too).

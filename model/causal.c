@@ -6,6 +6,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,13 +33,29 @@ struct model_causal_func *model_causal_func(struct model_causal *c, const char *
                                             const char *location)
 {
     for (size_t i = 0; i < c->n; i++)
-        if (strcmp(c->f[i].name, name) == 0)
+        if (c->f[i].parent < 0 && strcmp(c->f[i].name, name) == 0)
             return &c->f[i];
     xgrow(&c->f, &c->cap, c->n + 1, sizeof(*c->f));
     struct model_causal_func *f = &c->f[c->n++];
     memset(f, 0, sizeof(*f));
     f->name = xstrdup(name);
     f->location = xstrdup(location ? location : "");
+    f->parent = -1;
+    return f;
+}
+
+struct model_causal_func *model_causal_line(struct model_causal *c, size_t parent, const char *name,
+                                            const char *location)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->f[i].parent == (int)parent && strcmp(c->f[i].name, name) == 0)
+            return &c->f[i];
+    xgrow(&c->f, &c->cap, c->n + 1, sizeof(*c->f));
+    struct model_causal_func *f = &c->f[c->n++];
+    memset(f, 0, sizeof(*f));
+    f->name = xstrdup(name);
+    f->location = xstrdup(location ? location : "");
+    f->parent = (int)parent;
     return f;
 }
 
@@ -179,12 +196,25 @@ static int by_gain(const void *a, const void *b)
 
 size_t *model_causal_order(const struct model_causal *c)
 {
-    size_t *idx = xmalloc((c->n + 1) * sizeof(*idx));
+    size_t *all = xmalloc((c->n + 1) * sizeof(*all)), *idx = xmalloc((c->n + 1) * sizeof(*idx));
+    size_t k = 0;
     for (size_t i = 0; i < c->n; i++)
-        idx[i] = i;
+        all[i] = i;
     sort_c = c;
-    qsort(idx, c->n, sizeof(*idx), by_gain);
+    qsort(all, c->n, sizeof(*all), by_gain);
     sort_c = NULL;
+    for (size_t i = 0; i < c->n; i++) { /* each function, then its lines (in the same order) */
+        if (c->f[all[i]].parent >= 0)
+            continue;
+        idx[k++] = all[i];
+        for (size_t j = 0; j < c->n; j++)
+            if (c->f[all[j]].parent == (int)all[i])
+                idx[k++] = all[j];
+    }
+    for (size_t i = 0; i < c->n && k < c->n; i++) /* (a line whose function is unknown) */
+        if (c->f[all[i]].parent >= (int)c->n)
+            idx[k++] = all[i];
+    free(all);
     return idx;
 }
 
@@ -217,13 +247,14 @@ void model_causal_print(FILE *out, const struct model_causal *c, int max_rows)
             else
                 snprintf(steps + len, sizeof(steps) - len, " %5.1f", 100 * cv.gain[k]);
         }
+        const char *indent = f->parent >= 0 ? "    " : ""; /* a line, under its function */
         if (valid)
-            fprintf(out, "  %6.1f%% %6.1f %6.1f%% %6.1f %4d %s  %s  %s\n", 100 * g20,
+            fprintf(out, "  %6.1f%% %6.1f %6.1f%% %6.1f %4d %s  %s%s  %s\n", 100 * g20,
                     100 * cv.slope_ci * 0.2, 100 * cv.slope, 100 * cv.slope_ci, cv.experiments,
-                    steps, f->name, f->location);
+                    steps, indent, f->name, f->location);
         else
-            fprintf(out, "  %7s %6s %7s %6s %4zu %s  %s  %s\n", "-", "-", "-", "-", f->nexp, steps,
-                    f->name, f->location);
+            fprintf(out, "  %7s %6s %7s %6s %4zu %s  %s%s  %s\n", "-", "-", "-", "-", f->nexp,
+                    steps, indent, f->name, f->location);
     }
     free(idx);
 }
@@ -281,4 +312,85 @@ uint64_t model_causal_symbol(struct model *m, uint32_t pid, uint64_t pc, const c
             return pc - faddr + addr;
     }
     return 0;
+}
+
+int model_causal_pc_line(struct model *m, uint32_t pid, uint64_t pc, char *file, size_t cap,
+                         int *line)
+{
+    Dwfl_Module *dm;
+    uint64_t faddr;
+    uint32_t fid;
+    int ln = 0;
+
+    if (symbolizer_file_of(model_symbolizer(m), pid, pc, &dm, &faddr, &fid) != 1)
+        return 0;
+    Dwfl_Line *l = dwfl_module_getsrc(dm, faddr);
+    const char *src = l ? dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL) : NULL;
+    if (!src || ln <= 0)
+        return 0;
+    snprintf(file, cap, "%s", src);
+    *line = ln;
+    return 1;
+}
+
+struct line_range {
+    uint64_t lo, hi;
+};
+
+/* qsort: the longest range first. */
+static int by_length(const void *a, const void *b)
+{
+    const struct line_range *x = a, *y = b;
+    uint64_t lx = x->hi - x->lo, ly = y->hi - y->lo;
+    return lx < ly ? 1 : lx > ly ? -1 : 0;
+}
+
+#define LINE_RANGES_MAX 64
+
+int model_causal_line_ranges(struct model *m, uint32_t pid, uint64_t pc, uint64_t lo, uint64_t hi,
+                             const char *file, int line, uint64_t *rlo, uint64_t *rhi, int max)
+{
+    struct line_range r[LINE_RANGES_MAX];
+    Dwfl_Module *dm;
+    uint64_t faddr;
+    uint32_t fid;
+    Dwarf_Addr bias;
+    Dwarf_Lines *lines;
+    size_t n, nr = 0;
+
+    if (symbolizer_file_of(model_symbolizer(m), pid, pc, &dm, &faddr, &fid) != 1)
+        return 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(dm, faddr, &bias);
+    if (!cu || dwarf_getsrclines(cu, &lines, &n) != 0)
+        return 0;
+    uint64_t delta = pc - faddr; /* the file's addresses -> the process's */
+    for (size_t i = 0; i + 1 < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i), *next = dwarf_onesrcline(lines, i + 1);
+        Dwarf_Addr a, b;
+        bool end = 0;
+        int ln = 0;
+        if (!l || !next || dwarf_lineendsequence(l, &end) != 0 || end ||
+            dwarf_lineno(l, &ln) != 0 || ln != line || dwarf_lineaddr(l, &a) != 0 ||
+            dwarf_lineaddr(next, &b) != 0 || b <= a)
+            continue;
+        const char *src = dwarf_linesrc(l, NULL, NULL);
+        if (!src || strcmp(src, file) != 0)
+            continue;
+        uint64_t x = a + bias + delta, y = b + bias + delta;
+        x = x < lo ? lo : x;
+        y = y > hi ? hi : y;
+        if (x >= y)
+            continue;
+        if (nr > 0 && r[nr - 1].hi == x) /* rows of the same line, one after the other */
+            r[nr - 1].hi = y;
+        else if (nr < LINE_RANGES_MAX)
+            r[nr++] = (struct line_range){x, y};
+    }
+    qsort(r, nr, sizeof(r[0]), by_length);
+    int k = 0;
+    for (; k < max && (size_t)k < nr; k++) {
+        rlo[k] = r[k].lo;
+        rhi[k] = r[k].hi;
+    }
+    return k;
 }

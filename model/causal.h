@@ -26,8 +26,9 @@ struct model_causal_exp {
 };
 
 struct model_causal_func {
-    char *name;     /* function */
-    char *location; /* file:line of its definition, or its module */
+    char *name;     /* function; a line: basename:line */
+    char *location; /* file:line of its definition, or its module; a line: path:line */
+    int parent;     /* -1: a function; a source line of function f[parent] (its hot lines) */
     struct model_causal_exp *exp;
     size_t nexp, cap;
 };
@@ -69,6 +70,9 @@ void model_causal_free(struct model_causal *c);
 /* The function named name (added if new). */
 struct model_causal_func *model_causal_func(struct model_causal *c, const char *name,
                                             const char *location);
+/* The source line named name (basename:line) of function f[parent] (added if new). */
+struct model_causal_func *model_causal_line(struct model_causal *c, size_t parent, const char *name,
+                                            const char *location);
 /* One experiment's result (in time order). */
 void model_causal_add(struct model_causal *c, struct model_causal_func *f,
                       const struct model_causal_exp *e);
@@ -76,7 +80,8 @@ void model_causal_add(struct model_causal *c, struct model_causal_func *f,
 void model_causal_curve(const struct model_causal *c, const struct model_causal_func *f,
                         struct model_causal_curve *out);
 /* The functions, best predicted gain at 20 % (the fitted line's) first (those without a curve
- * last): indexes into c->f in order (count c->n; free with free()). */
+ * last), each followed by its lines in the same order: indexes into c->f in order (count
+ * c->n; free with free()). */
 size_t *model_causal_order(const struct model_causal *c);
 /* The table as text (batch frames, tests): a line per function, at most max_rows (0: all). */
 void model_causal_print(FILE *out, const struct model_causal *c, int max_rows);
@@ -91,5 +96,14 @@ int model_causal_func_range(struct model *m, uint32_t pid, uint64_t pc, const ch
 /* Where the function symbol (its ELF name) of the module holding pc starts in pid; 0 if it
  * has none (or the file's symbols are not loaded yet). */
 uint64_t model_causal_symbol(struct model *m, uint32_t pid, uint64_t pc, const char *symbol);
+/* The source line of pc (its line table row: an inlined callee's line, as Coz): file (as the
+ * line table names it) and line; 1, or 0 without line information. */
+int model_causal_pc_line(struct model *m, uint32_t pid, uint64_t pc, char *file, size_t cap,
+                         int *line);
+/* The code of source line (file, line) within [lo, hi) (a function's, absolute) in the module
+ * holding pc, from its compilation unit's line table: up to max ranges [rlo, rhi), the longest
+ * first (a line is often several). Returns how many. */
+int model_causal_line_ranges(struct model *m, uint32_t pid, uint64_t pc, uint64_t lo, uint64_t hi,
+                             const char *file, int line, uint64_t *rlo, uint64_t *rhi, int max);
 
 #endif

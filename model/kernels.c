@@ -261,6 +261,48 @@ void model_kernel_name(struct model *m, uint32_t pid, int kind, uint64_t key, co
     *hashmap_slot(&k->name_map, tuple_key(pid, kind, key), 1) = (uint32_t)k->nnames;
 }
 
+/* Whether the kernel named clean (demangled, as the Kernels view shows it) is the one the user
+ * named: its whole name, or without its parameters, its return type or its template
+ * arguments ("void reduce_sum<256, float>(float const*)" is also "reduce_sum<256, float>" and
+ * "reduce_sum"). */
+int model_kernel_name_matches(const char *clean, const char *want)
+{
+    char base[512];
+    size_t n = 0;
+    int depth = 0;
+
+    if (strcmp(clean, want) == 0)
+        return 1;
+    for (const char *p = clean; *p && n + 1 < sizeof(base); p++) { /* up to the parameters */
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && depth > 0)
+            depth--;
+        else if (*p == '(' && depth == 0)
+            break;
+        base[n++] = *p;
+    }
+    base[n] = '\0';
+    if (strcmp(base, want) == 0)
+        return 1;
+    char *name = base; /* after a return type: the last space outside template arguments */
+    depth = 0;
+    for (char *p = base; *p; p++) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && depth > 0)
+            depth--;
+        else if (*p == ' ' && depth == 0)
+            name = p + 1;
+    }
+    if (strcmp(name, want) == 0)
+        return 1;
+    char *lt = strchr(name, '<');
+    if (lt)
+        *lt = '\0';
+    return strcmp(name, want) == 0;
+}
+
 const char *model_kernel_object_name(struct model *m, uint32_t pid, uint64_t kernel_object)
 {
     struct kname *e = find_name(state(m), pid, HSA_KIND, kernel_object);

@@ -742,6 +742,9 @@ int model_gpu_seen(const struct model *m);
 
 /* Name helpers (pure): strip ".kd" and demangle (C names stay as they are). */
 void model_kernel_clean_name(const char *raw, char *out, size_t n);
+/* Whether a kernel's clean name (demangled) is want: whole, or without its parameters, return
+ * type or template arguments (--progress kernel:NAME). */
+int model_kernel_name_matches(const char *clean, const char *want);
 /* Fold template arguments: every outermost "<...>" becomes "<…>" (utf8) or "<...>". */
 void model_kernel_fold_name(const char *name, char *out, size_t n, int utf8);
 

@@ -1,6 +1,7 @@
 /* profile.coz (--causal --record DIR): the causal profiling experiments in the tab-separated
  * format of Coz's profiles, which Coz's viewer (plasma-umass/coz, viewer/) plots: per
- * experiment an "experiment" line (selected code, speedup as a fraction, duration in ns not
+ * experiment an "experiment" line (selected code: a function's name, or a line's file:line as
+ * Coz names its own selections; speedup as a fraction, duration in ns not
  * counting inserted delays, samples in the selected code) and a "throughput-point" line (the
  * progress point and how often it was reached). Written from the model at the end. */
 #include <stdio.h>
@@ -47,7 +48,7 @@ static int coz_close(struct record_writer *w, struct model *m, const struct reco
         for (size_t k = 0; k < c->f[i].nexp; k++) {
             const struct model_causal_exp *e = &c->f[i].exp[k];
             fputs("experiment\tselected=", w->f);
-            coz_field(w->f, c->f[i].name);
+            coz_field(w->f, c->f[i].parent >= 0 ? c->f[i].location : c->f[i].name); /* file:line */
             fprintf(w->f, "\tspeedup=%.2f\tduration=%llu\tselected-samples=%llu\n",
                     e->speedup_pct / 100.0, (unsigned long long)e->duration_ns,
                     (unsigned long long)e->selected);

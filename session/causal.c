@@ -29,10 +29,22 @@
 #define CAUSAL_MIN_SHARE        0.02 /* a candidate has this share of the recent in-scope samples */
 #define CAUSAL_ZERO_WEIGHT      7    /* Coz: 0 % for draws 0..7 of 0..27 */
 #define CAUSAL_PROGRESS_WAIT_NS 10000000000ull /* --progress FUNC not found after this: said */
+#define CAUSAL_LINE_FUNCS       3    /* the top functions whose hot lines get experiments */
+#define CAUSAL_LINES_PER_FUNC   4    /* hot lines of a function, at most */
+#define CAUSAL_LINE_SHARE       0.10 /* a hot line has this share of its function's samples */
+#define CAUSAL_LINE_AFTER       10   /* a function's lines: once it has had this many experiments */
+#define CAUSAL_LINES            (CAUSAL_LINE_FUNCS * CAUSAL_LINES_PER_FUNC * 2)
 
 struct causal_range {
     uint64_t lo, hi;
     size_t func; /* index in the model's functions; SIZE_MAX: out of scope */
+};
+
+/* A hot source line of a function with a gain: its code (a line is often several ranges). */
+struct causal_line {
+    size_t entry, func; /* its model entry, and its function's */
+    uint32_t nr;
+    uint64_t lo[ROCSYS_CAUSAL_RANGES], hi[ROCSYS_CAUSAL_RANGES];
 };
 
 struct session_causal {
@@ -45,10 +57,15 @@ struct session_causal {
     struct causal_range cache[CAUSAL_RANGE_CACHE];
     size_t ncache;
     uint64_t rng;
+    struct causal_line lines[CAUSAL_LINES];
+    size_t nlines;
+    uint8_t lines_tried[CAUSAL_RANGE_CACHE]; /* functions whose hot lines were looked for */
+    int line_turn; /* the last experiment went to a line: the next one to a function */
     int running;
-    size_t func;
+    size_t func; /* the model entry experimented on: a function or a line */
     int pct;
-    uint64_t lo, hi;
+    uint32_t nr; /* its code: nr ranges */
+    uint64_t lo[ROCSYS_CAUSAL_RANGES], hi[ROCSYS_CAUSAL_RANGES];
     uint64_t t0, g0, sel0, p0;
     uint64_t area0, skip0, dep0; /* latency points: at the running slice's start */
     uint64_t own0;               /* own_ns at the running slice's start */
@@ -71,6 +88,34 @@ static uint64_t next_rand(struct session_causal *c)
     return c->rng * 0x2545f4914f6cdd1dull;
 }
 
+/* --progress kernel:NAME: NAME (the kernel), else NULL (--progress FUNC, or none). A C++
+ * function named kernel::f stays a function. */
+static const char *progress_kernel(const struct session *s)
+{
+    const char *p = s->o->progress;
+
+    return p && strncmp(p, "kernel:", 7) == 0 && p[7] && p[7] != ':' ? p + 7 : NULL;
+}
+
+void session_causal_hsa_symbol(struct session *s, uint32_t pid, uint64_t kernel_object)
+{
+    struct session_causal *c = s->causal;
+    const char *want = c ? progress_kernel(s) : NULL;
+    const char *name;
+
+    if (!want || pid != c->pid || !(name = model_kernel_object_name(s->m, pid, kernel_object)) ||
+        !model_kernel_name_matches(name, want))
+        return;
+    uint32_t n = atomic_load(&c->ctl->nkernels);
+    for (uint32_t i = 0; i < n; i++)
+        if (c->ctl->kernel_object[i] == kernel_object)
+            return;
+    if (n >= ROCSYS_CAUSAL_KERNELS)
+        return;
+    c->ctl->kernel_object[n] = kernel_object;
+    atomic_store_explicit(&c->ctl->nkernels, n + 1, memory_order_release);
+}
+
 void session_causal_start(struct session *s)
 {
     struct session_causal *c = xcalloc(1, sizeof(*c));
@@ -81,14 +126,19 @@ void session_causal_start(struct session *s)
     const char *base = strrchr(s->o->target_argv[0], '/');
     snprintf(c->exe, sizeof(c->exe), "%s", base ? base + 1 : s->o->target_argv[0]);
     c->rng = model_clock_ns(CLOCK_MONOTONIC) | 1;
-    c->kind = s->o->progress ? ROCSYS_CAUSAL_PP_FUNC : -1;
+    c->kind = progress_kernel(s) ? ROCSYS_CAUSAL_PP_KERNEL
+              : s->o->progress   ? ROCSYS_CAUSAL_PP_FUNC
+                                 : -1;
     c->len_ns = CAUSAL_LEN_MIN_NS;
     c->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     c->ctl->pid = c->pid;
     c->ctl->enabled = 1;
     ms->causal = model_causal_new();
     ms->causal->exp_len_ns = c->len_ns;
-    if (s->o->progress)
+    if (progress_kernel(s))
+        snprintf(ms->causal->progress, sizeof(ms->causal->progress), "completions of kernel %.120s",
+                 progress_kernel(s));
+    else if (s->o->progress)
         snprintf(ms->causal->progress, sizeof(ms->causal->progress), "calls of %s", s->o->progress);
     snprintf(ms->causal->note, sizeof(ms->causal->note), "waiting for samples in %.100s", c->exe);
     s->causal = c;
@@ -137,16 +187,122 @@ static size_t func_of(struct session *s, uint64_t pc)
     return (size_t)(f - mc->f);
 }
 
-/* The range of function idx (from the cache). */
-static int range_of(const struct session_causal *c, size_t idx, uint64_t *lo, uint64_t *hi)
+/* The code of model entry idx, a function (from the cache) or a line, into the running
+ * experiment's ranges; 0 if unknown. */
+static int range_of(struct session_causal *c, size_t idx)
 {
+    for (size_t i = 0; i < c->nlines; i++)
+        if (c->lines[i].entry == idx) {
+            c->nr = c->lines[i].nr;
+            memcpy(c->lo, c->lines[i].lo, sizeof(c->lo));
+            memcpy(c->hi, c->lines[i].hi, sizeof(c->hi));
+            return c->nr > 0;
+        }
     for (size_t i = 0; i < c->ncache; i++)
         if (c->cache[i].func == idx) {
-            *lo = c->cache[i].lo;
-            *hi = c->cache[i].hi;
+            c->nr = 1;
+            c->lo[0] = c->cache[i].lo;
+            c->hi[0] = c->cache[i].hi;
             return 1;
         }
     return 0;
+}
+
+/* Whether function f's experiments show a gain: a fitted line whose 95 % interval is above 0,
+ * among the CAUSAL_LINE_FUNCS functions with the best gain at 20 %, after CAUSAL_LINE_AFTER
+ * experiments of its own at least (its own prediction comes first: its lines take half of the
+ * experiments from then on). */
+static int shows_gain(const struct model_causal *mc, size_t f)
+{
+    struct model_causal_curve cv;
+    int rank = 0, top = 0;
+
+    if (mc->f[f].nexp < CAUSAL_LINE_AFTER)
+        return 0;
+    size_t *order = model_causal_order(mc);
+
+    for (size_t i = 0; i < mc->n && rank < CAUSAL_LINE_FUNCS; i++) {
+        if (mc->f[order[i]].parent >= 0)
+            continue;
+        if (order[i] == f)
+            top = 1;
+        rank++;
+    }
+    free(order);
+    if (!top)
+        return 0;
+    model_causal_curve(mc, &mc->f[f], &cv);
+    return cv.valid && cv.slope - cv.slope_ci > 0;
+}
+
+/* Function f shows a gain: its hot source lines (those of its recent samples, CAUSAL_LINE_SHARE
+ * of them at least) become entries of their own, under it, with their code ranges. */
+static void find_lines(struct session *s, size_t f)
+{
+    struct session_causal *c = s->causal;
+    struct model_causal *mc = model_session(s->m)->causal;
+    struct {
+        char file[512];
+        int line;
+        size_t n;
+        uint64_t pc;
+    } hot[16];
+    size_t nhot = 0, total = 0;
+    uint64_t flo = 0, fhi = 0;
+
+    for (size_t i = 0; i < c->ncache; i++)
+        if (c->cache[i].func == f) {
+            flo = c->cache[i].lo;
+            fhi = c->cache[i].hi;
+        }
+    if (fhi <= flo)
+        return;
+    for (size_t i = 0; i < c->npcs; i++) {
+        char file[512];
+        int line;
+        size_t k;
+        if (c->pcs[i] < flo || c->pcs[i] >= fhi)
+            continue;
+        total++;
+        if (!model_causal_pc_line(s->m, c->pid, c->pcs[i], file, sizeof(file), &line))
+            continue;
+        for (k = 0; k < nhot; k++)
+            if (hot[k].line == line && strcmp(hot[k].file, file) == 0)
+                break;
+        if (k == nhot) {
+            if (nhot == sizeof(hot) / sizeof(hot[0]))
+                continue;
+            snprintf(hot[k].file, sizeof(hot[k].file), "%s", file);
+            hot[k].line = line;
+            hot[k].n = 0;
+            hot[k].pc = c->pcs[i];
+            nhot++;
+        }
+        hot[k].n++;
+    }
+    for (int picked = 0; picked < CAUSAL_LINES_PER_FUNC && c->nlines < CAUSAL_LINES; picked++) {
+        size_t best = SIZE_MAX;
+        for (size_t k = 0; k < nhot; k++)
+            if (hot[k].n >= 3 && (double)hot[k].n >= CAUSAL_LINE_SHARE * (double)total &&
+                (best == SIZE_MAX || hot[k].n > hot[best].n))
+                best = k;
+        if (best == SIZE_MAX)
+            break;
+        struct causal_line *l = &c->lines[c->nlines];
+        l->nr =
+            (uint32_t)model_causal_line_ranges(s->m, c->pid, hot[best].pc, flo, fhi, hot[best].file,
+                                               hot[best].line, l->lo, l->hi, ROCSYS_CAUSAL_RANGES);
+        if (l->nr > 0) {
+            char name[600], loc[600];
+            const char *base = strrchr(hot[best].file, '/');
+            snprintf(name, sizeof(name), "%s:%d", base ? base + 1 : hot[best].file, hot[best].line);
+            snprintf(loc, sizeof(loc), "%s:%d", hot[best].file, hot[best].line);
+            l->entry = (size_t)(model_causal_line(mc, f, name, loc) - mc->f);
+            l->func = f;
+            c->nlines++;
+        }
+        hot[best].n = 0; /* (picked) */
+    }
 }
 
 /* The scope: the executable the process runs, as its PROC_START named it. */
@@ -163,12 +319,15 @@ static void learn_exe(struct session *s)
     c->ncache = 0; /* (ranges found under the other name: none were) */
 }
 
-/* Choose the next experiment's function: SIZE_MAX when none qualifies yet. */
+/* Choose the next experiment's function, or every other time (once there are some) one of the
+ * hot lines of the functions that show a gain, so that the functions' own predictions keep
+ * half of the experiments: SIZE_MAX when none qualifies yet. */
 static size_t choose(struct session *s)
 {
     struct session_causal *c = s->causal;
     struct model_causal *mc = model_session(s->m)->causal;
     size_t *count = xcalloc(CAUSAL_RANGE_CACHE, sizeof(*count)), total = 0, best = SIZE_MAX;
+    size_t best_line = SIZE_MAX;
 
     for (size_t i = 0; i < c->npcs; i++) {
         size_t f = func_of(s, c->pcs[i]);
@@ -178,24 +337,41 @@ static size_t choose(struct session *s)
         }
     }
     for (size_t f = 0; f < mc->n && f < CAUSAL_RANGE_CACHE; f++) {
-        if (count[f] < 3 || (double)count[f] < CAUSAL_MIN_SHARE * (double)total)
+        if (mc->f[f].parent >= 0 || count[f] < 3 ||
+            (double)count[f] < CAUSAL_MIN_SHARE * (double)total)
             continue;
+        if (!c->lines_tried[f] && shows_gain(mc, f)) { /* its lines, from now on */
+            c->lines_tried[f] = 1;
+            find_lines(s, f);
+        }
         if (best == SIZE_MAX || mc->f[f].nexp < mc->f[best].nexp ||
             (mc->f[f].nexp == mc->f[best].nexp && (next_rand(c) & 1)))
             best = f;
+        for (size_t i = 0; i < c->nlines; i++) { /* its lines, as candidates of their own */
+            size_t e = c->lines[i].entry;
+            if (c->lines[i].func == f &&
+                (best_line == SIZE_MAX || mc->f[e].nexp < mc->f[best_line].nexp ||
+                 (mc->f[e].nexp == mc->f[best_line].nexp && (next_rand(c) & 1))))
+                best_line = e;
+        }
     }
     free(count);
+    if (best_line != SIZE_MAX && (c->line_turn = !c->line_turn)) /* every other one */
+        return best_line;
     return best;
 }
 
-/* The collector's experiment block: ranges and speedup, under its sequence word. */
-static void publish(struct rocsys_causal_ctl *ctl, uint64_t lo, uint64_t hi, int pct)
+/* The collector's experiment block: nr ranges and speedup, under its sequence word. */
+static void publish(struct rocsys_causal_ctl *ctl, uint32_t nr, const uint64_t *lo,
+                    const uint64_t *hi, int pct)
 {
     atomic_fetch_add(&ctl->seq, 1); /* odd: being written */
-    ctl->lo[0] = lo;
-    ctl->hi[0] = hi;
+    for (uint32_t i = 0; i < nr && i < ROCSYS_CAUSAL_RANGES; i++) {
+        ctl->lo[i] = lo[i];
+        ctl->hi[i] = hi[i];
+    }
     ctl->speedup_pct = (uint32_t)pct;
-    ctl->nranges = hi > lo ? 1 : 0;
+    ctl->nranges = nr < ROCSYS_CAUSAL_RANGES ? nr : ROCSYS_CAUSAL_RANGES;
     atomic_fetch_add(&ctl->seq, 1);
 }
 
@@ -223,8 +399,9 @@ static int progress_kind(struct session *s)
 }
 
 /* --progress FUNC: find the function in the executable (from a sampled pc of it) and hand
- * its address to the collector, which arms a breakpoint in each thread. 1 while no progress
- * can be counted (the function is not found yet, or the breakpoint was refused: no experiment
+ * its address to the collector, which arms a breakpoint in each thread; --progress
+ * kernel:NAME: wait until a kernel of that name is known. 1 while no progress can be counted
+ * (the function or kernel is not found yet, or the breakpoint was refused: no experiment
  * runs, the note says why), else 0. */
 static int resolve_progress(struct session *s, uint64_t now)
 {
@@ -232,6 +409,15 @@ static int resolve_progress(struct session *s, uint64_t now)
     struct model_causal *mc = model_session(s->m)->causal;
     int err = atomic_load(&c->ctl->progress_err);
 
+    if (progress_kernel(s)) { /* kernel:NAME: its kernel objects, from the HSA symbols */
+        if (atomic_load(&c->ctl->nkernels))
+            return 0;
+        if (now - c->start_ns > CAUSAL_PROGRESS_WAIT_NS)
+            snprintf(mc->note, sizeof(mc->note),
+                     "--progress %.60s: no GPU kernel of that name was loaded (yet)",
+                     s->o->progress);
+        return 1;
+    }
     if (err) {
         snprintf(mc->note, sizeof(mc->note),
                  "--progress %.60s: the breakpoint was refused (%s): no progress is counted",
@@ -340,7 +526,7 @@ static void finish(struct session *s, uint64_t now)
     struct model_causal *mc = model_session(s->m)->causal;
 
     close_slice(c, now);
-    publish(c->ctl, 0, 0, 0);
+    publish(c->ctl, 0, NULL, NULL, 0);
     c->running = 0;
     c->next_ns = now + CAUSAL_COOL_NS;
     mc->experiments++;
@@ -409,7 +595,7 @@ void session_causal_tick(struct session *s)
     mc->paid_ns = atomic_load(&c->ctl->paid_ns);
     if (s->target_done) {
         if (c->running)
-            publish(c->ctl, 0, 0, 0);
+            publish(c->ctl, 0, NULL, NULL, 0);
         c->running = 0;
         if (!refused) /* (else the refusal stays said) */
             snprintf(mc->note, sizeof(mc->note), "the program ended: no experiment runs");
@@ -423,7 +609,7 @@ void session_causal_tick(struct session *s)
         } else if (now - c->slice_ns >= CAUSAL_SLICE_NS) { /* the other half */
             close_slice(c, now);
             c->on = !c->on;
-            publish(c->ctl, c->lo, c->hi, c->on ? c->pct : 0);
+            publish(c->ctl, c->nr, c->lo, c->hi, c->on ? c->pct : 0);
         }
         return;
     }
@@ -438,7 +624,7 @@ void session_causal_tick(struct session *s)
         return;
     }
     size_t f = choose(s);
-    if (f == SIZE_MAX || !range_of(c, f, &c->lo, &c->hi))
+    if (f == SIZE_MAX || !range_of(c, f))
         return;
     uint64_t r = next_rand(c) % (CAUSAL_ZERO_WEIGHT + 21);
     c->pct = r <= CAUSAL_ZERO_WEIGHT ? 0 : (int)(r - CAUSAL_ZERO_WEIGHT) * 5;
@@ -452,7 +638,7 @@ void session_causal_tick(struct session *s)
     c->t0 = c->slice_ns = now;
     c->own0 = atomic_load(&c->ctl->own_ns);
     latency_mark(c, now);
-    publish(c->ctl, c->lo, c->hi, c->on ? c->pct : 0);
+    publish(c->ctl, c->nr, c->lo, c->hi, c->on ? c->pct : 0);
     c->running = 1;
     snprintf(mc->note, sizeof(mc->note), "now: %s virtually %d %% faster, for %.1f s",
              mc->f[f].name, c->pct, (double)c->len_ns / 1e9);

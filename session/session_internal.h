@@ -197,6 +197,8 @@ void session_causal_free(struct session *s);
 void session_causal_sample(struct session *s, uint32_t pid, const uint64_t *frames, uint32_t n);
 /* After a drain: end the running experiment when its time is up, start the next. */
 void session_causal_tick(struct session *s);
+/* An HSA kernel object got its name: with --progress kernel:NAME, one to count if it matches. */
+void session_causal_hsa_symbol(struct session *s, uint32_t pid, uint64_t kernel_object);
 
 /* recording.c */
 int session_setup_writers(struct session *s, char *err, size_t errlen);

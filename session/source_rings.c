@@ -393,6 +393,9 @@ static void on_record(struct session *s, const struct rocsys_ring_ctl *ctl,
             session_context_wait(s->ctx, ctl->pid, ctl->tid,
                                  ((const struct rocsys_rec_hip_api *)h)->end_ns, 0);
         session_kernels_record(s->m, s->rec, ctl, h);
+        if (h->type == ROCSYS_REC_HSA_SYMBOL && h->size >= sizeof(struct rocsys_rec_name))
+            session_causal_hsa_symbol(s, ((const struct rocsys_rec_name *)h)->pid,
+                                      ((const struct rocsys_rec_name *)h)->key);
         break;
     }
 }

@@ -46,7 +46,7 @@ void tui_causal_rebuild(struct tui *t, void *st)
     v->count = c ? c->n : 0;
 }
 
-/* One function's row. */
+/* One function's row (a line's: indented, under its function). */
 static void row_text(const struct model_causal *c, const struct model_causal_func *f, char *buf,
                      size_t n)
 {
@@ -63,10 +63,12 @@ static void row_text(const struct model_causal *c, const struct model_causal_fun
     }
     if (cv.valid) {
         double g20 = cv.slope * 0.2; /* the fitted line's (model_causal_order's key) */
-        snprintf(buf, n, "  %6.1f%% %6.1f %5.0f%% %5d %s    %s", 100 * g20, 100 * cv.slope_ci * 0.2,
-                 100 * cv.slope, cv.experiments, steps, f->name);
+        snprintf(buf, n, "  %6.1f%% %6.1f %5.0f%% %5d %s    %s%s", 100 * g20,
+                 100 * cv.slope_ci * 0.2, 100 * cv.slope, cv.experiments, steps,
+                 f->parent >= 0 ? "  " : "", f->name);
     } else {
-        snprintf(buf, n, "  %7s %6s %6s %5zu %s    %s", "-", "-", "-", f->nexp, steps, f->name);
+        snprintf(buf, n, "  %7s %6s %6s %5zu %s    %s%s", "-", "-", "-", f->nexp, steps,
+                 f->parent >= 0 ? "  " : "", f->name);
     }
 }
 

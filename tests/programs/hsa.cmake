@@ -12,7 +12,7 @@ target_include_directories(tp_hsa_tool2 PRIVATE ${CMAKE_SOURCE_DIR})
 set_target_properties(tp_hsa_tool2 PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 # the tables in each known layout: the collector's own table of layouts (collector/hsa_layout.c)
 target_sources(tp_hsa_harness PRIVATE ${CMAKE_CURRENT_LIST_DIR}/hsa_harness_tables.c
-  ${CMAKE_SOURCE_DIR}/collector/hsa_layout.c)
+  ${CMAKE_CURRENT_LIST_DIR}/hsa_harness_causal.c ${CMAKE_SOURCE_DIR}/collector/hsa_layout.c)
 target_include_directories(tp_hsa_harness PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(tp_hsa_harness PRIVATE tp_fakehip ${CMAKE_DL_LIBS})
 # the host stubs are looked up by the collector's table only by address: no export needed

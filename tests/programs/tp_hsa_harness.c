@@ -13,6 +13,7 @@
  *
  * Usage: [TP_HSA_LAYOUT=L] tp_hsa_harness [normal|badversion|badsize] [ROUNDS]
  *        tp_hsa_harness rate N [THREADS] [hip]
+ *        tp_hsa_harness causal SECONDS [UNIT_US]  (a GPU pipeline: hsa_harness_causal.c)
  * Per round: vector_add x1 (via hipLaunchKernel: from harness_setup_launch every 4th round, from
  * harness_step_launch in the others), reduce_sum<256, float> x2, saxpy_c x3, and
  * one 1 MiB async copy. GPU times: 2000, 7000, 1000 ns per dispatch, copies 3000 ns; each
@@ -34,6 +35,7 @@
 #include <time.h>
 
 #include "collector/hsa_abi.h"
+#include "hsa_harness_causal.h"
 #include "hsa_harness_tables.h"
 
 #define DISPATCH_GAP_NS  5000
@@ -559,6 +561,22 @@ static void dispatch(uint64_t kernel_object, uint32_t grid, uint16_t block)
     dispatch_to(app_queue, app_signals[napp++], kernel_object, grid, block);
 }
 
+/* causal mode: every dispatch of saxpy_c decrements one signal of the application. */
+#define CAUSAL_SIGNAL_START (1ll << 40)
+static rocsys_hsa_signal_t causal_signal;
+
+static void causal_dispatch(void *ctx)
+{
+    (void)ctx;
+    dispatch_to(app_queue, causal_signal, 0x30000, 65536, 64);
+}
+
+static long causal_completed(void *ctx)
+{
+    (void)ctx;
+    return (long)(CAUSAL_SIGNAL_START - f_signal_load(causal_signal));
+}
+
 /* rate mode: the calling thread's queue and completion signal (NULL: not a rate thread). */
 static __thread struct fqueue *rate_queue;
 static __thread rocsys_hsa_signal_t rate_signal;
@@ -681,8 +699,8 @@ static int run_rate(long n, int nthreads, int hip)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "normal";
-    int rate = strcmp(mode, "rate") == 0;
-    int rounds = argc > 2 && !rate ? atoi(argv[2]) : 10;
+    int rate = strcmp(mode, "rate") == 0, causal = strcmp(mode, "causal") == 0;
+    int rounds = argc > 2 && !rate && !causal ? atoi(argv[2]) : 10;
     const char *tools = getenv("HSA_TOOLS_LIB");
     void *handles[MAX_TOOLS];
     int ntools = 0, loaded = 0, declined = 0;
@@ -748,15 +766,21 @@ int main(int argc, char **argv)
     __hipRegisterFunction(NULL, (const void *)stub_vector_add, "_Z10vector_addPfPKfS1_i",
                           "_Z10vector_addPfPKfS1_i", 0, NULL, NULL, NULL, NULL, NULL);
     fakehip_launch_hook = launch_hook;
-    if (rate) {
-        rc = run_rate(argc > 2 ? atol(argv[2]) : 100000, argc > 3 ? atoi(argv[3]) : 1,
-                      argc > 4 && strcmp(argv[4], "hip") == 0);
+    if (causal) {
+        struct harness_causal_gpu g = {causal_dispatch, causal_completed, NULL};
+        CORE(signal_create_t, SIGNAL_CREATE)(CAUSAL_SIGNAL_START, 0, NULL, &causal_signal);
+        rc = harness_causal_run(argc > 2 ? atof(argv[2]) : 10, argc > 3 ? atol(argv[3]) : 100, &g);
+    }
+    if (rate || causal) {
+        if (rate)
+            rc = run_rate(argc > 2 ? atol(argv[2]) : 100000, argc > 3 ? atoi(argv[3]) : 1,
+                          argc > 4 && strcmp(argv[4], "hip") == 0);
         pthread_mutex_lock(&handlers_lock);
         stopping = 1;
         pthread_cond_broadcast(&handlers_cond);
         pthread_mutex_unlock(&handlers_lock);
         pthread_join(async, NULL);
-        printf("harness: mode rate tools %d declined %d intercept_queues %d plain_queues %d\n",
+        printf("harness: mode %s tools %d declined %d intercept_queues %d plain_queues %d\n", mode,
                loaded, declined, intercept_queues, plain_queues);
         return rc;
     }

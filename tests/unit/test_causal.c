@@ -5,7 +5,8 @@
  * own, with the nearest 0 % experiments of any function; a function without a baseline or with
  * one speedup only has no curve; the order is by the gain at 20 %; experiments with fewer than 5
  * progress points do not count; the text table; latency points: the latency (area under the
- * count in flight / arrivals) against its own 0 % slices, whatever the durations. */
+ * count in flight / arrivals) against its own 0 % slices, whatever the durations; source lines
+ * listed under their function. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
@@ -152,9 +153,52 @@ static void test_latency(void)
     model_causal_free(c);
 }
 
+/* Lines: listed right under their function (each function's lines by their own gain), the
+ * functions still by theirs; printed indented, named file:line; a line does not shadow a
+ * function of the same name. */
+static void test_lines_under_function(void)
+{
+    struct model_causal *c = model_causal_new();
+    struct model_causal_func *f;
+    char *text = NULL;
+    size_t len = 0;
+
+    model_causal_func(c, "low", "l.c:1");                      /* 0: gains 10 % at 100 % */
+    model_causal_func(c, "high", "h.c:1");                     /* 1: gains 50 % */
+    model_causal_line(c, 1, "h.c:5", "/src/h.c:5");            /* 2: high's, flat */
+    model_causal_line(c, 1, "h.c:4", "/src/h.c:4");            /* 3: high's, 40 % */
+    model_causal_line(c, 0, "l.c:2", "/src/l.c:2");            /* 4: low's, 10 % */
+    CHECK(model_causal_line(c, 1, "h.c:4", NULL) == &c->f[3]); /* found again */
+    CHECK(model_causal_func(c, "h.c:4", NULL) != &c->f[3]);    /* a function: another entry */
+    c->n--;                                                    /* (drop that one) */
+    free(c->f[c->n].name);
+    free(c->f[c->n].location);
+    const double gain[] = {0.1, 0.5, 0.0, 0.4, 0.1};
+    for (int t = 0; t < 20; t++)
+        for (size_t i = 0; i < 5; i++)
+            experiment(c, &c->f[i], t * 5 + (int)i, 20 + 40 * (t % 3), 10000,
+                       gain[i] * (20 + 40 * (t % 3)) / 100.0, 1);
+    size_t *order = model_causal_order(c);
+    CHECK_MSG(order[0] == 1 && order[1] == 3 && order[2] == 2 && order[3] == 0 && order[4] == 4,
+              "order %zu %zu %zu %zu %zu", order[0], order[1], order[2], order[3], order[4]);
+    free(order);
+    f = &c->f[3];
+    CHECK(f->parent == 1 && c->f[1].parent == -1);
+    FILE *out = open_memstream(&text, &len);
+    model_causal_print(out, c, 0);
+    fclose(out);
+    CHECK(strstr(text, "  high  h.c:1\n") != NULL);
+    CHECK(strstr(text, "      h.c:4  /src/h.c:4\n") != NULL); /* indented under high */
+    CHECK(strstr(text, "high") < strstr(text, "h.c:4") &&
+          strstr(text, "h.c:5") < strstr(text, "low"));
+    free(text);
+    model_causal_free(c);
+}
+
 int main(void)
 {
     test_linear();
+    test_lines_under_function();
     test_latency();
     test_nearest_baseline();
     test_no_curve();

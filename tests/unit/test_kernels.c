@@ -1,7 +1,8 @@
 /* Unit tests of the GPU side of the model (model/kernels.c): kernel name cleaning and template
  * folding, the gap histogram, duration statistics, per-kernel aggregation joined with names that
  * arrive late, HIP API counts and errors, copies, multi-device launches, launches without grid and
- * block (hipLaunchByPtr), queue busy time with out-of-order records. */
+ * block (hipLaunchByPtr), queue busy time with out-of-order records; which kernel names
+ * --progress kernel:NAME matches. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,21 @@ static void test_names(void)
     CHECK_STR(buf, "plain(int)");
     model_kernel_fold_name("f<int>", buf, 5, 0); /* cut to the buffer, still terminated */
     CHECK(strlen(buf) == 4);
+    /* --progress kernel:NAME: the whole name, or without parameters, return type, templates */
+    const char *rs = "void reduce_sum<256, float>(float const*, float*, int)";
+    CHECK(model_kernel_name_matches(rs, rs));
+    CHECK(model_kernel_name_matches(rs, "reduce_sum"));
+    CHECK(model_kernel_name_matches(rs, "reduce_sum<256, float>"));
+    CHECK(model_kernel_name_matches(rs, "void reduce_sum<256, float>"));
+    CHECK(!model_kernel_name_matches(rs, "reduce"));
+    CHECK(!model_kernel_name_matches(rs, "float"));
+    CHECK(model_kernel_name_matches("vector_add(float*, float const*, float const*, int)",
+                                    "vector_add"));
+    CHECK(model_kernel_name_matches("saxpy_c", "saxpy_c"));
+    CHECK(!model_kernel_name_matches("saxpy_c", "saxpy"));
+    CHECK(!model_kernel_name_matches("saxpy_c2", "saxpy_c"));
+    CHECK(model_kernel_name_matches("ns::k<int>(int)", "ns::k"));
+    CHECK(!model_kernel_name_matches("ns::k<int>(int)", "k"));
 }
 
 static void test_gaps_and_durations(void)

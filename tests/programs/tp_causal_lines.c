@@ -1,0 +1,129 @@
+/* Line-level causal profiling (test_causal_lines): one function, step, with two loops on
+ * different source lines, only one of them on the critical path. A two-stage pipeline: stage A
+ * (its own thread) runs step(0), whose first loop (LOOP_A below) does 60 % of A's work, and
+ * stage_a_rest (40 %), and queues the item; stage B takes each item and runs step(1), whose
+ * second loop (LOOP_B) does 30 % of A's time per item (B has room to spare), then marks it done
+ * with rocsys_user_mark (the progress point). A limits the throughput: making LOOP_A's line X %
+ * faster makes the program 0.6 X % faster; LOOP_B's line does not matter; step as a whole
+ * gains 0.6 X % too (its stage-A part). Usage: tp_causal_lines SECONDS [UNIT_US]. Prints
+ * what it measured of itself, and the lines of the two loops ("lines: A N B M"). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+void rocsys_user_mark(const char *name) __attribute__((weak)); /* the collector's, if loaded */
+
+#define QUEUE 64
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t not_empty = PTHREAD_COND_INITIALIZER, not_full = PTHREAD_COND_INITIALIZER;
+static int queued, done_making;
+static long iters_per_unit, made, consumed;
+static volatile uint64_t sink;
+
+/* CLOCK_MONOTONIC in ns. */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void step(int stage);
+void stage_a_rest(void);
+
+/* The function under test: each loop on two lines of its own (the line table gives each its
+ * code). Stage A runs the first, stage B the second. */
+__attribute__((noinline)) void step(int stage)
+{
+    uint64_t acc = sink;
+    long n = (stage == 0 ? 6 : 3) * iters_per_unit;
+
+    if (stage == 0) {
+        for (long i = 0; i < n; i++)
+            acc = acc * 6364136223846793005ull + 1442695040888963407ull; /* LOOP_A */
+    } else {
+        for (long i = 0; i < n; i++)
+            acc = acc * 2862933555777941757ull + 3037000493ull; /* LOOP_B */
+    }
+    sink = acc;
+}
+
+/* The rest of stage A's work (40 %). */
+__attribute__((noinline)) void stage_a_rest(void)
+{
+    uint64_t acc = sink;
+    for (long i = 0; i < 4 * iters_per_unit; i++)
+        acc = acc * 6364136223846793005ull + 1442695040888963407ull;
+    sink = acc;
+}
+
+static uint64_t deadline_ns;
+
+static void *stage_a(void *arg)
+{
+    (void)arg;
+    while (now_ns() < deadline_ns) {
+        step(0);
+        stage_a_rest();
+        pthread_mutex_lock(&lock);
+        while (queued == QUEUE)
+            pthread_cond_wait(&not_full, &lock);
+        queued++;
+        made++;
+        pthread_cond_signal(&not_empty);
+        pthread_mutex_unlock(&lock);
+    }
+    pthread_mutex_lock(&lock);
+    done_making = 1;
+    pthread_cond_signal(&not_empty);
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+static void *stage_b(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        while (queued == 0 && !done_making)
+            pthread_cond_wait(&not_empty, &lock);
+        if (queued == 0) {
+            pthread_mutex_unlock(&lock);
+            return NULL;
+        }
+        queued--;
+        pthread_cond_signal(&not_full);
+        pthread_mutex_unlock(&lock);
+        step(1);
+        consumed++;
+        if (rocsys_user_mark)
+            rocsys_user_mark("item");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 10;
+    long unit_us = argc > 2 ? atol(argv[2]) : 100;
+    pthread_t a, b;
+
+    iters_per_unit = 100000; /* calibrate: iterations per unit_us */
+    uint64_t t0 = now_ns();
+    stage_a_rest();
+    uint64_t per4 = now_ns() - t0;
+    iters_per_unit = (long)((double)iters_per_unit * (double)unit_us * 4e3 / (double)per4);
+    if (iters_per_unit < 1)
+        iters_per_unit = 1;
+    deadline_ns = now_ns() + (uint64_t)(seconds * 1e9);
+    t0 = now_ns();
+    pthread_create(&a, NULL, stage_a, NULL);
+    pthread_create(&b, NULL, stage_b, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    printf("lines: %ld items in %.2f s\n", consumed, (double)(now_ns() - t0) / 1e9);
+    return consumed == made ? 0 : 1;
+}
