@@ -255,9 +255,66 @@ uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t function, in
     return id;
 }
 
+/* Write n bytes to fd: 0 or errno. */
+static int pp_write_all(int fd, const uint8_t *b, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, b, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k < 0 ? errno : EIO;
+        b += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Where deflated bytes go: appended to mem, or (mem NULL) written to fd. */
+struct pp_sink {
+    struct pb *mem;
+    int fd;
+};
+
+/* Deflate n bytes of b into z (flush: Z_NO_FLUSH, Z_FULL_FLUSH, or Z_FINISH for the last),
+ * each piece of output to sink (in memory, deflated straight into the buffer): 0 or an
+ * errno. */
+static int pp_deflate(z_stream *z, const uint8_t *b, size_t n, int flush,
+                      const struct pp_sink *sink)
+{
+    uint8_t buf[64 * 1024];
+    int rc;
+
+    z->next_in = (Bytef *)b;
+    z->avail_in = (uInt)n;
+    do {
+        uint8_t *out = buf;
+        size_t room = sizeof(buf);
+        if (sink->mem) {
+            pb_reserve(sink->mem, sizeof(buf));
+            out = sink->mem->p + sink->mem->n;
+            room = sink->mem->cap - sink->mem->n;
+        }
+        z->next_out = out;
+        z->avail_out = (uInt)room;
+        rc = deflate(z, flush);
+        if (rc == Z_STREAM_ERROR)
+            return EIO;
+        size_t made = room - z->avail_out;
+        if (sink->mem)
+            sink->mem->n += made;
+        else if (made) {
+            int err = pp_write_all(sink->fd, out, made);
+            if (err)
+                return err;
+        }
+    } while (z->avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    return 0;
+}
+
 /* Compress the samples encoded so far into p->zsamples (flush: Z_NO_FLUSH, or Z_FULL_FLUSH to
  * end the stream on a byte boundary without a final block, as the gzip file goes on after
- * it). Returns 0 or ENOMEM. */
+ * it). Returns 0 or an errno. */
 static int pp_samples_deflate(struct pprof *p, int flush)
 {
     if (!p->zs_on) {
@@ -268,21 +325,15 @@ static int pp_samples_deflate(struct pprof *p, int flush)
         p->zs_on = 1;
         p->samples_crc = crc32(0, Z_NULL, 0);
     }
+    const struct pp_sink to_memory = {.mem = &p->zsamples, .fd = -1};
+    int err;
+
     if (p->samples.n)
         p->samples_crc = crc32(p->samples_crc, p->samples.p, (uInt)p->samples.n);
     p->samples_bytes += p->samples.n;
-    p->zs.next_in = p->samples.p;
-    p->zs.avail_in = (uInt)p->samples.n;
-    do {
-        pb_reserve(&p->zsamples, 64 * 1024);
-        p->zs.next_out = p->zsamples.p + p->zsamples.n;
-        p->zs.avail_out = (uInt)(p->zsamples.cap - p->zsamples.n);
-        size_t room = p->zs.avail_out;
-        deflate(&p->zs, flush);
-        p->zsamples.n += room - p->zs.avail_out;
-    } while (p->zs.avail_out == 0);
+    err = pp_deflate(&p->zs, p->samples.p, p->samples.n, flush, &to_memory);
     p->samples.n = 0;
-    return 0;
+    return err;
 }
 
 void pprof_sample(struct pprof *p, const uint64_t *locs, size_t nlocs, const int64_t *values,
@@ -391,50 +442,12 @@ void pprof_add_data(struct pprof *p, const struct pprof_data *d, const struct pp
     free(labels);
 }
 
-/* Write n bytes to fd: 0 or errno. */
-static int pp_write_all(int fd, const uint8_t *b, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = write(fd, b, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return k < 0 ? errno : EIO;
-        b += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-/* Deflate n bytes of b into z (flush: Z_NO_FLUSH, or Z_FINISH for the last), writing each
- * full output buffer out to fd: 0 or an errno. */
-static int pp_deflate(z_stream *z, const uint8_t *b, size_t n, int flush, int fd)
-{
-    uint8_t out[64 * 1024];
-    int rc;
-
-    z->next_in = (Bytef *)b;
-    z->avail_in = (uInt)n;
-    do {
-        z->next_out = out;
-        z->avail_out = sizeof(out);
-        rc = deflate(z, flush);
-        if (rc == Z_STREAM_ERROR)
-            return EIO;
-        if (sizeof(out) - z->avail_out) {
-            int err = pp_write_all(fd, out, sizeof(out) - z->avail_out);
-            if (err)
-                return err;
-        }
-    } while (z->avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
-    return 0;
-}
-
 /* Raw-deflate the n parts into fd as one stream of their own (flush: Z_FULL_FLUSH to leave it
  * open to what follows, Z_FINISH for the last), adding their bytes to *crc and *len. */
 static int pp_deflate_parts(const struct pb *const *parts, size_t n, int flush, int fd, uLong *crc,
                             uint64_t *len)
 {
+    const struct pp_sink to_file = {.mem = NULL, .fd = fd};
     z_stream z;
     int err = 0;
 
@@ -445,7 +458,7 @@ static int pp_deflate_parts(const struct pb *const *parts, size_t n, int flush, 
         if (parts[i]->n) /* (crc32 of a NULL buffer is 0, not the CRC so far) */
             *crc = crc32(*crc, parts[i]->p, (uInt)parts[i]->n);
         *len += parts[i]->n;
-        err = pp_deflate(&z, parts[i]->p, parts[i]->n, i + 1 == n ? flush : Z_NO_FLUSH, fd);
+        err = pp_deflate(&z, parts[i]->p, parts[i]->n, i + 1 == n ? flush : Z_NO_FLUSH, &to_file);
     }
     deflateEnd(&z);
     return err;
@@ -488,8 +501,8 @@ int pprof_write_gz(struct pprof *p, int fd)
     err = pp_write_all(fd, header, sizeof(header));
     if (!err)
         err = pp_deflate_parts(head, 1, Z_FULL_FLUSH, fd, &crc, &len);
-    if (!err && pp_samples_deflate(p, Z_FULL_FLUSH) != 0)
-        err = ENOMEM;
+    if (!err)
+        err = pp_samples_deflate(p, Z_FULL_FLUSH);
     if (!err) {
         crc = crc32_combine(crc, p->samples_crc, (z_off_t)p->samples_bytes);
         len += p->samples_bytes;

@@ -10,18 +10,15 @@
  * process_vm_readv once each (re-checked after a second: an address may be reused) and
  * announced to the model as the collector's PY_CODE records are. A sample whose walk is not
  * found gets no Python frame (counted), never the frames of another moment. One description of
- * each CPython's layout serves both readers: collector/python_layout.c. */
+ * each CPython's layout serves both readers: collector/python_layout.c; the interpreter is found
+ * in perf_python_proc.c. */
 #define _GNU_SOURCE
 #include "session/perf_python.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +27,7 @@
 #include "collector/python_layout.h"
 #include "base/hashmap.h"
 #include "model/model.h"
+#include "session/perf_python_proc.h"
 
 #ifdef ROCSYS_HAVE_BPF
 #include <bpf/bpf.h>
@@ -44,13 +42,6 @@
 #define QUEUE_MAX      8192u /* walks kept per thread (decoding lags sampling: 8 s at 1 kHz) */
 #define RINGBUF_BYTES  (32u << 20)
 #define STR_HEAD_BYTES 64u
-
-/* A process's CPython: where its runtime is and how its objects are laid out. */
-struct py_proc {
-    uint32_t pid, version_hex;
-    uint64_t runtime, code_type, unicode_type, bytes_type, frame_type;
-    struct py_layout l;
-};
 
 /* A code object seen in a walk. */
 struct py_code_seen {
@@ -94,163 +85,9 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* n bytes of process pid at addr into dst: 0, or -1. */
-static int peek(uint32_t pid, uint64_t addr, void *dst, size_t n)
-{
-    struct iovec local = {dst, n}, remote = {(void *)(uintptr_t)addr, n};
-
-    return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0) == (ssize_t)n ? 0 : -1;
-}
-
 static int ptr_ok(uint64_t p)
 {
     return p >= 4096 && p < 0x800000000000ull && (p & 7) == 0;
-}
-
-/* ---- finding the interpreter ---- */
-
-enum { SYM_RUNTIME, SYM_VERSION, SYM_CODE, SYM_UNICODE, SYM_BYTES, SYM_FRAME, NSYMS };
-static const char *const sym_names[NSYMS] = {"_PyRuntime",     "Py_Version",   "PyCode_Type",
-                                             "PyUnicode_Type", "PyBytes_Type", "PyFrame_Type"};
-
-/* The symbols of sym_names in ELF file path into val (0: absent), and the address its first
- * loadable segment asks for into *first_vaddr. 0, or -1 if not an ELF file. */
-static int elf_syms(const char *path, uint64_t *val, uint64_t *first_vaddr, int *is_exec)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
-    Elf *e;
-    Elf_Scn *scn = NULL;
-    size_t nph;
-
-    memset(val, 0, NSYMS * sizeof(*val));
-    if (fd < 0)
-        return -1;
-    elf_version(EV_CURRENT);
-    e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph) != 0)
-        goto out;
-    GElf_Ehdr eh;
-    if (!gelf_getehdr(e, &eh))
-        goto out;
-    *is_exec = eh.e_type == ET_EXEC;
-    *first_vaddr = 0;
-    for (size_t i = 0; i < nph; i++) {
-        GElf_Phdr ph;
-        if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
-            *first_vaddr = ph.p_vaddr & ~(uint64_t)4095;
-            break;
-        }
-    }
-    while ((scn = elf_nextscn(e, scn)) != NULL) {
-        GElf_Shdr sh;
-        Elf_Data *d;
-        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-            !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
-            continue;
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym s;
-            const char *name;
-            if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-                !(name = elf_strptr(e, sh.sh_link, s.st_name)))
-                continue;
-            for (int k = 0; k < NSYMS; k++)
-                if (!val[k] && strcmp(name, sym_names[k]) == 0)
-                    val[k] = s.st_value;
-        }
-    }
-    rc = 0;
-out:
-    if (e)
-        elf_end(e);
-    close(fd);
-    return rc;
-}
-
-/* The minor version a file name says (python3.N, libpython3.N.so...), or -1. */
-static int minor_of_name(const char *path)
-{
-    const char *b = strrchr(path, '/'), *p;
-
-    b = b ? b + 1 : path;
-    p = strstr(b, "python3.");
-    return p ? atoi(p + 8) : -1;
-}
-
-/* Find process pid's CPython (the mapped file defining _PyRuntime) into *pp: 0, or -1. */
-static int find_python(uint32_t pid, struct py_proc *pp)
-{
-    char maps[64], line[4096 + 128], path[4096 + 64];
-    FILE *f;
-    int found = -1;
-
-    memset(pp, 0, sizeof(*pp));
-    pp->pid = pid;
-    snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
-    f = fopen(maps, "re");
-    if (!f)
-        return -1;
-    while (found != 0 && fgets(line, sizeof(line), f)) {
-        unsigned long long start, end, off;
-        int pos = 0;
-        if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &off, &pos) < 3 || !pos ||
-            off != 0)
-            continue;
-        char *file = line + pos;
-        file[strcspn(file, "\n")] = '\0';
-        if (file[0] != '/' || !strstr(file, "python"))
-            continue;
-        uint64_t val[NSYMS], first = 0;
-        int is_exec = 0;
-        snprintf(path, sizeof(path), "/proc/%u/root%s", pid, file);
-        if (elf_syms(path, val, &first, &is_exec) != 0 && elf_syms(file, val, &first, &is_exec))
-            continue;
-        if (!val[SYM_RUNTIME])
-            continue;
-        uint64_t bias = is_exec ? 0 : start - first;
-        uint32_t v = 0;
-        pp->runtime = val[SYM_RUNTIME] + bias;
-        pp->code_type = val[SYM_CODE] ? val[SYM_CODE] + bias : 0;
-        pp->unicode_type = val[SYM_UNICODE] ? val[SYM_UNICODE] + bias : 0;
-        pp->bytes_type = val[SYM_BYTES] ? val[SYM_BYTES] + bias : 0;
-        pp->frame_type = val[SYM_FRAME] ? val[SYM_FRAME] + bias : 0;
-        if (val[SYM_VERSION] && peek(pid, val[SYM_VERSION] + bias, &v, 4) == 0 && (v >> 24) == 3)
-            pp->version_hex = v;
-        else if (minor_of_name(file) >= 0)
-            pp->version_hex = 3u << 24 | (uint32_t)minor_of_name(file) << 16;
-        found = 0;
-    }
-    fclose(f);
-    return found;
-}
-
-int perf_python_probe(uint32_t pid, uint32_t *version_hex)
-{
-    struct py_proc p;
-
-    *version_hex = 0;
-    if (find_python(pid, &p) != 0)
-        return 0;
-    *version_hex = p.version_hex;
-    return 1;
-}
-
-/* The layout of p's interpreter into p->l: 0, or -1 with why. */
-static int read_layout(struct py_proc *p, char *why, size_t cap)
-{
-    static uint8_t dbg[PY_DEBUG_OFFSETS_MAX];
-    const char *reason = "";
-    int minor = (int)((p->version_hex >> 16) & 0xff);
-
-    if (minor >= 13 && peek(p->pid, p->runtime, dbg, sizeof(dbg)) != 0) {
-        snprintf(why, cap, "the interpreter's memory could not be read");
-        return -1;
-    }
-    if (py_layout_for(p->version_hex, minor >= 13 ? dbg : NULL, sizeof(dbg), &p->l, &reason) !=
-        PY_LAYOUT_OK) {
-        snprintf(why, cap, "Python %d.%d: %s", (int)(p->version_hex >> 24), minor, reason);
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- code objects ---- */
@@ -262,7 +99,7 @@ static int str_read(const struct py_proc *p, uint64_t s, char *out, size_t cap)
     uint64_t type, len, data;
     uint32_t state, kind;
 
-    if (!ptr_ok(s) || peek(p->pid, s, h, sizeof(h)) != 0)
+    if (!ptr_ok(s) || perf_python_peek(p->pid, s, h, sizeof(h)) != 0)
         return -1;
     memcpy(&type, h + PY_OB_TYPE, 8);
     memcpy(&len, h + PY_STR_LENGTH, 8);
@@ -277,7 +114,7 @@ static int str_read(const struct py_proc *p, uint64_t s, char *out, size_t cap)
         return -1;
     if (len > ROCSYS_PY_NAME_MAX / kind)
         len = ROCSYS_PY_NAME_MAX / kind;
-    if (peek(p->pid, data, raw, len * kind) != 0)
+    if (perf_python_peek(p->pid, data, raw, len * kind) != 0)
         return -1;
     model_py_utf8((int)kind, raw, len * kind, out, cap);
     return 0;
@@ -298,7 +135,7 @@ static int code_head(const struct py_proc *p, uint64_t code, uint64_t *sig, uint
     need = (uint32_t)l->co_firsttrace > need && l->co_firsttrace >= 0 ? (uint32_t)l->co_firsttrace
                                                                       : need;
     need += 8;
-    if (!ptr_ok(code) || need > sizeof(h) || peek(p->pid, code, h, need) != 0)
+    if (!ptr_ok(code) || need > sizeof(h) || perf_python_peek(p->pid, code, h, need) != 0)
         return -1;
     memcpy(&type, h + PY_OB_TYPE, 8);
     if (p->code_type && type != p->code_type)
@@ -328,14 +165,14 @@ static int code_announce(struct perf_python *pp, const struct py_proc *p, struct
     uint64_t type, tlen;
 
     if (str_read(p, f[1], name, sizeof(name)) != 0 || str_read(p, f[0], file, sizeof(file)) != 0 ||
-        !ptr_ok(f[2]) || peek(p->pid, f[2], th, sizeof(th)) != 0)
+        !ptr_ok(f[2]) || perf_python_peek(p->pid, f[2], th, sizeof(th)) != 0)
         return -1;
     memcpy(&type, th + PY_OB_TYPE, 8);
     memcpy(&tlen, th + PY_OB_SIZE, 8);
     if (p->bytes_type && type != p->bytes_type)
         return -1;
     tlen = tlen > ROCSYS_PY_TABLE_MAX ? ROCSYS_PY_TABLE_MAX : tlen;
-    if (peek(p->pid, f[2] + PY_BYTES_DATA, table, tlen) != 0)
+    if (perf_python_peek(p->pid, f[2] + PY_BYTES_DATA, table, tlen) != 0)
         return -1;
     if (pp->next_id >= ROCSYS_PY_CODE_UNREADABLE)
         return -1; /* (8 million code objects) */
@@ -705,11 +542,11 @@ int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char 
     struct py_proc p, *old;
     size_t slot;
 
-    if (find_python(pid, &p) != 0) {
+    if (perf_python_find(pid, &p) != 0) {
         snprintf(why, cap, "process %u runs no CPython", pid);
         return -1;
     }
-    if (read_layout(&p, why, cap) != 0) {
+    if (perf_python_layout(&p, why, cap) != 0) {
         model_python_info(m, ROCSYS_PY_UNSUPPORTED, p.version_hex);
         return -1;
     }

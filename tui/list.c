@@ -70,6 +70,17 @@ int tui_lv_key(struct tui *t, const struct tui_list_class *c, void *st, int key)
     return 0;
 }
 
+/* Text placed in column c at buf + o (of len): its gap, then aligned in the rest of the width;
+ * the new offset. */
+static size_t list_put(const struct tui_list_column *c, const char *text, char *buf, size_t o,
+                       size_t len)
+{
+    int w = c->width - c->gap;
+
+    return o + (size_t)(c->left ? snprintf(buf + o, len - o, "%*s%-*s", c->gap, "", w, text)
+                                : snprintf(buf + o, len - o, "%*s%*s", c->gap, "", w, text));
+}
+
 void tui_list_heading(const struct tui_list_column *c, int n, const int *show, char *buf,
                       size_t len)
 {
@@ -78,8 +89,8 @@ void tui_list_heading(const struct tui_list_column *c, int n, const int *show, c
     buf[0] = '\0';
     for (int i = 0; i < n && o < len; i++)
         if (!show || show[i])
-            o += (size_t)(c[i].width ? snprintf(buf + o, len - o, "%*s", c[i].width, c[i].heading)
-                                     : snprintf(buf + o, len - o, "  %s", c[i].heading));
+            o = c[i].width ? list_put(&c[i], c[i].heading, buf, o, len)
+                           : o + (size_t)snprintf(buf + o, len - o, "  %s", c[i].heading);
 }
 
 void tui_list_cells(struct model *m, const struct tui_list_column *c, int n, const int *show,
@@ -93,7 +104,7 @@ void tui_list_cells(struct model *m, const struct tui_list_column *c, int n, con
         if ((show && !show[i]) || !c[i].cell)
             continue;
         c[i].cell(m, rows, row, cell, sizeof(cell));
-        o += (size_t)snprintf(buf + o, len - o, "%*s", c[i].width, cell);
+        o = list_put(&c[i], cell, buf, o, len);
     }
 }
 

@@ -21,13 +21,15 @@ struct tui_lv {
  * gives way to the name, the sort a click on its heading chooses, and its cell as text, so
  * that the screen, the batch frame and the clicks read one description. */
 struct tui_list_column {
-    const char *heading; /* right-aligned in width */
-    int width;           /* columns, the blanks before it included; 0: the name, "  NAME" */
-    int drop;            /* 0: always shown; else given up for the name, the highest first */
-    int sort;            /* the sort order a click on the heading chooses, -1: none */
+    const char *heading; /* aligned as the cells */
+    int width; /* columns, the blanks before it included; 0 (the name): the room left, "  NAME" */
+    int drop;  /* 0: always shown; else given up for the name, the highest first */
+    int sort;  /* the sort order a click on the heading chooses, -1: none */
     /* The cell of row (of rows, the data the view shows; m: its model) as text; NULL for the
-     * name column, which the view draws (fitted into the room left). */
+     * name column, which the view draws (fitted into its width, or the room left). */
     void (*cell)(struct model *m, const void *rows, int row, char *buf, size_t n);
+    int gap;  /* blanks always kept before the cell (one too wide never joins the one before) */
+    int left; /* 1: left-aligned after the gap (else right-aligned in the width) */
 };
 
 /* The headings of the shown columns (show NULL: all) as one line. */

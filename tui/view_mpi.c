@@ -16,15 +16,8 @@
 
 TUI_VIEW_DECLARE(mpi);
 
-#define COLUMNS                                                                                    \
-    "  TIME%   APP%    CALLS  TOTAL(ms)    AVG(us)    MAX(us)      BYTES   COMM  WAIT  CALL"
-
 enum mpi_sort { SORT_TIME, SORT_CALLS, SORT_BYTES, SORT_NAME, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"time", "calls", "bytes", "name"};
-/* A click on a column heading: the sort it chooses. */
-static const struct tui_sort_column sort_columns[] = {
-    {"TIME%", SORT_TIME},     {"APP%", SORT_TIME},   {"CALLS", SORT_CALLS},
-    {"TOTAL(ms)", SORT_TIME}, {"BYTES", SORT_BYTES}, {"CALL", SORT_NAME}};
 
 /* The calls of the ranks a filter keeps, sorted, with what they are shares of. */
 struct mpi_table {
@@ -32,6 +25,85 @@ struct mpi_table {
     int n;
     uint64_t total_ns, span_ns;
 };
+
+/* The cells of a row of the list (rows: struct mpi_table). */
+static void cell_time(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct mpi_table *tb = rows;
+
+    (void)m;
+    snprintf(buf, n, "%.1f", tui_pct(tb->rows[row].time.total_ns, tb->total_ns));
+}
+
+static void cell_app(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct mpi_table *tb = rows;
+
+    (void)m;
+    snprintf(buf, n, "%.1f", tui_pct(tb->rows[row].time.total_ns, tb->span_ns));
+}
+
+static void cell_calls(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%llu",
+             (unsigned long long)((const struct mpi_table *)rows)->rows[row].time.calls);
+}
+
+static void cell_total(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%.3f",
+             (double)((const struct mpi_table *)rows)->rows[row].time.total_ns / 1e6);
+}
+
+static void cell_avg(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%.1f",
+             model_duration_avg_ns(&((const struct mpi_table *)rows)->rows[row].time) / 1e3);
+}
+
+static void cell_max(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%.1f", (double)((const struct mpi_table *)rows)->rows[row].time.max_ns / 1e3);
+}
+
+static void cell_bytes(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    tui_format_bytes(buf, n, ((const struct mpi_table *)rows)->rows[row].bytes);
+}
+
+static void cell_comm(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    uint32_t size = ((const struct mpi_table *)rows)->rows[row].comm_size;
+
+    (void)m;
+    snprintf(buf, n, size ? "%u" : "-", (unsigned)size);
+}
+
+static void cell_wait(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%s", ((const struct mpi_table *)rows)->rows[row].waits ? "wait" : "");
+}
+
+/* The columns (the screen's and the batch frame's); a click on a heading chooses its sort. */
+static const struct tui_list_column columns[] = {
+    {"TIME%", 7, 0, SORT_TIME, cell_time},
+    {"APP%", 7, 0, SORT_TIME, cell_app},
+    {"CALLS", 9, 0, SORT_CALLS, cell_calls},
+    {"TOTAL(ms)", 11, 0, SORT_TIME, cell_total, 1},
+    {"AVG(us)", 11, 0, -1, cell_avg, 1},
+    {"MAX(us)", 11, 0, -1, cell_max, 1},
+    {"BYTES", 11, 0, SORT_BYTES, cell_bytes, 1},
+    {"COMM", 7, 0, -1, cell_comm, 1},
+    {"WAIT", 6, 0, -1, cell_wait, 2},
+    {"CALL", 0, 0, SORT_NAME, NULL},
+};
+#define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 
 struct mpi_view {
     struct mpi_table tb;
@@ -79,19 +151,11 @@ static void table_build(struct model *m, int only_rank, int sort, struct mpi_tab
     qsort(tb->rows, (size_t)tb->n, sizeof(tb->rows[0]), cmp_call);
 }
 
-/* The numbers of one row (without the name). */
-static void format_row(char *buf, size_t n, const struct mpi_table *tb,
-                       const struct model_mpi_stats *c)
+/* The cells of row of tb (without the name), as the screen and the batch frame show them. */
+static void format_row(struct model *m, char *buf, size_t n, const struct mpi_table *tb, int row)
 {
-    char bytes[32], comm[16];
-
-    tui_format_bytes(bytes, sizeof(bytes), c->bytes);
-    snprintf(comm, sizeof(comm), c->comm_size ? "%u" : "-", (unsigned)c->comm_size);
-    snprintf(buf, n, "%7.1f%7.1f%9llu %10.3f %10.1f %10.1f %10s %6s  %4s  ",
-             tui_pct(c->time.total_ns, tb->total_ns), tui_pct(c->time.total_ns, tb->span_ns),
-             (unsigned long long)c->time.calls, (double)c->time.total_ns / 1e6,
-             model_duration_avg_ns(&c->time) / 1e3, (double)c->time.max_ns / 1e3, bytes, comm,
-             c->waits ? "wait" : "");
+    tui_list_cells(m, columns, NCOLUMNS, NULL, tb, row, buf, n - 2);
+    strcat(buf, "  ");
 }
 
 /* The title: calls, time and the MPI share of the span. */
@@ -152,11 +216,12 @@ void tui_mpi_rebuild(struct tui *t, void *st)
 void tui_mpi_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct mpi_view *v = st;
-    char title[200], nums[1200];
+    char title[200], heading[200], nums[1200];
     int page, prows, list_rows;
 
     format_title(title, sizeof(title), &v->tb, sort_names[v->lv.sort]);
-    page = tui_draw_frame(t, r, title, COLUMNS);
+    tui_list_heading(columns, NCOLUMNS, NULL, heading, sizeof(heading));
+    page = tui_draw_frame(t, r, title, heading);
     prows = v->npaths < page / 2 ? v->npaths : page / 2; /* below the list: the call paths */
     list_rows = page - prows;
     v->list_rows = list_rows;
@@ -171,7 +236,7 @@ void tui_mpi_draw(struct tui *t, void *st, const struct tui_rect *r)
         unsigned int norm = idx == v->lv.nav.sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         if (idx == v->lv.nav.sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
-        format_row(nums, sizeof(nums), &v->tb, c);
+        format_row(t->m, nums, sizeof(nums), &v->tb, idx);
         x += tui_put(t, y, x, end - x, norm, nums, 0);
         tui_put(t, y, x, end - x, norm, c->name, 0);
     }
@@ -202,9 +267,8 @@ static int mpi_match(struct tui *t, const void *st, int row, const char *needle)
 const struct tui_list_class tui_mpi_list = {
     .lv_offset = offsetof(struct mpi_view, lv),
     .nsorts = SORT_COUNT,
-    .sort_columns = sort_columns,
-    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
-    .columns = COLUMNS,
+    .cols = columns,
+    .ncols = NCOLUMNS,
     .count = mpi_count,
     .sort = mpi_sort,
     .match = mpi_match,
@@ -226,7 +290,7 @@ void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
 {
     struct mpi_table *tb;
     struct model_mpi_path *paths;
-    char line[1200];
+    char line[1200], heading[200];
     int npaths;
 
     if (!model_mpi_seen(m)) /* programs without MPI: their batch frames stay as they were */
@@ -234,9 +298,10 @@ void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
     tb = xcalloc(1, sizeof(*tb));
     table_build(m, 0, SORT_TIME, tb);
     format_title(line, sizeof(line), tb, NULL);
-    fprintf(out, "== %s ==\n%s\n", line, COLUMNS);
+    tui_list_heading(columns, NCOLUMNS, NULL, heading, sizeof(heading));
+    fprintf(out, "== %s ==\n%s\n", line, heading);
     for (int i = 0; i < tb->n && (max_rows <= 0 || i < max_rows); i++) {
-        format_row(line, sizeof(line), tb, &tb->rows[i]);
+        format_row(m, line, sizeof(line), tb, i);
         fprintf(out, "%s%s\n", line, tb->rows[i].name);
     }
     if (tb->n == 0 && tui_replay_no_data(m, "MPI", line, sizeof(line)))

@@ -26,18 +26,92 @@ TUI_VIEW_DECLARE(ranks);
 
 enum { SORT_RANK, SORT_SAMPLES, SORT_CPU, SORT_GPU, SORT_LOAD, SORT_MPI, SORT_COUNT };
 static const char *const sort_names[] = {"rank", "samples", "cpu", "GPU time", "load", "MPI%"};
-/* A click on a column heading: the sort it chooses. */
-static const struct tui_sort_column sort_columns[] = {
-    {"RANK", SORT_RANK},  {"SAMPLES", SORT_SAMPLES}, {"CPU%", SORT_CPU},
-    {"GPU_MS", SORT_GPU}, {"GPU%", SORT_GPU},        {"REGION_MS", SORT_LOAD},
-    {"IMBAL", SORT_LOAD}, {"MPI%", SORT_MPI},        {"MPI_TOP", SORT_MPI}};
 
 struct ranks_view {
     struct tui_lv lv; /* sel_id: rank of the selected row */
     struct model_rank_table tb;
-    char *region; /* the selected region's name (NULL: none) */
-    int window;   /* samples are the sliding window's */
+    char *region;  /* the selected region's name (NULL: none) */
+    int window;    /* samples are the sliding window's */
+    int only_rank; /* as drawn: the filter's rank + 1 (its row marked), 0: all */
+    int utf8;      /* as drawn: the terminal's */
 };
+
+/* The cells of a row of the list (rows: the view), from the model's cells of its rank. */
+static void rank_cells(struct model *m, const void *rows, int row, struct model_rank_cells *c)
+{
+    const struct ranks_view *v = rows;
+
+    model_ranks_cells(m, &v->tb, &v->tb.rows[row], 1, c);
+}
+
+/* cell_FIELD: the model's cell FIELD as it is. */
+#define RANK_CELL(field)                                                                           \
+    static void cell_##field(struct model *m, const void *rows, int row, char *buf, size_t n)      \
+    {                                                                                              \
+        struct model_rank_cells c;                                                                 \
+        rank_cells(m, rows, row, &c);                                                              \
+        snprintf(buf, n, "%s", c.field);                                                           \
+    }
+RANK_CELL(rank)
+RANK_CELL(pid)
+RANK_CELL(cpu)
+RANK_CELL(samples)
+RANK_CELL(gpu_ms)
+RANK_CELL(gpu_pct)
+RANK_CELL(mpi_pct)
+RANK_CELL(region)
+RANK_CELL(imbal)
+RANK_CELL(hot_pct)
+
+/* '*' on the rank the other views show. */
+static void cell_mark(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct ranks_view *v = rows;
+
+    (void)m;
+    snprintf(buf, n, "%c", v->only_rank == v->tb.rows[row].rank + 1 ? '*' : ' ');
+}
+
+/* The host, fitted into HOST_COLS (its middle left out) and filled to them. */
+static void cell_host(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct ranks_view *v = rows;
+    const struct model_rank_row *r = &v->tb.rows[row];
+    char host[256];
+    int hw = tui_fit_middle(host, sizeof(host), r->host[0] ? r->host : "-", HOST_COLS, v->utf8);
+
+    (void)m;
+    snprintf(buf, n, "%s%*s", host, HOST_COLS - hw, "");
+}
+
+/* The MPI call with the most time, cut to 14 bytes. */
+static void cell_mpi_top(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    struct model_rank_cells c;
+
+    rank_cells(m, rows, row, &c);
+    snprintf(buf, n, "%.14s", c.mpi_top);
+}
+
+/* The screen's columns; a click on a heading chooses its sort. */
+enum { COL_IMBAL = 11, COL_HOT_PCT };
+static const struct tui_list_column columns[] = {
+    {"", 1, 0, -1, cell_mark},
+    {"RANK", 5, 0, SORT_RANK, cell_rank},
+    {"HOST", 1 + HOST_COLS, 0, -1, cell_host, 1, 1},
+    {"PID", 8, 0, -1, cell_pid, 1},
+    {"CPU%", 7, 0, SORT_CPU, cell_cpu, 1},
+    {"SAMPLES", 9, 0, SORT_SAMPLES, cell_samples, 1},
+    {"GPU_MS", 10, 0, SORT_GPU, cell_gpu_ms, 1},
+    {"GPU%", 6, 0, SORT_GPU, cell_gpu_pct, 1},
+    {"MPI%", 6, 0, SORT_MPI, cell_mpi_pct, 1},
+    {"MPI_TOP", 15, 0, SORT_MPI, cell_mpi_top, 1, 1},
+    {"REGION_MS", 10, 0, SORT_LOAD, cell_region, 1},
+    [COL_IMBAL] = {"IMBAL", 9, 0, SORT_LOAD, cell_imbal, 1}, /* drawn in the hot style when far */
+    [COL_HOT_PCT] = {"HOT%", 6, 0, -1, cell_hot_pct, 1},
+    {"HOT", 0, 0, -1, NULL},
+};
+#define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 
 void *tui_ranks_create(void)
 {
@@ -79,15 +153,6 @@ static int row_cmp(const void *a, const void *b, void *arg)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The column headings line. */
-static void column_line(const void *st, char *buf, size_t n)
-{
-    (void)st;
-    snprintf(buf, n, "%s%-*s %7s %6s %8s %9s %5s %5s %-14s %9s %8s %5s  %s", "  RANK ", HOST_COLS,
-             "HOST", "PID", "CPU%", "SAMPLES", "GPU_MS", "GPU%", "MPI%", "MPI_TOP", "REGION_MS",
-             "IMBAL", "HOT%", "HOT");
-}
-
 /* The list layer's view of the rows (tui/list.h): it takes the sort and navigation keys, the
  * clicks and the search. */
 static int ranks_count(const void *st)
@@ -122,9 +187,8 @@ static int ranks_match(struct tui *t, const void *st, int row, const char *needl
 const struct tui_list_class tui_ranks_list = {
     .lv_offset = offsetof(struct ranks_view, lv),
     .nsorts = SORT_COUNT,
-    .sort_columns = sort_columns,
-    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
-    .heading = column_line,
+    .cols = columns,
+    .ncols = NCOLUMNS,
     .count = ranks_count,
     .sort = ranks_sort,
     .row_id = ranks_row_id,
@@ -158,38 +222,42 @@ void tui_ranks_rebuild(struct tui *t, void *st)
 void tui_ranks_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct ranks_view *v = st;
-    char title[512], sum[320], line[512], host[256];
+    char title[512], sum[320], line[512];
     struct model_rank_cells c;
-    int page;
+    int page, before[NCOLUMNS] = {0}, imbal[NCOLUMNS] = {0}, after[NCOLUMNS] = {0};
 
+    for (int i = 0; i < COL_IMBAL; i++) /* three parts: IMBAL has a style of its own */
+        before[i] = 1;
+    imbal[COL_IMBAL] = after[COL_HOT_PCT] = 1;
+    v->only_rank = t->filter.only_rank;
+    v->utf8 = t->utf8;
     model_ranks_summary(&v->tb, sum, sizeof(sum));
     if (v->tb.count)
         snprintf(title, sizeof(title), "Ranks: %s  (samples %s, sort: %s)", sum,
                  v->window ? "in the window" : "since start", sort_names[v->lv.sort]);
     else
         snprintf(title, sizeof(title), "Ranks: none");
-    column_line(v, line, sizeof(line));
+    tui_list_heading(columns, NCOLUMNS, NULL, line, sizeof(line));
     page = tui_draw_frame(t, r, title, line);
     tui_list_fit(&v->lv.nav, v->tb.count, page);
     for (int i = 0; i < page && v->lv.nav.top + i < v->tb.count; i++) {
         int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
         const struct model_rank_row *row = &v->tb.rows[idx];
-        int sel = idx == v->lv.nav.sel, hw;
+        int sel = idx == v->lv.nav.sel;
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         int far = !isnan(row->imbal) && fabs(row->imbal) >= 10.0;
 
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
+        tui_list_cells(t->m, columns, NCOLUMNS, before, v, idx, line, sizeof(line));
+        x += tui_put(t, y, x, end - x, norm, line, 0);
+        tui_list_cells(t->m, columns, NCOLUMNS, imbal, v, idx, line, sizeof(line));
+        x += tui_put(t, y, x, end - x, norm, " ", 0); /* its gap: not in the style */
+        x += tui_put(t, y, x, end - x, far && !sel ? tui_style(t, TUI_S_HOT) : norm, line + 1, 0);
+        tui_list_cells(t->m, columns, NCOLUMNS, after, v, idx, line, sizeof(line) - 2);
+        strcat(line, "  ");
+        x += tui_put(t, y, x, end - x, norm, line, 0);
         model_ranks_cells(t->m, &v->tb, row, 1, &c);
-        hw = tui_fit_middle(host, sizeof(host), row->host[0] ? row->host : "-", HOST_COLS, t->utf8);
-        snprintf(line, sizeof(line), "%c%5s %s%*s %7s %6s %8s %9s %5s %5s %-14.14s %9s ",
-                 t->filter.only_rank == row->rank + 1 ? '*' : ' ', c.rank, host, HOST_COLS - hw, "",
-                 c.pid, c.cpu, c.samples, c.gpu_ms, c.gpu_pct, c.mpi_pct, c.mpi_top, c.region);
-        x += tui_put(t, y, x, end - x, norm, line, 0);
-        snprintf(line, sizeof(line), "%8s", c.imbal);
-        x += tui_put(t, y, x, end - x, far && !sel ? tui_style(t, TUI_S_HOT) : norm, line, 0);
-        snprintf(line, sizeof(line), " %5s  ", c.hot_pct);
-        x += tui_put(t, y, x, end - x, norm, line, 0);
         tui_fit_middle(line, sizeof(line), c.hot, end - x, t->utf8); /* start and end stay */
         tui_put(t, y, x, end - x, norm, line, 0);
     }

@@ -15,24 +15,103 @@
 
 TUI_VIEW_DECLARE(regions);
 
-#define COLUMNS                                                                                    \
-    "    COUNT      TOTAL       MEAN        MIN        MAX     STDDEV  OPEN  TID      REGION"
+/* The batch frame's columns (in ms, with the instances closed at exit: kept as scripts read
+ * them); the screen's are the column table below. */
 #define BATCH_COLUMNS                                                                              \
     "    COUNT    TOTAL_MS     MEAN_MS      MIN_MS      MAX_MS   STDDEV_MS  OPEN  EXIT  TID      " \
     "REGION"
 
 enum { SORT_TOTAL, SORT_COUNT, SORT_MEAN, SORT_NAME, SORT_COUNT_ };
 static const char *const sort_names[] = {"total", "count", "mean", "name"};
-/* A click on a column heading: the sort it chooses. */
-static const struct tui_sort_column sort_columns[] = {
-    {"COUNT", SORT_COUNT}, {"TOTAL", SORT_TOTAL}, {"MEAN", SORT_MEAN}, {"REGION", SORT_NAME}};
-
 struct regions_view {
     struct tui_lv lv;
     struct model_region_stats *rows; /* a snapshot: frozen while paused */
     int count;
     struct model_regions_summary sum;
 };
+
+/* A duration for the table: "812ns", "12.3us", "4.56ms", "1.234s". */
+static void fmt_ns(char *buf, size_t n, double ns)
+{
+    if (ns < 1e3)
+        snprintf(buf, n, "%.0fns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, n, "%.1fus", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, n, "%.2fms", ns / 1e6);
+    else
+        snprintf(buf, n, "%.3fs", ns / 1e9);
+}
+
+/* The thread id of model thread index i (0 if unknown). */
+static unsigned thread_tid(struct model *m, int i)
+{
+    const struct model_thread *th = model_thread_at(m, i);
+    return th ? (unsigned)th->tid : 0;
+}
+
+/* The cells of a row of the list (rows: the view's struct model_region_stats). */
+static const struct model_region_stats *row_at(const void *rows, int row)
+{
+    return &((const struct model_region_stats *)rows)[row];
+}
+
+static void cell_count(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%llu", (unsigned long long)row_at(rows, row)->count);
+}
+
+static void cell_total(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    fmt_ns(buf, n, (double)row_at(rows, row)->total_ns);
+}
+
+static void cell_mean(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    fmt_ns(buf, n, row_at(rows, row)->mean_ns);
+}
+
+static void cell_min(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    fmt_ns(buf, n, (double)row_at(rows, row)->min_ns);
+}
+
+static void cell_max(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    fmt_ns(buf, n, (double)row_at(rows, row)->max_ns);
+}
+
+static void cell_stddev(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    fmt_ns(buf, n, model_region_stddev_ns(row_at(rows, row)));
+}
+
+static void cell_open(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%llu", (unsigned long long)row_at(rows, row)->open);
+}
+
+static void cell_tid(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    snprintf(buf, n, "%u", thread_tid(m, row_at(rows, row)->thread));
+}
+
+/* The screen's columns; a click on a heading chooses its sort. */
+static const struct tui_list_column columns[] = {
+    {"COUNT", 9, 0, SORT_COUNT, cell_count},  {"TOTAL", 11, 0, SORT_TOTAL, cell_total, 1},
+    {"MEAN", 11, 0, SORT_MEAN, cell_mean, 1}, {"MIN", 11, 0, -1, cell_min, 1},
+    {"MAX", 11, 0, -1, cell_max, 1},          {"STDDEV", 11, 0, -1, cell_stddev, 1},
+    {"OPEN", 6, 0, -1, cell_open, 1},         {"TID", 9, 0, -1, cell_tid, 2, 1},
+    {"REGION", 0, 0, SORT_NAME, NULL},
+};
+#define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 
 void *tui_regions_create(void)
 {
@@ -93,26 +172,6 @@ void tui_regions_rebuild(struct tui *t, void *st)
     tui_list_fit(&v->lv.nav, v->count, tui_page_rows(t));
 }
 
-/* A duration for the table: "812ns", "12.3us", "4.56ms", "1.234s". */
-static void fmt_ns(char *buf, size_t n, double ns)
-{
-    if (ns < 1e3)
-        snprintf(buf, n, "%.0fns", ns);
-    else if (ns < 1e6)
-        snprintf(buf, n, "%.1fus", ns / 1e3);
-    else if (ns < 1e9)
-        snprintf(buf, n, "%.2fms", ns / 1e6);
-    else
-        snprintf(buf, n, "%.3fs", ns / 1e9);
-}
-
-/* The thread id of model thread index i (0 if unknown). */
-static unsigned thread_tid(struct model *m, int i)
-{
-    const struct model_thread *th = model_thread_at(m, i);
-    return th ? (unsigned)th->tid : 0;
-}
-
 /* One-line summary of the anomalies and state: "2 open, unbalanced pops 1, ...". */
 static void summary_text(const struct model_regions_summary *s, char *buf, size_t n)
 {
@@ -128,33 +187,28 @@ static void summary_text(const struct model_regions_summary *s, char *buf, size_
 void tui_regions_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct regions_view *v = st;
-    char title[512], sum[256], desc[160], line[160], c[6][24], name[4096];
+    char title[512], sum[256], desc[160], line[160], heading[160], name[4096];
     int page;
 
     tui_filter_desc(t->m, &t->filter, desc, sizeof(desc));
     summary_text(&v->sum, sum, sizeof(sum));
     snprintf(title, sizeof(title), "Regions: %s  (%d, sort: %s; %s)", desc, v->count,
              sort_names[v->lv.sort], sum);
-    page = tui_draw_frame(t, r, title, COLUMNS);
+    tui_list_heading(columns, NCOLUMNS, NULL, heading, sizeof(heading));
+    page = tui_draw_frame(t, r, title, heading);
     tui_list_fit(&v->lv.nav, v->count, page);
     for (int i = 0; i < page && v->lv.nav.top + i < v->count; i++) {
         int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
-        const struct model_region_stats *s = &v->rows[idx];
         int sel = idx == v->lv.nav.sel;
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
 
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
-        fmt_ns(c[0], sizeof(c[0]), (double)s->total_ns);
-        fmt_ns(c[1], sizeof(c[1]), s->mean_ns);
-        fmt_ns(c[2], sizeof(c[2]), (double)s->min_ns);
-        fmt_ns(c[3], sizeof(c[3]), (double)s->max_ns);
-        fmt_ns(c[4], sizeof(c[4]), model_region_stddev_ns(s));
-        snprintf(line, sizeof(line), "%9llu %10s %10s %10s %10s %10s %5llu  %-7u  ",
-                 (unsigned long long)s->count, c[0], c[1], c[2], c[3], c[4],
-                 (unsigned long long)s->open, thread_tid(t->m, s->thread));
+        tui_list_cells(t->m, columns, NCOLUMNS, NULL, v->rows, idx, line, sizeof(line) - 2);
+        strcat(line, "  ");
         x += tui_put(t, y, x, end - x, norm, line, 0);
-        tui_fit_middle(name, sizeof(name), s->name, end - x, t->utf8); /* start and end stay */
+        tui_fit_middle(name, sizeof(name), v->rows[idx].name, end - x,
+                       t->utf8); /* start, end stay */
         tui_put(t, y, x, end - x, norm, name, 0);
     }
     if (v->count == 0 && page >= 2) {
@@ -190,9 +244,8 @@ static int regions_match(struct tui *t, const void *st, int row, const char *nee
 const struct tui_list_class tui_regions_list = {
     .lv_offset = offsetof(struct regions_view, lv),
     .nsorts = SORT_COUNT_,
-    .sort_columns = sort_columns,
-    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
-    .columns = COLUMNS,
+    .cols = columns,
+    .ncols = NCOLUMNS,
     .count = regions_count,
     .sort = regions_sort,
     .match = regions_match,

@@ -11,22 +11,10 @@
 
 TUI_VIEW_DECLARE(threads);
 
-/* Row layout: marker, name (16 columns), tid, pid, cpu%, state, samples. */
-#define ROW_FMT "%c %s%*s %7s  %7s  %5s  %-5s %9s  %5s"
+#define NAME_COLS 16 /* the name column's room */
 
 enum { SORT_TABLE, SORT_CPU, SORT_SAMPLES, SORT_COUNT };
 static const char *const sort_names[] = {"first seen", "cpu", "samples"};
-/* A click on a column heading: the sort it chooses. */
-static const struct tui_sort_column sort_columns[] = {
-    {"TID", SORT_TABLE}, {"CPU%", SORT_CPU}, {"SAMPLES", SORT_SAMPLES}};
-
-/* The column headings line. */
-static void column_line(const void *st, char *buf, size_t n)
-{
-    (void)st;
-    snprintf(buf, n, ROW_FMT, ' ', "NAME", 12, "", "TID", "PID", "CPU%", "STATE", "SAMPLES",
-             "GIL%");
-}
 
 /* A snapshot of one thread: the data stays frozen while paused. */
 struct trow {
@@ -66,6 +54,103 @@ static uint64_t row_samples(const struct threads_view *v, const struct trow *r)
 {
     return v->window ? r->th.window_samples : r->th.samples;
 }
+
+/* The share of a Python thread's samples in which it held the GIL ("-": not a Python thread). */
+static void gil_pct(const struct model_thread *th, char *buf, size_t n)
+{
+    if (th->py_samples)
+        snprintf(buf, n, "%.0f", 100.0 * (double)th->gil_samples / (double)th->py_samples);
+    else
+        snprintf(buf, n, "-");
+}
+
+/* The cells of a row of the list (rows: the view; row 0 stands for all threads, row i + 1 for
+ * thread row i). */
+static const struct trow *trow_at(const void *rows, int row)
+{
+    return row > 0 ? &((const struct threads_view *)rows)->rows[row - 1] : NULL;
+}
+
+static void cell_tid(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct trow *tr = trow_at(rows, row);
+
+    (void)m;
+    if (tr)
+        snprintf(buf, n, "%u", (unsigned)tr->th.tid);
+    else if (n)
+        buf[0] = '\0';
+}
+
+static void cell_pid(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct trow *tr = trow_at(rows, row);
+
+    (void)m;
+    if (tr)
+        snprintf(buf, n, "%u", (unsigned)tr->th.pid);
+    else if (n)
+        buf[0] = '\0';
+}
+
+static void cell_cpu(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct trow *tr = trow_at(rows, row);
+
+    (void)m;
+    if (tr)
+        snprintf(buf, n, "%.1f", tr->th.cpu_pct);
+    else if (n)
+        buf[0] = '\0';
+}
+
+static void cell_state(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct trow *tr = trow_at(rows, row);
+
+    (void)m;
+    if (tr)
+        snprintf(buf, n, "%c", tr->th.state ? tr->th.state : '?');
+    else if (n)
+        buf[0] = '\0';
+}
+
+/* A thread's samples; all threads': their sum. */
+static void cell_samples(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    const struct threads_view *v = rows;
+    uint64_t total = 0;
+
+    (void)m;
+    if (row > 0)
+        total = row_samples(v, trow_at(rows, row));
+    else
+        for (int i = 0; i < v->count; i++)
+            total += row_samples(v, &v->rows[i]);
+    snprintf(buf, n, "%llu", (unsigned long long)total);
+}
+
+static void cell_gil(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m;
+    if (row > 0)
+        gil_pct(&trow_at(rows, row)->th, buf, n);
+    else if (n)
+        buf[0] = '\0';
+}
+
+/* The screen's columns after the marker (the name: drawn in its room); a click on a heading
+ * chooses its sort. */
+static const struct tui_list_column columns[] = {
+    {"NAME", 2 + NAME_COLS, 0, -1, NULL, 2, 1},
+    {"TID", 8, 0, SORT_TABLE, cell_tid, 1},
+    {"PID", 9, 0, -1, cell_pid, 2},
+    {"CPU%", 7, 0, SORT_CPU, cell_cpu, 2},
+    {"STATE", 7, 0, -1, cell_state, 2, 1},
+    {"SAMPLES", 10, 0, SORT_SAMPLES, cell_samples, 1},
+    {"GIL%", 7, 0, -1, cell_gil, 2},
+};
+#define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 
 /* Order rows by the view's sort; ties by model index. */
 static int trow_cmp(const void *a, const void *b, void *arg)
@@ -109,9 +194,8 @@ static int threads_match(struct tui *t, const void *st, int row, const char *nee
 const struct tui_list_class tui_threads_list = {
     .lv_offset = offsetof(struct threads_view, lv),
     .nsorts = SORT_COUNT,
-    .sort_columns = sort_columns,
-    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
-    .heading = column_line,
+    .cols = columns,
+    .ncols = NCOLUMNS,
     .count = threads_count,
     .sort = threads_sort,
     .row_id = threads_row_id,
@@ -140,29 +224,17 @@ void tui_threads_rebuild(struct tui *t, void *st)
     tui_lv_resort(t, &tui_threads_list, v);
 }
 
-/* The share of a Python thread's samples in which it held the GIL ("-": not a Python thread). */
-static void gil_pct(const struct model_thread *th, char *buf, size_t n)
-{
-    if (th->py_samples)
-        snprintf(buf, n, "%.0f", 100.0 * (double)th->gil_samples / (double)th->py_samples);
-    else
-        snprintf(buf, n, "-");
-}
-
 void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct threads_view *v = st;
-    char title[200], line[256], name[80], c1[24], c2[24], c3[24], c4[8], c5[24], c6[16];
+    char title[200], line[256], name[80], cells[160];
     int page, alive = 0, nw;
-    uint64_t total = 0;
 
-    for (int i = 0; i < v->count; i++) {
+    for (int i = 0; i < v->count; i++)
         alive += v->rows[i].th.alive != 0;
-        total += row_samples(v, &v->rows[i]);
-    }
     snprintf(title, sizeof(title), "Threads: %d (%d alive)  samples %s  (sort: %s)", v->count,
              alive, v->window ? "in the window" : "since start", sort_names[v->lv.sort]);
-    column_line(v, line, sizeof(line));
+    tui_list_heading(columns, NCOLUMNS, NULL, line, sizeof(line));
     page = tui_draw_frame(t, r, title, line);
     tui_list_fit(&v->lv.nav, v->count + 1, page);
     for (int i = 0; i < page && v->lv.nav.top + i <= v->count; i++) {
@@ -173,27 +245,20 @@ void tui_threads_draw(struct tui *t, void *st, const struct tui_rect *r)
 
         if (idx == 0) {
             filtered = t->filter.thread < 0;
-            snprintf(c5, sizeof(c5), "%llu", (unsigned long long)total);
-            snprintf(line, sizeof(line), ROW_FMT, filtered ? '*' : ' ', "[all threads]", 3, "", "",
-                     "", "", "", c5, "");
+            nw = snprintf(name, sizeof(name), "[all threads]");
             attr = sel ? tui_style(t, TUI_S_SELECTED) : A_BOLD;
         } else {
             const struct trow *tr = &v->rows[idx - 1];
             filtered = t->filter.thread == tr->index;
-            nw =
-                tui_fit_middle(name, sizeof(name), tr->th.name[0] ? tr->th.name : "?", 16, t->utf8);
-            snprintf(c1, sizeof(c1), "%u", (unsigned)tr->th.tid);
-            snprintf(c2, sizeof(c2), "%u", (unsigned)tr->th.pid);
-            snprintf(c3, sizeof(c3), "%.1f", tr->th.cpu_pct);
-            snprintf(c4, sizeof(c4), "%c", tr->th.state ? tr->th.state : '?');
-            snprintf(c5, sizeof(c5), "%llu", (unsigned long long)row_samples(v, tr));
-            gil_pct(&tr->th, c6, sizeof(c6));
-            snprintf(line, sizeof(line), ROW_FMT, filtered ? '*' : ' ', name, 16 - nw, "", c1, c2,
-                     c3, c4, c5, c6);
+            nw = tui_fit_middle(name, sizeof(name), tr->th.name[0] ? tr->th.name : "?", NAME_COLS,
+                                t->utf8);
             attr = sel            ? tui_style(t, TUI_S_SELECTED)
                    : tr->th.alive ? A_NORMAL
                                   : tui_style(t, TUI_S_DIM);
         }
+        tui_list_cells(t->m, columns, NCOLUMNS, NULL, v, idx, cells, sizeof(cells));
+        snprintf(line, sizeof(line), "%c %s%*s%s", filtered ? '*' : ' ', name, NAME_COLS - nw, "",
+                 cells);
         tui_put(t, y, r->x, r->w, attr, line, sel);
     }
 }

@@ -17,10 +17,8 @@
 #    most; `--replay DIR --live`: the MPI section lists MPI_Barrier, the Ranks section the
 #    region.
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/mpi_lib.sh" # truth, csv, pct
-for c in mpirun mpicc; do
-    command -v "$c" > /dev/null || skip "$c missing (scripts/deps: openmpi-bin libopenmpi-dev)"
-done
+source "$(dirname "$0")/mpi_lib.sh" # truth, csv, pct, mpi_run, mpi_check_*
+mpi_need_tools
 clang=""
 for c in clang $(compgen -c clang- | grep -E '^clang-[0-9]+$' | sort -t- -k2 -rn | uniq); do
     command -v "$c" > /dev/null && { clang=$c; break; }
@@ -37,15 +35,12 @@ STEPS=4
 # run_job DIR ENGINE: the 4-rank job recorded into DIR, each rank's batch frames in DIR.frames.R
 run_job() {
     local d=$1 engine=$2
-    rc=0
     # KMP_USE_YIELD=0: a thread waiting in libomp's barrier spins in user space (libomp yields
     # the CPU there when there are more threads than cores, and a sampling clock of user time
     # only does not see the kernel's time in sched_yield)
-    KMP_USE_YIELD=0 timeout 120 mpirun --oversubscribe --allow-run-as-root -np 4 -x KMP_USE_YIELD sh -c \
+    mpi_run "$d" "$d.truth" env KMP_USE_YIELD=0 timeout 120 mpirun --oversubscribe --allow-run-as-root -np 4 -x KMP_USE_YIELD sh -c \
         'exec "$0" -b --rows 0 --engine "$1" --record "$2" -- "$3" "$4" 30 40 > "$2.frames.$OMPI_COMM_WORLD_RANK"' \
-        "$ROCSYS_TOP" "$engine" "$d" "$P" "$STEPS" > "$d.out" 2>&1 || rc=$?
-    cat "$d"/rank-*/output.log > "$d.truth" 2> /dev/null ||
-        echo "    no rank's output.log in $d; mpirun said: $(tail -n 5 "$d.out" | tr '\n' ' ')"
+        "$ROCSYS_TOP" "$engine" "$d" "$P" "$STEPS"
 }
 
 # check_job DIR WHAT: the checks of one job
@@ -99,38 +94,12 @@ run_job "$D" signal
 check_job "$D" "signal engine"
 
 # --merge: each rank's MPI% and the top call of the rank that waits most
-rc=0
-"$ROCSYS_TOP" --merge "$D" > "$WORK/merge.out" 2>&1 || rc=$?
-check "--merge exit 0 (got $rc)" test "$rc" -eq 0
-T=$(awk '/^ *RANK  HOST/ {t=1; next} t && NF >= 13' "$D/merged-profile.txt")
-most=0 most_ns=0
-for r in 0 1 2 3; do
-    got=$(awk -v r="$r" '$1==r {print $8}' <<< "$T")
-    own=$(pct "$(truth "$D.truth" "$r" mpi_ns)" "$(truth "$D.truth" "$r" app_ns)")
-    check "--merge rank $r: MPI% ${got:-missing}, the rank's own ${own:-?}% (within 3)" \
-        within "$got" "${own:-x}" 3
-    b=$(truth "$D.truth" "$r" barrier_ns)
-    [ -n "$b" ] && [ "$b" -gt "$most_ns" ] && { most=$r; most_ns=$b; }
-done
-mpi_most=$(truth "$D.truth" "$most" mpi_ns)
-if awk -v b="$most_ns" -v m="$mpi_most" 'BEGIN { exit !(b > m - b) }'; then
-    check "--merge rank $most (waits most): MPI_TOP is MPI_Barrier (most of its MPI time, by its own measure)" \
-        test "$(awk -v r="$most" '$1==r {print $9}' <<< "$T")" = MPI_Barrier
-fi
+mpi_check_merge "$D" "$D.truth"
 
 # --replay DIR --live: the ranks' MPI calls and the region across the ranks
-rc=0
-timeout 60 "$ROCSYS_TOP" --replay "$D" --live -b --rows 30 > "$WORK/live.out" 2>&1 < /dev/null || rc=$?
-check "--replay --live: exit 0 (got $rc)" test "$rc" -eq 0
-check "--replay --live: the MPI section lists MPI_Barrier" grep -q '^ .*wait  MPI_Barrier$' "$WORK/live.out"
+mpi_check_live "$D"
 check "--replay --live: the Ranks section compares the ranks in the region step_region" \
-    grep -q '^== Ranks: 4 ranks.*REGION: omp parallel step_region (mpi_omp.c:' "$WORK/live.out"
+    grep -q '^== Ranks: 4 ranks.*REGION: omp parallel step_region (mpi_omp.c:' "$D.live.out"
 
-# the perf engine (samples taken from outside, paired with the collector's records by time)
-if "$ROCSYS_TOP" --engine perf -b --rows 1 -- true > /dev/null 2>&1; then
-    run_job "$WORK/perf" perf
-    check_job "$WORK/perf" "perf engine"
-else
-    echo "    (the perf engine cannot run here: its checks skipped)"
-fi
+mpi_perf_engine "$WORK/perf"
 finish

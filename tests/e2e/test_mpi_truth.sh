@@ -17,16 +17,13 @@
 #  - with MPICH too where Debian's mpich is installed beside Open MPI (mpicc.mpich,
 #    mpiexec.mpich; scripts/deps): the same checks of each rank's recording.
 source "$(dirname "$0")/lib.sh"
-for c in mpirun mpicc; do
-    command -v "$c" > /dev/null || skip "$c missing (scripts/deps: openmpi-bin libopenmpi-dev)"
-done
+source "$(dirname "$0")/mpi_lib.sh" # truth, csv, pct, mpi_run, mpi_check_*
+mpi_need_tools
 SRC="$(cd "$(dirname "$0")/../programs" && pwd)/mpi_imbalance.c"
 P=$WORK/mpi_imbalance
 mpicc -g -O1 -fno-omit-frame-pointer -o "$P" "$SRC" || { fail "mpicc $SRC"; finish; }
 chmod 755 "$WORK" "$P"
 STEPS=3
-
-source "$(dirname "$0")/mpi_lib.sh" # truth, csv, pct
 
 # run_job DIR ENGINE [RUNNER...]: the 4-rank job of $P recorded into DIR, started by LAUNCH;
 # its output in DIR.out
@@ -34,11 +31,8 @@ LAUNCH=(mpirun --oversubscribe --allow-run-as-root -np 4)
 run_job() {
     local d=$1 engine=$2
     shift 2
-    rc=0
-    "$@" timeout -k 10 240 "${LAUNCH[@]}" \
-        "$ROCSYS_TOP" --record "$d" --engine "$engine" -- "$P" "$STEPS" 100 > "$d.out" 2>&1 || rc=$?
-    cat "$d"/rank-*/output.log >> "$d.out" 2> /dev/null ||
-        echo "    no rank's output.log in $d; mpirun said: $(tail -n 5 "$d.out" | tr '\n' ' ')"
+    mpi_run "$d" "$d.out" "$@" timeout -k 10 240 "${LAUNCH[@]}" \
+        "$ROCSYS_TOP" --record "$d" --engine "$engine" -- "$P" "$STEPS" 100
 }
 
 # check_job DIR WHAT: the checks of one recorded job
@@ -87,24 +81,8 @@ D=$WORK/signal
 run_job "$D" signal
 check_job "$D" "signal engine"
 
-# --merge: the ranks table carries MPI% per rank (RANK HOST PID CPU% SAMPLES GPU_MS GPU% MPI%
-# MPI_TOP ...)
-rc=0
-"$ROCSYS_TOP" --merge "$D" > "$WORK/merge.out" 2>&1 || rc=$?
-check "--merge exit 0 (got $rc)" test "$rc" -eq 0
-T=$(awk '/^ *RANK  HOST/ {t=1; next} t && NF >= 13' "$D/merged-profile.txt")
-for r in 0 1 2 3; do
-    got=$(awk -v r="$r" '$1==r {print $8}' <<< "$T")
-    own=$(pct "$(truth "$D.out" "$r" mpi_ns)" "$(truth "$D.out" "$r" app_ns)")
-    check "--merge rank $r: MPI% ${got:-missing}, the rank's own ${own:-?}% (within 3)" \
-        within "$got" "${own:-x}" 3
-done
-bar0=$(truth "$D.out" 0 barrier_ns)
-mpi0=$(truth "$D.out" 0 mpi_ns)
-if awk -v b="$bar0" -v m="$mpi0" 'BEGIN { exit !(b > m - b) }'; then
-    check "--merge rank 0: MPI_TOP is MPI_Barrier (most of its MPI time, by its own measure)" \
-        test "$(awk '$1==0 {print $9}' <<< "$T")" = MPI_Barrier
-fi
+# --merge: each rank's MPI% and the top call of the rank that waits most (rank 0: it works least)
+mpi_check_merge "$D" "$D.out"
 
 # --replay of one rank: the MPI view's calls per call path (root first)
 "$ROCSYS_TOP" --replay "$D/rank-0" -b > "$WORK/replay0.out" 2>&1 < /dev/null
@@ -115,18 +93,8 @@ done
 check "--replay rank 0: MPI_Init from main, 1 call" grep -q '^MPI_Init from .*main: 1 calls,' "$WORK/replay0.out"
 
 # --replay DIR --live (the ranks' directories): the MPI view's batch section
-rc=0
-timeout 60 "$ROCSYS_TOP" --replay "$D" --live -b --rows 30 > "$WORK/live.out" 2>&1 < /dev/null || rc=$?
-check "--replay --live: the MPI section lists MPI_Barrier" \
-    grep -q '^ .*wait  MPI_Barrier$' "$WORK/live.out"
-
-# the perf engine (samples taken from outside, paired with the collector's records by time)
-if "$ROCSYS_TOP" --engine perf -b --rows 1 -- true > /dev/null 2>&1; then
-    run_job "$WORK/perf" perf
-    check_job "$WORK/perf" "perf engine"
-else
-    echo "    (the perf engine cannot run here: its checks skipped)"
-fi
+mpi_check_live "$D"
+mpi_perf_engine "$WORK/perf"
 
 # Python (mpi4py): 2 ranks of tests/programs/mpi_imbalance.py
 PY=/usr/bin/python3

@@ -58,9 +58,10 @@ EOT
 flags=()
 [ "$(nm "$AR" 2>/dev/null | grep -c __asan_ || true)" -eq 0 ] ||
     flags=(-fsanitize=address,undefined)
+# the project's warnings (CMakeLists.txt: a table row may leave its last fields out)
 # shellcheck disable=SC2046 # pkg-config's words are separate flags
 check "the example view and the one-row table build with the core library" \
-    "$CC" -std=gnu11 -Wall -Wextra -Wmissing-prototypes -Werror "${flags[@]}" -I"$S" -o "$WORK/recipe" \
+    "$CC" -std=gnu11 -Wall -Wextra -Wno-missing-field-initializers -Wmissing-prototypes -Werror "${flags[@]}" -I"$S" -o "$WORK/recipe" \
     "$WORK/main.c" "$WORK/views.c" "$WORK/view_procs.c" "$AR" \
     $(pkg-config --libs ncursesw libdw libunwind zlib) -lpthread -lstdc++ -lm
 if [ -x "$WORK/recipe" ]; then

@@ -14,42 +14,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "mpi_timed.h"
+
 #define SWAP_INTS 1024
 
-static uint64_t mpi_ns, barrier_ns;
 static unsigned long n_init, n_barrier, n_sendrecv, n_allreduce, n_finalize;
-
-static uint64_t now_ns(clockid_t c)
-{
-    struct timespec ts;
-
-    clock_gettime(c, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Time one MPI call: its duration is added to mpi_ns (and to *also when not NULL). */
-#define TIMED(counter, also, call)                                                                 \
-    do {                                                                                           \
-        uint64_t t0_ = now_ns(CLOCK_MONOTONIC);                                                    \
-        call;                                                                                      \
-        uint64_t d_ = now_ns(CLOCK_MONOTONIC) - t0_;                                               \
-        mpi_ns += d_;                                                                              \
-        if (also)                                                                                  \
-            *(uint64_t *)(also) += d_;                                                             \
-        counter++;                                                                                 \
-    } while (0)
-
-/* Burn ms of this thread's CPU time. */
-__attribute__((noinline)) static double rank_work(double ms)
-{
-    uint64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)(ms * 1e6);
-    volatile double x = 1.0;
-
-    while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-        for (int i = 0; i < 2000; i++)
-            x = x * 1.0000001 + 1e-9;
-    return x;
-}
 
 /* One step's communication after the work: the barrier first (the wait we measure). */
 __attribute__((noinline)) static void exchange(int rank, int size, int *out, int *in)
@@ -74,7 +43,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int s = 0; s < steps; s++) {
-        rank_work((rank + 1) * burn_ms);
+        burn((rank + 1) * burn_ms);
         exchange(rank, size, out, in);
     }
     TIMED(n_finalize, NULL, MPI_Finalize());

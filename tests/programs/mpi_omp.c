@@ -19,44 +19,13 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "mpi_timed.h"
+
 #define THREADS 2
 
-static uint64_t mpi_ns, barrier_ns;
 static unsigned long n_barrier, n_allreduce;
 static double sum_max_ms, sum_mean_ms;
 static int omp_line;
-
-static uint64_t now_ns(clockid_t c)
-{
-    struct timespec ts;
-
-    clock_gettime(c, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Time one MPI call: its duration is added to mpi_ns (and to *also when not NULL). */
-#define TIMED(counter, also, call)                                                                 \
-    do {                                                                                           \
-        uint64_t t0_ = now_ns(CLOCK_MONOTONIC);                                                    \
-        call;                                                                                      \
-        uint64_t d_ = now_ns(CLOCK_MONOTONIC) - t0_;                                               \
-        mpi_ns += d_;                                                                              \
-        if (also)                                                                                  \
-            *(uint64_t *)(also) += d_;                                                             \
-        counter++;                                                                                 \
-    } while (0)
-
-/* Burn ms of the calling thread's CPU time. */
-__attribute__((noinline)) static double burn(double ms)
-{
-    uint64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)(ms * 1e6);
-    volatile double x = 1.0;
-
-    while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-        for (int i = 0; i < 2000; i++)
-            x = x * 1.0000001 + 1e-9;
-    return x;
-}
 
 /* One imbalanced parallel region: thread i works (i + 1) x unit_ms. */
 __attribute__((noinline)) static void step_region(double unit_ms)
