@@ -375,9 +375,14 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
 static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *frames,
                              uint32_t nframes, uint32_t *seq)
 {
-    enum { MERGE_MAX = 4 * MAX_SEQ }; /* merged before the cut to MAX_SEQ, which keeps the root */
-    const uint32_t *nat[ROCSYS_MAX_FRAMES], *pyf[MAX_SEQ];
-    uint32_t nlen[ROCSYS_MAX_FRAMES], plen[MAX_SEQ], tmp[MERGE_MAX];
+    enum {
+        MERGE_MAX = 4 * MAX_SEQ, /* merged before the cut to MAX_SEQ, which keeps the root */
+        /* native frames: a perf sample's unwind (as deep as the model keeps), its [truncated]
+         * root and its thread state */
+        NATIVE_MAX = MAX_SEQ + 2
+    };
+    const uint32_t *nat[NATIVE_MAX], *pyf[MAX_SEQ];
+    uint32_t nlen[NATIVE_MAX], plen[MAX_SEQ], tmp[MERGE_MAX];
     int pentry[MAX_SEQ];
     uint32_t pat[MAX_SEQ]; /* per frame: the native frame its group runs in (PY_AT), or unknown */
     uint32_t nn = 0, np = 0, len = 0, i = 0, later = 0;
@@ -386,9 +391,12 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
 
     while (i < nframes && !ROCSYS_IS_PY_WORD(frames[i]) && !ROCSYS_IS_REGION_FRAME(frames[i]))
         i++;
-    if (i == nframes || !ROCSYS_IS_PY_FRAME(frames[i]) || i > ROCSYS_MAX_FRAMES) {
-        /* no Python frames: root first, each address's functions outermost first */
+    if (i == nframes || !ROCSYS_IS_PY_FRAME(frames[i]) || i > NATIVE_MAX) {
+        /* no Python frames (or none that can be merged): root first, each address's functions
+         * outermost first; Python's placement words are no addresses */
         for (uint32_t k = nframes; k-- > 0 && len < MAX_SEQ;) {
+            if (ROCSYS_IS_PY_AT(frames[k]) || ROCSYS_IS_PY_REPEAT(frames[k]))
+                continue;
             a = addr_lookup(m, pid, frames[k], k > 0, 1);
             for (uint32_t j = a->len; j-- > 0 && len < MAX_SEQ;)
                 if (!model_python_hidden_trampoline(m, m->addr_funcs[a->off + j]))
