@@ -439,7 +439,14 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
         pat[np] = ROCSYS_PY_AT_UNKNOWN;
         pentry[np++] = (frames[i] & ROCSYS_PY_FRAME_ENTRY) != 0;
     }
-    len = model_python_merge(m, nat, nlen, nn, pyf, plen, pentry, pat, np, tmp, MERGE_MAX);
+    /* a cut native stack's [truncated] root stays the root: the Python callers it does not
+     * reach go below it, not above as top-level functions */
+    const char *root = nn > 0 && nlen[nn - 1] == 1 ? m->funcs[nat[nn - 1][0]].name : NULL;
+    int cut = root && root[0] == '[' && strcmp(root, MODEL_TRUNCATED_FRAME) == 0;
+    len = model_python_merge(m, nat, nlen, nn - (uint32_t)cut, pyf, plen, pentry, pat, np, tmp,
+                             MERGE_MAX);
+    if (cut && len < MERGE_MAX)
+        tmp[len++] = nat[nn - 1][0];
     for (; i < nframes && len < MERGE_MAX; i++) { /* user regions, innermost first */
         a = addr_lookup(m, pid, frames[i], i > 0, 1);
         for (uint32_t j = 0; j < a->len && len < MERGE_MAX; j++)

@@ -176,8 +176,32 @@ static void test_merge_deep(void)
     model_free(m);
 }
 
+/* A cut native stack (the perf engine's [truncated] root) whose Python callers the unwind did
+ * not reach: [truncated] stays the root, the Python frames below it (they were put above it, as
+ * top-level functions, in 12 of 958 samples of a PyTorch program attached while importing). */
+static void test_merge_cut(void)
+{
+    struct model *m = model_new();
+    uint32_t pid = (uint32_t)getpid();
+    uint64_t frames[4];
+    uint32_t funcs[8], n = 0;
+
+    CHECK(symbolizer_load_maps(model_symbolizer(m), pid) > 0);
+    frames[0] = frames[1] = (uint64_t)(uintptr_t)test_lines + 4; /* innermost first */
+    frames[2] = model_state_frame(m, MODEL_TRUNCATED_FRAME);
+    frames[3] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, 0, 1); /* no PY_AT: unplaced */
+    for (uint32_t p = model_sample_path(m, pid, frames, 4); p && n < 8; p = model_path_parent(m, p))
+        funcs[n++] = model_path_func(m, p);
+    CHECK_MSG(n == 4 && strcmp(m->funcs[funcs[3]].name, MODEL_TRUNCATED_FRAME) == 0 &&
+                  strcmp(m->funcs[funcs[2]].name, "[Python frames unreadable]") == 0,
+              "root %s, then %s (%u functions)", n ? m->funcs[funcs[n - 1]].name : "none",
+              n > 1 ? m->funcs[funcs[n - 2]].name : "none", n);
+    model_free(m);
+}
+
 int main(void)
 {
+    test_merge_cut();
     test_lines();
     test_utf8();
     test_merge();
