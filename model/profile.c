@@ -375,9 +375,14 @@ static const struct addr_entry *addr_lookup(struct model *m, uint32_t pid, uint6
 static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *frames,
                              uint32_t nframes, uint32_t *seq)
 {
-    enum { MERGE_MAX = 4 * MAX_SEQ }; /* merged before the cut to MAX_SEQ, which keeps the root */
-    const uint32_t *nat[ROCSYS_MAX_FRAMES], *pyf[MAX_SEQ];
-    uint32_t nlen[ROCSYS_MAX_FRAMES], plen[MAX_SEQ], tmp[MERGE_MAX];
+    enum {
+        MERGE_MAX = 4 * MAX_SEQ, /* merged before the cut to MAX_SEQ, which keeps the root */
+        /* native frames: a perf sample's unwind (as deep as the model keeps), its [truncated]
+         * root and its thread state */
+        NATIVE_MAX = MAX_SEQ + 2
+    };
+    const uint32_t *nat[NATIVE_MAX], *pyf[MAX_SEQ];
+    uint32_t nlen[NATIVE_MAX], plen[MAX_SEQ], tmp[MERGE_MAX];
     int pentry[MAX_SEQ];
     uint32_t pat[MAX_SEQ]; /* per frame: the native frame its group runs in (PY_AT), or unknown */
     uint32_t nn = 0, np = 0, len = 0, i = 0, later = 0;
@@ -386,9 +391,12 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
 
     while (i < nframes && !ROCSYS_IS_PY_WORD(frames[i]) && !ROCSYS_IS_REGION_FRAME(frames[i]))
         i++;
-    if (i == nframes || !ROCSYS_IS_PY_FRAME(frames[i]) || i > ROCSYS_MAX_FRAMES) {
-        /* no Python frames: root first, each address's functions outermost first */
+    if (i == nframes || !ROCSYS_IS_PY_FRAME(frames[i]) || i > NATIVE_MAX) {
+        /* no Python frames (or none that can be merged): root first, each address's functions
+         * outermost first; Python's placement words are no addresses */
         for (uint32_t k = nframes; k-- > 0 && len < MAX_SEQ;) {
+            if (ROCSYS_IS_PY_AT(frames[k]) || ROCSYS_IS_PY_REPEAT(frames[k]))
+                continue;
             a = addr_lookup(m, pid, frames[k], k > 0, 1);
             for (uint32_t j = a->len; j-- > 0 && len < MAX_SEQ;)
                 if (!model_python_hidden_trampoline(m, m->addr_funcs[a->off + j]))
@@ -431,7 +439,14 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
         pat[np] = ROCSYS_PY_AT_UNKNOWN;
         pentry[np++] = (frames[i] & ROCSYS_PY_FRAME_ENTRY) != 0;
     }
-    len = model_python_merge(m, nat, nlen, nn, pyf, plen, pentry, pat, np, tmp, MERGE_MAX);
+    /* a cut native stack's [truncated] root stays the root: the Python callers it does not
+     * reach go below it, not above as top-level functions */
+    const char *root = nn > 0 && nlen[nn - 1] == 1 ? m->funcs[nat[nn - 1][0]].name : NULL;
+    int cut = root && root[0] == '[' && strcmp(root, MODEL_TRUNCATED_FRAME) == 0;
+    len = model_python_merge(m, nat, nlen, nn - (uint32_t)cut, pyf, plen, pentry, pat, np, tmp,
+                             MERGE_MAX);
+    if (cut && len < MERGE_MAX)
+        tmp[len++] = nat[nn - 1][0];
     for (; i < nframes && len < MERGE_MAX; i++) { /* user regions, innermost first */
         a = addr_lookup(m, pid, frames[i], i > 0, 1);
         for (uint32_t j = 0; j < a->len && len < MERGE_MAX; j++)

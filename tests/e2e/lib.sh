@@ -18,6 +18,22 @@ e2e_cleanup() {
     rm -rf "$WORK"
 }
 trap e2e_cleanup EXIT
+# ctest's timeout kills a test without its cleanup (servers, users, sysctls left behind) and
+# without a word: ROCSYS_E2E_TIMEOUT seconds in (a little under ctest's, tests/CMakeLists.txt),
+# a watchdog says the test ran out of time and ends its commands and the test, whose EXIT trap
+# cleans up. It leaves within a second of the test's end.
+if [ -n "${ROCSYS_E2E_TIMEOUT:-}" ]; then
+    (
+        trap '' TERM # (e2e_cleanup's kill of the jobs: it leaves when the test is gone)
+        for ((t = 0; t < ROCSYS_E2E_TIMEOUT; t++)); do
+            sleep 1
+            kill -0 $$ 2> /dev/null || exit 0
+        done
+        echo "FAIL: ${0##*/} ran out of time (${ROCSYS_E2E_TIMEOUT} s): its commands are stopped, it cleans up" >&2
+        kids=$(pgrep -P $$ | grep -vx "$BASHPID" || true)
+        kill -TERM $$ $kids 2> /dev/null || true
+    ) &
+fi
 # A command that fails outside a check ends the test (set -e): say which, where, and its status,
 # so that no test dies without a message (errtrace: in functions too)
 set -E

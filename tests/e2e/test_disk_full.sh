@@ -43,21 +43,33 @@ if [ "$rc" -eq 0 ]; then
         grep -Eq '^notice: .*(no session.json|killed|incomplete)' "$WORK/replay-full.txt"
 fi
 
-# -- the disk fills up while the target runs (another program takes the last of it)
+# -- the disk fills up while the target runs (another program takes the last of it), once the
+# trace holds samples by its own count (rocsys-trace-check): 2 s after the start on an idle
+# machine, 6.5 s with the suite and two busy loops beside it (a fixed 2 s filled the disk before
+# anything was written: output.log was the file that failed); the demo runs long enough for that
 mkdir -p "$WORK/mid"
 mount -t tmpfs -o size=1m none "$WORK/mid"
-"$ROCSYS_TOP" --record "$WORK/mid/rec" -b -d 10 --rows 3 -- "$ROCSYS_DEMO" --seconds 5 \
+"$ROCSYS_TOP" --record "$WORK/mid/rec" -b -d 10 --rows 3 -- "$ROCSYS_DEMO" --seconds 20 \
     > "$WORK/mid.out" 2> "$WORK/mid.err" &
 pid=$!
-sleep 2
+held=0
+for ((i = 0; i < 600 && held <= 100; i++)); do
+    sleep 0.1
+    held=$({ "$CHECKER" "$WORK/mid/rec/trace.pftrace" 2> /dev/null || true; } |
+        sed -n 's/.*samples \([0-9]*\).*/\1/p' | head -n 1)
+    held=${held:-0}
+done
+check "disk full mid-run: the trace held samples before the disk filled ($held)" test "$held" -gt 100
 dd if=/dev/zero of="$WORK/mid/filler" bs=4k > /dev/null 2>&1 || true
 rc=0
 wait "$pid" || rc=$?
 check "disk full mid-run: exit 74 (got $rc)" test "$rc" -eq 74
 check "disk full mid-run: one line says which file and why (stderr: $(head -c 400 "$WORK/mid.err"))" \
     grep -Eq '^rocsys-top: the recording is incomplete: [a-z_.]+: (No space left on device|Input/output error)$' "$WORK/mid.err"
-check "disk full mid-run: the header says the recording stopped, while the target runs" \
-    grep -q '^notice: RECORDING STOPPED: trace.pftrace: No space left on device' "$WORK/mid.out"
+check "disk full mid-run: the header says the recording stopped, while the target runs ($(grep -m 1 '^notice: RECORDING' "$WORK/mid.out" || echo 'no notice'))" \
+    awk '/^rocsys-top frame /{ running = /target \[running\]/ }
+        running && /^notice: RECORDING STOPPED: trace.pftrace: No space left on device/{ f = 1 }
+        END{ exit !f }' "$WORK/mid.out"
 check "disk full mid-run: the target ran to its end" grep -q 'rocsys-demo: done' "$WORK/mid.out"
 "$CHECKER" "$WORK/mid/rec/trace.pftrace" > "$WORK/check-mid.txt" 2>&1 || true
 check "disk full mid-run: the trace written before is readable" grep -q 'violations 0' "$WORK/check-mid.txt"
@@ -69,7 +81,10 @@ check "disk full mid-run: it holds the samples of before (${samples:-0})" test "
 "$ROCSYS_TOP" --record "$WORK/gone" --no-tui -- "$ROCSYS_DEMO" --seconds 3 \
     > "$WORK/gone.out" 2> "$WORK/gone.err" &
 pid=$!
-sleep 1.5
+# (once rocsys-top has made it and opened its files: its start takes over 1.5 s on a loaded
+# machine, and a directory removed before would be made afresh)
+for ((i = 0; i < 300; i++)); do [ -e "$WORK/gone/trace.pftrace" ] && break; sleep 0.1; done
+sleep 0.5
 rm -rf "$WORK/gone"
 rc=0
 wait "$pid" || rc=$?

@@ -200,11 +200,13 @@ hot_native_self() {
 same() { [ -n "$1" ] && [ "$1" = "$2" ] && { [ $# -lt 3 ] || [ "$1" != "$3" ]; }; }
 
 # run TAG RECNAME OPTS... -- PROGRAM...: rocsys-top -b --record $WORK/TAG.RECNAME; frames in
-# .txt, the last frame in .last; checks exit 0. A run is capped at 40 s (-n 80 at -d 5).
+# .txt, the last frame in .last; checks exit 0. A run is capped at 180 s (-n 360 at -d 5), a
+# guard against a hang only: the programs do a fixed amount of work, and shapes.py's took over
+# 40 s on a loaded machine
 run() {
     local tag=$1 name=$2 rc=0; shift 2
     local out="$WORK/$tag.$name"
-    "$ROCSYS_TOP" -b -d 5 -n 80 --rows 0 --record "$out.rec" "$@" > "$out.txt" 2> "$out.err" || rc=$?
+    "$ROCSYS_TOP" -b -d 5 -n 360 --rows 0 --record "$out.rec" "$@" > "$out.txt" 2> "$out.err" || rc=$?
     check "$tag $name: exit 0 (got $rc)" test "$rc" -eq 0
     [ "$rc" -eq 0 ] || { echo "    --- stderr:" >&2; tail -n 5 "$out.err" | sed 's/^/    /' >&2 || true; }
     last_frame "$out.txt" > "$out.last"

@@ -93,12 +93,13 @@ else
     for py in "${interps[@]}"; do
         tag=$("$py" -c 'import platform; print(platform.python_version())')
         [[ $py == /usr/* ]] && tag="$tag-system"
+        echo "--- $tag: $py (at $SECONDS s)" # (where a timeout stopped it)
         out="$WORK/split-$tag"
         env --default-signal=INT,QUIT "$py" "$SPLIT" 2.5 > "$out.prog" 2>&1 &
         pid=$!
         BG+=("$pid")
         wait_python "$pid" || { fail "$tag: split.py did not start"; continue; }
-        "$ROCSYS_TOP" -p "$pid" -f 2000 -b -n 600 -d 1 --record "$out.rec" > "$out.b" 2> "$out.err" || true
+        "$ROCSYS_TOP" -p "$pid" -f 2000 -b -n 1800 -d 1 --record "$out.rec" > "$out.b" 2> "$out.err" || true
         if grep -q 'built without BPF' "$out.b" 2> /dev/null; then
             kill -KILL "$pid" 2> /dev/null || true # (attached to the end: it may be gone)
             skip "this build has no BPF walker (libbpf and clang's BPF target missing at build)"

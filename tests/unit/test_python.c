@@ -2,11 +2,14 @@
  * expected lines taken from CPython 3.8-3.13's own code objects: dis / co_lines), raw string
  * storage to UTF-8, and the merge of Python frames into a native stack. */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector/protocol.h"
 #include "model/model.h"
 #include "model/model_internal.h"
+#include "symbols/symbols.h"
 #include "check.h"
 
 struct line_case {
@@ -141,10 +144,67 @@ static void test_merge(void)
     model_free(m);
 }
 
+/* A perf sample's native stack may be deeper than the in-target sampler's 128 frames (CPython's
+ * nested imports went 130-150 deep in an attached PyTorch program): its Python frames still
+ * take their evaluation frame's place, and the stack keeps its native root (the Python frames
+ * were put at the root above the whole native stack). */
+static void test_merge_deep(void)
+{
+    enum { NATIVE = 200, AT = 150 };
+    struct model *m = model_new();
+    uint32_t pid = (uint32_t)getpid();
+    uint64_t frames[NATIVE + 2];
+    uint32_t funcs[NATIVE + 2], n = 0;
+
+    /* innermost first: this program's test_lines, but libc's fclose at AT (the frame that runs
+     * the Python frames: the interpreter's, hidden, whatever its name) */
+    CHECK(symbolizer_load_maps(model_symbolizer(m), pid) > 0);
+    for (uint32_t i = 0; i < NATIVE; i++)
+        frames[i] = (uint64_t)(uintptr_t)test_lines + 4;
+    frames[AT] = (uint64_t)(uintptr_t)fclose + 4;
+    frames[NATIVE] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, 0, 1);
+    frames[NATIVE + 1] = ROCSYS_PY_AT(AT);
+    for (uint32_t p = model_sample_path(m, pid, frames, NATIVE + 2); p && n < NATIVE + 2;
+         p = model_path_parent(m, p))
+        funcs[n++] = model_path_func(m, p); /* innermost first */
+    const char *py = "[Python frames unreadable]";
+    /* the evaluation frame at index AT is replaced: NATIVE functions, the Python one at AT */
+    CHECK_MSG(n == NATIVE, "%u functions, want %u", n, (unsigned)NATIVE);
+    CHECK_MSG(n == NATIVE && strcmp(m->funcs[funcs[AT]].name, py) == 0 &&
+                  strcmp(m->funcs[funcs[n - 1]].name, "test_lines") == 0,
+              "the Python frame is not at the native frame that runs it (%u of %u)", AT, n);
+    model_free(m);
+}
+
+/* A cut native stack (the perf engine's [truncated] root) whose Python callers the unwind did
+ * not reach: [truncated] stays the root, the Python frames below it (they were put above it, as
+ * top-level functions, in 12 of 958 samples of a PyTorch program attached while importing). */
+static void test_merge_cut(void)
+{
+    struct model *m = model_new();
+    uint32_t pid = (uint32_t)getpid();
+    uint64_t frames[4];
+    uint32_t funcs[8], n = 0;
+
+    CHECK(symbolizer_load_maps(model_symbolizer(m), pid) > 0);
+    frames[0] = frames[1] = (uint64_t)(uintptr_t)test_lines + 4; /* innermost first */
+    frames[2] = model_state_frame(m, MODEL_TRUNCATED_FRAME);
+    frames[3] = ROCSYS_PY_FRAME(ROCSYS_PY_CODE_UNREADABLE, 0, 1); /* no PY_AT: unplaced */
+    for (uint32_t p = model_sample_path(m, pid, frames, 4); p && n < 8; p = model_path_parent(m, p))
+        funcs[n++] = model_path_func(m, p);
+    CHECK_MSG(n == 4 && strcmp(m->funcs[funcs[3]].name, MODEL_TRUNCATED_FRAME) == 0 &&
+                  strcmp(m->funcs[funcs[2]].name, "[Python frames unreadable]") == 0,
+              "root %s, then %s (%u functions)", n ? m->funcs[funcs[n - 1]].name : "none",
+              n > 1 ? m->funcs[funcs[n - 2]].name : "none", n);
+    model_free(m);
+}
+
 int main(void)
 {
+    test_merge_cut();
     test_lines();
     test_utf8();
     test_merge();
+    test_merge_deep();
     return check_summary();
 }
