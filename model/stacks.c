@@ -387,27 +387,29 @@ static uint64_t min_count_of(const struct model_filter *f, uint64_t total)
     return c > 1 ? c : 1;
 }
 
-/* The paths counted in incl (64-bit) or incl32 (32-bit), n of them, with at least min_count. */
-static size_t paths_at_least(const uint64_t *incl, const uint32_t *incl32, size_t n,
-                             uint64_t min_count)
+/* The paths counted in incl, n of them, with at least min_count (ctx: the array). */
+static size_t dense_at_least(const void *ctx, size_t n, uint64_t min_count)
 {
+    const uint64_t *incl = ctx;
     size_t k = 0;
 
     for (size_t p = 1; p < n; p++)
-        k += (incl ? incl[p] : incl32[p]) >= min_count;
+        k += incl[p] >= min_count;
     return k;
 }
+
+/* How many paths (the root left out) have at least min_count samples: at_least(ctx, n, c). */
+typedef size_t (*paths_at_least_fn)(const void *ctx, size_t n, uint64_t min_count);
 
 /* min_count raised (doubled) until at most f->max_nodes paths have it; the tree's min_ppm set
  * from it. A path's parent has at least its count, so those paths are exactly the nodes. */
 static uint64_t fit_min_count(struct model_tree *t, const struct model_filter *f,
-                              const uint64_t *incl, const uint32_t *incl32, size_t n,
-                              uint64_t total)
+                              paths_at_least_fn at_least, const void *ctx, size_t n, uint64_t total)
 {
     uint64_t c = min_count_of(f, total);
 
     if (f->max_nodes)
-        while (paths_at_least(incl, incl32, n, c) + 1 > f->max_nodes && c < total)
+        while (at_least(ctx, n, c) + 1 > f->max_nodes && c < total)
             c *= 2;
     t->min_ppm = f->min_ppm;
     if (c > 1 && total && c * 1000000 / total > f->min_ppm) /* raised to fit */
@@ -437,7 +439,7 @@ static struct model_tree *tree_build_dense(struct model *m, const struct model_f
         for (size_t p = m->npaths, k = m->nbranches; p-- > 1;)
             gpu[path_parent_desc(m, (uint32_t)p, &k)] += gpu[p];
     }
-    min_count = fit_min_count(t, f, incl, NULL, m->npaths, incl[PATH_ROOT]);
+    min_count = fit_min_count(t, f, dense_at_least, incl, m->npaths, incl[PATH_ROOT]);
     node_of = xmalloc(n * sizeof(*node_of));
     node_of[PATH_ROOT] = 0;
     for (size_t p = 1, k = 0; p < m->npaths; p++) { /* which paths become nodes */
@@ -469,49 +471,199 @@ static struct model_tree *tree_build_dense(struct model *m, const struct model_f
     return t;
 }
 
-/* Compact build, the dense build in 4 bytes a path: one 32-bit word per path holds its
- * inclusive count (backward pass; no subtree has more samples than the total, below 2^32),
- * then, once the forward pass has read it, the path's node (or NOT_KEPT): a path's parent
- * comes before it, so its word already names the parent's node. */
-#define NOT_KEPT UINT32_MAX
+/* Compact build, in memory of the stacks and branch records rather than of the paths. The
+ * trie's paths fall into runs: the root or a branch record's path, then the paths made right
+ * after it, each the child of the one before. Along a run a path's inclusive count is the
+ * run's total less the parts held by the paths before it in the run (a stack's count at its
+ * path, a branch run's total at its parent path), so it never grows, and the build needs only
+ * those parts, sorted by path: 8 bytes each (16 while sorted), and 8 bytes a run. */
+#define NOT_KEPT    UINT32_MAX
+#define PART_BRANCH 0x80000000u /* in a part's ref: the run branching from its path */
+
+struct tree_part {
+    uint32_t path; /* the path whose inclusive count has the part's samples and ends them */
+    uint32_t ref;  /* a stack's index, or PART_BRANCH | the run whose parent is path */
+};
+
+struct tree_runs {
+    const struct model *m;
+    const struct model_filter *f;
+    const uint8_t *keep;
+    uint32_t *total; /* by run: its samples (its first path's inclusive count) */
+    struct tree_part *parts;
+    size_t nparts, nruns;
+};
+
+/* The run path p is in: run 0 starts at the root, run r at branches[r - 1].path. */
+static uint32_t run_of(const struct model *m, uint32_t p)
+{
+    size_t lo = 0, hi = m->nbranches; /* the branch records at or before p */
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->branches[mid].path <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* The first path of run r, and the path after its last. */
+static uint32_t run_start(const struct model *m, size_t r)
+{
+    return r ? m->branches[r - 1].path : PATH_ROOT;
+}
+
+static uint32_t run_end(const struct model *m, size_t r)
+{
+    return r < m->nbranches ? m->branches[r].path : (uint32_t)m->npaths;
+}
+
+/* The samples part pt holds. */
+static uint32_t part_amount(const struct tree_runs *tr, const struct tree_part *pt)
+{
+    if (pt->ref & PART_BRANCH)
+        return tr->total[pt->ref & ~PART_BRANCH];
+    return (uint32_t)filtered_count(&tr->m->stacks[pt->ref], tr->f, tr->keep);
+}
+
+/* The parts of every run and the runs' totals: the stacks' counts, then each run's total
+ * added to its parent's run (a branch's parent path comes before it: runs in descending
+ * order see every run branching from them first). */
+static void runs_gather(struct tree_runs *tr)
+{
+    const struct model *m = tr->m;
+
+    tr->nruns = m->nbranches + 1;
+    tr->total = xcalloc(tr->nruns, sizeof(*tr->total));
+    tr->parts = xmalloc((m->nstacks + m->nbranches + 1) * sizeof(*tr->parts));
+    for (size_t i = 0; i < m->nstacks; i++) {
+        uint32_t c = (uint32_t)filtered_count(&m->stacks[i], tr->f, tr->keep);
+        if (!c)
+            continue;
+        tr->total[run_of(m, m->stacks[i].path)] += c;
+        tr->parts[tr->nparts++] = (struct tree_part){.path = m->stacks[i].path, .ref = (uint32_t)i};
+    }
+    for (size_t r = tr->nruns; r-- > 1;) {
+        uint32_t parent = m->branches[r - 1].parent;
+        if (!tr->total[r])
+            continue;
+        tr->total[run_of(m, parent)] += tr->total[r];
+        tr->parts[tr->nparts++] =
+            (struct tree_part){.path = parent, .ref = PART_BRANCH | (uint32_t)r};
+    }
+}
+
+/* The parts sorted by path: a radix sort, 16 bits a pass. */
+static void parts_sort(struct tree_runs *tr)
+{
+    struct tree_part *tmp = xmalloc((tr->nparts + 1) * sizeof(*tmp));
+    uint32_t *at = xmalloc(65536 * sizeof(*at));
+
+    for (unsigned shift = 0; shift < 32 && (shift == 0 || tr->m->npaths >> shift); shift += 16) {
+        uint32_t sum = 0;
+        memset(at, 0, 65536 * sizeof(*at));
+        for (size_t i = 0; i < tr->nparts; i++)
+            at[tr->parts[i].path >> shift & 0xffff]++;
+        for (size_t d = 0; d < 65536; d++) { /* counts to first places */
+            uint32_t c = at[d];
+            at[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < tr->nparts; i++)
+            tmp[at[tr->parts[i].path >> shift & 0xffff]++] = tr->parts[i];
+        struct tree_part *sorted = tmp;
+        tmp = tr->parts;
+        tr->parts = sorted;
+    }
+    free(at);
+    free(tmp);
+}
+
+/* The paths (the root left out) with at least min_count samples (ctx: the runs). */
+static size_t runs_at_least(const void *ctx, size_t n, uint64_t min_count)
+{
+    const struct tree_runs *tr = ctx;
+    size_t k = 0, i = 0;
+
+    (void)n;
+    for (size_t r = 0; r < tr->nruns; r++) {
+        uint32_t p = run_start(tr->m, r), end = run_end(tr->m, r);
+        uint64_t incl = tr->total[r];
+        for (; i < tr->nparts && tr->parts[i].path < end; i++) {
+            if (incl >= min_count) /* p up to the part's path have incl */
+                k += tr->parts[i].path + 1 - p;
+            p = tr->parts[i].path + 1;
+            incl -= part_amount(tr, &tr->parts[i]);
+        }
+        if (incl >= min_count) /* (none left: every sample of the run is in a part) */
+            k += end - p;
+    }
+    return k - (tr->total[0] >= min_count);
+}
+
+/* Link the nodes path after path: a path is kept when its parent is and it has min_count
+ * samples, and a run's paths after the first one left out are left out too. */
+static void runs_link(struct model_tree *t, const struct tree_runs *tr, uint64_t min_count)
+{
+    const struct model *m = tr->m;
+    uint32_t *parent_node = xmalloc(tr->nruns * sizeof(*parent_node)); /* by run */
+    size_t i = 0;
+
+    for (size_t r = 0; r < tr->nruns; r++)
+        parent_node[r] = NOT_KEPT;
+    for (size_t r = 0; r < tr->nruns; r++) {
+        uint32_t pn = parent_node[r], end = run_end(m, r);
+        uint64_t incl = tr->total[r];
+        for (uint32_t p = run_start(m, r); p < end; p++) {
+            uint32_t nd = 0; /* the root's */
+            if (p != PATH_ROOT && (pn == NOT_KEPT || incl < min_count)) {
+                if (pn != NOT_KEPT && incl) { /* the top of a subtree left out */
+                    t->nodes[pn].hidden++;
+                    t->hidden++;
+                }
+                break;
+            }
+            if (p != PATH_ROOT) {
+                nd = (uint32_t)t->count;
+                link_node(t, PATH_FUNC(m->paths[p]), (int)pn, (int)nd, incl, 0);
+            }
+            for (; i < tr->nparts && tr->parts[i].path == p; i++) {
+                const struct tree_part *pt = &tr->parts[i];
+                uint32_t a = part_amount(tr, pt);
+                if (pt->ref & PART_BRANCH)
+                    parent_node[pt->ref & ~PART_BRANCH] = nd;
+                else if (nd > 0)
+                    t->nodes[nd].self += a;
+                incl -= a;
+            }
+            pn = nd;
+        }
+        while (i < tr->nparts && tr->parts[i].path < end) /* the run's paths left out */
+            i++;
+    }
+    free(parent_node);
+}
+
 static struct model_tree *tree_build_compact(struct model *m, const struct model_filter *f,
                                              const uint8_t *keep)
 {
     struct model_tree *t = xcalloc(1, sizeof(*t));
-    size_t n = m->npaths ? m->npaths : 1;
-    uint32_t *word = xcalloc(n, sizeof(*word));
-    uint32_t count = 1;
+    struct tree_runs tr = {.m = m, .f = f, .keep = keep};
     uint64_t min_count;
+    size_t count;
 
-    for (size_t i = 0; i < m->nstacks; i++)
-        word[m->stacks[i].path] += (uint32_t)filtered_count(&m->stacks[i], f, keep);
-    for (size_t p = m->npaths, k = m->nbranches; p-- > 1;)
-        word[path_parent_desc(m, (uint32_t)p, &k)] += word[p];
-    min_count = fit_min_count(t, f, NULL, word, m->npaths, word[PATH_ROOT]);
-    count += (uint32_t)paths_at_least(NULL, word, m->npaths, min_count); /* nodes to make */
+    runs_gather(&tr);
+    parts_sort(&tr);
+    min_count = fit_min_count(t, f, runs_at_least, &tr, 0, tr.total[0]);
+    count = 1 + runs_at_least(&tr, 0, min_count); /* nodes to make */
     t->nodes = xcalloc(count, sizeof(*t->nodes));
-    t->nodes[0] = root_node(word[PATH_ROOT], 0);
+    t->nodes[0] = root_node(tr.total[0], 0);
     t->count = 1;
-    word[PATH_ROOT] = 0;
-    for (size_t p = 1, k = 0; p < m->npaths; p++) {
-        uint32_t incl = word[p], pn = word[path_parent_asc(m, (uint32_t)p, &k)];
-        if (pn == NOT_KEPT || incl < min_count) {
-            if (pn != NOT_KEPT && incl) { /* the top of a subtree left out */
-                t->nodes[pn].hidden++;
-                t->hidden++;
-            }
-            word[p] = NOT_KEPT;
-            continue;
-        }
-        word[p] = (uint32_t)t->count;
-        link_node(t, PATH_FUNC(m->paths[p]), (int)pn, t->count, incl, 0);
-    }
-    for (size_t i = 0; i < m->nstacks; i++) {
-        uint32_t nd = word[m->stacks[i].path];
-        if (nd != NOT_KEPT && nd > 0)
-            t->nodes[nd].self += filtered_count(&m->stacks[i], f, keep);
-    }
-    free(word);
+    runs_link(t, &tr, min_count);
+    free(tr.parts);
+    free(tr.total);
     return t;
 }
 

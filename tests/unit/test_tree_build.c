@@ -1,8 +1,9 @@
-/* Unit test of the call tree's two builds (model/stacks.c): the compact build (4 bytes a call
- * path) gives the same tree as the 12-byte build (node order,
- * links, counts, hidden subtrees, path hashes) on random deep stacks, for every filter a view
- * uses (all threads or one, since start or the window, min_ppm 0 to 5000), and a node budget
- * (max_nodes) that raises the share a path needs. */
+/* Unit test of the call tree's two builds (model/stacks.c): the compact build (from the runs
+ * of call paths, in memory of the stacks and branches) gives the same tree as the 12-byte
+ * build (node order, links, counts, hidden subtrees, path hashes) on random deep stacks, for
+ * every filter a view uses (all threads or one, since start or the window, min_ppm 0 to 5000),
+ * and a node budget (max_nodes) that raises the share a path needs; and on a model without
+ * samples. */
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +39,16 @@ int main(void)
     struct model *m = model_new();
     const uint32_t ppms[] = {0, 10, 100, 5000};
     uint64_t seed = 42;
+
+    for (int compact = 0; compact < 2; compact++) { /* no samples yet: the root alone */
+        struct model_filter f = {.thread = -1};
+        model_tree_compact = compact;
+        struct model_tree *t = model_tree_build(m, &f);
+        CHECK_MSG(t->count == 1 && t->total == 0 && t->hidden == 0,
+                  "empty model, compact %d: %d nodes, %llu samples", compact, t->count,
+                  (unsigned long long)t->total);
+        model_tree_free(t);
+    }
 
     /* 3 threads, 4000 samples of random recursion through 8 functions, 1 to 30 deep */
     for (int i = 0; i < 4000; i++) {
