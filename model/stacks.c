@@ -18,12 +18,52 @@ static uint64_t pair_hash(uint32_t a, uint32_t b)
 }
 
 #define PATH_FUNC(word) ((word) & ~MODEL_PATH_BRANCH)
+#define FUNC16_END      0x7fffu /* functions below it fit in a 16-bit word (the root's is it) */
+
+/* Path p's word: function | MODEL_PATH_BRANCH. */
+static inline uint32_t path_word(const struct model *m, size_t p)
+{
+    uint32_t w;
+
+    if (m->paths)
+        return m->paths[p];
+    w = m->paths16[p];
+    return (w & FUNC16_END) | (w & MODEL_PATH_BRANCH16 ? MODEL_PATH_BRANCH : 0);
+}
+
+/* Room for path p (the next one) whose function is func: the 16-bit words made 32-bit first
+ * when func does not fit in them. */
+static void paths_reserve(struct model *m, size_t p, uint32_t func)
+{
+    if (!m->paths && p != PATH_ROOT && func >= FUNC16_END) {
+        uint32_t *wide = xmalloc(m->path_cap * sizeof(*wide));
+        for (size_t i = 0; i < m->npaths; i++)
+            wide[i] = path_word(m, i);
+        free(m->paths16);
+        m->paths16 = NULL;
+        m->paths = wide;
+    }
+    if (m->paths)
+        xgrow(&m->paths, &m->path_cap, p + 1, sizeof(*m->paths));
+    else
+        xgrow(&m->paths16, &m->path_cap, p + 1, sizeof(*m->paths16));
+}
+
+/* Set path p's word (its room reserved). */
+static inline void path_set(struct model *m, size_t p, uint32_t word)
+{
+    if (m->paths)
+        m->paths[p] = word;
+    else
+        m->paths16[p] =
+            (uint16_t)(PATH_FUNC(word) | (word & MODEL_PATH_BRANCH ? MODEL_PATH_BRANCH16 : 0));
+}
 
 /* Hash of branch record id: its parent and its function. */
 static uint64_t branch_hash_of(const struct model *m, uint32_t id)
 {
     const struct model_path_branch *b = &m->branches[id];
-    return pair_hash(b->parent, PATH_FUNC(m->paths[b->path]));
+    return pair_hash(b->parent, PATH_FUNC(path_word(m, b->path)));
 }
 
 static uint64_t stack_hash_of(const struct model *m, uint32_t id)
@@ -68,7 +108,7 @@ static uint32_t *idset_slot(const struct model *m, struct model_idset *set, uint
 static int branch_eq(const struct model *m, uint32_t id, uint32_t parent, uint32_t func)
 {
     const struct model_path_branch *b = &m->branches[id];
-    return b->parent == parent && PATH_FUNC(m->paths[b->path]) == func;
+    return b->parent == parent && PATH_FUNC(path_word(m, b->path)) == func;
 }
 
 static int stack_eq(const struct model *m, uint32_t id, uint32_t path, uint32_t thread)
@@ -81,8 +121,8 @@ static void paths_init(struct model *m)
 {
     if (m->npaths)
         return;
-    xgrow(&m->paths, &m->path_cap, 1, sizeof(*m->paths));
-    m->paths[PATH_ROOT] = PATH_FUNC(UINT32_MAX);
+    paths_reserve(m, PATH_ROOT, FUNC16_END);
+    path_set(m, PATH_ROOT, FUNC16_END);
     m->npaths = 1;
 }
 
@@ -91,7 +131,7 @@ static uint32_t path_parent(const struct model *m, uint32_t p)
 {
     size_t lo = 0, hi = m->nbranches;
 
-    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+    if (!(path_word(m, p) & MODEL_PATH_BRANCH))
         return p - 1;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
@@ -107,7 +147,7 @@ static uint32_t path_parent(const struct model *m, uint32_t p)
  * branch records along (start it at nbranches, or 0). */
 static uint32_t path_parent_desc(const struct model *m, uint32_t p, size_t *k)
 {
-    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+    if (!(path_word(m, p) & MODEL_PATH_BRANCH))
         return p - 1;
     while (m->branches[*k - 1].path != p)
         --*k;
@@ -116,7 +156,7 @@ static uint32_t path_parent_desc(const struct model *m, uint32_t p, size_t *k)
 
 static uint32_t path_parent_asc(const struct model *m, uint32_t p, size_t *k)
 {
-    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+    if (!(path_word(m, p) & MODEL_PATH_BRANCH))
         return p - 1;
     while (m->branches[*k].path != p)
         ++*k;
@@ -128,19 +168,19 @@ static uint32_t path_child(struct model *m, uint32_t parent, uint32_t func)
 {
     uint32_t *slot, p = (uint32_t)m->npaths;
 
-    if (parent + 1 < m->npaths && m->paths[parent + 1] == func) /* made right after it */
+    if (parent + 1 < m->npaths && path_word(m, parent + 1) == func) /* made right after it */
         return parent + 1;
     slot = idset_slot(m, &m->branch_set, pair_hash(parent, func), branch_hash_of, branch_eq, parent,
                       func);
     if (*slot)
         return m->branches[*slot - 1].path;
-    xgrow(&m->paths, &m->path_cap, m->npaths + 1, sizeof(*m->paths));
+    paths_reserve(m, p, func);
     m->npaths++;
     if (parent + 1 == p) { /* the newest path's child: its parent is implicit */
-        m->paths[p] = func;
+        path_set(m, p, func);
         return p;
     }
-    m->paths[p] = func | MODEL_PATH_BRANCH;
+    path_set(m, p, func | MODEL_PATH_BRANCH);
     xgrow(&m->branches, &m->branch_cap, m->nbranches + 1, sizeof(*m->branches));
     m->branches[m->nbranches] = (struct model_path_branch){.path = p, .parent = parent};
     m->branch_set.count++;
@@ -170,7 +210,7 @@ uint32_t model_path_count(const struct model *m)
 
 uint32_t model_path_func(const struct model *m, uint32_t path)
 {
-    return path && path < m->npaths ? PATH_FUNC(m->paths[path]) : UINT32_MAX;
+    return path && path < m->npaths ? PATH_FUNC(path_word(m, path)) : UINT32_MAX;
 }
 
 uint32_t model_path_parent(const struct model *m, uint32_t path)
@@ -258,6 +298,7 @@ uint32_t model_stack_count(struct model *m, uint32_t thread, const uint32_t *seq
 void model_stacks_free(struct model *m)
 {
     free(m->paths);
+    free(m->paths16);
     free(m->branches);
     free(m->stacks);
     free(m->branch_set.slots);
@@ -458,7 +499,7 @@ static struct model_tree *tree_build_dense(struct model *m, const struct model_f
             }
             continue;
         }
-        link_node(t, PATH_FUNC(m->paths[p]), pn, node_of[p], incl[p], gpu ? gpu[p] : 0);
+        link_node(t, PATH_FUNC(path_word(m, p)), pn, node_of[p], incl[p], gpu ? gpu[p] : 0);
     }
     for (size_t i = 0; i < m->nstacks; i++) {
         int nd = node_of[m->stacks[i].path];
@@ -627,7 +668,7 @@ static void runs_link(struct model_tree *t, const struct tree_runs *tr, uint64_t
             }
             if (p != PATH_ROOT) {
                 nd = (uint32_t)t->count;
-                link_node(t, PATH_FUNC(m->paths[p]), (int)pn, (int)nd, incl, 0);
+                link_node(t, PATH_FUNC(path_word(m, p)), (int)pn, (int)nd, incl, 0);
             }
             for (; i < tr->nparts && tr->parts[i].path == p; i++) {
                 const struct tree_part *pt = &tr->parts[i];
@@ -708,9 +749,9 @@ struct model_hot_list *model_hot_build(struct model *m, const struct model_filte
         if (c == 0 || s->path == PATH_ROOT)
             continue;
         h->total += c;
-        self[PATH_FUNC(m->paths[s->path])] += c;
+        self[PATH_FUNC(path_word(m, s->path))] += c;
         for (uint32_t p = s->path; p != PATH_ROOT; p = path_parent(m, p)) {
-            uint32_t fn = PATH_FUNC(m->paths[p]);
+            uint32_t fn = PATH_FUNC(path_word(m, p));
             if (stamp[fn] != i + 1) { /* count recursion once */
                 stamp[fn] = i + 1;
                 incl[fn] += c;

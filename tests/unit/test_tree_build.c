@@ -3,7 +3,7 @@
  * build (node order, links, counts, hidden subtrees, path hashes) on random deep stacks, for
  * every filter a view uses (all threads or one, since start or the window, min_ppm 0 to 5000),
  * and a node budget (max_nodes) that raises the share a path needs; and on a model without
- * samples. */
+ * samples, and one whose trie's words grow from 16 to 32 bits. */
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,6 +31,57 @@ static int same_tree(const struct model_tree *a, const struct model_tree *b, con
         }
     }
     return 1;
+}
+
+/* The trie keeps a path in 16 bits while every function's index fits in 15: past 32,767
+ * functions its words become 32-bit, and the paths made before keep their ids, functions and
+ * parents; the two builds still agree. */
+static void check_wide_paths(void)
+{
+    enum { NARROW = 64, FUNCS = 33000 };
+    struct model *m = model_new();
+    uint32_t path[NARROW], func[NARROW], parent[NARROW];
+    char name[FUNCS][16];
+    const char *stack[3] = {"main", "mid", NULL};
+
+    for (int i = 0; i < FUNCS; i++) {
+        snprintf(name[i], sizeof(name[i]), "leaf%d", i);
+        stack[2] = name[i];
+        model_sample_symbolized(m, 1, 1, 1000000000ull, stack, 3, 1 + (uint32_t)(i % 7));
+        if (i < NARROW) {
+            path[i] = model_last_path(m);
+            func[i] = model_path_func(m, path[i]);
+            parent[i] = model_path_parent(m, path[i]);
+        }
+    }
+    for (int i = 0; i < NARROW; i++) {
+        CHECK_MSG(model_path_func(m, path[i]) == func[i] &&
+                      model_path_parent(m, path[i]) == parent[i],
+                  "path %u (leaf%d) changed when the trie's words grew to 32 bits", path[i], i);
+        stack[2] = name[i];
+        model_sample_symbolized(m, 1, 1, 1000000000ull, stack, 3, 1);
+        CHECK_MSG(model_last_path(m) == path[i], "leaf%d: path %u, was %u", i, model_last_path(m),
+                  path[i]);
+    }
+    stack[2] = name[FUNCS - 1];
+    model_sample_symbolized(m, 1, 1, 1000000000ull, stack, 3, 1);
+    CHECK_MSG(model_path_func(m, model_last_path(m)) > 0x7fff,
+              "the last leaf's function %u does not need 32 bits",
+              model_path_func(m, model_last_path(m)));
+    for (uint32_t ppm = 0; ppm <= 100; ppm += 100) {
+        struct model_filter f = {.thread = -1, .min_ppm = ppm};
+        model_tree_compact = 0;
+        struct model_tree *dense = model_tree_build(m, &f);
+        model_tree_compact = 1;
+        struct model_tree *compact = model_tree_build(m, &f);
+        CHECK_MSG(same_tree(dense, compact, "32-bit paths"),
+                  "32-bit paths, min_ppm %u: compact build differs", ppm);
+        CHECK_MSG(ppm || dense->count == FUNCS + 3, "32-bit paths: %d nodes, not %d", dense->count,
+                  FUNCS + 3);
+        model_tree_free(dense);
+        model_tree_free(compact);
+    }
+    model_free(m);
 }
 
 int main(void)
@@ -99,5 +150,6 @@ int main(void)
         model_tree_free(t);
     }
     model_free(m);
+    check_wide_paths();
     return check_summary();
 }
