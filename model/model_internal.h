@@ -131,6 +131,28 @@ struct model {
     size_t nstates, states_cap;
 };
 
+/* stacks.c: the trie's paths. The root is path 0; a path's word is its function |
+ * MODEL_PATH_BRANCH. */
+#define MODEL_PATH_ROOT       0u
+#define MODEL_PATH_FUNC(word) ((word) & ~MODEL_PATH_BRANCH)
+#define MODEL_FUNC16_END      0x7fffu /* functions below it fit in 16 bits (the root's is it) */
+
+/* Path p's word: function | MODEL_PATH_BRANCH. */
+static inline uint32_t model_path_word(const struct model *m, size_t p)
+{
+    uint32_t w;
+
+    if (m->paths)
+        return m->paths[p];
+    w = m->paths16[p];
+    return (w & MODEL_FUNC16_END) | (w & MODEL_PATH_BRANCH16 ? MODEL_PATH_BRANCH : 0);
+}
+
+/* The parents of paths p taken in descending (or ascending) order, without a search: *k
+ * walks the branch records along (start it at nbranches, or 0). */
+uint32_t model_path_parent_desc(const struct model *m, uint32_t p, size_t *k);
+uint32_t model_path_parent_asc(const struct model *m, uint32_t p, size_t *k);
+
 /* profile.c: index of the live thread (pid, tid), created if unknown. */
 uint32_t model_thread_get(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns);
 /* profile.c: like model_thread_get, but never makes a new entry for an ended thread. */

@@ -1,9 +1,9 @@
-/* Unit test of the call tree's two builds (model/stacks.c): the compact build (from the runs
- * of call paths, in memory of the stacks and branches) gives the same tree as the 12-byte
- * build (node order, links, counts, hidden subtrees, path hashes) on random deep stacks, for
- * every filter a view uses (all threads or one, since start or the window, min_ppm 0 to 5000),
- * and a node budget (max_nodes) that raises the share a path needs; and on a model without
- * samples, and one whose trie's words grow from 16 to 32 bits. */
+/* Unit test of the call tree's builds (model/calltree.c): the compact builds (4 bytes a call
+ * path, or from the runs of call paths in memory of the stacks and branches) give the same
+ * tree as the 12-byte build (node order, links, counts, hidden subtrees, path hashes) on random
+ * deep stacks, for every filter a view uses (all threads or one, since start or the window,
+ * min_ppm 0 to 5000), and a node budget (max_nodes) that raises the share a path needs; and on
+ * a model without samples, and one whose trie's words grow from 16 to 32 bits. */
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,6 +31,25 @@ static int same_tree(const struct model_tree *a, const struct model_tree *b, con
         }
     }
     return 1;
+}
+
+/* Whether the compact builds (per path: model_tree_compact 2, by runs: 3, and the default
+ * choice: 1) give the dense build's tree under f; says which differs. Returns the dense tree. */
+static struct model_tree *check_builds(struct model *m, const struct model_filter *f,
+                                       const char *what)
+{
+    model_tree_compact = 0;
+    struct model_tree *dense = model_tree_build(m, f);
+    for (int mode = 1; mode <= 3; mode++) {
+        char where[160];
+        snprintf(where, sizeof(where), "%s, compact build %d", what, mode);
+        model_tree_compact = mode;
+        struct model_tree *compact = model_tree_build(m, f);
+        CHECK_MSG(same_tree(dense, compact, where), "%s: differs from the dense build", where);
+        model_tree_free(compact);
+    }
+    model_tree_compact = 1;
+    return dense;
 }
 
 /* The trie keeps a path in 16 bits while every function's index fits in 15: past 32,767
@@ -70,16 +89,10 @@ static void check_wide_paths(void)
               model_path_func(m, model_last_path(m)));
     for (uint32_t ppm = 0; ppm <= 100; ppm += 100) {
         struct model_filter f = {.thread = -1, .min_ppm = ppm};
-        model_tree_compact = 0;
-        struct model_tree *dense = model_tree_build(m, &f);
-        model_tree_compact = 1;
-        struct model_tree *compact = model_tree_build(m, &f);
-        CHECK_MSG(same_tree(dense, compact, "32-bit paths"),
-                  "32-bit paths, min_ppm %u: compact build differs", ppm);
+        struct model_tree *dense = check_builds(m, &f, "32-bit paths");
         CHECK_MSG(ppm || dense->count == FUNCS + 3, "32-bit paths: %d nodes, not %d", dense->count,
                   FUNCS + 3);
         model_tree_free(dense);
-        model_tree_free(compact);
     }
     model_free(m);
 }
@@ -91,7 +104,7 @@ int main(void)
     const uint32_t ppms[] = {0, 10, 100, 5000};
     uint64_t seed = 42;
 
-    for (int compact = 0; compact < 2; compact++) { /* no samples yet: the root alone */
+    for (int compact = 0; compact < 4; compact++) { /* no samples yet: the root alone */
         struct model_filter f = {.thread = -1};
         model_tree_compact = compact;
         struct model_tree *t = model_tree_build(m, &f);
@@ -122,20 +135,15 @@ int main(void)
             for (size_t k = 0; k < sizeof(ppms) / sizeof(ppms[0]); k++) {
                 struct model_filter f = {.thread = thread, .window = window, .min_ppm = ppms[k]};
                 char what[96];
-                model_tree_compact = 0;
-                struct model_tree *dense = model_tree_build(m, &f);
-                model_tree_compact = 1;
-                struct model_tree *compact = model_tree_build(m, &f);
                 snprintf(what, sizeof(what), "thread %d window %d min_ppm %u", thread, window,
                          ppms[k]);
-                CHECK_MSG(same_tree(dense, compact, what), "%s: compact build differs", what);
+                struct model_tree *dense = check_builds(m, &f, what);
                 CHECK_MSG(dense->count > 1 && (ppms[k] < 5000 || dense->hidden > 0),
                           "%s: %d nodes, %d hidden", what, dense->count, dense->hidden);
                 model_tree_free(dense);
-                model_tree_free(compact);
             }
-    /* a node budget raises the share a path needs until the tree fits; both builds agree */
-    for (int compact = 0; compact < 2; compact++) {
+    /* a node budget raises the share a path needs until the tree fits; the builds agree */
+    for (int compact = 0; compact < 4; compact++) {
         struct model_filter f = {.thread = -1, .min_ppm = 10, .max_nodes = 500};
         model_tree_compact = compact;
         struct model_tree *t = model_tree_build(m, &f);
