@@ -1,7 +1,8 @@
 /* Interned stacks and their counts: a trie of call paths shared by every thread (one node per
- * function called from a distinct path), one count record per (thread, path) with the samples
- * since start and in the sliding window, and the call trees and hot lists built from them.
- * Memory grows with distinct paths and (thread, path) pairs, not with run time or depth. */
+ * function called from a distinct path, 2 or 4 bytes), one count record per (thread, path)
+ * with the samples since start and in the sliding window (calltree.c builds the call trees and
+ * hot lists from them). Memory grows with distinct paths and (thread, path) pairs, not with
+ * run time or depth. */
 #include <string.h>
 
 #include "base/hashmap.h"
