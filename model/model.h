@@ -373,8 +373,9 @@ const struct model_func *model_func_at(const struct model *m, int i);
 
 /* Build views' data. Free with the matching *_free. */
 struct model_tree *model_tree_build(struct model *m, const struct model_filter *f);
-/* 1 (default): trees without GPU time are built in 4 bytes a call path (12 otherwise); 0: the
- * 12-byte build always (tests compare both). */
+/* 1 (default): trees without GPU time are built in 4 bytes a call path, or from the runs of
+ * call paths in 16 bytes a stack and branch when that is less (deep stacks that share little);
+ * 2: always the first, 3: always the second; 0: always 12 bytes a path (tests compare them). */
 extern int model_tree_compact;
 void model_tree_free(struct model_tree *t);
 struct model_hot_list *model_hot_build(struct model *m, const struct model_filter *f);

@@ -24,7 +24,8 @@ struct model_bucket {
  * which is p - 1 (a path made right after its parent: every deeper frame of a new stack) or,
  * when PATH_BRANCH is set in its word, the parent its branch record names. Only branches are
  * hashed: the child of p that calls f is p + 1 without PATH_BRANCH, or a branch record. */
-#define MODEL_PATH_BRANCH 0x80000000u /* in a path's word: its parent is a branch record's */
+#define MODEL_PATH_BRANCH   0x80000000u /* in a path's word: its parent is a branch record's */
+#define MODEL_PATH_BRANCH16 0x8000u     /* the same in a 16-bit word */
 struct model_path_branch {
     uint32_t path;   /* the path (ascending: records are made in path order) */
     uint32_t parent; /* its parent path */
@@ -100,7 +101,11 @@ struct model {
     size_t naddr_funcs, addr_funcs_cap;
     struct hashmap addr_map; /* (pid, pc, is_ret) -> index + 1 */
 
-    uint32_t *paths; /* the trie of call paths (stacks.c): function | MODEL_PATH_BRANCH; 0: root */
+    /* the trie of call paths (stacks.c): function | MODEL_PATH_BRANCH a path; 0: the root. In
+     * 16 bits a path (paths16, MODEL_PATH_BRANCH16) while every function's index fits in 15,
+     * then in 32 (paths) */
+    uint32_t *paths;
+    uint16_t *paths16;
     size_t npaths, path_cap;
     struct model_path_branch *branches; /* paths whose parent is not the path before them */
     size_t nbranches, branch_cap;
@@ -125,6 +130,28 @@ struct model {
     char **states;                   /* states.c: labels of the state pseudo-frames */
     size_t nstates, states_cap;
 };
+
+/* stacks.c: the trie's paths. The root is path 0; a path's word is its function |
+ * MODEL_PATH_BRANCH. */
+#define MODEL_PATH_ROOT       0u
+#define MODEL_PATH_FUNC(word) ((word) & ~MODEL_PATH_BRANCH)
+#define MODEL_FUNC16_END      0x7fffu /* functions below it fit in 16 bits (the root's is it) */
+
+/* Path p's word: function | MODEL_PATH_BRANCH. */
+static inline uint32_t model_path_word(const struct model *m, size_t p)
+{
+    uint32_t w;
+
+    if (m->paths)
+        return m->paths[p];
+    w = m->paths16[p];
+    return (w & MODEL_FUNC16_END) | (w & MODEL_PATH_BRANCH16 ? MODEL_PATH_BRANCH : 0);
+}
+
+/* The parents of paths p taken in descending (or ascending) order, without a search: *k
+ * walks the branch records along (start it at nbranches, or 0). */
+uint32_t model_path_parent_desc(const struct model *m, uint32_t p, size_t *k);
+uint32_t model_path_parent_asc(const struct model *m, uint32_t p, size_t *k);
 
 /* profile.c: index of the live thread (pid, tid), created if unknown. */
 uint32_t model_thread_get(struct model *m, uint32_t pid, uint32_t tid, uint64_t time_ns);

@@ -1,7 +1,8 @@
 /* Interned stacks and their counts: a trie of call paths shared by every thread (one node per
- * function called from a distinct path), one count record per (thread, path) with the samples
- * since start and in the sliding window, and the call trees and hot lists built from them.
- * Memory grows with distinct paths and (thread, path) pairs, not with run time or depth. */
+ * function called from a distinct path, 2 or 4 bytes), one count record per (thread, path)
+ * with the samples since start and in the sliding window (calltree.c builds the call trees and
+ * hot lists from them). Memory grows with distinct paths and (thread, path) pairs, not with
+ * run time or depth. */
 #include <string.h>
 
 #include "base/hashmap.h"
@@ -9,21 +10,45 @@
 
 #include "collector/protocol.h"
 
-#define PATH_ROOT 0u /* the synthetic root of the trie */
-
 /* Hash of the pair (a, b). */
 static uint64_t pair_hash(uint32_t a, uint32_t b)
 {
     return hashmap_mix((uint64_t)(a + 1ull) << 32 ^ b);
 }
 
-#define PATH_FUNC(word) ((word) & ~MODEL_PATH_BRANCH)
+/* Room for path p (the next one) whose function is func: the 16-bit words made 32-bit first
+ * when func does not fit in them. */
+static void paths_reserve(struct model *m, size_t p, uint32_t func)
+{
+    if (!m->paths && p != MODEL_PATH_ROOT && func >= MODEL_FUNC16_END) {
+        uint32_t *wide = xmalloc(m->path_cap * sizeof(*wide));
+        for (size_t i = 0; i < m->npaths; i++)
+            wide[i] = model_path_word(m, i);
+        free(m->paths16);
+        m->paths16 = NULL;
+        m->paths = wide;
+    }
+    if (m->paths)
+        xgrow(&m->paths, &m->path_cap, p + 1, sizeof(*m->paths));
+    else
+        xgrow(&m->paths16, &m->path_cap, p + 1, sizeof(*m->paths16));
+}
+
+/* Set path p's word (its room reserved). */
+static inline void path_set(struct model *m, size_t p, uint32_t word)
+{
+    if (m->paths)
+        m->paths[p] = word;
+    else
+        m->paths16[p] = (uint16_t)(MODEL_PATH_FUNC(word) |
+                                   (word & MODEL_PATH_BRANCH ? MODEL_PATH_BRANCH16 : 0));
+}
 
 /* Hash of branch record id: its parent and its function. */
 static uint64_t branch_hash_of(const struct model *m, uint32_t id)
 {
     const struct model_path_branch *b = &m->branches[id];
-    return pair_hash(b->parent, PATH_FUNC(m->paths[b->path]));
+    return pair_hash(b->parent, MODEL_PATH_FUNC(model_path_word(m, b->path)));
 }
 
 static uint64_t stack_hash_of(const struct model *m, uint32_t id)
@@ -68,7 +93,7 @@ static uint32_t *idset_slot(const struct model *m, struct model_idset *set, uint
 static int branch_eq(const struct model *m, uint32_t id, uint32_t parent, uint32_t func)
 {
     const struct model_path_branch *b = &m->branches[id];
-    return b->parent == parent && PATH_FUNC(m->paths[b->path]) == func;
+    return b->parent == parent && MODEL_PATH_FUNC(model_path_word(m, b->path)) == func;
 }
 
 static int stack_eq(const struct model *m, uint32_t id, uint32_t path, uint32_t thread)
@@ -81,8 +106,8 @@ static void paths_init(struct model *m)
 {
     if (m->npaths)
         return;
-    xgrow(&m->paths, &m->path_cap, 1, sizeof(*m->paths));
-    m->paths[PATH_ROOT] = PATH_FUNC(UINT32_MAX);
+    paths_reserve(m, MODEL_PATH_ROOT, MODEL_FUNC16_END);
+    path_set(m, MODEL_PATH_ROOT, MODEL_FUNC16_END);
     m->npaths = 1;
 }
 
@@ -91,7 +116,7 @@ static uint32_t path_parent(const struct model *m, uint32_t p)
 {
     size_t lo = 0, hi = m->nbranches;
 
-    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+    if (!(model_path_word(m, p) & MODEL_PATH_BRANCH))
         return p - 1;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
@@ -103,20 +128,18 @@ static uint32_t path_parent(const struct model *m, uint32_t p)
     return m->branches[lo].parent;
 }
 
-/* Parents of the paths in descending (or ascending) order, without a search: *k walks the
- * branch records along (start it at nbranches, or 0). */
-static uint32_t path_parent_desc(const struct model *m, uint32_t p, size_t *k)
+uint32_t model_path_parent_desc(const struct model *m, uint32_t p, size_t *k)
 {
-    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+    if (!(model_path_word(m, p) & MODEL_PATH_BRANCH))
         return p - 1;
     while (m->branches[*k - 1].path != p)
         --*k;
     return m->branches[--*k].parent;
 }
 
-static uint32_t path_parent_asc(const struct model *m, uint32_t p, size_t *k)
+uint32_t model_path_parent_asc(const struct model *m, uint32_t p, size_t *k)
 {
-    if (!(m->paths[p] & MODEL_PATH_BRANCH))
+    if (!(model_path_word(m, p) & MODEL_PATH_BRANCH))
         return p - 1;
     while (m->branches[*k].path != p)
         ++*k;
@@ -128,19 +151,19 @@ static uint32_t path_child(struct model *m, uint32_t parent, uint32_t func)
 {
     uint32_t *slot, p = (uint32_t)m->npaths;
 
-    if (parent + 1 < m->npaths && m->paths[parent + 1] == func) /* made right after it */
+    if (parent + 1 < m->npaths && model_path_word(m, parent + 1) == func) /* made right after it */
         return parent + 1;
     slot = idset_slot(m, &m->branch_set, pair_hash(parent, func), branch_hash_of, branch_eq, parent,
                       func);
     if (*slot)
         return m->branches[*slot - 1].path;
-    xgrow(&m->paths, &m->path_cap, m->npaths + 1, sizeof(*m->paths));
+    paths_reserve(m, p, func);
     m->npaths++;
     if (parent + 1 == p) { /* the newest path's child: its parent is implicit */
-        m->paths[p] = func;
+        path_set(m, p, func);
         return p;
     }
-    m->paths[p] = func | MODEL_PATH_BRANCH;
+    path_set(m, p, func | MODEL_PATH_BRANCH);
     xgrow(&m->branches, &m->branch_cap, m->nbranches + 1, sizeof(*m->branches));
     m->branches[m->nbranches] = (struct model_path_branch){.path = p, .parent = parent};
     m->branch_set.count++;
@@ -150,7 +173,7 @@ static uint32_t path_child(struct model *m, uint32_t parent, uint32_t func)
 
 uint32_t model_path_intern(struct model *m, const uint32_t *seq, uint32_t len)
 {
-    uint32_t p = PATH_ROOT;
+    uint32_t p = MODEL_PATH_ROOT;
 
     paths_init(m);
     for (uint32_t i = 0; i < len; i++)
@@ -170,12 +193,12 @@ uint32_t model_path_count(const struct model *m)
 
 uint32_t model_path_func(const struct model *m, uint32_t path)
 {
-    return path && path < m->npaths ? PATH_FUNC(m->paths[path]) : UINT32_MAX;
+    return path && path < m->npaths ? MODEL_PATH_FUNC(model_path_word(m, path)) : UINT32_MAX;
 }
 
 uint32_t model_path_parent(const struct model *m, uint32_t path)
 {
-    return path && path < m->npaths ? path_parent(m, path) : PATH_ROOT;
+    return path && path < m->npaths ? path_parent(m, path) : MODEL_PATH_ROOT;
 }
 
 /* Id of the count record of (thread, path), made on first sight. */
@@ -258,6 +281,7 @@ uint32_t model_stack_count(struct model *m, uint32_t thread, const uint32_t *seq
 void model_stacks_free(struct model *m)
 {
     free(m->paths);
+    free(m->paths16);
     free(m->branches);
     free(m->stacks);
     free(m->branch_set.slots);
@@ -317,272 +341,4 @@ void model_reset_counts(struct model *m)
         m->buckets[i].n = 0;
     m->session.samples = m->session.samples_truncated = 0;
     model_lines_reset(m);
-}
-
-/* ---- trees and hot lists ---- */
-
-/* Which threads f keeps by their process's rank (NULL: all of them); free it. */
-static uint8_t *rank_mask(const struct model *m, const struct model_filter *f)
-{
-    uint8_t *keep;
-
-    if (!f->only_rank)
-        return NULL;
-    keep = xcalloc((size_t)m->nthreads + 1, 1);
-    for (int i = 0; i < m->nthreads; i++) {
-        const struct model_process *p = model_process_find(m, m->threads[i].pid);
-        keep[i] = p && p->rank == f->only_rank - 1;
-    }
-    return keep;
-}
-
-/* Count of stack s under filter f and rank mask keep (0 when it does not match). */
-static uint64_t filtered_count(const struct model_stack *s, const struct model_filter *f,
-                               const uint8_t *keep)
-{
-    if (f->thread >= 0 && s->thread != (uint32_t)f->thread)
-        return 0;
-    if (keep && !keep[s->thread])
-        return 0;
-    return f->window ? s->window_count : s->count;
-}
-
-/* The root node of a tree whose root path has inclusive count incl and GPU time gpu_ns. */
-static struct model_node root_node(uint64_t incl, uint64_t gpu_ns)
-{
-    return (struct model_node){.func = -1,
-                               .parent = -1,
-                               .first_child = -1,
-                               .next_sibling = -1,
-                               .depth = 0,
-                               .inclusive = incl,
-                               .path_hash = 1,
-                               .gpu_ns = gpu_ns};
-}
-
-/* Link node nd (path p, inclusive incl) as the newest child of node pn. */
-static void link_node(struct model_tree *t, uint32_t func, int pn, int nd, uint64_t incl,
-                      uint64_t gpu_ns)
-{
-    struct model_node *parent = &t->nodes[pn];
-    struct model_node *c = &t->nodes[nd];
-
-    c->func = (int)func;
-    c->parent = pn;
-    c->first_child = -1;
-    c->next_sibling = parent->first_child;
-    c->depth = parent->depth + 1;
-    c->inclusive = incl;
-    c->gpu_ns = gpu_ns;
-    c->path_hash = hashmap_mix(parent->path_hash * 0x100000001b3ull ^ (func + 1));
-    parent->first_child = nd;
-    t->count++;
-}
-
-/* The smallest inclusive count a path needs to become a node: at least 1 sample, and at least
- * f->min_ppm of total. */
-static uint64_t min_count_of(const struct model_filter *f, uint64_t total)
-{
-    uint64_t c = f->min_ppm ? (total * f->min_ppm + 999999) / 1000000 : 1;
-    return c > 1 ? c : 1;
-}
-
-/* The paths counted in incl (64-bit) or incl32 (32-bit), n of them, with at least min_count. */
-static size_t paths_at_least(const uint64_t *incl, const uint32_t *incl32, size_t n,
-                             uint64_t min_count)
-{
-    size_t k = 0;
-
-    for (size_t p = 1; p < n; p++)
-        k += (incl ? incl[p] : incl32[p]) >= min_count;
-    return k;
-}
-
-/* min_count raised (doubled) until at most f->max_nodes paths have it; the tree's min_ppm set
- * from it. A path's parent has at least its count, so those paths are exactly the nodes. */
-static uint64_t fit_min_count(struct model_tree *t, const struct model_filter *f,
-                              const uint64_t *incl, const uint32_t *incl32, size_t n,
-                              uint64_t total)
-{
-    uint64_t c = min_count_of(f, total);
-
-    if (f->max_nodes)
-        while (paths_at_least(incl, incl32, n, c) + 1 > f->max_nodes && c < total)
-            c *= 2;
-    t->min_ppm = f->min_ppm;
-    if (c > 1 && total && c * 1000000 / total > f->min_ppm) /* raised to fit */
-        t->min_ppm = (uint32_t)(c * 1000000 / total);
-    return c;
-}
-
-/* Dense build: one array entry per path of the trie. A path's parent always has a smaller id,
- * so one backward pass sums the inclusive counts and one forward pass links the nodes. 12
- * bytes per path of the trie while it is built (20 with GPU time). */
-static struct model_tree *tree_build_dense(struct model *m, const struct model_filter *f,
-                                           const uint8_t *keep)
-{
-    struct model_tree *t = xcalloc(1, sizeof(*t));
-    size_t n = m->npaths ? m->npaths : 1;
-    uint64_t *incl = xcalloc(n, sizeof(*incl));
-    uint64_t *gpu = f->with_gpu ? xcalloc(n, sizeof(*gpu)) : NULL;
-    int *node_of, count = 1;
-    uint64_t min_count;
-
-    for (size_t i = 0; i < m->nstacks; i++)
-        incl[m->stacks[i].path] += filtered_count(&m->stacks[i], f, keep);
-    for (size_t p = m->npaths, k = m->nbranches; p-- > 1;)
-        incl[path_parent_desc(m, (uint32_t)p, &k)] += incl[p];
-    if (gpu) { /* GPU time by launch path, inclusive */
-        model_launch_gpu_by_path(m, f, gpu, n);
-        for (size_t p = m->npaths, k = m->nbranches; p-- > 1;)
-            gpu[path_parent_desc(m, (uint32_t)p, &k)] += gpu[p];
-    }
-    min_count = fit_min_count(t, f, incl, NULL, m->npaths, incl[PATH_ROOT]);
-    node_of = xmalloc(n * sizeof(*node_of));
-    node_of[PATH_ROOT] = 0;
-    for (size_t p = 1, k = 0; p < m->npaths; p++) { /* which paths become nodes */
-        int parent = node_of[path_parent_asc(m, (uint32_t)p, &k)];
-        node_of[p] = parent >= 0 && (incl[p] >= min_count || (gpu && gpu[p])) ? count++ : -1;
-    }
-    t->nodes = xcalloc((size_t)count, sizeof(*t->nodes));
-    t->nodes[0] = root_node(incl[PATH_ROOT], gpu ? gpu[PATH_ROOT] : 0);
-    t->count = 1;
-    for (size_t p = 1, k = 0; p < m->npaths; p++) {
-        int pn = node_of[path_parent_asc(m, (uint32_t)p, &k)];
-        if (node_of[p] < 0) {
-            if (pn >= 0 && incl[p]) { /* the top of a subtree left out */
-                t->nodes[pn].hidden++;
-                t->hidden++;
-            }
-            continue;
-        }
-        link_node(t, PATH_FUNC(m->paths[p]), pn, node_of[p], incl[p], gpu ? gpu[p] : 0);
-    }
-    for (size_t i = 0; i < m->nstacks; i++) {
-        int nd = node_of[m->stacks[i].path];
-        if (nd > 0)
-            t->nodes[nd].self += filtered_count(&m->stacks[i], f, keep);
-    }
-    free(gpu);
-    free(node_of);
-    free(incl);
-    return t;
-}
-
-/* Compact build, the dense build in 4 bytes a path: one 32-bit word per path holds its
- * inclusive count (backward pass; no subtree has more samples than the total, below 2^32),
- * then, once the forward pass has read it, the path's node (or NOT_KEPT): a path's parent
- * comes before it, so its word already names the parent's node. */
-#define NOT_KEPT UINT32_MAX
-static struct model_tree *tree_build_compact(struct model *m, const struct model_filter *f,
-                                             const uint8_t *keep)
-{
-    struct model_tree *t = xcalloc(1, sizeof(*t));
-    size_t n = m->npaths ? m->npaths : 1;
-    uint32_t *word = xcalloc(n, sizeof(*word));
-    uint32_t count = 1;
-    uint64_t min_count;
-
-    for (size_t i = 0; i < m->nstacks; i++)
-        word[m->stacks[i].path] += (uint32_t)filtered_count(&m->stacks[i], f, keep);
-    for (size_t p = m->npaths, k = m->nbranches; p-- > 1;)
-        word[path_parent_desc(m, (uint32_t)p, &k)] += word[p];
-    min_count = fit_min_count(t, f, NULL, word, m->npaths, word[PATH_ROOT]);
-    count += (uint32_t)paths_at_least(NULL, word, m->npaths, min_count); /* nodes to make */
-    t->nodes = xcalloc(count, sizeof(*t->nodes));
-    t->nodes[0] = root_node(word[PATH_ROOT], 0);
-    t->count = 1;
-    word[PATH_ROOT] = 0;
-    for (size_t p = 1, k = 0; p < m->npaths; p++) {
-        uint32_t incl = word[p], pn = word[path_parent_asc(m, (uint32_t)p, &k)];
-        if (pn == NOT_KEPT || incl < min_count) {
-            if (pn != NOT_KEPT && incl) { /* the top of a subtree left out */
-                t->nodes[pn].hidden++;
-                t->hidden++;
-            }
-            word[p] = NOT_KEPT;
-            continue;
-        }
-        word[p] = (uint32_t)t->count;
-        link_node(t, PATH_FUNC(m->paths[p]), (int)pn, t->count, incl, 0);
-    }
-    for (size_t i = 0; i < m->nstacks; i++) {
-        uint32_t nd = word[m->stacks[i].path];
-        if (nd != NOT_KEPT && nd > 0)
-            t->nodes[nd].self += filtered_count(&m->stacks[i], f, keep);
-    }
-    free(word);
-    return t;
-}
-
-/* 1: the compact build wherever it can serve (no GPU time, fewer than 2^32 samples); 0: always
- * the dense one (tests compare them). */
-int model_tree_compact = 1;
-
-/* The trie's paths with samples under f as a tree; a path below f->min_ppm of the total is left
- * out with everything under it (counted in its parent's hidden). */
-struct model_tree *model_tree_build(struct model *m, const struct model_filter *f)
-{
-    uint8_t *keep = rank_mask(m, f);
-    int compact = model_tree_compact && (!f->with_gpu || !model_launch_gpu_any(m)) &&
-                  m->session.samples < NOT_KEPT;
-    struct model_tree *t = compact ? tree_build_compact(m, f, keep) : tree_build_dense(m, f, keep);
-
-    t->total = t->nodes[0].inclusive;
-    t->gpu_ns = t->nodes[0].gpu_ns;
-    free(keep);
-    return t;
-}
-
-void model_tree_free(struct model_tree *t)
-{
-    if (!t)
-        return;
-    free(t->nodes);
-    free(t);
-}
-
-struct model_hot_list *model_hot_build(struct model *m, const struct model_filter *f)
-{
-    struct model_hot_list *h = xcalloc(1, sizeof(*h));
-    uint64_t *self = xcalloc((size_t)m->nfuncs + 1, sizeof(*self));
-    uint64_t *incl = xcalloc((size_t)m->nfuncs + 1, sizeof(*incl));
-    size_t *stamp = xcalloc((size_t)m->nfuncs + 1, sizeof(*stamp));
-    uint8_t *keep = rank_mask(m, f);
-
-    for (size_t i = 0; i < m->nstacks; i++) {
-        const struct model_stack *s = &m->stacks[i];
-        uint64_t c = filtered_count(s, f, keep);
-        if (c == 0 || s->path == PATH_ROOT)
-            continue;
-        h->total += c;
-        self[PATH_FUNC(m->paths[s->path])] += c;
-        for (uint32_t p = s->path; p != PATH_ROOT; p = path_parent(m, p)) {
-            uint32_t fn = PATH_FUNC(m->paths[p]);
-            if (stamp[fn] != i + 1) { /* count recursion once */
-                stamp[fn] = i + 1;
-                incl[fn] += c;
-            }
-        }
-    }
-    h->items = xcalloc((size_t)m->nfuncs + 1, sizeof(*h->items));
-    for (int fn = 0; fn < m->nfuncs; fn++) {
-        if (incl[fn] == 0)
-            continue;
-        h->items[h->count++] =
-            (struct model_hot){.func = fn, .self = self[fn], .inclusive = incl[fn]};
-    }
-    free(keep);
-    free(self);
-    free(incl);
-    free(stamp);
-    return h;
-}
-
-void model_hot_free(struct model_hot_list *h)
-{
-    if (!h)
-        return;
-    free(h->items);
-    free(h);
 }

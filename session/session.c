@@ -106,11 +106,13 @@ const int session_nsources = (int)(sizeof(session_sources) / sizeof(session_sour
 void session_drain(struct session *s, int check_orphans)
 {
     struct session_spool_buf *b = &s->taken;
+    size_t used;
 
     session_spool_lock(&s->spool);
     session_spool_pass(&s->spool, check_orphans);
     session_spool_take(&s->spool, b);
     session_spool_unlock(&s->spool);
+    used = b->len;
     for (size_t off = 0; off + sizeof(struct session_spool_rec) <= b->len;) {
         struct session_spool_rec r;
         memcpy(&r, b->data + off, sizeof(r));
@@ -119,6 +121,7 @@ void session_drain(struct session *s, int check_orphans)
         off += sizeof(r) + (((size_t)r.len + 7) & ~(size_t)7);
     }
     b->len = 0;
+    session_spool_buf_fit(b, used); /* a burst's buffer is not kept for the quiet drains after */
     for (int i = 0; s->target_done && i < session_nsources; i++)
         session_sources[i]->flush(s);
     model_regions_resolve(s->m, s->target_done); /* OpenMP regions' names, held spans */
@@ -619,6 +622,12 @@ int session_run(const struct session_config *o)
     session_drain(&s, 0);
     if (s.tr.hdr)
         transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
+    /* nor spooling: the buffers' memory goes back before the writers end the recording */
+    session_spool_stop(&s.spool);
+    session_spool_release(&s.spool);
+    free(s.taken.data);
+    free(s.held.data);
+    s.taken = s.held = (struct session_spool_buf){0};
 out:
     rc = close_outputs(&s, rc);
     free_session(&s);

@@ -317,6 +317,12 @@ int session_spool_start(struct session_spool *sp);
 void session_spool_stop(struct session_spool *sp);
 /* Free the buffers (after session_spool_stop). */
 void session_spool_free(struct session_spool *sp);
+/* Free the buffer, keep the lock (after session_spool_stop: nothing is spooled any more). */
+void session_spool_release(struct session_spool *sp);
+/* Give back b's memory when a drain used (at most) used bytes of it, under a quarter of a
+ * capacity over 1 MiB (a burst when the main loop lagged): freed when empty, else halved
+ * while it keeps room for twice its length and twice used. */
+void session_spool_buf_fit(struct session_spool_buf *b, size_t used);
 void session_spool_lock(struct session_spool *sp);
 void session_spool_unlock(struct session_spool *sp);
 /* With the spool locked: every source's pass, in the table's order. */

@@ -223,7 +223,7 @@ static void release_held(struct session *s, uint64_t until_ns)
 {
     struct session_spool_buf *b = &s->held;
     struct held_ref *refs = NULL;
-    size_t n = 0, cap = 0, kept = 0;
+    size_t n = 0, cap = 0, kept = 0, used = b->len;
 
     for (size_t off = 0; off + sizeof(struct session_spool_rec) <= b->len;) {
         struct session_spool_rec r;
@@ -261,6 +261,7 @@ static void release_held(struct session *s, uint64_t until_ns)
         off += need;
     }
     b->len = kept;
+    session_spool_buf_fit(b, used);
     if (until_ns != UINT64_MAX)
         session_perf_advance(s->perf, s->m, until_ns, on_perf_sample, s);
 }

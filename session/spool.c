@@ -19,6 +19,8 @@
 #define SPOOL_REAP_MS     100 /* the thread frees the rings of threads that are gone */
 #define SPOOL_MAX_POLL    256 /* perf rings polled at most (one per CPU and kind) */
 #define SPOOL_LIMIT_BYTES (256u * 1024u * 1024u) /* ~30 s of 16 threads at 1 kHz, waiting */
+#define SPOOL_FIRST_BYTES (256u * 1024u)         /* a buffer's first size */
+#define SPOOL_KEEP_BYTES  (1024u * 1024u)        /* a buffer keeps this much whatever it holds */
 
 void session_spool_init(struct session_spool *sp, struct transport *tr, void *session)
 {
@@ -53,7 +55,7 @@ int session_spool_append(struct session_spool *sp, const struct session_spool_re
     size_t need = sizeof(*r) + padded;
 
     if (b->len + need > b->cap) {
-        size_t cap = b->cap ? b->cap : 256 * 1024;
+        size_t cap = b->cap ? b->cap : SPOOL_FIRST_BYTES;
         while (cap < b->len + need)
             cap *= 2;
         b->data = xrealloc(b->data, cap);
@@ -66,6 +68,23 @@ int session_spool_append(struct session_spool *sp, const struct session_spool_re
     if (b->len > sp->peak_bytes)
         sp->peak_bytes = b->len;
     return b->len < sp->limit_bytes;
+}
+
+void session_spool_buf_fit(struct session_spool_buf *b, size_t used)
+{
+    size_t cap = b->cap;
+
+    if (cap <= SPOOL_KEEP_BYTES || used >= cap / 4)
+        return;
+    if (!b->len) {
+        free(b->data);
+        *b = (struct session_spool_buf){0};
+        return;
+    }
+    while (cap / 2 >= SPOOL_FIRST_BYTES && cap / 2 >= 2 * b->len && cap / 2 >= 2 * used)
+        cap /= 2;
+    b->data = xrealloc(b->data, cap);
+    b->cap = cap;
 }
 
 void session_spool_pass(struct session_spool *sp, int check_orphans)
@@ -205,9 +224,14 @@ void session_spool_stop(struct session_spool *sp)
     sp->wake_fd = -1;
 }
 
-void session_spool_free(struct session_spool *sp)
+void session_spool_release(struct session_spool *sp)
 {
     free(sp->buf.data);
     sp->buf = (struct session_spool_buf){0};
+}
+
+void session_spool_free(struct session_spool *sp)
+{
+    session_spool_release(sp);
     pthread_mutex_destroy(&sp->lock);
 }
