@@ -81,6 +81,7 @@ struct walk_pos {
     u64 slo, shi;   /* where a window may be read: the used part of the current chunk */
     u64 prev_chunk; /* the chunk before it (its header's first word), once read */
     u64 need;       /* bytes of a frame */
+    u64 clo, chi;   /* 3.11, 3.12: the C stack held in sc->cst, around the _PyCFrame */
     u64 walked;     /* frames walked (PYF_MAX_WALK at most) */
 };
 
@@ -94,10 +95,11 @@ struct find_pos {
 struct pyf_scratch {
     struct walk_pos pos;
     struct find_pos find;
-    unsigned char ts[PYF_TS_READ];                  /* the thread state's span */
-    unsigned char buf[PYF_FRAME_READ];              /* one frame read alone */
-    struct pyf_event e;                             /* (the fields above share its page) */
-    unsigned char win[PYF_WINDOW + PYF_FRAME_READ]; /* a data-stack window (and slack) */
+    unsigned char ts[PYF_TS_READ];                       /* the thread state's span */
+    unsigned char buf[PYF_FRAME_READ];                   /* one frame read alone */
+    struct pyf_event e;                                  /* (the fields above share its page) */
+    unsigned char cst[PYF_CSTACK_READ + PYF_FRAME_READ]; /* the C stack around the _PyCFrame */
+    unsigned char win[PYF_WINDOW + PYF_FRAME_READ];      /* a data-stack window (and slack) */
 };
 
 struct {
@@ -182,6 +184,12 @@ static __always_inline u64 word_at(const unsigned char *p, u32 off)
 static __always_inline u64 ts_word(const struct pyf_scratch *sc, const struct pyf_proc *pr, u32 off)
 {
     return *(const u64 *)(sc->ts + ((off - pr->ts_read_lo) & (PYF_TS_READ - 8)));
+}
+
+/* The word at offset off of the C stack's copy (sc->cst). */
+static __always_inline u64 cst_word(const struct pyf_scratch *sc, u64 off)
+{
+    return *(const u64 *)(sc->cst + (off & (PYF_CSTACK_READ - 8)));
 }
 
 #define WALK_BATCH 8 /* frames walked per bpf_loop step */
@@ -271,6 +279,8 @@ static long walk_frames(u32 i, void *ctx)
         return 1;
     if ((a >= q->wlo && a + q->need <= q->whi) || (w->pr->ts_datastack >= 0 && window_read(w, a))) {
         p = sc->win + ((a - q->wlo) & (PYF_WINDOW - 1));
+    } else if (a >= q->clo && a + q->need <= q->chi) { /* 3.12: the shim beside the cframe */
+        p = sc->cst + ((a - q->clo) & (PYF_CSTACK_READ - 1));
     } else {
         u64 need = q->need;
         if (need > PYF_FRAME_READ || bpf_probe_read_user(sc->buf, need, (const void *)a)) {
@@ -353,22 +363,39 @@ int pyframes(struct bpf_perf_event_data *ctx)
     if (pr->stop == 2)
         return 1;
     frame = ts_word(sc, pr, pr->ts_frame);
+    sc->pos = (struct walk_pos){.need = pr->frame_read};
     if (pr->cframe_current >= 0 && frame) { /* 3.11, 3.12: through the _PyCFrame */
-        u64 cf = frame, prev = 0;
-        u32 lo =
-            pr->cframe_current < pr->cframe_previous ? pr->cframe_current : pr->cframe_previous;
-        if (bpf_probe_read_user(sc->buf, 16, (const void *)(cf + lo))) {
+        /* one read of the C stack around it (not below the thread's sp): 3.12's shim frame of
+         * the same eval is a local beside it */
+        u64 cf = frame, prev,
+            lo = cf > e->sp + PYF_CSTACK_READ / 2 ? cf - PYF_CSTACK_READ / 2 : e->sp;
+        lo = lo > cf ? cf : lo & ~7ull;
+        if (!bpf_probe_read_user(sc->cst, PYF_CSTACK_READ, (const void *)lo))
+            sc->pos.chi = lo + PYF_CSTACK_READ;
+        else if (!bpf_probe_read_user(sc->cst, 32, (const void *)cf))
+            sc->pos.chi = (lo = cf) + 32; /* (the stack's end is near) */
+        else {
             e->status = PYF_BAD_FIRST;
             goto out;
         }
-        frame = *(const u64 *)(sc->buf + (((u32)pr->cframe_current - lo) & 8));
-        prev = *(const u64 *)(sc->buf + (((u32)pr->cframe_previous - lo) & 8));
-        if (prev && read8(prev + (u32)pr->cframe_current, &e->expected)) {
+        sc->pos.clo = lo;
+        frame = cst_word(sc, cf + (u32)pr->cframe_current - lo);
+        prev = cst_word(sc, cf + (u32)pr->cframe_previous - lo);
+        /* the previous cframe's current frame (for the front end's check of the chain): an
+         * outermost eval's is tstate->root_cframe, in the thread state's copy */
+        u64 at = prev + (u32)pr->cframe_current, tsb = ts + pr->ts_read_lo;
+        if (!prev)
+            ;
+        else if (at >= tsb && at + 8 <= tsb + tslen)
+            e->expected = ts_word(sc, pr, (u32)(at - ts));
+        else if (at >= lo && at + 8 <= sc->pos.chi)
+            e->expected = cst_word(sc, at - lo);
+        else if (read8(at, &e->expected)) {
             e->status = PYF_BAD_FIRST;
             goto out;
         }
     }
-    sc->pos = (struct walk_pos){.frame = frame, .need = pr->frame_read};
+    sc->pos.frame = frame;
     if (pr->ts_datastack >= 0) { /* the used part of the thread's current chunk */
         sc->pos.slo = ts_word(sc, pr, (u32)pr->ts_datastack);
         sc->pos.shi = ts_word(sc, pr, (u32)pr->ts_datastack + 8);
