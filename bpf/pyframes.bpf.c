@@ -15,10 +15,11 @@
  * most), whose frames are then taken from the copy; 3.11 and 3.12's _PyCFrame with the C stack
  * around it in one read (3.12's shim frame is beside it), the previous cframe's frame of an
  * outermost eval from the thread state's copy (root_cframe); only frames elsewhere (generators'
- * frames, 3.13+'s shim frames, 3.8-3.10's frame objects) are read one by one. Each call and
+ * frames, 3.13+'s shim frames, 3.8-3.10's frame objects, save where a recursion's frames lie one
+ * below the other: then their page, see heap_window_read) are read one by one. Each call and
  * return in the kernel also costs (a return thunk on this VM's CPU), so the frames in the window
  * are taken 8 per bpf_loop step. The loops are bpf_loops whose state lives in the scratch map,
- * not on the stack: the verifier checks each step in a few passes (4.1k instructions
+ * not on the stack: the verifier checks each step in a few passes (4.2k instructions
  * processed instead of 55.6k: a launched Python program waits less for the load). Every byte is
  * read at the sample's instant, as before: the copies are the thread's memory of that instant. */
 #include <linux/bpf.h>
@@ -88,6 +89,7 @@ struct walk_pos {
     u64 prev_chunk; /* the chunk before it (its header's first word), once read */
     u64 need;       /* bytes of a frame */
     u64 clo, chi;   /* 3.11, 3.12: the C stack held in sc->cst, around the _PyCFrame */
+    u64 last;       /* the frame walked last */
     u64 walked;     /* frames walked (PYF_MAX_WALK at most) */
 };
 
@@ -228,6 +230,23 @@ static __always_inline int window_read(struct walk *w, u64 a)
     return 1;
 }
 
+/* 3.8-3.10, where frames are heap objects: when the frame walked last lies just above frame a
+ * (a recursion's frames, one size, one after the other in an allocator's pool), read a's page
+ * up to a's end into sc->win, which holds the frames below it too: 1, or 0 (then a is read
+ * alone). Only a's page (and its end's): both are mapped. */
+static __always_inline int heap_window_read(struct walk *w, u64 a)
+{
+    struct walk_pos *q = &w->sc->pos;
+    u64 end = a + q->need, lo = a & ~4095ull, len = end - lo;
+
+    if (!(q->last > a && q->last - a < 4096) || len > PYF_WINDOW ||
+        bpf_probe_read_user(w->sc->win, len, (const void *)lo))
+        return 0;
+    q->wlo = lo;
+    q->whi = end;
+    return 1;
+}
+
 /* Frame a, whose bytes are at p, into the event (or counted with the frame before, when equal
  * to it): 0 to go on, 1 to stop. */
 static __always_inline long keep_frame(struct walk *w, const unsigned char *p, u64 a)
@@ -243,6 +262,7 @@ static __always_inline long keep_frame(struct walk *w, const unsigned char *p, u
         return 1;
     }
     q->walked++;
+    q->last = a;
     u32 k = e->n; /* (in the map, not in w: the verifier does not follow it from step to step) */
     asm volatile("" : "+r"(k)); /* keep the masks: the verifier needs the bound on this register */
     if (k > 0) {
@@ -283,7 +303,8 @@ static long walk_frames(u32 i, void *ctx)
     (void)i;
     if (!a || q->walked >= PYF_MAX_WALK)
         return 1;
-    if ((a >= q->wlo && a + q->need <= q->whi) || (w->pr->ts_datastack >= 0 && window_read(w, a))) {
+    if ((a >= q->wlo && a + q->need <= q->whi) ||
+        (w->pr->ts_datastack >= 0 ? window_read(w, a) : heap_window_read(w, a))) {
         p = sc->win + ((a - q->wlo) & (PYF_WINDOW - 1));
     } else if (a >= q->clo && a + q->need <= q->chi) { /* 3.12: the shim beside the cframe */
         p = sc->cst + ((a - q->clo) & (PYF_CSTACK_READ - 1));
