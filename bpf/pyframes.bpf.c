@@ -13,7 +13,7 @@
  * fields in one read, and from 3.11, where frames live one after the other in the thread's
  * data-stack chunks, the used part of a chunk below a frame in one read (PYF_WINDOW bytes at
  * most), whose frames are then taken from the copy; 3.11 and 3.12's _PyCFrame with the C stack
- * around it in one read (3.12's shim frame is beside it), the previous cframe's frame of an
+ * above it in one read (3.12's shim frame is beside it), the previous cframe's frame of an
  * outermost eval from the thread state's copy (root_cframe); only frames elsewhere (generators'
  * frames, 3.13+'s shim frames, 3.8-3.10's frame objects, save where a recursion's frames lie one
  * below the other: then their page, see heap_window_read) are read one by one. Each call and
@@ -106,7 +106,7 @@ struct pyf_scratch {
     unsigned char ts[PYF_TS_READ];                       /* the thread state's span */
     unsigned char buf[PYF_FRAME_READ];                   /* one frame read alone */
     struct pyf_event e;                                  /* (the fields above share its page) */
-    unsigned char cst[PYF_CSTACK_READ + PYF_FRAME_READ]; /* the C stack around the _PyCFrame */
+    unsigned char cst[PYF_CSTACK_READ + PYF_FRAME_READ]; /* the C stack from the _PyCFrame */
     unsigned char win[PYF_WINDOW + PYF_FRAME_READ];      /* a data-stack window (and slack) */
 };
 
@@ -392,11 +392,9 @@ int pyframes(struct bpf_perf_event_data *ctx)
     frame = ts_word(sc, pr, pr->ts_frame);
     sc->pos = (struct walk_pos){.need = pr->frame_read};
     if (pr->cframe_current >= 0 && frame) { /* 3.11, 3.12: through the _PyCFrame */
-        /* one read of the C stack around it (not below the thread's sp): 3.12's shim frame of
-         * the same eval is a local beside it */
-        u64 cf = frame, prev,
-            lo = cf > e->sp + PYF_CSTACK_READ / 2 ? cf - PYF_CSTACK_READ / 2 : e->sp;
-        lo = lo > cf ? cf : lo & ~7ull;
+        /* one read of the C stack from it: 3.12's shim frame of the same eval is a local just
+         * above it (pyenv's 3.12.1: 112 bytes; elsewhere it is read alone as before) */
+        u64 cf = frame, prev, lo = cf;
         if (!bpf_probe_read_user(sc->cst, PYF_CSTACK_READ, (const void *)lo))
             sc->pos.chi = lo + PYF_CSTACK_READ;
         else if (!bpf_probe_read_user(sc->cst, 32, (const void *)cf))
