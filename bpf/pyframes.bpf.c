@@ -19,7 +19,7 @@
  * below the other: then their page, see heap_window_read) are read one by one. Each call and
  * return in the kernel also costs (a return thunk on this VM's CPU), so the frames in the window
  * are taken 8 per bpf_loop step. The loops are bpf_loops whose state lives in the scratch map,
- * not on the stack: the verifier checks each step in a few passes (4.2k instructions
+ * not on the stack: the verifier checks each step in a few passes (3.8k instructions
  * processed instead of 55.6k: a launched Python program waits less for the load). Every byte is
  * read at the sample's instant, as before: the copies are the thread's memory of that instant. */
 #include <linux/bpf.h>
