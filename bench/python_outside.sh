@@ -20,8 +20,12 @@
 # its fields), "+frames" (the frame reads, without writing the ring buffer).
 # With BENCH_BEFORE=DIR (a build of another commit), its walker's whole runs at 3 and 50 frames
 # too ("before" rows), alternated with the others in the same rounds, and the ratios
-# before / this build. Root only (CAP_BPF). See docs/performance.md, "Python frames from
-# outside".
+# before / this build. With PYTHON_OLD (a CPython 3.8-3.10, default pyenv's newest 3.10), whole
+# runs at 50 frames on it too ("3.10" rows: one read per frame), with BENCH_BEFORE as well.
+# Then the walker's start-up: bench/bpf_load.c loads each build's bpf/pyframes.bpf.o (libbpf's
+# relocation, the verifier, the maps) 5 times in turn; medians of wall and CPU ms (what a
+# launched Python program waits for before its exec). Root only (CAP_BPF). See
+# docs/performance.md, "Python frames from outside".
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +42,7 @@ before=${BENCH_BEFORE:-}
 [[ $(id -u) -eq 0 ]] || die "needs root (the BPF walker needs CAP_BPF and CAP_PERFMON)"
 py=${PYTHON:-$(ls -d "$HOME"/.pyenv/versions/3.12.*/bin/python3 2> /dev/null | sort -V | tail -n 1)}
 py=${py:-/usr/bin/python3}
+pyold=${PYTHON_OLD:-$(ls -d "$HOME"/.pyenv/versions/3.10.*/bin/python3 2> /dev/null | sort -V | tail -n 1)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/deep.py" << 'PYEOF'
@@ -61,11 +66,17 @@ PYEOF
 rows=("whole 3 1 $build" "whole 50 1 $build" "entry+regs 50 2 $build" "+tstate 50 3 $build"
     "+frames 50 4 $build")
 [[ -n $before ]] && rows+=("before 3 1 $before" "before 50 1 $before")
+if [[ -n $pyold ]]; then
+    rows+=("3.10 50 1 $build")
+    [[ -n $before ]] && rows+=("3.10-before 50 1 $before")
+fi
 for ((r = 0; r < rounds; r++)); do
     for row in "${rows[@]}"; do
         read -r label depth mode bin <<< "$row"
         d=$((depth < 4 ? 4 : depth))
-        "$py" "$work/deep.py" "$d" 600 &
+        p=$py
+        [[ $label == 3.10* ]] && p=$pyold
+        "$p" "$work/deep.py" "$d" 600 &
         pid=$!
         sleep 0.5
         ROCSYS_BPF_STATS=$mode "$bin/rocsys-top" -p "$pid" -b -n "$frames" -d 1 -f 1000 \
@@ -104,4 +115,16 @@ if [[ -n $before ]]; then
         awk -v a="${kern[before-$depth]:-0}" -v b="${kern[whole-$depth]:-0}" -v d="$depth" \
             'BEGIN{if (b > 0) printf "kernel before / now at %d frames: %.2f\n", d, a/b}'
     done
+    awk -v a="${kern[3.10-before-50]:-0}" -v b="${kern[3.10-50]:-0}" \
+        'BEGIN{if (b > 0) printf "kernel before / now at 50 frames, 3.10: %.2f\n", a/b}'
 fi
+# start-up: loading the walker
+cc -std=gnu11 -O2 -o "$work/bpf_load" "$here/bpf_load.c" -lbpf || die "building bpf_load failed"
+objs=("$build/bpf/pyframes.bpf.o")
+[[ -n $before && -f $before/bpf/pyframes.bpf.o ]] && objs+=("$before/bpf/pyframes.bpf.o")
+"$work/bpf_load" 5 "${objs[@]}" > "$work/load" || die "loading the walker failed"
+for o in "${objs[@]}"; do
+    w=$(awk -v o="$o" '$1 == o {print $2}' "$work/load" | median)
+    c=$(awk -v o="$o" '$1 == o {print $3}' "$work/load" | median)
+    echo "load $o: $w ms wall, $c ms CPU"
+done

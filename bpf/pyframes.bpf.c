@@ -12,9 +12,16 @@
  * "Python frames from outside"), so the walk reads as few times as it can: the thread state's
  * fields in one read, and from 3.11, where frames live one after the other in the thread's
  * data-stack chunks, the used part of a chunk below a frame in one read (PYF_WINDOW bytes at
- * most), whose frames are then taken from the copy; only frames elsewhere (generators' frames,
- * the entry frames on the C stack, 3.8-3.10's frame objects) are read one by one. Every byte
- * is read at the sample's instant, as before: the copy is the thread's memory of that instant. */
+ * most), whose frames are then taken from the copy; 3.11 and 3.12's _PyCFrame with the C stack
+ * above it in one read (3.12's shim frame is beside it), the previous cframe's frame of an
+ * outermost eval from the thread state's copy (root_cframe); only frames elsewhere (generators'
+ * frames, 3.13+'s shim frames, 3.8-3.10's frame objects, save where a recursion's frames lie one
+ * below the other: then their page, see heap_window_read) are read one by one. Each call and
+ * return in the kernel also costs (a return thunk on this VM's CPU), so the frames in the window
+ * are taken 8 per bpf_loop step. The loops are bpf_loops whose state lives in the scratch map,
+ * not on the stack: the verifier checks each step in a few passes (3.8k instructions
+ * processed instead of 55.6k: a launched Python program waits less for the load). Every byte is
+ * read at the sample's instant, as before: the copies are the thread's memory of that instant. */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_core_read.h>
@@ -73,12 +80,34 @@ static __always_inline struct pyf_proc *proc_of(u32 pid)
 
 #define CHUNK_MIN 16384 /* DATA_STACK_CHUNK_SIZE: no data-stack chunk is smaller (3.11-3.15) */
 
+/* Where a walk is (in the scratch map, not on the stack: the verifier does not follow the
+ * values from step to step, so it checks bpf_loop's step in a few passes). */
+struct walk_pos {
+    u64 frame;      /* the next frame to read */
+    u64 wlo, whi;   /* the window held in sc->win: the target's [wlo, whi) */
+    u64 slo, shi;   /* where a window may be read: the used part of the current chunk */
+    u64 prev_chunk; /* the chunk before it (its header's first word), once read */
+    u64 need;       /* bytes of a frame */
+    u64 clo, chi;   /* 3.11, 3.12: the C stack held in sc->cst, around the _PyCFrame */
+    u64 last;       /* the frame walked last */
+    u64 walked;     /* frames walked (PYF_MAX_WALK at most) */
+};
+
+/* Where find_tstate is in the interpreters' thread lists. */
+struct find_pos {
+    u64 self, interp, ts, found;
+    u32 ninterp, nthreads;
+};
+
 /* Per CPU: the event being written and the copies of the target's memory it is made from. */
 struct pyf_scratch {
-    unsigned char ts[PYF_TS_READ];                  /* the thread state's span */
-    unsigned char buf[PYF_FRAME_READ];              /* one frame read alone */
-    struct pyf_event e;                             /* (the fields above share its page) */
-    unsigned char win[PYF_WINDOW + PYF_FRAME_READ]; /* a data-stack window (and slack) */
+    struct walk_pos pos;
+    struct find_pos find;
+    unsigned char ts[PYF_TS_READ];                       /* the thread state's span */
+    unsigned char buf[PYF_FRAME_READ];                   /* one frame read alone */
+    struct pyf_event e;                                  /* (the fields above share its page) */
+    unsigned char cst[PYF_CSTACK_READ + PYF_FRAME_READ]; /* the C stack from the _PyCFrame */
+    unsigned char win[PYF_WINDOW + PYF_FRAME_READ];      /* a data-stack window (and slack) */
 };
 
 struct {
@@ -93,34 +122,64 @@ struct {
     __uint(max_entries, 8 << 20); /* set by the front end */
 } events SEC(".maps");
 
+/* A walk in progress (bpf_loop's context: the rest is in sc). */
+struct walk {
+    struct pyf_scratch *sc;
+    const struct pyf_proc *pr;
+};
+
 /* 8 bytes of the target at addr into *out: 0, or non-zero when it cannot be read. */
 static __always_inline long read8(u64 addr, u64 *out)
 {
     return bpf_probe_read_user(out, 8, (const void *)addr);
 }
 
-/* The thread state whose thread_id is self in the lists of pr's interpreters, or 0. */
-static __always_inline u64 find_tstate(const struct pyf_proc *pr, u64 self)
+/* bpf_loop's step of find_tstate: the next thread state of the lists (or the next interpreter's
+ * list); 0 to go on, 1 to stop (found, or the end, or a read failed). */
+static long find_step(u32 i, void *ctx)
 {
-    u64 interp = 0, ts, v;
+    struct walk *w = ctx;
+    const struct pyf_proc *pr = w->pr;
+    struct find_pos *f = &w->sc->find;
+    u64 v;
 
-    if (read8(pr->runtime + pr->rt_interp_head, &interp))
+    (void)i;
+    if (!f->ts) { /* the next interpreter's list (f->interp: the one to look at) */
+        if (!f->interp || f->ninterp++ >= PYF_MAX_INTERPS ||
+            read8(f->interp + pr->interp_threads, &f->ts))
+            return 1;
+        f->nthreads = 0;
+        if (!f->ts && read8(f->interp + pr->interp_next, &f->interp))
+            return 1;
         return 0;
-    for (int i = 0; i < PYF_MAX_INTERPS && interp; i++) {
-        if (read8(interp + pr->interp_threads, &ts))
-            return 0;
-        for (int j = 0; j < PYF_MAX_THREADS && ts; j++) {
-            if (read8(ts + pr->ts_thread_id, &v))
-                return 0;
-            if (v == self)
-                return ts;
-            if (read8(ts + pr->ts_next, &ts))
-                return 0;
-        }
-        if (read8(interp + pr->interp_next, &interp))
-            return 0;
     }
+    if (read8(f->ts + pr->ts_thread_id, &v))
+        return 1;
+    if (v == f->self) {
+        f->found = f->ts;
+        return 1;
+    }
+    if (read8(f->ts + pr->ts_next, &f->ts))
+        return 1;
+    if ((!f->ts || ++f->nthreads >= PYF_MAX_THREADS) &&
+        read8(f->interp + pr->interp_next, &f->interp))
+        return 1;
+    if (f->nthreads >= PYF_MAX_THREADS)
+        f->ts = 0;
     return 0;
+}
+
+/* The thread state whose thread_id is self in the lists of the interpreters of w's process,
+ * or 0 (a bpf_loop: the verifier checks its step once, not every turn of nested loops). */
+static __always_inline u64 find_tstate(struct walk *w, u64 self)
+{
+    struct find_pos *f = &w->sc->find;
+
+    *f = (struct find_pos){.self = self};
+    if (read8(w->pr->runtime + w->pr->rt_interp_head, &f->interp))
+        return 0;
+    bpf_loop(PYF_MAX_INTERPS * (PYF_MAX_THREADS + 1), find_step, w, 0);
+    return f->found;
 }
 
 /* The word at offset off of a frame's bytes p. */
@@ -135,85 +194,83 @@ static __always_inline u64 ts_word(const struct pyf_scratch *sc, const struct py
     return *(const u64 *)(sc->ts + ((off - pr->ts_read_lo) & (PYF_TS_READ - 8)));
 }
 
-/* A walk in progress (bpf_loop's context). */
-struct walk {
-    struct pyf_scratch *sc;
-    const struct pyf_proc *pr;
-    u64 frame;      /* the next frame to read */
-    u64 wlo, whi;   /* the window held in sc->win: the target's [wlo, whi) */
-    u64 slo, shi;   /* where a window may be read: the used part of the current chunk */
-    u64 prev_chunk; /* the chunk before it (its header's first word), once read */
-    u32 need;       /* bytes of a frame */
-    u32 n;          /* frames kept in the event */
-};
+/* The word at offset off of the C stack's copy (sc->cst). */
+static __always_inline u64 cst_word(const struct pyf_scratch *sc, u64 off)
+{
+    return *(const u64 *)(sc->cst + (off & (PYF_CSTACK_READ - 8)));
+}
+
+#define WALK_BATCH 8 /* frames walked per bpf_loop step */
 
 /* Read the window of the data stack that ends with the frame at a into sc->win: 1, or 0 when a
  * is not in a known chunk's used part or the read failed (then the frame is read alone). */
 static __always_inline int window_read(struct walk *w, u64 a)
 {
-    u64 end = a + w->need, lo;
+    struct walk_pos *q = &w->sc->pos;
+    u64 end = a + q->need, lo;
 
-    if (!(a >= w->slo && end <= w->shi)) {
+    if (!(a >= q->slo && end <= q->shi)) {
         /* below the current chunk: the one before, whose first CHUNK_MIN bytes are its own */
-        if (!w->prev_chunk || a < w->prev_chunk || end - w->prev_chunk > CHUNK_MIN)
+        if (!q->prev_chunk || a < q->prev_chunk || end - q->prev_chunk > CHUNK_MIN)
             return 0;
-        w->slo = w->prev_chunk;
-        w->shi = end;
-        w->prev_chunk = 0;
+        q->slo = q->prev_chunk;
+        q->shi = end;
+        q->prev_chunk = 0;
     }
-    lo = end - w->slo > PYF_WINDOW ? end - PYF_WINDOW : w->slo;
+    lo = end - q->slo > PYF_WINDOW ? end - PYF_WINDOW : q->slo;
     u64 len = end - lo;
     if (len > PYF_WINDOW || bpf_probe_read_user(w->sc->win, len, (const void *)lo)) {
-        w->shi = 0; /* the chunk could not be read: no more windows there */
+        q->shi = 0; /* the chunk could not be read: no more windows there */
         return 0;
     }
-    w->wlo = lo;
-    w->whi = end;
-    if (lo == w->slo) /* the chunk's header: _PyStackChunk.previous */
-        w->prev_chunk = *(const u64 *)w->sc->win;
+    q->wlo = lo;
+    q->whi = end;
+    if (lo == q->slo) /* the chunk's header: _PyStackChunk.previous */
+        q->prev_chunk = *(const u64 *)w->sc->win;
     return 1;
 }
 
-/* bpf_loop's step: the next frame of the walk into the event (or counted with the frame
- * before, when equal to it); 0 to go on, 1 to stop. */
-static long walk_frame(u32 i, void *ctx)
+/* 3.8-3.10, where frames are heap objects: when the frame walked last lies just above frame a
+ * (a recursion's frames, one size, one after the other in an allocator's pool), read a's page
+ * up to a's end into sc->win, which holds the frames below it too: 1, or 0 (then a is read
+ * alone). Only a's page (and its end's): both are mapped. */
+static __always_inline int heap_window_read(struct walk *w, u64 a)
 {
-    struct walk *w = ctx;
-    struct pyf_scratch *sc = w->sc;
-    const struct pyf_proc *pr = w->pr;
-    struct pyf_event *e = &sc->e;
-    const unsigned char *p;
-    u64 a = w->frame, code, lasti, flags, back;
+    struct walk_pos *q = &w->sc->pos;
+    u64 end = a + q->need, lo = a & ~4095ull, len = end - lo;
 
-    (void)i;
-    if (!a)
-        return 1;
-    if ((a >= w->wlo && a + w->need <= w->whi) || (pr->ts_datastack >= 0 && window_read(w, a))) {
-        p = sc->win + ((a - w->wlo) & (PYF_WINDOW - 1));
-    } else {
-        u64 need = w->need;
-        if (need > PYF_FRAME_READ || bpf_probe_read_user(sc->buf, need, (const void *)a)) {
-            e->status |= PYF_UNREADABLE;
-            return 1;
-        }
-        p = sc->buf;
-    }
-    code = word_at(p, pr->fr_code);
-    lasti = word_at(p, pr->fr_lasti);
-    flags = word_at(p, pr->fr_flags);
-    back = word_at(p, pr->fr_back);
+    if (!(q->last > a && q->last - a < 4096) || len > PYF_WINDOW ||
+        bpf_probe_read_user(w->sc->win, len, (const void *)lo))
+        return 0;
+    q->wlo = lo;
+    q->whi = end;
+    return 1;
+}
+
+/* Frame a, whose bytes are at p, into the event (or counted with the frame before, when equal
+ * to it): 0 to go on, 1 to stop. */
+static __always_inline long keep_frame(struct walk *w, const unsigned char *p, u64 a)
+{
+    const struct pyf_proc *pr = w->pr;
+    struct pyf_event *e = &w->sc->e;
+    struct walk_pos *q = &w->sc->pos;
+    u64 code = word_at(p, pr->fr_code), lasti = word_at(p, pr->fr_lasti),
+        flags = word_at(p, pr->fr_flags), back = word_at(p, pr->fr_back);
+
     if (back == a) { /* a frame being linked at the sample's instant */
         e->status |= PYF_UNREADABLE;
         return 1;
     }
-    u32 k = w->n;
+    q->walked++;
+    q->last = a;
+    u32 k = e->n; /* (in the map, not in w: the verifier does not follow it from step to step) */
     asm volatile("" : "+r"(k)); /* keep the masks: the verifier needs the bound on this register */
     if (k > 0) {
         struct pyf_frame *last = &e->f[(k - 1) & (PYF_MAX_FRAMES - 1)];
         if (last->code == code && last->lasti == lasti && last->flags == flags &&
             PYF_FRAME_MORE(last->addr) < PYF_MORE_MAX) {
             last->addr += 1ull << 48;
-            w->frame = back;
+            q->frame = back;
             return 0;
         }
     }
@@ -226,9 +283,48 @@ static long walk_frame(u32 i, void *ctx)
     f->code = code;
     f->lasti = lasti;
     f->flags = flags;
-    w->frame = back;
-    w->n = k + 1;
+    q->frame = back;
     e->n = k + 1;
+    return 0;
+}
+
+/* bpf_loop's step: the next frame of the walk (read in a new window or alone when it is not in
+ * the window held), then up to WALK_BATCH - 1 more while they are in the window (a call per
+ * frame would cost more than the frame: each return goes through the kernel's return thunk);
+ * 0 to go on, 1 to stop. */
+static long walk_frames(u32 i, void *ctx)
+{
+    struct walk *w = ctx;
+    struct pyf_scratch *sc = w->sc;
+    struct walk_pos *q = &sc->pos;
+    const unsigned char *p;
+    u64 a = q->frame;
+
+    (void)i;
+    if (!a || q->walked >= PYF_MAX_WALK)
+        return 1;
+    if ((a >= q->wlo && a + q->need <= q->whi) ||
+        (w->pr->ts_datastack >= 0 ? window_read(w, a) : heap_window_read(w, a))) {
+        p = sc->win + ((a - q->wlo) & (PYF_WINDOW - 1));
+    } else if (a >= q->clo && a + q->need <= q->chi) { /* 3.12: the shim beside the cframe */
+        p = sc->cst + ((a - q->clo) & (PYF_CSTACK_READ - 1));
+    } else {
+        u64 need = q->need;
+        if (need > PYF_FRAME_READ || bpf_probe_read_user(sc->buf, need, (const void *)a)) {
+            sc->e.status |= PYF_UNREADABLE;
+            return 1;
+        }
+        p = sc->buf;
+    }
+    if (keep_frame(w, p, a))
+        return 1;
+    for (int k = 1; k < WALK_BATCH; k++) {
+        a = q->frame;
+        if (!a || a < q->wlo || a + q->need > q->whi || q->walked >= PYF_MAX_WALK)
+            return 0; /* (the next step reads it, or ends the walk) */
+        if (keep_frame(w, sc->win + ((a - q->wlo) & (PYF_WINDOW - 1)), a))
+            return 1;
+    }
     return 0;
 }
 
@@ -243,13 +339,15 @@ int pyframes(struct bpf_perf_event_data *ctx)
     struct pyf_event *e;
     struct task_struct *task;
     struct pt_regs___k *regs;
-    struct walk w = {0};
+    struct walk w;
 
     if (!pr)
         return 1; /* 1: the sample is written (0 would drop it) */
     sc = bpf_map_lookup_elem(&scratch, &zero);
     if (!sc)
         return 1;
+    w.sc = sc;
+    w.pr = pr;
     e = &sc->e;
     e->pid = pid;
     e->tid = tid;
@@ -274,7 +372,7 @@ int pyframes(struct bpf_perf_event_data *ctx)
         ts_word(sc, pr, pr->ts_thread_id) == self)
         ts = seen_ts;
     else if (!known || seen_ts || now - seen->checked_ns > 100000000ull) {
-        ts = find_tstate(pr, self); /* a new thread, or one that had none 100 ms ago */
+        ts = find_tstate(&w, self); /* a new thread, or one that had none 100 ms ago */
         seen->tid = tid;
         seen->tstate = ts;
         seen->checked_ns = now;
@@ -292,33 +390,45 @@ int pyframes(struct bpf_perf_event_data *ctx)
     if (pr->stop == 2)
         return 1;
     frame = ts_word(sc, pr, pr->ts_frame);
+    sc->pos = (struct walk_pos){.need = pr->frame_read};
     if (pr->cframe_current >= 0 && frame) { /* 3.11, 3.12: through the _PyCFrame */
-        u64 cf = frame, prev = 0;
-        u32 lo =
-            pr->cframe_current < pr->cframe_previous ? pr->cframe_current : pr->cframe_previous;
-        if (bpf_probe_read_user(sc->buf, 16, (const void *)(cf + lo))) {
+        /* one read of the C stack from it: 3.12's shim frame of the same eval is a local just
+         * above it (pyenv's 3.12.1: 112 bytes; elsewhere it is read alone as before) */
+        u64 cf = frame, prev, lo = cf;
+        if (!bpf_probe_read_user(sc->cst, PYF_CSTACK_READ, (const void *)lo))
+            sc->pos.chi = lo + PYF_CSTACK_READ;
+        else if (!bpf_probe_read_user(sc->cst, 32, (const void *)cf))
+            sc->pos.chi = (lo = cf) + 32; /* (the stack's end is near) */
+        else {
             e->status = PYF_BAD_FIRST;
             goto out;
         }
-        frame = *(const u64 *)(sc->buf + (((u32)pr->cframe_current - lo) & 8));
-        prev = *(const u64 *)(sc->buf + (((u32)pr->cframe_previous - lo) & 8));
-        if (prev && read8(prev + (u32)pr->cframe_current, &e->expected)) {
+        sc->pos.clo = lo;
+        frame = cst_word(sc, cf + (u32)pr->cframe_current - lo);
+        prev = cst_word(sc, cf + (u32)pr->cframe_previous - lo);
+        /* the previous cframe's current frame (for the front end's check of the chain): an
+         * outermost eval's is tstate->root_cframe, in the thread state's copy */
+        u64 at = prev + (u32)pr->cframe_current, tsb = ts + pr->ts_read_lo;
+        if (!prev)
+            ;
+        else if (at >= tsb && at + 8 <= tsb + tslen)
+            e->expected = ts_word(sc, pr, (u32)(at - ts));
+        else if (at >= lo && at + 8 <= sc->pos.chi)
+            e->expected = cst_word(sc, at - lo);
+        else if (read8(at, &e->expected)) {
             e->status = PYF_BAD_FIRST;
             goto out;
         }
     }
-    w.sc = sc;
-    w.pr = pr;
-    w.frame = frame;
-    w.need = pr->frame_read <= PYF_FRAME_READ ? pr->frame_read : PYF_FRAME_READ;
+    sc->pos.frame = frame;
     if (pr->ts_datastack >= 0) { /* the used part of the thread's current chunk */
-        w.slo = ts_word(sc, pr, (u32)pr->ts_datastack);
-        w.shi = ts_word(sc, pr, (u32)pr->ts_datastack + 8);
+        sc->pos.slo = ts_word(sc, pr, (u32)pr->ts_datastack);
+        sc->pos.shi = ts_word(sc, pr, (u32)pr->ts_datastack + 8);
     }
-    bpf_loop(PYF_MAX_WALK, walk_frame, &w, 0);
-    if (w.frame && !(e->status & PYF_UNREADABLE))
+    bpf_loop(PYF_MAX_WALK, walk_frames, &w, 0);
+    if (sc->pos.frame && !(e->status & PYF_UNREADABLE))
         e->status |= PYF_CUT; /* more frames than kept or walked */
-    e->last_next = w.frame;
+    e->last_next = sc->pos.frame;
 out:
     if (pr->stop == 3)
         return 1;

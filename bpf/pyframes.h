@@ -6,10 +6,12 @@
 
 #define PYF_MAX_FRAMES 128 /* Python frames kept per sample at most (then flagged cut) */
 #define PYF_MAX_WALK                                                                               \
-    4096                    /* frames walked per sample at most (runs of equal frames are kept     \
-                               once: a recursion keeps its root) */
-#define PYF_FRAME_READ  128 /* bytes of a frame read in one go (every field the walk needs) */
-#define PYF_TS_READ     256 /* bytes of a thread state read in one go (its fields the walk needs) */
+    4096                   /* frames walked per sample at most (runs of equal frames are kept      \
+                              once: a recursion keeps its root) */
+#define PYF_FRAME_READ 128 /* bytes of a frame read in one go (every field the walk needs) */
+#define PYF_TS_READ    512 /* bytes of a thread state read in one go (its fields the walk needs) */
+/* 3.11, 3.12: bytes of the C stack read from the _PyCFrame (3.12: the shim frame beside it) */
+#define PYF_CSTACK_READ 256
 #define PYF_WINDOW      16384 /* 3.11+: bytes of a data-stack chunk read in one go (a power of 2) */
 #define PYF_MAX_PROCS   64    /* processes walked at once */
 #define PYF_PID_NONE    0xffffffffu /* a slot of the table that no process matches */

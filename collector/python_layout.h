@@ -26,6 +26,8 @@ struct py_layout {
     uint32_t ts_frame;       /* tstate->frame (<= 3.10), ->cframe (3.11, 3.12), ->current_frame */
     int32_t cframe_current;  /* _PyCFrame.current_frame (3.11, 3.12), else -1 */
     int32_t cframe_previous; /* _PyCFrame.previous (3.11, 3.12), else -1 */
+    uint32_t ts_root_cframe; /* 3.11, 3.12: tstate->root_cframe (an outermost eval's previous
+                                cframe), else 0 */
     int32_t ts_datastack;    /* 3.11+: tstate->datastack_chunk, then datastack_top (the frames'
                                 chunk and where its used part ends), else -1 */
     uint32_t fr_back;        /* f_back / previous */

@@ -526,6 +526,10 @@ static int walker_proc(const struct py_proc *p, struct pyf_proc *c)
         lo = (uint32_t)l->ts_datastack < lo ? (uint32_t)l->ts_datastack : lo;
         hi = (uint32_t)l->ts_datastack + 8 > hi ? (uint32_t)l->ts_datastack + 8 : hi;
     }
+    if (l->cframe_current >= 0 && l->ts_root_cframe) /* an outermost eval's previous cframe */
+        hi = l->ts_root_cframe + (uint32_t)l->cframe_current > hi
+                 ? l->ts_root_cframe + (uint32_t)l->cframe_current
+                 : hi;
     c->ts_read_lo = lo;
     c->ts_read_len = hi + 8 - lo;
     if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
