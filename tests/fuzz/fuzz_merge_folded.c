@@ -4,6 +4,7 @@
  * rank-1 of a scratch directory; the traces are empty. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,25 +19,19 @@ static void path_of(char *path, size_t cap, const char *name)
     snprintf(path, cap, "%s/%s", dir, name);
 }
 
-/* Remove the scratch directory and what is in it. */
+/* nftw callback: remove one entry, files before their directory (FTW_DEPTH). */
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st, (void)type, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Remove the scratch directory and whatever --merge wrote in it (a list of names went stale as
+ * the merge's outputs grew: each run left a directory in /dev/shm). */
 static void remove_dir(void)
 {
-    static const char *const files[] = {"rank-0/stacks.folded",
-                                        "rank-0/trace.pftrace",
-                                        "rank-1/stacks.folded",
-                                        "rank-1/trace.pftrace",
-                                        "merged.pftrace",
-                                        "merged.folded",
-                                        "merged-profile.txt",
-                                        "rank-0",
-                                        "rank-1"};
-    char path[128];
-
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        path_of(path, sizeof(path), files[i]);
-        remove(path);
-    }
-    rmdir(dir);
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 /* Write len bytes into the file called name in the scratch directory. */
