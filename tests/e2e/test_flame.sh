@@ -57,12 +57,15 @@ if command -v tmux >/dev/null; then
     check "the three callees side by side" wait_screen $S 'demo_solve +demo_transform +demo_reduce' 5
     check "demo_butterfly below demo_transform" wait_screen $S '^ +demo_butterfly' 5
     sleep 2 # shares settle
-    row=$(tmux_screen $S | grep -E 'demo_solve +demo_transform' | head -n 1)
+    # (one capture for both rows: the live graph is redrawn every 0.5 s, and its boxes move by
+    # a column as the shares change; two captures put demo_butterfly one column off once)
+    scr=$(tmux_screen $S)
+    row=$(grep -E 'demo_solve +demo_transform' <<< "$scr" | head -n 1 || true)
     xs=$(col "$row" demo_solve) xt=$(col "$row" demo_transform) xr=$(col "$row" demo_reduce)
     check "demo_solve box from column 0 (got ${xs:-none})" test "${xs:-x}" = 0
     check "demo_transform box at 50% of 160 columns (column ${xt:-none})" within "${xt:-}" 80 6
     check "demo_reduce box at 80% of 160 columns (column ${xr:-none})" within "${xr:-}" 128 6
-    brow=$(tmux_screen $S | grep -E '^ +demo_butterfly' | head -n 1)
+    brow=$(grep -E '^ +demo_butterfly' <<< "$scr" | head -n 1 || true)
     check "demo_butterfly under demo_transform (column $(col "$brow" demo_butterfly))" \
         test "$(col "$brow" demo_butterfly)" = "$xt"
     check "status: the root selected" wait_status $S '^\[all\]: [0-9]+ samples, 100\.0%' 3
