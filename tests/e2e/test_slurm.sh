@@ -229,7 +229,9 @@ check "rocsys-top is the archive's, from the module" grep -q "^$UH/opt/rocsys-to
 # -- 1. srun -n 4 under rocsys-top, followed live, merged after
 D="$UH/rec"
 t0=$SECONDS
-ulogin "srun -n 4 --mpi=pmix rocsys-top --record rec -- ./mpi_burn 6" > "$WORK/srun.out" 2>&1 &
+# 12 steps of 1 s: the follower starts once rank 0's trace has data, through a login shell,
+# and must still see the four ranks being written on a loaded machine (6 s was once too short)
+ulogin "srun -n 4 --mpi=pmix rocsys-top --record rec -- ./mpi_burn 12" > "$WORK/srun.out" 2>&1 &
 srun_pid=$!
 wait_file "$D/rank-0/trace.pftrace" 30 || true
 rc=0
@@ -241,7 +243,9 @@ check "srun -n 4 rocsys-top --record: exit 0 (got $srun_rc)" test "$srun_rc" -eq
 [ "$srun_rc" -eq 0 ] || tail -n 20 "$WORK/srun.out" >&2
 check "--replay --live as the job ran: exit 0 (got $rc)" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || cat "$WORK/live.err" >&2
-check "live: some frame had the 4 ranks being written" grep -q '^notice: live: 4 ranks: [1-4] being written' "$WORK/live.txt"
+check "live: some frame had the 4 ranks being written (the follower's notices: $(grep '^notice: live:' "$WORK/live.txt" |
+    sed 's/ (last write.*//' | uniq -c | tr -s ' ' | tr '\n' ';'))" \
+    grep -q '^notice: live: 4 ranks: [1-4] being written' "$WORK/live.txt"
 last_frame "$WORK/live.txt" > "$WORK/live.last"
 check "live: the last frame has the 4 ranks ended" grep -q '^notice: live: 4 ranks: 0 being written.* 4 ended' "$WORK/live.last"
 host=$(hostname)
