@@ -29,34 +29,32 @@ void model_causal_free(struct model_causal *c)
     free(c);
 }
 
-struct model_causal_func *model_causal_func(struct model_causal *c, const char *name,
-                                            const char *location)
+/* The entry named name under parent (-1: a function), made when it is new. */
+static struct model_causal_func *find_or_add(struct model_causal *c, int parent, const char *name,
+                                             const char *location)
 {
     for (size_t i = 0; i < c->n; i++)
-        if (c->f[i].parent < 0 && strcmp(c->f[i].name, name) == 0)
+        if (c->f[i].parent == parent && strcmp(c->f[i].name, name) == 0)
             return &c->f[i];
     xgrow(&c->f, &c->cap, c->n + 1, sizeof(*c->f));
     struct model_causal_func *f = &c->f[c->n++];
     memset(f, 0, sizeof(*f));
     f->name = xstrdup(name);
     f->location = xstrdup(location ? location : "");
-    f->parent = -1;
+    f->parent = parent;
     return f;
+}
+
+struct model_causal_func *model_causal_func(struct model_causal *c, const char *name,
+                                            const char *location)
+{
+    return find_or_add(c, -1, name, location);
 }
 
 struct model_causal_func *model_causal_line(struct model_causal *c, size_t parent, const char *name,
                                             const char *location)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (c->f[i].parent == (int)parent && strcmp(c->f[i].name, name) == 0)
-            return &c->f[i];
-    xgrow(&c->f, &c->cap, c->n + 1, sizeof(*c->f));
-    struct model_causal_func *f = &c->f[c->n++];
-    memset(f, 0, sizeof(*f));
-    f->name = xstrdup(name);
-    f->location = xstrdup(location ? location : "");
-    f->parent = (int)parent;
-    return f;
+    return find_or_add(c, (int)parent, name, location);
 }
 
 void model_causal_add(struct model_causal *c, struct model_causal_func *f,
