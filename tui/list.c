@@ -89,8 +89,43 @@ void tui_list_heading(const struct tui_list_column *c, int n, const int *show, c
     buf[0] = '\0';
     for (int i = 0; i < n && o < len; i++)
         if (!show || show[i])
-            o = c[i].width ? list_put(&c[i], c[i].heading, buf, o, len)
-                           : o + (size_t)snprintf(buf + o, len - o, "  %s", c[i].heading);
+            o = c[i].width
+                    ? list_put(&c[i], c[i].heading, buf, o, len)
+                    : o + (size_t)snprintf(buf + o, len - o, "%*s%s", c[i].gap, "", c[i].heading);
+}
+
+/* The screen columns c takes: its width, the name column's blanks. */
+static int list_width(const struct tui_list_column *c)
+{
+    return c->width ? c->width : c->gap;
+}
+
+int tui_list_fit_columns(const struct tui_list_column *c, int n, int width, int name_min,
+                         unsigned hidden, int *show)
+{
+    int used = 0, room;
+
+    for (int i = 0; i < n; i++) {
+        show[i] = 1;
+        used += list_width(&c[i]);
+    }
+    while (width - used < name_min) { /* leave out the column with the highest drop rank */
+        int worst = -1;
+        for (int i = 0; i < n; i++)
+            if (show[i] && c[i].drop > 0 && (worst < 0 || c[i].drop > c[worst].drop))
+                worst = i;
+        if (worst < 0)
+            break;
+        show[worst] = 0;
+        used -= list_width(&c[worst]);
+    }
+    room = width - used > 0 ? width - used : 0;
+    for (int i = 0; i < n; i++) /* the columns the settings hide */
+        if (show[i] && c[i].option && (hidden >> (c[i].option - 1) & 1u)) {
+            show[i] = 0;
+            room += list_width(&c[i]);
+        }
+    return room;
 }
 
 void tui_list_cells(struct model *m, const struct tui_list_column *c, int n, const int *show,
@@ -119,7 +154,8 @@ int tui_lv_click(struct tui *t, const struct tui_list_class *c, void *st,
     int value, nsorts = c->nsort_columns;
 
     if (c->cols) { /* the headings and their sorts from the columns */
-        tui_list_heading(c->cols, c->ncols, NULL, heading, sizeof(heading));
+        tui_list_heading(c->cols, c->ncols, c->shown ? c->shown(st) : NULL, heading,
+                         sizeof(heading));
         columns = heading;
         nsorts = 0;
         for (int i = 0; i < c->ncols && nsorts < 32; i++)

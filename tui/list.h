@@ -28,13 +28,21 @@ struct tui_list_column {
     /* The cell of row (of rows, the data the view shows; m: its model) as text; NULL for the
      * name column, which the view draws (fitted into its width, or the room left). */
     void (*cell)(struct model *m, const void *rows, int row, char *buf, size_t n);
-    int gap;  /* blanks always kept before the cell (one too wide never joins the one before) */
-    int left; /* 1: left-aligned after the gap (else right-aligned in the width) */
+    int gap;    /* blanks always kept before the cell (one too wide never joins the one before);
+                 * the name column (width 0): the blanks before its heading */
+    int left;   /* 1: left-aligned after the gap (else right-aligned in the width) */
+    int option; /* 1 + the bit of a hidden-columns setting that hides it (F2); 0: never hidden */
 };
 
 /* The headings of the shown columns (show NULL: all) as one line. */
 void tui_list_heading(const struct tui_list_column *c, int n, const int *show, char *buf,
                       size_t len);
+/* Which of the n columns c to show in width so that the name column (width 0) keeps at least
+ * name_min: every one, less those with the highest drop while the name lacks room, then those
+ * whose option bit is set in hidden (their room goes to the name); show[i] gets 1 or 0.
+ * Returns the room left for the name. */
+int tui_list_fit_columns(const struct tui_list_column *c, int n, int width, int name_min,
+                         unsigned hidden, int *show);
 /* The cells of row, each right-aligned in its column's width, the name column left out. */
 void tui_list_cells(struct model *m, const struct tui_list_column *c, int n, const int *show,
                     const void *rows, int row, char *buf, size_t len);
@@ -48,6 +56,8 @@ struct tui_list_class {
     /* The columns (NULL: columns or heading() and sort_columns describe the headings). */
     const struct tui_list_column *cols;
     int ncols;
+    /* The columns of cols the last draw showed (show[i] 1 or 0); NULL: every one. */
+    const int *(*shown)(const void *st);
     const char *columns; /* the column headings as drawn; NULL: heading() gives them */
     void (*heading)(const void *st, char *buf, size_t n);
     int (*count)(const void *st); /* rows of the list */

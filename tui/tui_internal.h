@@ -37,17 +37,6 @@ int tui_fit(char *out, size_t outsz, const char *s, int width, int utf8);
 /* The same, but a text that does not fit keeps its start and its end with the ellipsis in the
  * middle ("saxpy_kern…<float>"): for names whose end tells them apart (templates, paths). */
 int tui_fit_middle(char *out, size_t outsz, const char *s, int width, int utf8);
-/* A column of a table whose last column is a name that takes the room left. */
-struct tui_column {
-    const char *heading; /* as drawn, its blanks included: its width is the column's */
-    int drop;            /* 0: always shown; else left out for the name, the highest first */
-};
-/* Which of the n columns c to show in width columns so that the name after them keeps at least
- * name_min: every one, less those with the highest drop ranks while the name lacks room; show[i]
- * gets 1 or 0. Returns the columns left for the name. */
-int tui_columns_fit(const struct tui_column *c, int n, int width, int name_min, int *show);
-/* The cells (or headings) of the shown columns side by side into out. */
-void tui_columns_join(char *out, size_t n, const char *const *cells, const int *show, int ncells);
 /* Make a line of target output printable: drop ANSI escape sequences, expand tabs, keep the
  * text after the last carriage return, replace other control characters with '?'. */
 void tui_sanitize(char *out, size_t outsz, const char *in);

@@ -66,39 +66,6 @@ int tui_fit_middle(char *out, size_t outsz, const char *s, int width, int utf8)
     return text_fit_middle(out, outsz, s, width, utf8);
 }
 
-int tui_columns_fit(const struct tui_column *c, int n, int width, int name_min, int *show)
-{
-    int used = 0;
-
-    for (int i = 0; i < n; i++) {
-        show[i] = 1;
-        used += (int)strlen(c[i].heading);
-    }
-    while (width - used < name_min) { /* leave out the column with the highest drop rank */
-        int worst = -1;
-        for (int i = 0; i < n; i++)
-            if (show[i] && c[i].drop > 0 && (worst < 0 || c[i].drop > c[worst].drop))
-                worst = i;
-        if (worst < 0)
-            break;
-        show[worst] = 0;
-        used -= (int)strlen(c[worst].heading);
-    }
-    return width - used > 0 ? width - used : 0;
-}
-
-void tui_columns_join(char *out, size_t n, const char *const *cells, const int *show, int ncells)
-{
-    size_t o = 0;
-
-    if (n == 0)
-        return;
-    out[0] = '\0';
-    for (int i = 0; i < ncells; i++)
-        if (show[i] && o < n)
-            o += (size_t)snprintf(out + o, n - o, "%s", cells[i]);
-}
-
 void tui_sanitize(char *out, size_t outsz, const char *in)
 {
     const unsigned char *p = (const unsigned char *)in;

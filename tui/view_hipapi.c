@@ -84,7 +84,7 @@ static const struct tui_list_column columns[] = {
     {"MAX(us)", 11, 0, -1, cell_max, 1},
     {"ERRORS", 8, 0, SORT_ERRORS, cell_errors, 1},
     {"LAST_ERR", 10, 0, SORT_ERRORS, cell_last_error, 2},
-    {"API", 0, 0, SORT_NAME, NULL},
+    {"API", 0, 0, SORT_NAME, NULL, 2},
 };
 #define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 

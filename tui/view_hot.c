@@ -41,7 +41,7 @@ static const struct tui_list_column columns[] = {
     {"SELF%", 7, 0, 0, cell_self},
     {"INCL%", 7, 0, 1, cell_incl},
     {"SAMPLES", 9, 0, 0, cell_samples},
-    {"FUNCTION", 0, 0, 2, NULL},
+    {"FUNCTION", 0, 0, 2, NULL, 2},
 };
 #define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 

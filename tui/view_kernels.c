@@ -14,27 +14,22 @@
 
 TUI_VIEW_DECLARE(kernels);
 
-#define COLUMNS                                                                                    \
-    "  GPU%   CALLS  TOTAL(us)    AVG(us)    MIN(us)    MAX(us)    HIP  GRID         BLOCK     "   \
-    "KERNEL"
-
-/* The columns before the kernel's name (COLUMNS is them and " KERNEL"): when the name would get
- * fewer than NAME_MIN columns, MIN, MAX, BLOCK, GRID, HIP, then AVG make room for it. */
-enum { KC_PCT, KC_CALLS, KC_TOTAL, KC_AVG, KC_MIN, KC_MAX, KC_HIP, KC_GRID, KC_BLOCK, KC_COUNT };
-static const struct tui_column kcols[KC_COUNT] = {
-    {"  GPU%", 0},      {"   CALLS", 0},       {"  TOTAL(us)", 0},
-    {"    AVG(us)", 1}, {"    MIN(us)", 6},    {"    MAX(us)", 5},
-    {"    HIP", 2},     {"  GRID        ", 3}, {" BLOCK    ", 4}};
-#define NAME_MIN 40
-/* kcols[KC_FIRST_OPTIONAL...] are TUI_KERNEL_OPTIONAL_COLUMNS, in order (settings) */
-#define KC_FIRST_OPTIONAL KC_AVG
-
 enum kernel_sort { SORT_TIME, SORT_CALLS, SORT_AVG, SORT_MAX, SORT_NAME, SORT_COUNT };
 static const char *const sort_names[SORT_COUNT] = {"GPU time", "calls", "average", "max", "name"};
-/* A click on a column heading: the sort it chooses. */
-static const struct tui_sort_column sort_columns[] = {
-    {"GPU%", SORT_TIME},   {"CALLS", SORT_CALLS}, {"TOTAL(us)", SORT_TIME},
-    {"AVG(us)", SORT_AVG}, {"MAX(us)", SORT_MAX}, {"KERNEL", SORT_NAME}};
+/* The columns (the table below the cells), the name's included. */
+enum {
+    KC_PCT,
+    KC_CALLS,
+    KC_TOTAL,
+    KC_AVG,
+    KC_MIN,
+    KC_MAX,
+    KC_HIP,
+    KC_GRID,
+    KC_BLOCK,
+    KC_NAME,
+    KC_COUNT
+};
 
 struct kernels_view {
     struct model_kernel_list *list;
@@ -46,7 +41,7 @@ struct kernels_view {
     int filtering;    /* 1: only names matching filter */
     char filter[128];
     char sel_name[512];      /* the selected kernel, kept across rebuilds */
-    char heading[160];       /* the column headings of the last draw (the columns that fit) */
+    int show[KC_COUNT];      /* the columns the last draw showed (the ones that fit) */
     struct tui_kpaths paths; /* Enter: the selected kernel's launch paths */
 };
 
@@ -94,9 +89,123 @@ static void sort_list(struct model_kernel_list *l, int sort)
         qsort(l->items, (size_t)l->count, sizeof(*l->items), cmp_kernels_qsort);
 }
 
+/* "x,y,z" of a dimension triple. */
+static void format_dims(char *buf, size_t n, const uint32_t d[3])
+{
+    snprintf(buf, n, "%u,%u,%u", d[0], d[1], d[2]);
+}
+
+/* Kernel row of list (a struct model_kernel_list): the rows the columns' cells read. */
+static const struct model_kernel *kernel_at(const void *list, int row)
+{
+    return &((const struct model_kernel_list *)list)->items[row];
+}
+
+/* The cells of the columns. A kernel never timed on the GPU (e.g. launches that failed) shows
+ * N/A, no made-up zeros. */
+static void cell_pct(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    const struct model_kernel *k = kernel_at(list, row);
+
+    (void)m;
+    if (k->gpu.calls)
+        snprintf(buf, n, "%.1f",
+                 tui_pct(k->gpu.total_ns, ((const struct model_kernel_list *)list)->gpu_total_ns));
+    else
+        snprintf(buf, n, "N/A");
+}
+
+static void cell_calls(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%llu", (unsigned long long)kernel_at(list, row)->gpu.calls);
+}
+
+/* A GPU time in microseconds, N/A when never timed. */
+static void put_us(char *buf, size_t n, const struct model_kernel *k, double time_ns)
+{
+    if (k->gpu.calls)
+        snprintf(buf, n, "%.3f", time_ns / 1e3);
+    else
+        snprintf(buf, n, "N/A");
+}
+
+static void cell_total(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    (void)m;
+    put_us(buf, n, kernel_at(list, row), (double)kernel_at(list, row)->gpu.total_ns);
+}
+
+static void cell_avg(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    (void)m;
+    put_us(buf, n, kernel_at(list, row), model_duration_avg_ns(&kernel_at(list, row)->gpu));
+}
+
+static void cell_min(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    (void)m;
+    put_us(buf, n, kernel_at(list, row), (double)kernel_at(list, row)->gpu.min_ns);
+}
+
+static void cell_max(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    (void)m;
+    put_us(buf, n, kernel_at(list, row), (double)kernel_at(list, row)->gpu.max_ns);
+}
+
+static void cell_hip(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    (void)m;
+    snprintf(buf, n, "%llu", (unsigned long long)kernel_at(list, row)->hip_launches);
+}
+
+static void cell_grid(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    const struct model_kernel *k = kernel_at(list, row);
+
+    (void)m;
+    if (k->has_dims)
+        format_dims(buf, n, k->grid);
+    else
+        snprintf(buf, n, "N/A");
+}
+
+static void cell_block(struct model *m, const void *list, int row, char *buf, size_t n)
+{
+    const struct model_kernel *k = kernel_at(list, row);
+
+    (void)m;
+    if (k->has_dims)
+        format_dims(buf, n, k->block);
+    else
+        snprintf(buf, n, "N/A");
+}
+
+/* The columns (tui/list.h): when the kernel's name would get fewer than NAME_MIN columns, MIN,
+ * MAX, BLOCK, GRID, HIP, then AVG make room for it; F2 hides AVG to BLOCK (option: the word of
+ * TUI_KERNEL_OPTIONAL_COLUMNS, in order). */
+static const struct tui_list_column columns[KC_COUNT] = {
+    [KC_PCT] = {"GPU%", 6, 0, SORT_TIME, cell_pct},
+    [KC_CALLS] = {"CALLS", 8, 0, SORT_CALLS, cell_calls},
+    [KC_TOTAL] = {"TOTAL(us)", 11, 0, SORT_TIME, cell_total, 1},
+    [KC_AVG] = {"AVG(us)", 11, 1, SORT_AVG, cell_avg, 1, 0, 1},
+    [KC_MIN] = {"MIN(us)", 11, 6, -1, cell_min, 1, 0, 2},
+    [KC_MAX] = {"MAX(us)", 11, 5, SORT_MAX, cell_max, 1, 0, 3},
+    [KC_HIP] = {"HIP", 7, 2, -1, cell_hip, 1, 0, 4},
+    [KC_GRID] = {"GRID", 14, 3, -1, cell_grid, 2, 1, 5},
+    [KC_BLOCK] = {"BLOCK", 10, 4, -1, cell_block, 1, 1, 6},
+    [KC_NAME] = {"KERNEL", 0, 0, SORT_NAME, NULL, 1},
+};
+#define NAME_MIN 40
+
 void *tui_kernels_create(void)
 {
-    return xcalloc(1, sizeof(struct kernels_view));
+    struct kernels_view *v = xcalloc(1, sizeof(struct kernels_view));
+
+    for (int i = 0; i < KC_COUNT; i++) /* every column until a draw fits them */
+        v->show[i] = 1;
+    return v;
 }
 
 void tui_kernels_destroy(void *st)
@@ -157,20 +266,18 @@ static int kernels_match(struct tui *t, const void *st, int row, const char *nee
     return tui_match(v->list->items[v->rows[row]].name, needle);
 }
 
-/* The headings as the last draw made them (the columns that fit). */
-static void kernels_heading(const void *st, char *buf, size_t n)
+/* The columns the last draw showed (the ones that fit): their headings take the clicks. */
+static const int *kernels_shown(const void *st)
 {
-    const struct kernels_view *v = st;
-
-    snprintf(buf, n, "%s", v->heading[0] ? v->heading : COLUMNS);
+    return ((const struct kernels_view *)st)->show;
 }
 
 static const struct tui_list_class kernels_class = {
     .lv_offset = offsetof(struct kernels_view, lv),
     .nsorts = SORT_COUNT,
-    .sort_columns = sort_columns,
-    .nsort_columns = (int)(sizeof(sort_columns) / sizeof(sort_columns[0])),
-    .heading = kernels_heading,
+    .cols = columns,
+    .ncols = KC_COUNT,
+    .shown = kernels_shown,
     .count = kernels_count,
     .sort = kernels_shape,
     .remember = kernels_remember,
@@ -190,49 +297,16 @@ void tui_kernels_rebuild(struct tui *t, void *st)
     tui_kpaths_rebuild(&v->paths, t->m);
 }
 
-/* "x,y,z" of a dimension triple. */
-static void format_dims(char *buf, size_t n, const uint32_t d[3])
-{
-    snprintf(buf, n, "%u,%u,%u", d[0], d[1], d[2]);
-}
-
-/* The numbers of one kernel row (without the name) in the columns show says (NULL: all). */
-static void format_row(char *buf, size_t n, const struct model_kernel *k, uint64_t total_ns,
+/* The numbers of kernel row of l (without the name) in the columns show says (NULL: all), and
+ * the blanks before the name. */
+static void format_row(char *buf, size_t n, const struct model_kernel_list *l, int row,
                        const int *show)
 {
-    static const int all[KC_COUNT] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
-    char grid[40], block[40], c[KC_COUNT][48];
-    const char *cells[KC_COUNT];
-    double ns[4] = {(double)k->gpu.total_ns, model_duration_avg_ns(&k->gpu), (double)k->gpu.min_ns,
-                    (double)k->gpu.max_ns};
     size_t o;
 
-    if (k->has_dims) {
-        format_dims(grid, sizeof(grid), k->grid);
-        format_dims(block, sizeof(block), k->block);
-    } else {
-        snprintf(grid, sizeof(grid), "N/A");
-        snprintf(block, sizeof(block), "N/A");
-    }
-    /* never timed on the GPU (e.g. launches that failed): no made-up zeros */
-    if (k->gpu.calls)
-        snprintf(c[KC_PCT], sizeof(c[0]), "%6.1f", tui_pct(k->gpu.total_ns, total_ns));
-    else
-        snprintf(c[KC_PCT], sizeof(c[0]), "%6s", "N/A");
-    snprintf(c[KC_CALLS], sizeof(c[0]), "%8llu", (unsigned long long)k->gpu.calls);
-    for (int i = 0; i < 4; i++)
-        if (k->gpu.calls)
-            snprintf(c[KC_TOTAL + i], sizeof(c[0]), " %10.3f", ns[i] / 1e3);
-        else
-            snprintf(c[KC_TOTAL + i], sizeof(c[0]), " %10s", "N/A");
-    snprintf(c[KC_HIP], sizeof(c[0]), " %6llu", (unsigned long long)k->hip_launches);
-    snprintf(c[KC_GRID], sizeof(c[0]), "  %-12s", grid);
-    snprintf(c[KC_BLOCK], sizeof(c[0]), " %-9s", block);
-    for (int i = 0; i < KC_COUNT; i++)
-        cells[i] = c[i];
-    tui_columns_join(buf, n, cells, show ? show : all, KC_COUNT);
+    tui_list_cells(NULL, columns, KC_COUNT, show, l, row, buf, n);
     o = strlen(buf);
-    snprintf(buf + o, n - o, " "); /* before the name */
+    snprintf(buf + o, n - o, "%*s", columns[KC_NAME].gap, "");
 }
 
 /* One line of the GPU-idle summary of queue q. */
@@ -252,7 +326,7 @@ static void format_queue(char *buf, size_t n, const struct model_gpu_queue *q)
 void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
 {
     struct kernels_view *v = st;
-    char title[320], nums[256], name[1024];
+    char title[320], heading[256], nums[256], name[1024];
     int nq = model_gpu_queue_count(t->m), page;
     uint64_t total = v->list ? v->list->gpu_total_ns : 0;
 
@@ -264,18 +338,10 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
              v->list ? v->list->count : 0, (double)total / 1e6, sort_names[v->lv.sort],
              v->unfolded ? "" : ", templates folded", v->filtering ? ", filter: " : "",
              v->filtering ? v->filter : "");
-    int show[KC_COUNT], name_w = tui_columns_fit(kcols, KC_COUNT, r->w - 1, NAME_MIN, show);
-    for (int i = KC_FIRST_OPTIONAL; i < KC_COUNT; i++) /* the columns F2 hides */
-        if (show[i] && (t->set.kernel_columns_hidden >> (i - KC_FIRST_OPTIONAL) & 1u)) {
-            show[i] = 0;
-            name_w += (int)strlen(kcols[i].heading);
-        }
-    const char *heads[KC_COUNT];
-    for (int i = 0; i < KC_COUNT; i++)
-        heads[i] = kcols[i].heading;
-    tui_columns_join(v->heading, sizeof(v->heading) - 8, heads, show, KC_COUNT);
-    strcat(v->heading, " KERNEL");
-    page = tui_draw_frame(t, r, title, v->heading);
+    int name_w = tui_list_fit_columns(columns, KC_COUNT, r->w, NAME_MIN,
+                                      t->set.kernel_columns_hidden, v->show);
+    tui_list_heading(columns, KC_COUNT, v->show, heading, sizeof(heading));
+    page = tui_draw_frame(t, r, title, heading);
     int qrows = nq > 0 ? (nq + 1 < page / 2 ? nq + 1 : page / 2) : 0;
     int list_rows = page - qrows;
     v->list_rows = list_rows;
@@ -287,7 +353,7 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
         unsigned int norm = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         if (sel)
             tui_put(t, y, r->x, r->w, norm, "", 1);
-        format_row(nums, sizeof(nums), k, total, show);
+        format_row(nums, sizeof(nums), v->list, v->rows[idx], v->show);
         x += tui_put(t, y, x, end - x,
                      tui_pct(k->gpu.total_ns, total) >= 20.0 && !sel ? tui_style(t, TUI_S_HOT)
                                                                      : norm,
@@ -396,9 +462,10 @@ void tui_kernels_batch(FILE *out, struct model *m, int max_rows)
         dispatches += l->items[i].dispatches;
     fprintf(out, "== Hot kernels: %d kernels, %llu dispatches, GPU time %.3f ms ==\n", l->count,
             (unsigned long long)dispatches, (double)l->gpu_total_ns / 1e6);
-    fprintf(out, "%s\n", COLUMNS);
+    tui_list_heading(columns, KC_COUNT, NULL, nums, sizeof(nums));
+    fprintf(out, "%s\n", nums);
     for (int i = 0; i < l->count && (max_rows <= 0 || i < max_rows); i++) {
-        format_row(nums, sizeof(nums), &l->items[i], l->gpu_total_ns, NULL);
+        format_row(nums, sizeof(nums), l, i, NULL);
         fprintf(out, "%s%s\n", nums, l->items[i].name);
     }
     if (l->count == 0 && tui_replay_no_data(m, "kernel", text, sizeof(text)))

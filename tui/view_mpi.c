@@ -101,7 +101,7 @@ static const struct tui_list_column columns[] = {
     {"BYTES", 11, 0, SORT_BYTES, cell_bytes, 1},
     {"COMM", 7, 0, -1, cell_comm, 1},
     {"WAIT", 6, 0, -1, cell_wait, 2},
-    {"CALL", 0, 0, SORT_NAME, NULL},
+    {"CALL", 0, 0, SORT_NAME, NULL, 2},
 };
 #define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 

@@ -109,7 +109,7 @@ static const struct tui_list_column columns[] = {
     {"REGION_MS", 10, 0, SORT_LOAD, cell_region, 1},
     [COL_IMBAL] = {"IMBAL", 9, 0, SORT_LOAD, cell_imbal, 1}, /* drawn in the hot style when far */
     [COL_HOT_PCT] = {"HOT%", 6, 0, -1, cell_hot_pct, 1},
-    {"HOT", 0, 0, -1, NULL},
+    {"HOT", 0, 0, -1, NULL, 2},
 };
 #define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 

@@ -109,7 +109,7 @@ static const struct tui_list_column columns[] = {
     {"MEAN", 11, 0, SORT_MEAN, cell_mean, 1}, {"MIN", 11, 0, -1, cell_min, 1},
     {"MAX", 11, 0, -1, cell_max, 1},          {"STDDEV", 11, 0, -1, cell_stddev, 1},
     {"OPEN", 6, 0, -1, cell_open, 1},         {"TID", 9, 0, -1, cell_tid, 2, 1},
-    {"REGION", 0, 0, SORT_NAME, NULL},
+    {"REGION", 0, 0, SORT_NAME, NULL, 2},
 };
 #define NCOLUMNS ((int)(sizeof(columns) / sizeof(columns[0])))
 
