@@ -1,5 +1,7 @@
 /* Unit tests of the TUI's pure parts: layout math, formatting, text fitting, sanitizing,
- * list navigation, and call-tree flattening/sorting/search with expand/collapse state. */
+ * list navigation and columns, and call-tree flattening/sorting/search with expand/collapse
+ * state. */
+#include "tui/list.h"
 #include "tui/tui_internal.h"
 
 #include <locale.h>
@@ -448,6 +450,58 @@ static void test_hot_sort(void)
     CHECK(items[5].func == 4); /* zeta last */
 }
 
+/* ---- list columns: the drop order when narrow, columns a setting hides ---- */
+
+/* Cells of the test's columns: the row number with the column's letter. */
+static void cell_a(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m, (void)rows;
+    snprintf(buf, n, "a%d", row);
+}
+
+static void cell_b(struct model *m, const void *rows, int row, char *buf, size_t n)
+{
+    (void)m, (void)rows;
+    snprintf(buf, n, "b%d", row);
+}
+
+static void test_list_columns(void)
+{
+    /* A (always), B (dropped second, hidden by bit 0), C (dropped first), the name */
+    static const struct tui_list_column c[] = {
+        {"A", 4, 0, -1, cell_a},
+        {"B", 6, 1, -1, cell_b, 2, 1, 1},
+        {"C", 5, 2, -1, cell_a, 1, 0},
+        {"NAME", 0, 0, -1, NULL, 1},
+    };
+    char buf[128];
+    int show[4];
+
+    /* wide: every column, the name gets what is left (4 + 6 + 5 + 1 blank before it) */
+    CHECK(tui_list_fit_columns(c, 4, 40, 10, 0, show) == 24);
+    CHECK(show[0] && show[1] && show[2] && show[3]);
+    tui_list_heading(c, 4, show, buf, sizeof(buf));
+    CHECK(strcmp(buf, "   A  B       C NAME") == 0);
+    tui_list_cells(NULL, c, 4, show, NULL, 7, buf, sizeof(buf));
+    CHECK(strcmp(buf, "  a7  b7     a7") == 0);
+    /* narrow: C (the highest drop) goes first, then B; A and the name never */
+    CHECK(tui_list_fit_columns(c, 4, 25, 10, 0, show) == 14);
+    CHECK(show[0] && show[1] && !show[2] && show[3]);
+    CHECK(tui_list_fit_columns(c, 4, 18, 10, 0, show) == 13);
+    CHECK(show[0] && !show[1] && !show[2] && show[3]);
+    tui_list_heading(c, 4, show, buf, sizeof(buf));
+    CHECK(strcmp(buf, "   A NAME") == 0);
+    CHECK(tui_list_fit_columns(c, 4, 3, 10, 0, show) == 0); /* no room at all */
+    CHECK(show[0] && !show[1] && !show[2] && show[3]);
+    /* hidden by the setting: its room goes to the name, after the drops were decided */
+    CHECK(tui_list_fit_columns(c, 4, 40, 10, 1u, show) == 30);
+    CHECK(show[0] && !show[1] && show[2] && show[3]);
+    CHECK(tui_list_fit_columns(c, 4, 25, 10, 1u, show) == 20);
+    CHECK(show[0] && !show[1] && !show[2] && show[3]);
+    CHECK(tui_list_fit_columns(c, 4, 40, 10, 2u, show) == 24); /* another bit: no column */
+    CHECK(show[1]);
+}
+
 int main(void)
 {
     test_layout();
@@ -458,5 +512,6 @@ int main(void)
     test_list();
     test_tree();
     test_hot_sort();
+    test_list_columns();
     return check_summary();
 }
