@@ -108,6 +108,21 @@ int collector_sampler_start_thread(struct collector_thread *ts);
  * never happens inside the handler. */
 void collector_sampler_warm(void);
 void collector_sampler_stop_thread(struct collector_thread *ts);
+/* Enter libunwind on ts: until collector_unwind_end, its dl_iterate_phdr calls get the loader
+ * snapshot (modules.c). Returns the flag as it was, for collector_unwind_end: an unwind begun
+ * inside another one (the handler interrupting a launch stack's) leaves it set. AS-safe. */
+static inline sig_atomic_t collector_unwind_begin(struct collector_thread *ts)
+{
+    sig_atomic_t prev = ts->unwinding;
+
+    ts->unwinding = 1;
+    return prev;
+}
+/* Leave libunwind on ts: the flag as collector_unwind_begin found it. AS-safe. */
+static inline void collector_unwind_end(struct collector_thread *ts, sig_atomic_t prev)
+{
+    ts->unwinding = prev;
+}
 
 /* modules.c */
 /* Report the module map into ts's ring if it changed since the last report (or always, with

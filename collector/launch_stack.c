@@ -138,6 +138,7 @@ uint64_t collector_launch_stack(void)
     uint32_t n = 0, flags = 0, nann = 0, missed;
     uint64_t key, wrapper = 0;
     int nraw, k = 0;
+    sig_atomic_t prev_unwinding;
 
     if (!collector_g.enabled || ts->busy || !self_hi || capture_off)
         return 0;
@@ -145,9 +146,9 @@ uint64_t collector_launch_stack(void)
     ts->capturing = 1;
     ts->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
-    ts->unwinding = 1; /* the loader snapshot, as in the handler (collector_sampler_warm) */
+    prev_unwinding = collector_unwind_begin(ts); /* the loader snapshot, as in the handler */
     nraw = unw_backtrace(raw, ROCSYS_LAUNCH_NATIVE_MAX + 8);
-    ts->unwinding = 0;
+    collector_unwind_end(ts, prev_unwinding);
     while (k < nraw && in_self((uintptr_t)raw[k]))
         wrapper = (uint64_t)(uintptr_t)raw[k++];
     for (; k < nraw && n < ROCSYS_LAUNCH_NATIVE_MAX; k++)

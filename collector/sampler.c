@@ -327,10 +327,9 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         goto out;
     }
     nregions = collector_regions_depth();
-    prev_unwinding = ts->unwinding; /* libunwind's dl_iterate_phdr calls get the snapshot */
-    ts->unwinding = 1;
+    prev_unwinding = collector_unwind_begin(ts); /* libunwind reads the loader snapshot */
     nframes = unwind(ucontext, rec->frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
-    ts->unwinding = prev_unwinding;
+    collector_unwind_end(ts, prev_unwinding);
     unwound = nframes;
     if (ts->wait_frame) /* inside a wrapped call that waits (the device, other ranks) */
         nframes = collector_wait_frames(rec->frames, nframes, ts->wait_frame);
@@ -342,10 +341,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     else
         npy = 0;
     if (nat) { /* the native frames that run the groups (the cursor too reads the snapshot) */
-        ts->unwinding = 1;
+        prev_unwinding = collector_unwind_begin(ts);
         place_groups(ucontext, rec->frames, nframes, unwound - nframes, rec->frames + nframes, at,
                      nat);
-        ts->unwinding = prev_unwinding;
+        collector_unwind_end(ts, prev_unwinding);
     }
     nframes += npy;
     flags |= npy ? ROCSYS_SAMPLE_PYTHON : 0;
@@ -400,12 +399,11 @@ out:
 void collector_sampler_warm(void)
 {
     struct collector_thread *ts = &collector_tls;
-    sig_atomic_t prev = ts->unwinding;
+    sig_atomic_t prev = collector_unwind_begin(ts);
     void *frames[4];
 
-    ts->unwinding = 1;
     unw_backtrace(frames, 4);
-    ts->unwinding = prev;
+    collector_unwind_end(ts, prev);
 }
 
 int collector_sampler_install(void)
