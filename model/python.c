@@ -364,8 +364,10 @@ static int role_of(struct model *m, uint32_t f)
         note_interp(p, fn->module);
         return p->roles[f] = ROLE_EVAL;
     }
+    /* the program's start stays, though an interpreter linked into its executable (Debian's
+     * python3.11) holds `_start` too: named once here, the role is kept per function */
     for (int i = 0; i < p->ninterp; i++)
-        if (fn->module == p->interp[i] && fn->module)
+        if (fn->module == p->interp[i] && fn->module && !(fn->name && !strcmp(fn->name, "_start")))
             return p->roles[f] = ROLE_INTERP;
     if (is_perf_trampoline(fn))
         return p->roles[f] = ROLE_INTERP;
@@ -456,13 +458,6 @@ uint32_t model_python_merge(struct model *m, const uint32_t *const *native, cons
             role_of(m, native[i + 1][nlen[i + 1] - 1]) != ROLE_OTHER &&
             (p->roles[native[i][nlen[i] - 1]] & ROLE_TLS))
             role = ROLE_INTERP;
-        /* (the program's start stays, though an interpreter linked into its executable, as
-         * Debian's python3.11, holds `_start` too) */
-        if (role == ROLE_INTERP && i + 1 == nn && nlen[i] &&
-            strcmp(m->funcs[native[i][nlen[i] - 1]].name ? m->funcs[native[i][nlen[i] - 1]].name
-                                                         : "",
-                   "_start") == 0)
-            role = ROLE_OTHER;
         if ((role == ROLE_EVAL || role == ROLE_INTERP) && !p->show_native)
             continue;
         for (uint32_t k = 0; k < nlen[i] && o < max; k++)

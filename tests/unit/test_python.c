@@ -142,6 +142,27 @@ static void test_merge(void)
     n = model_python_merge(m, named, nlen, 5, py2, plen, pentry, none, 2, out, 16);
     CHECK(n == 4 && out[0] == leaf && out[1] == inner && out[2] == outer && out[3] == start);
     model_free(m);
+
+    /* an interpreter linked into the executable (Debian's python3.11): its functions are hidden,
+     * the program's _start (in the same executable) stays as the root */
+    m = model_new();
+    exe = model_intern(m, "python3.11");
+    ext = model_intern(m, "libext.so");
+    leaf = func_in(m, "ext_leaf", ext);
+    eval = func_in(m, "_PyEval_EvalFrameDefault", exe);
+    call = func_in(m, "PyObject_Call", exe);
+    start = func_in(m, "_start", exe);
+    inner = func_in(m, "inner", model_python_module);
+    outer = func_in(m, "outer", model_python_module);
+    const uint32_t x0[] = {leaf}, x1[] = {eval}, x2[] = {call}, x3[] = {eval}, x4[] = {start};
+    const uint32_t *linked[] = {x0, x1, x2, x3, x4};
+    const uint32_t r0[] = {inner}, r1[] = {outer};
+    const uint32_t *py3[] = {r0, r1};
+    for (int twice = 0; twice < 2; twice++) { /* the role, once known, is kept */
+        n = model_python_merge(m, linked, nlen, 5, py3, plen, pentry, none, 2, out, 16);
+        CHECK(n == 4 && out[0] == leaf && out[1] == inner && out[2] == outer && out[3] == start);
+    }
+    model_free(m);
 }
 
 /* A perf sample's native stack may be deeper than the in-target sampler's 128 frames (CPython's
