@@ -5,15 +5,13 @@
  * whole paths (innermost caller first) with the selected path's stack below. Also the batch
  * rendering of the top kernels' paths. */
 #define _XOPEN_SOURCE_EXTENDED 1
-#include "tui/tui_internal.h"
+#include "tui/list.h"
 
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define COLUMNS      "  SHARE%  LAUNCHES   GPU(us)  CALL PATH (launching function first)"
-#define TREE_COLUMNS "  SHARE%  LAUNCHES   GPU(us)  LAUNCHED FROM (callers below)"
-#define KEY_ESC      27
+#define KEY_ESC 27
 
 enum { KP_SORT_GPU, KP_SORT_LAUNCHES, KP_SORT_COUNT };
 static const char *const kp_sort_names[KP_SORT_COUNT] = {"GPU time", "launches"};
@@ -50,18 +48,89 @@ static void path_text(struct model *m, const struct model_launch_path *lp, char 
                  lp->pending ? "(call path: symbols still loading)" : "(call path not captured)");
 }
 
-/* One row's numbers. */
-static void format_path_row(char *buf, size_t n, const struct model_launch_path_list *l,
-                            const struct model_launch_path *p)
+/* The numbers of row of kp's list (flat) or of its tree's visible rows: the share of the
+ * kernel's GPU time (of its launches while nothing was timed), the launches and the GPU time
+ * as text. */
+static double row_numbers(const struct tui_kpaths *kp, int row, uint64_t *launches, char *gpu,
+                          size_t n)
+{
+    if (kp->flat) {
+        const struct model_launch_path_list *l = kp->list;
+        const struct model_launch_path *p = &l->items[row];
+        *launches = p->launches;
+        if (p->dispatches && (p->gpu_ns || l->gpu_ns))
+            snprintf(gpu, n, "%.3f", (double)p->gpu_ns / 1e3);
+        else
+            snprintf(gpu, n, "N/A");
+        return path_share(l, p);
+    }
+    const struct model_tree *tr = kp->tree;
+    const struct model_node *nd = &tr->nodes[kp->trows.rows[row].node];
+    *launches = nd->inclusive;
+    if (tr->gpu_ns)
+        snprintf(gpu, n, "%.3f", (double)nd->gpu_ns / 1e3);
+    else
+        snprintf(gpu, n, "N/A");
+    return tr->gpu_ns ? tui_pct(nd->gpu_ns, tr->gpu_ns) : tui_pct(nd->inclusive, tr->total);
+}
+
+/* The cells of the columns (rows: the struct tui_kpaths). */
+static void cell_share(struct model *m, const void *kp, int row, char *buf, size_t n)
 {
     char gpu[32];
+    uint64_t launches;
 
-    if (p->dispatches && (p->gpu_ns || l->gpu_ns))
-        snprintf(gpu, sizeof(gpu), "%.3f", (double)p->gpu_ns / 1e3);
-    else
-        snprintf(gpu, sizeof(gpu), "N/A");
-    snprintf(buf, n, "  %6.1f  %8llu %9s  ", path_share(l, p), (unsigned long long)p->launches,
-             gpu);
+    (void)m;
+    snprintf(buf, n, "%.1f", row_numbers(kp, row, &launches, gpu, sizeof(gpu)));
+}
+
+static void cell_launches(struct model *m, const void *kp, int row, char *buf, size_t n)
+{
+    char gpu[32];
+    uint64_t launches;
+
+    (void)m;
+    row_numbers(kp, row, &launches, gpu, sizeof(gpu));
+    snprintf(buf, n, "%llu", (unsigned long long)launches);
+}
+
+static void cell_gpu(struct model *m, const void *kp, int row, char *buf, size_t n)
+{
+    uint64_t launches;
+
+    (void)m;
+    row_numbers(kp, row, &launches, buf, n);
+}
+
+/* The numbers' columns, before the name (the call path, or the tree's function) and its blanks. */
+static const struct tui_list_column columns[] = {
+    {"SHARE%", 8, 0, KP_SORT_GPU, cell_share, 2},
+    {"LAUNCHES", 10, 0, KP_SORT_LAUNCHES, cell_launches, 2},
+    {"GPU(us)", 10, 0, KP_SORT_GPU, cell_gpu, 1},
+};
+#define NCOLUMNS  ((int)(sizeof(columns) / sizeof(columns[0])))
+#define NAME_GAP  "  "
+#define PATH_NAME "CALL PATH (launching function first)"
+#define TREE_NAME "LAUNCHED FROM (callers below)"
+
+/* The column headings, the name's (flat: the whole paths, else the caller tree) last. */
+static void format_heading(char *buf, size_t n, int flat)
+{
+    size_t o;
+
+    tui_list_heading(columns, NCOLUMNS, NULL, buf, n);
+    o = strlen(buf);
+    snprintf(buf + o, n - o, NAME_GAP "%s", flat ? PATH_NAME : TREE_NAME);
+}
+
+/* One row's numbers and the blanks before its name. */
+static void format_path_row(char *buf, size_t n, const struct tui_kpaths *kp, int row)
+{
+    size_t o;
+
+    tui_list_cells(NULL, columns, NCOLUMNS, NULL, kp, row, buf, n);
+    o = strlen(buf);
+    snprintf(buf + o, n - o, NAME_GAP);
 }
 
 void tui_kpaths_open(struct tui_kpaths *kp, struct model *m, const char *kernel)
@@ -121,16 +190,9 @@ static void draw_tree(struct tui *t, struct tui_kpaths *kp, const struct tui_rec
         const struct model_node *nd = &tr->nodes[row->node];
         int y = r->y + 2 + i, x = r->x, end = r->x + r->w, sel = kp->nav.top + i == kp->nav.sel;
         unsigned int attr = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
-        double share =
-            tr->gpu_ns ? tui_pct(nd->gpu_ns, tr->gpu_ns) : tui_pct(nd->inclusive, tr->total);
         if (sel)
             tui_put(t, y, r->x, r->w, attr, "", 1);
-        if (tr->gpu_ns)
-            snprintf(nums, sizeof(nums), "  %6.1f  %8llu %9.3f  ", share,
-                     (unsigned long long)nd->inclusive, (double)nd->gpu_ns / 1e3);
-        else
-            snprintf(nums, sizeof(nums), "  %6.1f  %8llu %9s  ", share,
-                     (unsigned long long)nd->inclusive, "N/A");
+        format_path_row(nums, sizeof(nums), kp, kp->nav.top + i);
         x += tui_put(t, y, x, end - x, attr, nums, 0);
         x += tui_put(t, y, x, 2 * row->depth < (end - x) / 2 ? 2 * row->depth : (end - x) / 2, attr,
                      "", 1);
@@ -156,7 +218,8 @@ void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect
              l ? l->count : 0, l ? (unsigned long long)l->launches : 0ull,
              l ? (double)l->gpu_ns / 1e6 : 0.0, kp_sort_names[kp->sort],
              kp->flat ? ", whole paths" : ", caller tree");
-    page = tui_draw_frame(t, r, title, kp->flat ? COLUMNS : TREE_COLUMNS);
+    format_heading(text, sizeof(text), kp->flat);
+    page = tui_draw_frame(t, r, title, text);
     if (!kp->flat) {
         kp->rows = page;
         if (l && l->count == 0 && page >= 2)
@@ -176,7 +239,7 @@ void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect
         unsigned int attr = sel ? tui_style(t, TUI_S_SELECTED) : A_NORMAL;
         if (sel)
             tui_put(t, y, r->x, r->w, attr, "", 1);
-        format_path_row(nums, sizeof(nums), l, p);
+        format_path_row(nums, sizeof(nums), kp, kp->nav.top + i);
         x += tui_put(t, y, x, r->w, attr, nums, 0);
         path_text(t->m, p, text, sizeof(text));
         tui_put(t, y, x, r->x + r->w - x, attr, text, 0);
@@ -281,13 +344,15 @@ int tui_kpaths_search(struct tui_kpaths *kp, struct model *m, const char *needle
 void tui_kpaths_batch(FILE *out, struct model *m, const char *kernel, int max_rows)
 {
     struct model_launch_path_list *l = model_launch_paths(m, kernel);
+    const struct tui_kpaths kp = {.list = l, .flat = 1}; /* the rows the columns read */
     char nums[96], text[4096];
 
     if (l->count > 0) {
+        format_heading(text, sizeof(text), 1);
         fprintf(out, "-- launch paths of %s: %d paths, %llu launches --\n%s\n", kernel, l->count,
-                (unsigned long long)l->launches, COLUMNS);
+                (unsigned long long)l->launches, text);
         for (int i = 0; i < l->count && (max_rows <= 0 || i < max_rows); i++) {
-            format_path_row(nums, sizeof(nums), l, &l->items[i]);
+            format_path_row(nums, sizeof(nums), &kp, i);
             path_text(m, &l->items[i], text, sizeof(text));
             fprintf(out, "%s%s\n", nums, text);
         }
