@@ -308,6 +308,29 @@ int tui_kpaths_key(struct tui *t, struct tui_kpaths *kp, int key)
     return 0;
 }
 
+int tui_kpaths_click(struct tui *t, struct tui_kpaths *kp, const struct tui_mouse *ev)
+{
+    struct tui_sort_column map[NCOLUMNS];
+    char heading[256];
+    int value, count = kp->flat ? (kp->list ? kp->list->count : 0) : kp->trows.count;
+
+    format_heading(heading, sizeof(heading), kp->flat);
+    switch (tui_list_click(ev, &kp->nav, count, kp->rows, heading, map,
+                           tui_list_sort_map(columns, NCOLUMNS, map, NCOLUMNS), &value)) {
+    case TUI_CLICK_SORT:
+        kp->sort = value;
+        tui_kpaths_rebuild(kp, t->m);
+        return 1;
+    case TUI_CLICK_SELECT:
+        kp->nav.sel = value;
+        return 1;
+    case TUI_CLICK_AGAIN: /* as Enter: open or close the tree's node */
+        return tui_kpaths_key(t, kp, '\n');
+    default:
+        return 0;
+    }
+}
+
 int tui_kpaths_search(struct tui_kpaths *kp, struct model *m, const char *needle)
 {
     char text[4096];

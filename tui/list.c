@@ -143,6 +143,16 @@ void tui_list_cells(struct model *m, const struct tui_list_column *c, int n, con
     }
 }
 
+int tui_list_sort_map(const struct tui_list_column *c, int n, struct tui_sort_column *map, int max)
+{
+    int nmap = 0;
+
+    for (int i = 0; i < n && nmap < max; i++)
+        if (c[i].sort >= 0)
+            map[nmap++] = (struct tui_sort_column){c[i].heading, c[i].sort};
+    return nmap;
+}
+
 int tui_lv_click(struct tui *t, const struct tui_list_class *c, void *st,
                  const struct tui_mouse *ev, int rows)
 {
@@ -157,10 +167,7 @@ int tui_lv_click(struct tui *t, const struct tui_list_class *c, void *st,
         tui_list_heading(c->cols, c->ncols, c->shown ? c->shown(st) : NULL, heading,
                          sizeof(heading));
         columns = heading;
-        nsorts = 0;
-        for (int i = 0; i < c->ncols && nsorts < 32; i++)
-            if (c->cols[i].sort >= 0)
-                map[nsorts++] = (struct tui_sort_column){c->cols[i].heading, c->cols[i].sort};
+        nsorts = tui_list_sort_map(c->cols, c->ncols, map, 32);
         sorts = map;
     } else if (!columns) {
         c->heading(st, heading, sizeof(heading));

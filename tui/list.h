@@ -47,6 +47,10 @@ int tui_list_fit_columns(const struct tui_list_column *c, int n, int width, int 
 void tui_list_cells(struct model *m, const struct tui_list_column *c, int n, const int *show,
                     const void *rows, int row, char *buf, size_t len);
 
+/* The headings of the n columns c that a click sorts by, with their sort orders, into map (max
+ * entries); the count. */
+int tui_list_sort_map(const struct tui_list_column *c, int n, struct tui_sort_column *map, int max);
+
 /* What the layer needs to know of a list view's rows (st: the view's state). */
 struct tui_list_class {
     size_t lv_offset; /* offsetof(the view's state, its struct tui_lv) */

@@ -389,6 +389,9 @@ void tui_kpaths_close(struct tui_kpaths *kp);
 void tui_kpaths_draw(struct tui *t, struct tui_kpaths *kp, const struct tui_rect *r);
 /* Keys while open: navigation, s sort, Esc/Backspace/Left close; 1 if handled. */
 int tui_kpaths_key(struct tui *t, struct tui_kpaths *kp, int key);
+/* A click while open: a heading sorts, a row is selected, the selected row again acts as
+ * Enter; 1 if handled. */
+int tui_kpaths_click(struct tui *t, struct tui_kpaths *kp, const struct tui_mouse *ev);
 /* Select the next path whose functions match needle; 1 if found. */
 int tui_kpaths_search(struct tui_kpaths *kp, struct model *m, const char *needle);
 /* Batch: the launch paths of kernel (nothing when it has none). */

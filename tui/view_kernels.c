@@ -428,7 +428,11 @@ int tui_kernels_key(struct tui *t, void *st, int key)
 
 int tui_kernels_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    return tui_lv_click(t, &kernels_class, st, ev, ((struct kernels_view *)st)->list_rows);
+    struct kernels_view *v = st;
+
+    if (v->paths.open) /* the launch paths take the clicks as they take the keys */
+        return tui_kpaths_click(t, &v->paths, ev);
+    return tui_lv_click(t, &kernels_class, st, ev, v->list_rows);
 }
 
 int tui_kernels_search(struct tui *t, void *st, const char *needle)

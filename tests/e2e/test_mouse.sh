@@ -3,8 +3,8 @@
 # sends for a click (xterm's SGR 1006 encoding under TERM=xterm-256color, the X10 one under
 # TERM=screen) to rocsys-top, and the screen must change as a user expects: a click on a tab
 # switches the view, on a column heading sorts by it, on a row selects it, on the selected row
-# again expands/collapses (call tree) or acts as Enter (threads: that thread's call tree); the
-# wheel moves the selection. --no-mouse leaves the terminal's mouse reporting off.
+# again expands/collapses (call tree) or acts as Enter (threads: that thread's call tree; kernels:
+# its launch paths, whose headings and rows then take the clicks); the wheel moves the selection. --no-mouse leaves the terminal's mouse reporting off.
 source "$(dirname "$0")/lib.sh"
 
 # xy SESSION TEXT: "COLUMN LINE" (0-based) where the first screen line containing TEXT has it
@@ -38,7 +38,7 @@ selected() {
                 text = text substr(line, 1, 1); line = substr(line, 2)
             }
             if (h && first == 1) { gsub(/ +/, " ", text); print text; exit }
-            if (first == 1 && text ~ /(INCL%|SELF%|NAME +TID)/) h = 1
+            if (first == 1 && text ~ /(INCL%|SELF%|NAME +TID|GPU% +CALLS|SHARE%)/) h = 1
         }'
 }
 # wait_selected SESSION REGEX SECONDS: until the selected row matches
@@ -120,6 +120,36 @@ tmux_keys $S q
 check "quits" wait_file "$WORK/$S.rc" 10
 check "after quitting the terminal's mouse reporting is off again" test \
     "$(tmux -L "$TMUX_SOCKET" display -p -t $S '#{mouse_any_flag}#{mouse_standard_flag}#{mouse_sgr_flag}')" = 000
+
+# kernels (a replayed recording of the HSA harness): a second click on a kernel opens its launch
+# paths, and there a heading sorts the paths and a click selects one
+if [ -x "$TP/tp_hsa_harness" ]; then
+    "$ROCSYS_TOP" -b --record "$WORK/khsa" -- "$TP/tp_hsa_harness" normal 20 > "$WORK/khsa.txt" 2>&1
+    K=kern
+    tmux_start $K 160 30 "$ROCSYS_TOP" --no-color --replay "$WORK/khsa"
+    check "kernels: replay shown" wait_screen $K '^Call tree: ' 15
+    tmux_keys $K 7
+    check "kernels: the Kernels view" wait_screen $K '^Hot kernels: ' 5
+    read -r x y <<< "$(xy $K 'KERNEL')"
+    click $K $((x + 2)) "$y"
+    check "kernels: click on KERNEL sorts by name" wait_screen $K '^Hot kernels: .*sort: name' 5
+    read -r x y <<< "$(xy $K ' vector_add(')"
+    click $K 2 "$y"
+    check "kernels: click selects vector_add" wait_selected $K ' vector_add\(' 5
+    click $K 2 "$y"
+    check "kernels: second click opens its launch paths" wait_screen $K '^Launch paths of vector_add' 5
+    tmux_keys $K v
+    check "kernels: the whole paths" wait_screen $K '^Launch paths of .*whole paths' 5
+    read -r x y <<< "$(xy $K 'LAUNCHES')"
+    click $K $((x + 2)) "$y"
+    check "kernels: click on LAUNCHES sorts the paths by launches" \
+        wait_screen $K '^Launch paths of .*sort: launches' 5
+    read -r x y <<< "$(xy $K ' harness_setup_launch <')"
+    click $K 2 "$y"
+    check "kernels: click selects the harness_setup_launch path" \
+        wait_selected $K ' harness_setup_launch <' 5
+    tmux_kill $K
+fi
 
 # X10 encoding (TERM=screen, tmux's own terminal type): the same tab click, on the short tab
 # names a 120-column bar has
