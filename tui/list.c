@@ -154,9 +154,10 @@ int tui_list_sort_map(const struct tui_list_column *c, int n, struct tui_sort_co
 }
 
 int tui_lv_click(struct tui *t, const struct tui_list_class *c, void *st,
-                 const struct tui_mouse *ev, int rows)
+                 const struct tui_mouse *ev)
 {
     struct tui_lv *lv = tui_lv_of(c, st);
+    int rows = lv->rows > 0 ? lv->rows : ev->h - 2;
     struct tui_sort_column map[32];
     const struct tui_sort_column *sorts = c->sort_columns;
     char heading[1024];
@@ -235,5 +236,5 @@ int tui_view_click(struct tui *t, const struct tui_view *v, void *st, const stru
 {
     if (v->click)
         return v->click(t, st, ev);
-    return v->list ? tui_lv_click(t, v->list, st, ev, ev->h - 2) : 0;
+    return v->list ? tui_lv_click(t, v->list, st, ev) : 0;
 }

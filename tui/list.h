@@ -15,6 +15,9 @@ struct tui_lv {
     struct tui_list nav; /* selection and scroll */
     int sort;            /* the view's sort order: 0 .. nsorts - 1 */
     long sel_id;         /* row_id of the selected row, kept across sorts (-1: none) */
+    /* The list's rows on screen at the last draw, for the clicks, when the view draws more
+     * below them (the Kernels view's queues); 0: the whole body below the headings. */
+    int rows;
 };
 
 /* A column of a list view, in the spirit of perf's hpp formats: its heading, width, when it
@@ -95,10 +98,10 @@ void tui_lv_resort(struct tui *t, const struct tui_list_class *c, void *st);
 void tui_lv_note(const struct tui_list_class *c, void *st);
 /* s / F6 cycle the sort, navigation keys move the selection; 1 when key was taken. */
 int tui_lv_key(struct tui *t, const struct tui_list_class *c, void *st, int key);
-/* A click in the body (rows: the list's rows on screen): a heading sorts, a row is selected,
- * the selected row again acts as Enter; 1 when taken. */
+/* A click in the body (the list's rows on screen: lv->rows, else the body below the headings):
+ * a heading sorts, a row is selected, the selected row again acts as Enter; 1 when taken. */
 int tui_lv_click(struct tui *t, const struct tui_list_class *c, void *st,
-                 const struct tui_mouse *ev, int rows);
+                 const struct tui_mouse *ev);
 /* Select the next row after the selection (wrapping) that matches needle; 1 if found. */
 int tui_lv_search(struct tui *t, const struct tui_list_class *c, void *st, const char *needle);
 /* The settings' sort order of the view (set >= 0 and < nsorts: choose it); the order now. */

@@ -262,7 +262,7 @@ int tui_calltree_key(struct tui *t, void *st, int key)
 
 int tui_calltree_click(struct tui *t, void *st, const struct tui_mouse *ev)
 {
-    return tui_lv_click(t, &calltree_class, st, ev, ev->h - 2); /* again: expand, collapse */
+    return tui_lv_click(t, &calltree_class, st, ev); /* again: expand, collapse */
 }
 
 int tui_calltree_search(struct tui *t, void *st, const char *needle)

@@ -91,7 +91,6 @@ static const struct tui_list_column columns[] = {
 struct hipapi_view {
     struct api_rows rows; /* rebuilt from the model at every rebuild */
     struct tui_lv lv;
-    int list_rows; /* API rows the last draw had room for (the copies are below) */
 };
 
 static int sort_key; /* for the qsort comparator */
@@ -201,7 +200,7 @@ void tui_hipapi_draw(struct tui *t, void *st, const struct tui_rect *r)
     page = tui_draw_frame(t, r, title, heading);
     int crows = ncopies < page / 2 ? ncopies : page / 2;
     int list_rows = page - crows;
-    v->list_rows = list_rows;
+    v->lv.rows = list_rows; /* the copies are below */
     tui_list_fit(&v->lv.nav, v->rows.n, list_rows);
     for (int i = 0; i < list_rows && v->lv.nav.top + i < v->rows.n; i++) {
         int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
@@ -260,11 +259,6 @@ const struct tui_list_class tui_hipapi_list = {
     .match = hipapi_match,
 };
 
-int tui_hipapi_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    return tui_lv_click(t, &tui_hipapi_list, st, ev, ((struct hipapi_view *)st)->list_rows);
-}
-
 void tui_hipapi_status(struct tui *t, void *st, char *buf, size_t n)
 {
     (void)t;
@@ -312,4 +306,4 @@ int tui_hipapi_sort(void *st, int set)
 }
 
 /* The view's row of the view table (tui/views.c). */
-TUI_VIEW_DEFINE(hipapi, "HIP API", '8', "HIP", .click = tui_hipapi_click, .list = &tui_hipapi_list);
+TUI_VIEW_DEFINE(hipapi, "HIP API", '8', "HIP", .list = &tui_hipapi_list);

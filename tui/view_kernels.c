@@ -36,7 +36,6 @@ struct kernels_view {
     int *rows; /* indices into list->items of the rows shown, in order */
     int nrows;
     struct tui_lv lv; /* selection, scroll, sort (tui/list.h) */
-    int list_rows;    /* kernel rows the last draw had room for (the queues are below) */
     int unfolded;     /* 1: full template arguments */
     int filtering;    /* 1: only names matching filter */
     char filter[128];
@@ -344,7 +343,7 @@ void tui_kernels_draw(struct tui *t, void *st, const struct tui_rect *r)
     page = tui_draw_frame(t, r, title, heading);
     int qrows = nq > 0 ? (nq + 1 < page / 2 ? nq + 1 : page / 2) : 0;
     int list_rows = page - qrows;
-    v->list_rows = list_rows;
+    v->lv.rows = list_rows; /* the queues are below */
     tui_list_fit(&v->lv.nav, v->nrows, list_rows);
     for (int i = 0; i < list_rows && v->lv.nav.top + i < v->nrows; i++) {
         int idx = v->lv.nav.top + i, y = r->y + 2 + i, x = r->x, end = r->x + r->w;
@@ -432,7 +431,7 @@ int tui_kernels_click(struct tui *t, void *st, const struct tui_mouse *ev)
 
     if (v->paths.open) /* the launch paths take the clicks as they take the keys */
         return tui_kpaths_click(t, &v->paths, ev);
-    return tui_lv_click(t, &kernels_class, st, ev, v->list_rows);
+    return tui_lv_click(t, &kernels_class, st, ev);
 }
 
 int tui_kernels_search(struct tui *t, void *st, const char *needle)

@@ -110,7 +110,6 @@ struct mpi_view {
     struct model_mpi_path *paths; /* the calls per call path, by time */
     int npaths;
     struct tui_lv lv;
-    int list_rows; /* call rows the last draw had room for (the paths are below) */
 };
 
 static int sort_key; /* for the qsort comparator */
@@ -224,7 +223,7 @@ void tui_mpi_draw(struct tui *t, void *st, const struct tui_rect *r)
     page = tui_draw_frame(t, r, title, heading);
     prows = v->npaths < page / 2 ? v->npaths : page / 2; /* below the list: the call paths */
     list_rows = page - prows;
-    v->list_rows = list_rows;
+    v->lv.rows = list_rows; /* the paths are below */
     tui_list_fit(&v->lv.nav, v->tb.n, list_rows);
     for (int i = 0; i < prows; i++) {
         format_path(t->m, nums, sizeof(nums), &v->paths[i]);
@@ -274,11 +273,6 @@ const struct tui_list_class tui_mpi_list = {
     .match = mpi_match,
 };
 
-int tui_mpi_click(struct tui *t, void *st, const struct tui_mouse *ev)
-{
-    return tui_lv_click(t, &tui_mpi_list, st, ev, ((struct mpi_view *)st)->list_rows);
-}
-
 void tui_mpi_status(struct tui *t, void *st, char *buf, size_t n)
 {
     (void)t;
@@ -316,4 +310,4 @@ void tui_mpi_batch(FILE *out, struct model *m, int max_rows)
 }
 
 /* The view's row of the view table (tui/views.c). */
-TUI_VIEW_DEFINE(mpi, "MPI", 'm', "MPI", .click = tui_mpi_click, .list = &tui_mpi_list);
+TUI_VIEW_DEFINE(mpi, "MPI", 'm', "MPI", .list = &tui_mpi_list);
