@@ -88,10 +88,13 @@ static void sort_list(struct model_kernel_list *l, int sort)
         qsort(l->items, (size_t)l->count, sizeof(*l->items), cmp_kernels_qsort);
 }
 
-/* "x,y,z" of a dimension triple. */
-static void format_dims(char *buf, size_t n, const uint32_t d[3])
+/* "x,y,z" of a dimension triple of k, N/A when its launches gave none. */
+static void put_dims(char *buf, size_t n, const struct model_kernel *k, const uint32_t d[3])
 {
-    snprintf(buf, n, "%u,%u,%u", d[0], d[1], d[2]);
+    if (k->has_dims)
+        snprintf(buf, n, "%u,%u,%u", d[0], d[1], d[2]);
+    else
+        snprintf(buf, n, "N/A");
 }
 
 /* Kernel row of list (a struct model_kernel_list): the rows the columns' cells read. */
@@ -161,24 +164,14 @@ static void cell_hip(struct model *m, const void *list, int row, char *buf, size
 
 static void cell_grid(struct model *m, const void *list, int row, char *buf, size_t n)
 {
-    const struct model_kernel *k = kernel_at(list, row);
-
     (void)m;
-    if (k->has_dims)
-        format_dims(buf, n, k->grid);
-    else
-        snprintf(buf, n, "N/A");
+    put_dims(buf, n, kernel_at(list, row), kernel_at(list, row)->grid);
 }
 
 static void cell_block(struct model *m, const void *list, int row, char *buf, size_t n)
 {
-    const struct model_kernel *k = kernel_at(list, row);
-
     (void)m;
-    if (k->has_dims)
-        format_dims(buf, n, k->block);
-    else
-        snprintf(buf, n, "N/A");
+    put_dims(buf, n, kernel_at(list, row), kernel_at(list, row)->block);
 }
 
 /* The columns (tui/list.h): when the kernel's name would get fewer than NAME_MIN columns, MIN,
