@@ -88,10 +88,13 @@ read -r x y <<< "$(xy $S ' solver_main ')"
 click $S 2 "$y"
 check "click selects the solver_main row" wait_selected $S ' solver_main ' 5
 check "first click does not collapse it" wait_screen $S '▾ solver_main ' 2
+# where the row is now: the live tree may have moved it (a thread's new root above it)
+read -r x y <<< "$(xy $S ' solver_main ')"
 click $S 2 "$y"
 check "second click on the selected row collapses it" wait_screen $S '▸ solver_main ' 5
 check "its children are hidden" sh -c "! tmux -L '$TMUX_SOCKET' capture-pane -p -t $S | grep -q ' demo_step '"
 sleep 0.3 # (two clicks closer than ncurses' click interval, 166 ms, are one double click)
+read -r x y <<< "$(xy $S ' solver_main ')"
 click $S 2 "$y"
 check "third click expands it again" wait_screen $S '▾ solver_main ' 5
 # the wheel moves the selection three rows per notch
