@@ -61,6 +61,7 @@ struct {
 struct pyf_seen {
     u32 tid, pad;
     u64 tstate, checked_ns;
+    u64 last_ns; /* ROCSYS_BPF_STATS: the thread's last sample */
 };
 struct pyf_seen seen_slots[SEEN_SLOTS];
 
@@ -116,6 +117,13 @@ struct {
     __type(key, u32);
     __type(value, struct pyf_scratch);
 } scratch SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, u32);
+    __type(value, struct pyf_timing);
+} timing SEC(".maps");
 
 struct {
     __uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -328,6 +336,23 @@ static long walk_frames(u32 i, void *ctx)
     return 0;
 }
 
+/* ROCSYS_BPF_STATS: the time of the walk that started at start_ns into the timing map. */
+static __always_inline void time_walk(struct pyf_seen *seen, u32 tid, u64 start_ns, u32 gap_ns)
+{
+    u32 zero = 0;
+    struct pyf_timing *t = bpf_map_lookup_elem(&timing, &zero);
+    u64 d = bpf_ktime_get_ns() - start_ns, bin = d / PYF_TIME_BIN_NS;
+    u32 cold = seen->tid != tid || start_ns - seen->last_ns > gap_ns;
+
+    seen->last_ns = start_ns;
+    if (!t)
+        return;
+    bin = bin < PYF_TIME_BINS - 1 ? bin : PYF_TIME_BINS - 1;
+    __sync_fetch_and_add(&t->bins[cold & 1][bin], 1);
+    __sync_fetch_and_add(&t->sum_ns[cold & 1], d);
+    __sync_fetch_and_add(&t->count[cold & 1], 1);
+}
+
 SEC("perf_event")
 int pyframes(struct bpf_perf_event_data *ctx)
 {
@@ -363,7 +388,7 @@ int pyframes(struct bpf_perf_event_data *ctx)
     self = task->thread.fsbase; /* = pthread_self() (x86-64 glibc) */
 
     if (pr->stop == 1)
-        return 1;
+        goto timed;
     u32 tslen = pr->ts_read_len <= PYF_TS_READ ? pr->ts_read_len : PYF_TS_READ;
     u64 seen_ts = seen->tstate;
     int known = seen->tid == tid;
@@ -388,7 +413,7 @@ int pyframes(struct bpf_perf_event_data *ctx)
         goto out;
     }
     if (pr->stop == 2)
-        return 1;
+        goto timed;
     frame = ts_word(sc, pr, pr->ts_frame);
     sc->pos = (struct walk_pos){.need = pr->frame_read};
     if (pr->cframe_current >= 0 && frame) { /* 3.11, 3.12: through the _PyCFrame */
@@ -431,10 +456,13 @@ int pyframes(struct bpf_perf_event_data *ctx)
     e->last_next = sc->pos.frame;
 out:
     if (pr->stop == 3)
-        return 1;
+        goto timed;
     u64 len = PYF_EVENT_HEAD + (u64)(e->n & 0xff) * sizeof(struct pyf_frame);
     if (len > sizeof(*e))
         len = sizeof(*e);
     bpf_ringbuf_output(&events, e, len, BPF_RB_NO_WAKEUP); /* read at each decode: no poll */
+timed:
+    if (pr->timed_gap_ns)
+        time_walk(seen, tid, now, pr->timed_gap_ns);
     return 1;
 }

@@ -33,6 +33,19 @@ struct pyf_proc {
     unsigned int frame_read;                           /* bytes of a frame to read (<= 128) */
     unsigned int stop; /* bench/python_outside.sh's breakdown: 1 stop before the thread state,
                           2 before the frames, 3 before the ring buffer; 0 the whole walk */
+    unsigned int timed_gap_ns; /* non-zero (ROCSYS_BPF_STATS): the walker times each whole walk
+                                  into pyf_timing, a sample more than this after the thread's
+                                  last one counted as the first after a pause ("cold") */
+};
+
+/* ROCSYS_BPF_STATS: the walker's own time per whole walk (from its entry to the end of its
+ * ring-buffer write, by bpf_ktime_get_ns), [0] the thread's samples that follow its last one
+ * within timed_gap_ns, [1] the first sample after the thread was off its CPU (or the first). */
+#define PYF_TIME_BIN_NS 50
+#define PYF_TIME_BINS   400 /* the last bin: 19.95 us and over */
+struct pyf_timing {
+    unsigned long long bins[2][PYF_TIME_BINS];
+    unsigned long long sum_ns[2], count[2];
 };
 
 /* Event status bits. */

@@ -67,7 +67,7 @@ struct perf_python {
     size_t nqueues, queuecap;
     struct hashmap queue_map; /* tid -> queues index + 1 */
     uint32_t next_id;
-    uint64_t window_ns;
+    uint64_t window_ns, period_ns;
     uint64_t paired, orphan, missed;
     int prog_fd, procs_fd;
     int stats_fd;                     /* ROCSYS_BPF_STATS=1: the kernel times the walker */
@@ -455,6 +455,7 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     /* the walk follows its sample within microseconds; the thread's next sample comes a
      * period later at the earliest */
     pp->window_ns = period_ns / 2 < 500000 ? period_ns / 2 : 500000;
+    pp->period_ns = period_ns;
     pp->obj = bpf_object__open_mem(pyframes_bpf_obj, sizeof(pyframes_bpf_obj), NULL);
     if (!pp->obj || !(events = bpf_object__find_map_by_name(pp->obj, "events")) ||
         bpf_map__set_max_entries(events, RINGBUF_BYTES) != 0 || (e = bpf_object__load(pp->obj))) {
@@ -496,7 +497,7 @@ int perf_python_prog_fd(const struct perf_python *pp)
 
 #ifdef ROCSYS_HAVE_BPF
 /* The walker's description of p's layout into *c: 0, or -1 if the walker cannot read it. */
-static int walker_proc(const struct py_proc *p, struct pyf_proc *c)
+static int walker_proc(const struct perf_python *pp, const struct py_proc *p, struct pyf_proc *c)
 {
     const struct py_layout *l = &p->l;
 
@@ -534,6 +535,9 @@ static int walker_proc(const struct py_proc *p, struct pyf_proc *c)
     c->ts_read_len = hi + 8 - lo;
     if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
         c->stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
+    if (getenv("ROCSYS_BPF_TIMED")) /* a pause: off its CPU for half a period or more */
+        c->timed_gap_ns =
+            (uint32_t)(pp->period_ns * 3 / 2 < UINT32_MAX ? pp->period_ns * 3 / 2 : UINT32_MAX);
     return l->rt_interp_head < 0 || c->frame_read > PYF_FRAME_READ ||
                    c->ts_read_len > PYF_TS_READ || ((lo | hi) & 7)
                ? -1
@@ -559,7 +563,7 @@ int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char 
 #ifdef ROCSYS_HAVE_BPF
     struct pyf_proc c;
     uint32_t key = (uint32_t)slot;
-    int bad = walker_proc(&p, &c) != 0;
+    int bad = walker_proc(pp, &p, &c) != 0;
     if (bad || slot >= PYF_MAX_PROCS || bpf_map_update_elem(pp->procs_fd, &key, &c, BPF_ANY)) {
         if (bad)
             snprintf(why, cap, "Python %u.%u: its layout is not known to the BPF walker",
@@ -626,6 +630,38 @@ uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
     return n;
 }
 
+#ifdef ROCSYS_HAVE_BPF
+/* The bin of the q-th quantile of a timing class, in ns (the bin's middle). */
+static double timing_quantile(const unsigned long long *bins, unsigned long long count, double q)
+{
+    unsigned long long seen = 0, want = (unsigned long long)(q * (double)count);
+    for (int i = 0; i < PYF_TIME_BINS; i++)
+        if ((seen += bins[i]) > want)
+            return (i + 0.5) * PYF_TIME_BIN_NS;
+    return PYF_TIME_BINS * PYF_TIME_BIN_NS;
+}
+
+/* ROCSYS_BPF_STATS=1: the walker's own times per walk (bench/python_outside.sh). */
+static void timing_print(struct perf_python *pp)
+{
+    static struct pyf_timing t;
+    uint32_t zero = 0;
+    int fd = bpf_object__find_map_fd_by_name(pp->obj, "timing");
+    const char *name[2] = {"running", "after a pause"};
+
+    if (fd < 0 || bpf_map_lookup_elem(fd, &zero, &t) != 0)
+        return;
+    for (int c = 0; c < 2; c++)
+        if (t.count[c])
+            fprintf(stderr,
+                    "rocsys-top: bpf walker timed, %s: %llu walks, median %.0f ns, p90 %.0f ns, "
+                    "mean %.0f ns\n",
+                    name[c], t.count[c], timing_quantile(t.bins[c], t.count[c], 0.5),
+                    timing_quantile(t.bins[c], t.count[c], 0.9),
+                    (double)t.sum_ns[c] / (double)t.count[c]);
+}
+#endif
+
 void perf_python_free(struct perf_python *pp)
 {
     if (!pp)
@@ -646,6 +682,7 @@ void perf_python_free(struct perf_python *pp)
                     (unsigned long long)pp->paired, (unsigned long long)pp->orphan,
                     (unsigned long long)pp->missed);
         close(pp->stats_fd);
+        timing_print(pp);
     }
     ring_buffer__free(pp->rb);
     bpf_object__close(pp->obj);
