@@ -79,4 +79,16 @@ struct pyf_event {
 };
 #define PYF_EVENT_HEAD ((unsigned long)&((struct pyf_event *)0)->f)
 
+/* Per CPU, the walks written there, one after the other (a walk: its pyf_event up to its n
+ * frames), read by the front end from a read-only mapping (no reservation, lock or consumer
+ * position: the walker owns its CPU's ring, and overwrites the oldest walks when the front end
+ * lags, which the front end notices from head). */
+#define PYF_RING_BYTES (512u << 10) /* a power of 2 */
+struct pyf_ring {
+    unsigned long long head;   /* bytes written; the next walk at head & (PYF_RING_BYTES - 8) */
+    unsigned long long pad[7]; /* (head alone in its cache line) */
+    unsigned char data[PYF_RING_BYTES + sizeof(struct pyf_event)]; /* (a walk runs on past the
+                                                                       end, not around) */
+};
+
 #endif

@@ -33,6 +33,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 
 #include "pyframes_bpf_obj.h" /* pyframes_bpf_obj[]: the compiled walker (bpf/embed.cmake) */
 #endif
@@ -40,7 +41,6 @@
 #define CODE_ID_FIRST  0x400000u /* above the collector's ids (a launched program's) */
 #define CODE_RECHECK   1000000000ull
 #define QUEUE_MAX      8192u /* walks kept per thread (decoding lags sampling: 8 s at 1 kHz) */
-#define RINGBUF_BYTES  (32u << 20)
 #define STR_HEAD_BYTES 64u
 
 /* A code object seen in a walk. */
@@ -74,7 +74,10 @@ struct perf_python {
     uint64_t front_ns, front_samples; /* ... and the front end's share is timed too */
 #ifdef ROCSYS_HAVE_BPF
     struct bpf_object *obj;
-    struct ring_buffer *rb;
+    const struct pyf_ring *rings; /* the walker's per-CPU rings, mapped read-only */
+    size_t nrings, rings_bytes;
+    uint64_t *tails; /* per ring: where the next walk to read is */
+    uint64_t lost;   /* walks overwritten before they were read */
 #endif
 };
 
@@ -409,7 +412,7 @@ static void queue_room(struct perf_python *pp, struct tid_queue *q)
     q->cap = cap;
 }
 
-/* A walk from the ring buffer: to its thread's queue. */
+/* A walk from the walker's rings: to its thread's queue. */
 static int on_walk(void *ctx, void *data, size_t len)
 {
     struct perf_python *pp = ctx;
@@ -423,9 +426,47 @@ static int on_walk(void *ctx, void *data, size_t len)
     queue_room(pp, q);
     struct pyf_event *c = xmalloc(len);
     memcpy(c, e, len);
-    q->ev[(q->head + q->count) & (q->cap - 1)] = c;
-    q->count++;
+    /* in time order: a thread that moved to another CPU has walks in two rings */
+    uint32_t at = q->count++;
+    while (at > 0 && q->ev[(q->head + at - 1) & (q->cap - 1)]->time_ns > c->time_ns) {
+        q->ev[(q->head + at) & (q->cap - 1)] = q->ev[(q->head + at - 1) & (q->cap - 1)];
+        at--;
+    }
+    q->ev[(q->head + at) & (q->cap - 1)] = c;
     return 0;
+}
+
+/* The walks written since the last call, from every CPU's ring to their threads' queues.
+ * A walk is kept only if the walker had not come round to its bytes once it was copied. */
+static void walks_consume(struct perf_python *pp)
+{
+    static _Alignas(8) unsigned char buf[sizeof(struct pyf_event)];
+    const uint64_t keep = PYF_RING_BYTES - 2 * sizeof(struct pyf_event); /* safely unread */
+
+    for (size_t c = 0; c < pp->nrings; c++) {
+        const struct pyf_ring *r =
+            (const struct pyf_ring *)((const char *)pp->rings + c * sizeof(struct pyf_ring));
+        uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE), *tail = &pp->tails[c];
+        if (head - *tail > keep) { /* lapped: where the walks start is lost */
+            pp->lost++;
+            *tail = head;
+        }
+        while (*tail < head) {
+            const unsigned char *at = r->data + (*tail & (PYF_RING_BYTES - 8));
+            const struct pyf_event *e = (const struct pyf_event *)at;
+            uint32_t n = e->n;
+            size_t len = PYF_EVENT_HEAD + (n <= PYF_MAX_FRAMES ? n : 0) * sizeof(struct pyf_frame);
+            memcpy(buf, at, len);
+            if (n > PYF_MAX_FRAMES || *tail + len > head ||
+                __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - *tail > keep) {
+                pp->lost++; /* overwritten while read */
+                *tail = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+                break;
+            }
+            *tail += len;
+            on_walk(pp, buf, len);
+        }
+    }
 }
 
 static char bpf_error[200];
@@ -446,8 +487,8 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
 #ifdef ROCSYS_HAVE_BPF
     struct perf_python *pp = xcalloc(1, sizeof(*pp));
     struct bpf_program *prog;
-    struct bpf_map *events;
-    int e;
+    struct bpf_map *walks;
+    int e, ncpu = libbpf_num_possible_cpus();
 
     libbpf_set_print(bpf_quiet);
     pp->stats_fd = -1;
@@ -457,8 +498,8 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     pp->window_ns = period_ns / 2 < 500000 ? period_ns / 2 : 500000;
     pp->period_ns = period_ns;
     pp->obj = bpf_object__open_mem(pyframes_bpf_obj, sizeof(pyframes_bpf_obj), NULL);
-    if (!pp->obj || !(events = bpf_object__find_map_by_name(pp->obj, "events")) ||
-        bpf_map__set_max_entries(events, RINGBUF_BYTES) != 0 || (e = bpf_object__load(pp->obj))) {
+    if (!pp->obj || ncpu <= 0 || !(walks = bpf_object__find_map_by_name(pp->obj, "walks")) ||
+        bpf_map__set_max_entries(walks, (uint32_t)ncpu) != 0 || (e = bpf_object__load(pp->obj))) {
         e = errno;
         snprintf(why, cap, "%s",
                  e == EPERM || e == EACCES
@@ -472,10 +513,15 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     prog = bpf_object__find_program_by_name(pp->obj, "pyframes");
     pp->prog_fd = prog ? bpf_program__fd(prog) : -1;
     pp->procs_fd = bpf_object__find_map_fd_by_name(pp->obj, "procs");
-    pp->rb = ring_buffer__new(bpf_map__fd(events), on_walk, pp, NULL);
+    pp->nrings = (size_t)ncpu;
+    pp->rings_bytes = pp->nrings * sizeof(struct pyf_ring);
+    pp->rings = mmap(NULL, pp->rings_bytes, PROT_READ, MAP_SHARED, bpf_map__fd(walks), 0);
+    if (pp->rings == MAP_FAILED)
+        pp->rings = NULL;
+    pp->tails = xcalloc(pp->nrings, sizeof(*pp->tails));
     if (getenv("ROCSYS_BPF_STATS"))
         pp->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-    if (pp->prog_fd < 0 || pp->procs_fd < 0 || !pp->rb) {
+    if (pp->prog_fd < 0 || pp->procs_fd < 0 || !pp->rings) {
         snprintf(why, cap, "the BPF frame walker could not be set up");
         perf_python_free(pp);
         return NULL;
@@ -602,7 +648,7 @@ uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
     if (!pp || !(p = proc_of(pp, s->pid)))
         return 0;
 #ifdef ROCSYS_HAVE_BPF
-    ring_buffer__consume(pp->rb);
+    walks_consume(pp);
 #endif
     q = queue_of(pp, s->tid, 0);
     /* walks older than this sample belong to samples already decoded (or lost) */
@@ -675,16 +721,18 @@ void perf_python_free(struct perf_python *pp)
             fprintf(stderr,
                     "rocsys-top: bpf walker: %llu walks, %.0f ns each in the kernel; front end "
                     "%.0f ns per sample; paired %llu, walks unpaired %llu, samples without "
-                    "walk %llu\n",
+                    "walk %llu, walks overwritten unread %llu\n",
                     (unsigned long long)info.run_cnt,
                     (double)info.run_time_ns / (double)info.run_cnt,
                     pp->front_samples ? (double)pp->front_ns / (double)pp->front_samples : 0.0,
                     (unsigned long long)pp->paired, (unsigned long long)pp->orphan,
-                    (unsigned long long)pp->missed);
+                    (unsigned long long)pp->missed, (unsigned long long)pp->lost);
         close(pp->stats_fd);
         timing_print(pp);
     }
-    ring_buffer__free(pp->rb);
+    if (pp->rings)
+        munmap((void *)pp->rings, pp->rings_bytes);
+    free(pp->tails);
     bpf_object__close(pp->obj);
 #endif
     for (size_t i = 0; i < pp->nqueues; i++) {
