@@ -65,7 +65,7 @@ struct {
 struct pyf_seen {
     u32 tid, pad;
     u64 tstate, checked_ns;
-    u64 last_ns; /* ROCSYS_BPF_STATS: the thread's last sample */
+    u64 last_ns; /* ROCSYS_BPF_TIMED: the thread's last sample */
 };
 struct pyf_seen seen_slots[SEEN_SLOTS];
 
@@ -343,7 +343,7 @@ static long walk_frames(u32 i, void *ctx)
     return 0;
 }
 
-/* ROCSYS_BPF_STATS: the time of the walk that started at start_ns into the timing map. */
+/* ROCSYS_BPF_TIMED: the time of the walk that started at start_ns into the timing map. */
 static __always_inline void time_walk(struct pyf_seen *seen, u32 tid, u64 start_ns, u32 gap_ns)
 {
     u32 zero = 0;

@@ -32,15 +32,15 @@ struct pyf_proc {
     unsigned int fr_back, fr_code, fr_lasti, fr_flags; /* fr_flags <= 3.10: ob_type (8) */
     unsigned int frame_read;                           /* bytes of a frame to read (<= 128) */
     unsigned int stop; /* bench/python_outside.sh's breakdown: 1 stop before the thread state,
-                          2 before the frames, 3 before the ring buffer; 0 the whole walk */
-    unsigned int timed_gap_ns; /* non-zero (ROCSYS_BPF_STATS): the walker times each whole walk
-                                  into pyf_timing, a sample more than this after the thread's
-                                  last one counted as the first after a pause ("cold") */
+                          2 before the frames, 3 before the walk is published; 0 the whole walk */
+    unsigned int timed_gap_ns; /* non-zero (ROCSYS_BPF_TIMED): the walker times each walk into
+                                  pyf_timing, a sample more than this after the thread's last
+                                  one counted as the first after a pause ("cold") */
 };
 
-/* ROCSYS_BPF_STATS: the walker's own time per whole walk (from its entry to the end of its
- * ring-buffer write, by bpf_ktime_get_ns), [0] the thread's samples that follow its last one
- * within timed_gap_ns, [1] the first sample after the thread was off its CPU (or the first). */
+/* ROCSYS_BPF_TIMED: the walker's own time per walk (from its entry to the walk's publication
+ * in its ring, or to its stop, by bpf_ktime_get_ns), [0] the thread's samples that follow its last
+ * one within timed_gap_ns, [1] the first sample after the thread was off its CPU (or the first). */
 #define PYF_TIME_BIN_NS 50
 #define PYF_TIME_BINS   400 /* the last bin: 19.95 us and over */
 struct pyf_timing {

@@ -581,7 +581,8 @@ static int walker_proc(const struct perf_python *pp, const struct py_proc *p, st
     c->ts_read_len = hi + 8 - lo;
     if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
         c->stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
-    if (getenv("ROCSYS_BPF_TIMED")) /* a pause: off its CPU for half a period or more */
+    /* ROCSYS_BPF_TIMED=1: a pause is a thread off its CPU for half a period or more */
+    if (getenv("ROCSYS_BPF_TIMED") && atoi(getenv("ROCSYS_BPF_TIMED")) > 0)
         c->timed_gap_ns =
             (uint32_t)(pp->period_ns * 3 / 2 < UINT32_MAX ? pp->period_ns * 3 / 2 : UINT32_MAX);
     return l->rt_interp_head < 0 || c->frame_read > PYF_FRAME_READ ||
