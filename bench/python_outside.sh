@@ -98,7 +98,7 @@ for ((r = 0; r < rounds; r++)); do
         "$p" "$work/deep.py" "$d" 600 &
         pid=$!
         sleep 0.5
-        ROCSYS_BPF_STATS=$mode ROCSYS_BPF_TIMED=$timed "$bin/rocsys-top" -p "$pid" -b \
+        env ROCSYS_BPF_STATS="$mode" ${timed:+ROCSYS_BPF_TIMED=1} "$bin/rocsys-top" -p "$pid" -b \
             -n "$frames" -d 1 -f 1000 > "$work/out" 2> "$work/err" || true
         kill "$pid" 2> /dev/null
         wait "$pid" 2> /dev/null || true
