@@ -457,6 +457,7 @@ static void walks_consume(struct perf_python *pp)
             uint32_t n = e->n;
             size_t len = PYF_EVENT_HEAD + (n <= PYF_MAX_FRAMES ? n : 0) * sizeof(struct pyf_frame);
             memcpy(buf, at, len);
+            __atomic_thread_fence(__ATOMIC_ACQUIRE); /* (the copy before the head read again) */
             if (n > PYF_MAX_FRAMES || *tail + len > head ||
                 __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - *tail > keep) {
                 pp->lost++; /* overwritten while read */
