@@ -26,9 +26,9 @@
 # ("timed" rows, in the same rounds): the walker times each walk itself (bpf_ktime_get_ns from
 # its entry to the walk's publication, 50 ns bins) and apart for the samples that follow the
 # thread's last one within 1.5 periods ("running": caches warm) and the first after the thread
-# was off its CPU ("after a pause": the caches and TLB hold the other programs' lines). The
-# kernel's mean per sample mixes the two in the share the machine's load sets (at load 15 on 2
-# CPUs a third or more of the samples come after a pause, each 2.5-3 times as costly), which is
+# was off its CPU ("after a pause": the caches hold the other programs' lines). The kernel's
+# mean per sample mixes the two in the share the machine's load sets (on 2 vCPUs: 22 % of the
+# samples after a pause at load 9, 36 % at load 11-12, each 2.5-3 times as costly), which is
 # why it grows with the load; the timed rows show each part. A build without the timing (older
 # than 1458eea) prints no timed row.
 # Then the walker's start-up: bench/bpf_load.c loads each build's bpf/pyframes.bpf.o (libbpf's
