@@ -128,12 +128,16 @@ struct {
     __type(value, struct pyf_timing);
 } timing SEC(".maps");
 
+/* The size of each CPU's ring (a power of 2), set by the front end before the load (a constant
+ * to the verifier: the ring's offsets are checked against it). */
+const volatile u32 ring_bytes SEC(".rodata.walks") = PYF_RING_MIN;
+
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
     __uint(map_flags, BPF_F_MMAPABLE);
     __uint(max_entries, 1); /* set by the front end: the possible CPUs */
-    __type(key, u32);
-    __type(value, struct pyf_ring);
+    __uint(key_size, sizeof(u32));
+    __uint(value_size, PYF_RING_VALUE(PYF_RING_MIN)); /* set by the front end: ring_bytes' */
 } walks SEC(".maps");
 
 /* A walk in progress (bpf_loop's context: the rest is in sc). */
@@ -382,9 +386,14 @@ int pyframes(struct bpf_perf_event_data *ctx)
     ring = bpf_map_lookup_elem(&walks, &cpu);
     if (!sc || !ring)
         return 1;
-    /* the walk is written where it will be read: at the head of this CPU's ring */
-    u64 head = ring->head;
-    e = (struct pyf_event *)(ring->data + (head & (PYF_RING_BYTES - 8)));
+    /* the walk is written where it will be read: at the head of this CPU's ring (if the front
+     * end has read far enough: else dropped, as a full ring buffer would) */
+    u64 head = ring->head, rb = ring_bytes;
+    if (head - ring->tail > rb - sizeof(struct pyf_event)) {
+        ring->dropped++;
+        return 1;
+    }
+    e = (struct pyf_event *)((unsigned char *)(ring + 1) + (head & (rb - 8)));
     w.sc = sc;
     w.pr = pr;
     w.e = e;

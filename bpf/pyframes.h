@@ -80,15 +80,22 @@ struct pyf_event {
 #define PYF_EVENT_HEAD ((unsigned long)&((struct pyf_event *)0)->f)
 
 /* Per CPU, the walks written there, one after the other (a walk: its pyf_event up to its n
- * frames), read by the front end from a read-only mapping (no reservation, lock or consumer
- * position: the walker owns its CPU's ring, and overwrites the oldest walks when the front end
- * lags, which the front end notices from head). */
-#define PYF_RING_BYTES (512u << 10) /* a power of 2 */
+ * frames), read by the front end from a mapping of the map (no reservation or lock: the
+ * walker owns its CPU's ring). A ring is a pyf_ring then its bytes (ring_bytes, a power of 2
+ * chosen by the front end: PYF_RING_BUDGET over the CPUs, within [PYF_RING_MIN, PYF_RING_MAX]),
+ * then room for one walk (a walk runs on past the end, not around). The walker drops a walk
+ * when the front end's published tail leaves no room for it, as a full ring buffer did. */
+#define PYF_RING_MIN    (256u << 10)
+#define PYF_RING_MAX    (2u << 20)
+#define PYF_RING_BUDGET (32u << 20) /* all CPUs' rings */
 struct pyf_ring {
-    unsigned long long head;   /* bytes written; the next walk at head & (PYF_RING_BYTES - 8) */
-    unsigned long long pad[7]; /* (head alone in its cache line) */
-    unsigned char data[PYF_RING_BYTES + sizeof(struct pyf_event)]; /* (a walk runs on past the
-                                                                       end, not around) */
+    unsigned long long head;   /* bytes written; the next walk at head & (ring_bytes - 8) */
+    unsigned long long pad[7]; /* (each word alone in its cache line) */
+    unsigned long long tail;   /* the front end's: read up to here (published now and then) */
+    unsigned long long pad2[7];
+    unsigned long long dropped; /* walks dropped: no room */
+    unsigned long long pad3[7];
 };
+#define PYF_RING_VALUE(bytes) (sizeof(struct pyf_ring) + (bytes) + sizeof(struct pyf_event))
 
 #endif

@@ -74,10 +74,11 @@ struct perf_python {
     uint64_t front_ns, front_samples; /* ... and the front end's share is timed too */
 #ifdef ROCSYS_HAVE_BPF
     struct bpf_object *obj;
-    const struct pyf_ring *rings; /* the walker's per-CPU rings, mapped read-only */
-    size_t nrings, rings_bytes;
+    unsigned char *rings; /* the walker's per-CPU rings (struct pyf_ring, then ring_bytes) */
+    size_t nrings, ring_stride, rings_bytes;
+    uint32_t ring_bytes;
     uint64_t *tails; /* per ring: where the next walk to read is */
-    uint64_t lost;   /* walks overwritten before they were read */
+    uint64_t lost;   /* walks found overwritten when read (never, unless the walker errs) */
 #endif
 };
 
@@ -436,23 +437,25 @@ static int on_walk(void *ctx, void *data, size_t len)
     return 0;
 }
 
-/* The walks written since the last call, from every CPU's ring to their threads' queues.
- * A walk is kept only if the walker had not come round to its bytes once it was copied. */
+/* The walks written since the last call, from every CPU's ring to their threads' queues (a
+ * walk found overwritten once copied is counted and left, with the rest of that ring). */
 static void walks_consume(struct perf_python *pp)
 {
     static _Alignas(8) unsigned char buf[sizeof(struct pyf_event)];
-    const uint64_t keep = PYF_RING_BYTES - 2 * sizeof(struct pyf_event); /* safely unread */
+    /* the most the walker leaves unread (it writes a walk only where it ends before the tail
+     * published, which is never ahead of ours, comes round): more means the walker erred */
+    const uint64_t keep = pp->ring_bytes;
 
     for (size_t c = 0; c < pp->nrings; c++) {
-        const struct pyf_ring *r =
-            (const struct pyf_ring *)((const char *)pp->rings + c * sizeof(struct pyf_ring));
+        struct pyf_ring *r = (struct pyf_ring *)(pp->rings + c * pp->ring_stride);
+        const unsigned char *data = (const unsigned char *)(r + 1);
         uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE), *tail = &pp->tails[c];
         if (head - *tail > keep) { /* lapped: where the walks start is lost */
             pp->lost++;
             *tail = head;
         }
         while (*tail < head) {
-            const unsigned char *at = r->data + (*tail & (PYF_RING_BYTES - 8));
+            const unsigned char *at = data + (*tail & (pp->ring_bytes - 8));
             const struct pyf_event *e = (const struct pyf_event *)at;
             uint32_t n = e->n;
             size_t len = PYF_EVENT_HEAD + (n <= PYF_MAX_FRAMES ? n : 0) * sizeof(struct pyf_frame);
@@ -467,7 +470,20 @@ static void walks_consume(struct perf_python *pp)
             *tail += len;
             on_walk(pp, buf, len);
         }
+        /* the room read, for the walker: every 16th of the ring (its line then stays shared) */
+        if (*tail - r->tail >= pp->ring_bytes / 16)
+            __atomic_store_n(&r->tail, *tail, __ATOMIC_RELEASE);
     }
+}
+
+/* Walks the walker dropped for want of room, all CPUs. */
+static uint64_t walks_dropped(const struct perf_python *pp)
+{
+    uint64_t n = 0;
+    for (size_t c = 0; pp->rings && c < pp->nrings; c++)
+        n += __atomic_load_n(&((const struct pyf_ring *)(pp->rings + c * pp->ring_stride))->dropped,
+                             __ATOMIC_RELAXED);
+    return n;
 }
 
 static char bpf_error[200];
@@ -488,7 +504,7 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
 #ifdef ROCSYS_HAVE_BPF
     struct perf_python *pp = xcalloc(1, sizeof(*pp));
     struct bpf_program *prog;
-    struct bpf_map *walks;
+    struct bpf_map *walks, *rodata;
     int e, ncpu = libbpf_num_possible_cpus();
 
     libbpf_set_print(bpf_quiet);
@@ -499,7 +515,15 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     pp->window_ns = period_ns / 2 < 500000 ? period_ns / 2 : 500000;
     pp->period_ns = period_ns;
     pp->obj = bpf_object__open_mem(pyframes_bpf_obj, sizeof(pyframes_bpf_obj), NULL);
+    /* each CPU's ring: PYF_RING_BUDGET over the CPUs, a power of 2 within the bounds */
+    pp->ring_bytes = PYF_RING_MAX;
+    while (ncpu > 0 && pp->ring_bytes > PYF_RING_MIN &&
+           (uint64_t)pp->ring_bytes * (uint64_t)ncpu > PYF_RING_BUDGET)
+        pp->ring_bytes /= 2;
     if (!pp->obj || ncpu <= 0 || !(walks = bpf_object__find_map_by_name(pp->obj, "walks")) ||
+        !(rodata = bpf_object__find_map_by_name(pp->obj, ".rodata.walks")) ||
+        bpf_map__set_initial_value(rodata, &pp->ring_bytes, sizeof(pp->ring_bytes)) != 0 ||
+        bpf_map__set_value_size(walks, (uint32_t)PYF_RING_VALUE(pp->ring_bytes)) != 0 ||
         bpf_map__set_max_entries(walks, (uint32_t)ncpu) != 0 || (e = bpf_object__load(pp->obj))) {
         e = errno;
         snprintf(why, cap, "%s",
@@ -515,8 +539,10 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     pp->prog_fd = prog ? bpf_program__fd(prog) : -1;
     pp->procs_fd = bpf_object__find_map_fd_by_name(pp->obj, "procs");
     pp->nrings = (size_t)ncpu;
-    pp->rings_bytes = pp->nrings * sizeof(struct pyf_ring);
-    pp->rings = mmap(NULL, pp->rings_bytes, PROT_READ, MAP_SHARED, bpf_map__fd(walks), 0);
+    pp->ring_stride = (PYF_RING_VALUE(pp->ring_bytes) + 7) & ~(size_t)7; /* the map's element */
+    pp->rings_bytes = pp->nrings * pp->ring_stride;
+    pp->rings =
+        mmap(NULL, pp->rings_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(walks), 0);
     if (pp->rings == MAP_FAILED)
         pp->rings = NULL;
     pp->tails = xcalloc(pp->nrings, sizeof(*pp->tails));
@@ -723,12 +749,13 @@ void perf_python_free(struct perf_python *pp)
             fprintf(stderr,
                     "rocsys-top: bpf walker: %llu walks, %.0f ns each in the kernel; front end "
                     "%.0f ns per sample; paired %llu, walks unpaired %llu, samples without "
-                    "walk %llu, walks overwritten unread %llu\n",
+                    "walk %llu, walks dropped (ring full) %llu, overwritten %llu\n",
                     (unsigned long long)info.run_cnt,
                     (double)info.run_time_ns / (double)info.run_cnt,
                     pp->front_samples ? (double)pp->front_ns / (double)pp->front_samples : 0.0,
                     (unsigned long long)pp->paired, (unsigned long long)pp->orphan,
-                    (unsigned long long)pp->missed, (unsigned long long)pp->lost);
+                    (unsigned long long)pp->missed, (unsigned long long)walks_dropped(pp),
+                    (unsigned long long)pp->lost);
         close(pp->stats_fd);
         timing_print(pp);
     }
