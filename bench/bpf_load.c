@@ -37,8 +37,12 @@ int main(int argc, char **argv)
         for (int i = 2; i < argc; i++) {
             double t0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
             struct bpf_object *o = bpf_object__open_file(argv[i], NULL);
+            /* the walks: a 32 MiB ring buffer before, a ring per CPU now (as rocsys-top) */
             struct bpf_map *m = o ? bpf_object__find_map_by_name(o, "events") : NULL;
-            if (!m || bpf_map__set_max_entries(m, 32u << 20) || bpf_object__load(o)) {
+            struct bpf_map *w = o ? bpf_object__find_map_by_name(o, "walks") : NULL;
+            if ((!m && !w) || (m && bpf_map__set_max_entries(m, 32u << 20)) ||
+                (w && bpf_map__set_max_entries(w, (unsigned)libbpf_num_possible_cpus())) ||
+                bpf_object__load(o)) {
                 fprintf(stderr, "bpf_load: %s: not loaded\n", argv[i]);
                 return 1;
             }

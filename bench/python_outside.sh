@@ -17,11 +17,20 @@
 #   paired / missed:  samples with their walk / without (never paired with another's)
 # At 50 frames the walker is also cut short, for the breakdown: "entry+regs" (the program's
 # entry, its maps, the thread's registers), "+tstate" (finding the thread state and reading
-# its fields), "+frames" (the frame reads, without writing the ring buffer).
+# its fields), "+frames" (the frame reads, without publishing the walk in its ring).
 # With BENCH_BEFORE=DIR (a build of another commit), its walker's whole runs at 3 and 50 frames
 # too ("before" rows), alternated with the others in the same rounds, and the ratios
 # before / this build. With PYTHON_OLD (a CPython 3.8-3.10, default pyenv's newest 3.10), whole
 # runs at 50 frames on it too ("3.10" rows: one read per frame), with BENCH_BEFORE as well.
+# With BENCH_TIMED=1 (the default), the whole runs at 50 frames again with ROCSYS_BPF_TIMED=1
+# ("timed" rows, in the same rounds): the walker times each walk itself (bpf_ktime_get_ns from
+# its entry to the walk's publication, 50 ns bins) and apart for the samples that follow the
+# thread's last one within 1.5 periods ("running": caches warm) and the first after the thread
+# was off its CPU ("after a pause": the caches hold the other programs' lines). The kernel's
+# mean per sample mixes the two in the share the machine's load sets (on 2 vCPUs: 22 % of the
+# samples after a pause at load 9, 36 % at load 11-12, each 2.5-3 times as costly), which is
+# why it grows with the load; the timed rows show each part. A build without the timing (older
+# than 1458eea) prints no timed row.
 # Then the walker's start-up: bench/bpf_load.c loads each build's bpf/pyframes.bpf.o (libbpf's
 # relocation, the verifier, the maps) 5 times in turn; medians of wall and CPU ms (what a
 # launched Python program waits for before its exec). Root only (CAP_BPF). See
@@ -70,20 +79,30 @@ if [[ -n $pyold ]]; then
     rows+=("3.10 50 1 $build")
     [[ -n $before ]] && rows+=("3.10-before 50 1 $before")
 fi
+if [[ ${BENCH_TIMED:-1} == 1 ]]; then
+    rows+=("timed 50 1 $build")
+    [[ -n $before ]] && rows+=("timed-before 50 1 $before")
+    if [[ -n $pyold ]]; then
+        rows+=("timed-3.10 50 1 $build")
+        [[ -n $before ]] && rows+=("timed-3.10-before 50 1 $before")
+    fi
+fi
 for ((r = 0; r < rounds; r++)); do
     for row in "${rows[@]}"; do
         read -r label depth mode bin <<< "$row"
         d=$((depth < 4 ? 4 : depth))
         p=$py
-        [[ $label == 3.10* ]] && p=$pyold
+        [[ $label == *3.10* ]] && p=$pyold
+        timed=
+        [[ $label == timed* ]] && timed=1
         "$p" "$work/deep.py" "$d" 600 &
         pid=$!
         sleep 0.5
-        ROCSYS_BPF_STATS=$mode "$bin/rocsys-top" -p "$pid" -b -n "$frames" -d 1 -f 1000 \
-            > "$work/out" 2> "$work/err" || true
+        env ROCSYS_BPF_STATS="$mode" ${timed:+ROCSYS_BPF_TIMED=1} "$bin/rocsys-top" -p "$pid" -b \
+            -n "$frames" -d 1 -f 1000 > "$work/out" 2> "$work/err" || true
         kill "$pid" 2> /dev/null
         wait "$pid" 2> /dev/null || true
-        line=$(grep 'bpf walker' "$work/err") || {
+        line=$(grep 'bpf walker:' "$work/err") || {
             note "$label $depth: no walker statistics (no sample?): $(head -3 "$work/err")"
             continue
         }
@@ -92,10 +111,19 @@ for ((r = 0; r < rounds; r++)); do
         sed -E 's/.*front end ([0-9]+) ns.*/\1/' <<< "$line" >> "$work/f.$key"
         sed -E "s/.*paired ([0-9]+), walks.*/\\1/" <<< "$line" >> "$work/p.$key"
         sed -E 's/.*without walk ([0-9]+).*/\1/' <<< "$line" >> "$work/m.$key"
+        # timed rows: "walks N, median M ns, p90 P ns, mean A ns" per class, one line a round:
+        # running walks, median, mean, then the same after a pause (0 0 0 if none)
+        if [[ -n $timed ]]; then
+            pat='s/.*: ([0-9]+) walks, median ([0-9]+) ns, p90 [0-9]+ ns, mean ([0-9]+) ns/\1 \2 \3/'
+            for class in running pause; do
+                grep "bpf walker timed, [a-z ]*$class" "$work/err" | sed -E "$pat" | grep . ||
+                    echo 0 0 0
+            done | paste -d ' ' - - >> "$work/t.$key"
+        fi
     done
 done
 declare -A kern
-printf '%-6s %-12s %16s %16s %8s %8s\n' depth walker "kernel ns/sample" "front ns/sample" \
+printf '%-6s %-18s %16s %16s %8s %8s\n' depth walker "kernel ns/sample" "front ns/sample" \
     paired missed
 for row in "${rows[@]}"; do
     read -r label depth mode bin <<< "$row"
@@ -104,9 +132,23 @@ for row in "${rows[@]}"; do
     kern[$key]=$(median < "$work/k.$key")
     f=$(median < "$work/f.$key")
     [[ $mode == 1 ]] || f=-
-    printf '%-6s %-12s %16s %16s %8s %8s\n' "$depth" "$label" "${kern[$key]}" "$f" \
+    printf '%-6s %-18s %16s %16s %8s %8s\n' "$depth" "$label" "${kern[$key]}" "$f" \
         "$(awk '{s += $1} END {print s}' "$work/p.$key")" \
         "$(awk '{s += $1} END {print s}' "$work/m.$key")"
+done
+timed_rows=0
+for row in "${rows[@]}"; do
+    read -r label depth mode bin <<< "$row"
+    key="$label-$depth"
+    [[ $label == timed* && -f $work/t.$key ]] && grep -qv '^0 0 0 0 0 0$' "$work/t.$key" || continue
+    ((timed_rows++ == 0)) && printf '%-6s %-18s %24s %24s %14s\n' depth "walker (timed)" \
+        "running: median / mean" "after a pause: med / mean" "after a pause"
+    col() { awk -v c="$1" '$1 + $4 > 0 && $c > 0 {print $c}' "$work/t.$key" | median; }
+    lbl=${label#timed}
+    lbl=${lbl#-}
+    printf '%-6s %-18s %24s %24s %14s\n' "$depth" "${lbl:-this build}" "$(col 2) / $(col 3)" \
+        "$(col 5) / $(col 6)" \
+        "$(awk '$1 + $4 > 0 {printf "%.2f\n", $4 / ($1 + $4)}' "$work/t.$key" | median)"
 done
 awk -v a="${kern[whole-50]:-0}" -v b="${kern[whole-3]:-0}" \
     'BEGIN{if (b > 0) printf "kernel 50 frames / 3 frames: %.2f\n", a/b}'

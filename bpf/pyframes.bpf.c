@@ -2,8 +2,9 @@
  * BPF_PROG_TYPE_PERF_EVENT program set on the perf engine's events with PERF_EVENT_IOC_SET_BPF):
  * finds the sampled thread's PyThreadState in the interpreters' thread lists (by pthread_self,
  * which is the thread's fs base), walks its frame chain innermost first and writes the frames as
- * read (address, code object, instruction, flags) to a ring buffer, with the thread's user ip
- * and sp and the time, for the front end to pair with the sample (session/perf_python.c), which
+ * read (address, code object, instruction, flags) straight into its CPU's walk ring (pyframes.h,
+ * struct pyf_ring), with the thread's user ip and sp and the time, for the front end to pair
+ * with the sample (session/perf_python.c), which
  * validates them and resolves the code objects. Reads of the target's memory that fail end the
  * walk; nothing is written to the target. Facts: ../shared/notes/python-frames.md (layouts:
  * collector/python_layout.c).
@@ -18,10 +19,13 @@
  * frames, 3.13+'s shim frames, 3.8-3.10's frame objects, save where a recursion's frames lie one
  * below the other: then their page, see heap_window_read) are read one by one. Each call and
  * return in the kernel also costs (a return thunk on this VM's CPU), so the frames in the window
- * are taken 8 per bpf_loop step. The loops are bpf_loops whose state lives in the scratch map,
- * not on the stack: the verifier checks each step in a few passes (3.8k instructions
- * processed instead of 55.6k: a launched Python program waits less for the load). Every byte is
- * read at the sample's instant, as before: the copies are the thread's memory of that instant. */
+ * are taken 8 per bpf_loop step. The walk is written in place in a per-CPU ring of our own
+ * (an mmapable array), not copied into a BPF ring buffer: that one's reservation (a lock, the
+ * consumer's position, its pages) cost 250-350 ns a sample here, 0.9-1.4 us after a pause. The
+ * loops are bpf_loops whose state lives in the scratch map, not on the stack: the verifier checks
+ * each step in a few passes (3.8k instructions processed instead of 55.6k: a launched Python
+ * program waits less for the load). Every byte is read at the sample's instant, as before: the
+ * copies are the thread's memory of that instant. */
 #include <linux/bpf.h>
 #include <linux/bpf_perf_event.h>
 #include <bpf/bpf_core_read.h>
@@ -61,6 +65,7 @@ struct {
 struct pyf_seen {
     u32 tid, pad;
     u64 tstate, checked_ns;
+    u64 last_ns; /* ROCSYS_BPF_TIMED: the thread's last sample */
 };
 struct pyf_seen seen_slots[SEEN_SLOTS];
 
@@ -105,7 +110,6 @@ struct pyf_scratch {
     struct find_pos find;
     unsigned char ts[PYF_TS_READ];                       /* the thread state's span */
     unsigned char buf[PYF_FRAME_READ];                   /* one frame read alone */
-    struct pyf_event e;                                  /* (the fields above share its page) */
     unsigned char cst[PYF_CSTACK_READ + PYF_FRAME_READ]; /* the C stack from the _PyCFrame */
     unsigned char win[PYF_WINDOW + PYF_FRAME_READ];      /* a data-stack window (and slack) */
 };
@@ -118,14 +122,29 @@ struct {
 } scratch SEC(".maps");
 
 struct {
-    __uint(type, BPF_MAP_TYPE_RINGBUF);
-    __uint(max_entries, 8 << 20); /* set by the front end */
-} events SEC(".maps");
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, u32);
+    __type(value, struct pyf_timing);
+} timing SEC(".maps");
+
+/* The size of each CPU's ring (a power of 2), set by the front end before the load (a constant
+ * to the verifier: the ring's offsets are checked against it). */
+const volatile u32 ring_bytes SEC(".rodata.walks") = PYF_RING_MIN;
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, 1); /* set by the front end: the possible CPUs */
+    __uint(key_size, sizeof(u32));
+    __uint(value_size, PYF_RING_VALUE(PYF_RING_MIN)); /* set by the front end: ring_bytes' */
+} walks SEC(".maps");
 
 /* A walk in progress (bpf_loop's context: the rest is in sc). */
 struct walk {
     struct pyf_scratch *sc;
     const struct pyf_proc *pr;
+    struct pyf_event *e; /* in this CPU's ring, at its head */
 };
 
 /* 8 bytes of the target at addr into *out: 0, or non-zero when it cannot be read. */
@@ -252,7 +271,7 @@ static __always_inline int heap_window_read(struct walk *w, u64 a)
 static __always_inline long keep_frame(struct walk *w, const unsigned char *p, u64 a)
 {
     const struct pyf_proc *pr = w->pr;
-    struct pyf_event *e = &w->sc->e;
+    struct pyf_event *e = w->e;
     struct walk_pos *q = &w->sc->pos;
     u64 code = word_at(p, pr->fr_code), lasti = word_at(p, pr->fr_lasti),
         flags = word_at(p, pr->fr_flags), back = word_at(p, pr->fr_back);
@@ -311,7 +330,7 @@ static long walk_frames(u32 i, void *ctx)
     } else {
         u64 need = q->need;
         if (need > PYF_FRAME_READ || bpf_probe_read_user(sc->buf, need, (const void *)a)) {
-            sc->e.status |= PYF_UNREADABLE;
+            w->e->status |= PYF_UNREADABLE;
             return 1;
         }
         p = sc->buf;
@@ -328,14 +347,34 @@ static long walk_frames(u32 i, void *ctx)
     return 0;
 }
 
+/* ROCSYS_BPF_TIMED: the time of the walk that started at start_ns into the timing map. */
+static __always_inline void time_walk(struct pyf_seen *seen, u32 tid, u64 start_ns, u32 gap_ns)
+{
+    u32 zero = 0;
+    struct pyf_timing *t = bpf_map_lookup_elem(&timing, &zero);
+    u64 d = bpf_ktime_get_ns() - start_ns, bin = d / PYF_TIME_BIN_NS;
+    u32 cold = seen->tid != tid || start_ns - seen->last_ns > gap_ns;
+
+    seen->last_ns = start_ns;
+    if (!t)
+        return;
+    bin = bin < PYF_TIME_BINS - 1 ? bin : PYF_TIME_BINS - 1;
+    __sync_fetch_and_add(&t->bins[cold & 1][bin], 1);
+    __sync_fetch_and_add(&t->sum_ns[cold & 1], d);
+    __sync_fetch_and_add(&t->count[cold & 1], 1);
+}
+
 SEC("perf_event")
 int pyframes(struct bpf_perf_event_data *ctx)
 {
     u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), self, ts = 0, frame = 0;
-    u32 pid = (u32)(id >> 32), tid = (u32)id, zero = 0;
+    u32 pid = (u32)(id >> 32), tid = (u32)id, zero = 0, cpu = bpf_get_smp_processor_id();
+    /* (read at once: the verifier refuses a load from a context pointer moved by the compiler) */
+    u64 user_cs = ctx->regs.cs, user_ip = ctx->regs.rip, user_sp = ctx->regs.rsp;
     struct pyf_proc *pr = proc_of(pid);
     struct pyf_seen *seen = &seen_slots[tid & (SEEN_SLOTS - 1)];
     struct pyf_scratch *sc;
+    struct pyf_ring *ring;
     struct pyf_event *e;
     struct task_struct *task;
     struct pt_regs___k *regs;
@@ -344,11 +383,20 @@ int pyframes(struct bpf_perf_event_data *ctx)
     if (!pr)
         return 1; /* 1: the sample is written (0 would drop it) */
     sc = bpf_map_lookup_elem(&scratch, &zero);
-    if (!sc)
+    ring = bpf_map_lookup_elem(&walks, &cpu);
+    if (!sc || !ring)
         return 1;
+    /* the walk is written where it will be read: at the head of this CPU's ring (if the front
+     * end has read far enough: else dropped, as a full ring buffer would) */
+    u64 head = ring->head, rb = ring_bytes;
+    if (head - ring->tail > rb - sizeof(struct pyf_event)) {
+        ring->dropped++;
+        return 1;
+    }
+    e = (struct pyf_event *)((unsigned char *)(ring + 1) + (head & (rb - 8)));
     w.sc = sc;
     w.pr = pr;
-    e = &sc->e;
+    w.e = e;
     e->pid = pid;
     e->tid = tid;
     e->time_ns = now;
@@ -357,13 +405,20 @@ int pyframes(struct bpf_perf_event_data *ctx)
     e->expected = 0;
     e->last_next = 0;
     task = bpf_get_current_task_btf();
-    regs = (struct pt_regs___k *)bpf_task_pt_regs(task);
-    e->ip = regs->ip;
-    e->sp = regs->sp;
+    /* the thread's user registers: the interrupted ones when the sample came in user mode
+     * (in the program's context: no helper call), else the ones saved at its kernel entry */
+    if (user_cs & 3) {
+        e->ip = user_ip;
+        e->sp = user_sp;
+    } else {
+        regs = (struct pt_regs___k *)bpf_task_pt_regs(task);
+        e->ip = regs->ip;
+        e->sp = regs->sp;
+    }
     self = task->thread.fsbase; /* = pthread_self() (x86-64 glibc) */
 
     if (pr->stop == 1)
-        return 1;
+        goto timed;
     u32 tslen = pr->ts_read_len <= PYF_TS_READ ? pr->ts_read_len : PYF_TS_READ;
     u64 seen_ts = seen->tstate;
     int known = seen->tid == tid;
@@ -388,7 +443,7 @@ int pyframes(struct bpf_perf_event_data *ctx)
         goto out;
     }
     if (pr->stop == 2)
-        return 1;
+        goto timed;
     frame = ts_word(sc, pr, pr->ts_frame);
     sc->pos = (struct walk_pos){.need = pr->frame_read};
     if (pr->cframe_current >= 0 && frame) { /* 3.11, 3.12: through the _PyCFrame */
@@ -431,10 +486,16 @@ int pyframes(struct bpf_perf_event_data *ctx)
     e->last_next = sc->pos.frame;
 out:
     if (pr->stop == 3)
-        return 1;
+        goto timed;
     u64 len = PYF_EVENT_HEAD + (u64)(e->n & 0xff) * sizeof(struct pyf_frame);
     if (len > sizeof(*e))
         len = sizeof(*e);
-    bpf_ringbuf_output(&events, e, len, BPF_RB_NO_WAKEUP); /* read at each decode: no poll */
+    /* published: the walk's stores come before head's (x86 keeps stores in order; the
+     * barrier keeps the compiler from moving them); read at each decode, no wakeup */
+    asm volatile("" ::: "memory");
+    ring->head = head + len;
+timed:
+    if (pr->timed_gap_ns)
+        time_walk(seen, tid, now, pr->timed_gap_ns);
     return 1;
 }

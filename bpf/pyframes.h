@@ -32,7 +32,20 @@ struct pyf_proc {
     unsigned int fr_back, fr_code, fr_lasti, fr_flags; /* fr_flags <= 3.10: ob_type (8) */
     unsigned int frame_read;                           /* bytes of a frame to read (<= 128) */
     unsigned int stop; /* bench/python_outside.sh's breakdown: 1 stop before the thread state,
-                          2 before the frames, 3 before the ring buffer; 0 the whole walk */
+                          2 before the frames, 3 before the walk is published; 0 the whole walk */
+    unsigned int timed_gap_ns; /* non-zero (ROCSYS_BPF_TIMED): the walker times each walk into
+                                  pyf_timing, a sample more than this after the thread's last
+                                  one counted as the first after a pause ("cold") */
+};
+
+/* ROCSYS_BPF_TIMED: the walker's own time per walk (from its entry to the walk's publication
+ * in its ring, or to its stop, by bpf_ktime_get_ns), [0] the thread's samples that follow its last
+ * one within timed_gap_ns, [1] the first sample after the thread was off its CPU (or the first). */
+#define PYF_TIME_BIN_NS 50
+#define PYF_TIME_BINS   400 /* the last bin: 19.95 us and over */
+struct pyf_timing {
+    unsigned long long bins[2][PYF_TIME_BINS];
+    unsigned long long sum_ns[2], count[2];
 };
 
 /* Event status bits. */
@@ -65,5 +78,24 @@ struct pyf_event {
     struct pyf_frame f[PYF_MAX_FRAMES];
 };
 #define PYF_EVENT_HEAD ((unsigned long)&((struct pyf_event *)0)->f)
+
+/* Per CPU, the walks written there, one after the other (a walk: its pyf_event up to its n
+ * frames), read by the front end from a mapping of the map (no reservation or lock: the
+ * walker owns its CPU's ring). A ring is a pyf_ring then its bytes (ring_bytes, a power of 2
+ * chosen by the front end: PYF_RING_BUDGET over the CPUs, within [PYF_RING_MIN, PYF_RING_MAX]),
+ * then room for one walk (a walk runs on past the end, not around). The walker drops a walk
+ * when the front end's published tail leaves no room for it, as a full ring buffer did. */
+#define PYF_RING_MIN    (256u << 10)
+#define PYF_RING_MAX    (2u << 20)
+#define PYF_RING_BUDGET (32u << 20) /* all CPUs' rings */
+struct pyf_ring {
+    unsigned long long head;   /* bytes written; the next walk at head & (ring_bytes - 8) */
+    unsigned long long pad[7]; /* (each word alone in its cache line) */
+    unsigned long long tail;   /* the front end's: read up to here (published now and then) */
+    unsigned long long pad2[7];
+    unsigned long long dropped; /* walks dropped: no room */
+    unsigned long long pad3[7];
+};
+#define PYF_RING_VALUE(bytes) (sizeof(struct pyf_ring) + (bytes) + sizeof(struct pyf_event))
 
 #endif

@@ -33,6 +33,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 
 #include "pyframes_bpf_obj.h" /* pyframes_bpf_obj[]: the compiled walker (bpf/embed.cmake) */
 #endif
@@ -40,7 +41,6 @@
 #define CODE_ID_FIRST  0x400000u /* above the collector's ids (a launched program's) */
 #define CODE_RECHECK   1000000000ull
 #define QUEUE_MAX      8192u /* walks kept per thread (decoding lags sampling: 8 s at 1 kHz) */
-#define RINGBUF_BYTES  (32u << 20)
 #define STR_HEAD_BYTES 64u
 
 /* A code object seen in a walk. */
@@ -67,14 +67,18 @@ struct perf_python {
     size_t nqueues, queuecap;
     struct hashmap queue_map; /* tid -> queues index + 1 */
     uint32_t next_id;
-    uint64_t window_ns;
+    uint64_t window_ns, period_ns;
     uint64_t paired, orphan, missed;
     int prog_fd, procs_fd;
     int stats_fd;                     /* ROCSYS_BPF_STATS=1: the kernel times the walker */
     uint64_t front_ns, front_samples; /* ... and the front end's share is timed too */
 #ifdef ROCSYS_HAVE_BPF
     struct bpf_object *obj;
-    struct ring_buffer *rb;
+    unsigned char *rings; /* the walker's per-CPU rings (struct pyf_ring, then ring_bytes) */
+    size_t nrings, ring_stride, rings_bytes;
+    uint32_t ring_bytes;
+    uint64_t *tails; /* per ring: where the next walk to read is */
+    uint64_t lost;   /* walks found overwritten when read (never, unless the walker errs) */
 #endif
 };
 
@@ -409,7 +413,7 @@ static void queue_room(struct perf_python *pp, struct tid_queue *q)
     q->cap = cap;
 }
 
-/* A walk from the ring buffer: to its thread's queue. */
+/* A walk from the walker's rings: to its thread's queue. */
 static int on_walk(void *ctx, void *data, size_t len)
 {
     struct perf_python *pp = ctx;
@@ -423,9 +427,63 @@ static int on_walk(void *ctx, void *data, size_t len)
     queue_room(pp, q);
     struct pyf_event *c = xmalloc(len);
     memcpy(c, e, len);
-    q->ev[(q->head + q->count) & (q->cap - 1)] = c;
-    q->count++;
+    /* in time order: a thread that moved to another CPU has walks in two rings */
+    uint32_t at = q->count++;
+    while (at > 0 && q->ev[(q->head + at - 1) & (q->cap - 1)]->time_ns > c->time_ns) {
+        q->ev[(q->head + at) & (q->cap - 1)] = q->ev[(q->head + at - 1) & (q->cap - 1)];
+        at--;
+    }
+    q->ev[(q->head + at) & (q->cap - 1)] = c;
     return 0;
+}
+
+/* The walks written since the last call, from every CPU's ring to their threads' queues (a
+ * walk found overwritten once copied is counted and left, with the rest of that ring). */
+static void walks_consume(struct perf_python *pp)
+{
+    static _Alignas(8) unsigned char buf[sizeof(struct pyf_event)];
+    /* the most the walker leaves unread (it writes a walk only where it ends before the tail
+     * published, which is never ahead of ours, comes round): more means the walker erred */
+    const uint64_t keep = pp->ring_bytes;
+
+    for (size_t c = 0; c < pp->nrings; c++) {
+        struct pyf_ring *r = (struct pyf_ring *)(pp->rings + c * pp->ring_stride);
+        const unsigned char *data = (const unsigned char *)(r + 1);
+        uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE), *tail = &pp->tails[c];
+        if (head - *tail > keep) { /* lapped: where the walks start is lost */
+            pp->lost++;
+            *tail = head;
+        }
+        while (*tail < head) {
+            const unsigned char *at = data + (*tail & (pp->ring_bytes - 8));
+            const struct pyf_event *e = (const struct pyf_event *)at;
+            uint32_t n = e->n;
+            size_t len = PYF_EVENT_HEAD + (n <= PYF_MAX_FRAMES ? n : 0) * sizeof(struct pyf_frame);
+            memcpy(buf, at, len);
+            __atomic_thread_fence(__ATOMIC_ACQUIRE); /* (the copy before the head read again) */
+            if (n > PYF_MAX_FRAMES || *tail + len > head ||
+                __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - *tail > keep) {
+                pp->lost++; /* overwritten while read */
+                *tail = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+                break;
+            }
+            *tail += len;
+            on_walk(pp, buf, len);
+        }
+        /* the room read, for the walker: every 16th of the ring (its line then stays shared) */
+        if (*tail - r->tail >= pp->ring_bytes / 16)
+            __atomic_store_n(&r->tail, *tail, __ATOMIC_RELEASE);
+    }
+}
+
+/* Walks the walker dropped for want of room, all CPUs. */
+static uint64_t walks_dropped(const struct perf_python *pp)
+{
+    uint64_t n = 0;
+    for (size_t c = 0; pp->rings && c < pp->nrings; c++)
+        n += __atomic_load_n(&((const struct pyf_ring *)(pp->rings + c * pp->ring_stride))->dropped,
+                             __ATOMIC_RELAXED);
+    return n;
 }
 
 static char bpf_error[200];
@@ -446,8 +504,8 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
 #ifdef ROCSYS_HAVE_BPF
     struct perf_python *pp = xcalloc(1, sizeof(*pp));
     struct bpf_program *prog;
-    struct bpf_map *events;
-    int e;
+    struct bpf_map *walks, *rodata;
+    int e, ncpu = libbpf_num_possible_cpus();
 
     libbpf_set_print(bpf_quiet);
     pp->stats_fd = -1;
@@ -455,9 +513,18 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     /* the walk follows its sample within microseconds; the thread's next sample comes a
      * period later at the earliest */
     pp->window_ns = period_ns / 2 < 500000 ? period_ns / 2 : 500000;
+    pp->period_ns = period_ns;
     pp->obj = bpf_object__open_mem(pyframes_bpf_obj, sizeof(pyframes_bpf_obj), NULL);
-    if (!pp->obj || !(events = bpf_object__find_map_by_name(pp->obj, "events")) ||
-        bpf_map__set_max_entries(events, RINGBUF_BYTES) != 0 || (e = bpf_object__load(pp->obj))) {
+    /* each CPU's ring: PYF_RING_BUDGET over the CPUs, a power of 2 within the bounds */
+    pp->ring_bytes = PYF_RING_MAX;
+    while (ncpu > 0 && pp->ring_bytes > PYF_RING_MIN &&
+           (uint64_t)pp->ring_bytes * (uint64_t)ncpu > PYF_RING_BUDGET)
+        pp->ring_bytes /= 2;
+    if (!pp->obj || ncpu <= 0 || !(walks = bpf_object__find_map_by_name(pp->obj, "walks")) ||
+        !(rodata = bpf_object__find_map_by_name(pp->obj, ".rodata.walks")) ||
+        bpf_map__set_initial_value(rodata, &pp->ring_bytes, sizeof(pp->ring_bytes)) != 0 ||
+        bpf_map__set_value_size(walks, (uint32_t)PYF_RING_VALUE(pp->ring_bytes)) != 0 ||
+        bpf_map__set_max_entries(walks, (uint32_t)ncpu) != 0 || (e = bpf_object__load(pp->obj))) {
         e = errno;
         snprintf(why, cap, "%s",
                  e == EPERM || e == EACCES
@@ -471,10 +538,17 @@ struct perf_python *perf_python_new(uint64_t period_ns, char *why, size_t cap)
     prog = bpf_object__find_program_by_name(pp->obj, "pyframes");
     pp->prog_fd = prog ? bpf_program__fd(prog) : -1;
     pp->procs_fd = bpf_object__find_map_fd_by_name(pp->obj, "procs");
-    pp->rb = ring_buffer__new(bpf_map__fd(events), on_walk, pp, NULL);
+    pp->nrings = (size_t)ncpu;
+    pp->ring_stride = (PYF_RING_VALUE(pp->ring_bytes) + 7) & ~(size_t)7; /* the map's element */
+    pp->rings_bytes = pp->nrings * pp->ring_stride;
+    pp->rings =
+        mmap(NULL, pp->rings_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(walks), 0);
+    if (pp->rings == MAP_FAILED)
+        pp->rings = NULL;
+    pp->tails = xcalloc(pp->nrings, sizeof(*pp->tails));
     if (getenv("ROCSYS_BPF_STATS"))
         pp->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-    if (pp->prog_fd < 0 || pp->procs_fd < 0 || !pp->rb) {
+    if (pp->prog_fd < 0 || pp->procs_fd < 0 || !pp->rings) {
         snprintf(why, cap, "the BPF frame walker could not be set up");
         perf_python_free(pp);
         return NULL;
@@ -496,7 +570,7 @@ int perf_python_prog_fd(const struct perf_python *pp)
 
 #ifdef ROCSYS_HAVE_BPF
 /* The walker's description of p's layout into *c: 0, or -1 if the walker cannot read it. */
-static int walker_proc(const struct py_proc *p, struct pyf_proc *c)
+static int walker_proc(const struct perf_python *pp, const struct py_proc *p, struct pyf_proc *c)
 {
     const struct py_layout *l = &p->l;
 
@@ -534,6 +608,10 @@ static int walker_proc(const struct py_proc *p, struct pyf_proc *c)
     c->ts_read_len = hi + 8 - lo;
     if (getenv("ROCSYS_BPF_STATS")) /* 1 = all; 2, 3, 4: stop earlier (python_outside.sh) */
         c->stop = (uint32_t)atoi(getenv("ROCSYS_BPF_STATS")) - 1;
+    /* ROCSYS_BPF_TIMED=1: a pause is a thread off its CPU for half a period or more */
+    if (getenv("ROCSYS_BPF_TIMED") && atoi(getenv("ROCSYS_BPF_TIMED")) > 0)
+        c->timed_gap_ns =
+            (uint32_t)(pp->period_ns * 3 / 2 < UINT32_MAX ? pp->period_ns * 3 / 2 : UINT32_MAX);
     return l->rt_interp_head < 0 || c->frame_read > PYF_FRAME_READ ||
                    c->ts_read_len > PYF_TS_READ || ((lo | hi) & 7)
                ? -1
@@ -559,7 +637,7 @@ int perf_python_add(struct perf_python *pp, struct model *m, uint32_t pid, char 
 #ifdef ROCSYS_HAVE_BPF
     struct pyf_proc c;
     uint32_t key = (uint32_t)slot;
-    int bad = walker_proc(&p, &c) != 0;
+    int bad = walker_proc(pp, &p, &c) != 0;
     if (bad || slot >= PYF_MAX_PROCS || bpf_map_update_elem(pp->procs_fd, &key, &c, BPF_ANY)) {
         if (bad)
             snprintf(why, cap, "Python %u.%u: its layout is not known to the BPF walker",
@@ -598,7 +676,7 @@ uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
     if (!pp || !(p = proc_of(pp, s->pid)))
         return 0;
 #ifdef ROCSYS_HAVE_BPF
-    ring_buffer__consume(pp->rb);
+    walks_consume(pp);
 #endif
     q = queue_of(pp, s->tid, 0);
     /* walks older than this sample belong to samples already decoded (or lost) */
@@ -626,6 +704,38 @@ uint32_t perf_python_frames(struct perf_python *pp, struct model *m,
     return n;
 }
 
+#ifdef ROCSYS_HAVE_BPF
+/* The bin of the q-th quantile of a timing class, in ns (the bin's middle). */
+static double timing_quantile(const unsigned long long *bins, unsigned long long count, double q)
+{
+    unsigned long long seen = 0, want = (unsigned long long)(q * (double)count);
+    for (int i = 0; i < PYF_TIME_BINS; i++)
+        if ((seen += bins[i]) > want)
+            return (i + 0.5) * PYF_TIME_BIN_NS;
+    return PYF_TIME_BINS * PYF_TIME_BIN_NS;
+}
+
+/* ROCSYS_BPF_STATS=1: the walker's own times per walk (bench/python_outside.sh). */
+static void timing_print(struct perf_python *pp)
+{
+    static struct pyf_timing t;
+    uint32_t zero = 0;
+    int fd = bpf_object__find_map_fd_by_name(pp->obj, "timing");
+    const char *name[2] = {"running", "after a pause"};
+
+    if (fd < 0 || bpf_map_lookup_elem(fd, &zero, &t) != 0)
+        return;
+    for (int c = 0; c < 2; c++)
+        if (t.count[c])
+            fprintf(stderr,
+                    "rocsys-top: bpf walker timed, %s: %llu walks, median %.0f ns, p90 %.0f ns, "
+                    "mean %.0f ns\n",
+                    name[c], t.count[c], timing_quantile(t.bins[c], t.count[c], 0.5),
+                    timing_quantile(t.bins[c], t.count[c], 0.9),
+                    (double)t.sum_ns[c] / (double)t.count[c]);
+}
+#endif
+
 void perf_python_free(struct perf_python *pp)
 {
     if (!pp)
@@ -639,15 +749,19 @@ void perf_python_free(struct perf_python *pp)
             fprintf(stderr,
                     "rocsys-top: bpf walker: %llu walks, %.0f ns each in the kernel; front end "
                     "%.0f ns per sample; paired %llu, walks unpaired %llu, samples without "
-                    "walk %llu\n",
+                    "walk %llu, walks dropped (ring full) %llu, overwritten %llu\n",
                     (unsigned long long)info.run_cnt,
                     (double)info.run_time_ns / (double)info.run_cnt,
                     pp->front_samples ? (double)pp->front_ns / (double)pp->front_samples : 0.0,
                     (unsigned long long)pp->paired, (unsigned long long)pp->orphan,
-                    (unsigned long long)pp->missed);
+                    (unsigned long long)pp->missed, (unsigned long long)walks_dropped(pp),
+                    (unsigned long long)pp->lost);
         close(pp->stats_fd);
+        timing_print(pp);
     }
-    ring_buffer__free(pp->rb);
+    if (pp->rings)
+        munmap((void *)pp->rings, pp->rings_bytes);
+    free(pp->tails);
     bpf_object__close(pp->obj);
 #endif
     for (size_t i = 0; i < pp->nqueues; i++) {
