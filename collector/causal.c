@@ -51,8 +51,8 @@ struct causal_thread {
     uint64_t run_delay_ns;         /* its run delay at its previous sample */
     uint64_t cpu_ns;               /* its time on a CPU at its previous sample */
     uint64_t acc_run_ns;           /* own clock: its time on a CPU, decayed (own_attribution) */
-    _Atomic uint64_t area_last_ns; /* own clock: the latency area is summed up to here */
     uint64_t acc_on_time;          /* ... and its samples on time, decayed, x 65536 */
+    _Atomic uint64_t area_last_ns; /* own clock: the latency area is summed up to here */
     uint64_t rng;                  /* own clock: the next expiry's random draws (jitter_timer) */
     uint64_t ring_wait_ns;         /* its ring's waited_ns at its previous sample */
     uint64_t wait_t0;              /* own clock: the ring wait its samples fell inside ... */
