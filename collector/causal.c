@@ -30,8 +30,10 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#define CAUSAL_PAY_MAX_NS 1000000000ull /* one payment sleeps at most this long */
-#define BP_PAGE           4096u
+#define CAUSAL_PAY_MAX_NS  1000000000ull /* one payment sleeps at most this long */
+#define BP_PAGE            4096u
+#define CAUSAL_LATE_DIV    16 /* own clock: a signal this part of a period late came late */
+#define CAUSAL_DECAY_SHIFT 8  /* own clock: the mean CPU time per sample on time, over ~256 */
 
 /* A thread's part of the experiment, in static TLS for the handler. */
 struct causal_thread {
@@ -47,6 +49,11 @@ struct causal_thread {
     void *bp_page;                 /* its ring: one record per hit */
     int sched_fd;                  /* /proc/thread-self/schedstat + 1 (0: not opened yet) */
     uint64_t run_delay_ns;         /* its run delay at its previous sample */
+    uint64_t cpu_ns;               /* its time on a CPU at its previous sample */
+    uint64_t acc_run_ns;           /* own clock: its time on a CPU, decayed (own_attribution) */
+    uint64_t acc_on_time;          /* ... and its samples on time, decayed, x 65536 */
+    _Atomic uint64_t area_last_ns; /* own clock: the latency area is summed up to here */
+    uint64_t rng;                  /* own clock: the next expiry's random draws (jitter_timer) */
     uint64_t ring_wait_ns;         /* its ring's waited_ns at its previous sample */
     uint64_t wait_t0;              /* own clock: the ring wait its samples fell inside ... */
     uint64_t wait_cut_ns;          /* ... and how much of it they cut already */
@@ -146,12 +153,49 @@ void collector_causal_kernel_done(uint64_t kernel_object)
         }
 }
 
+static int sched_read(uint64_t *cpu_ns, uint64_t *delay_ns);
+
+/* Own clock: the calling thread's own time now (its wall time less its waits for a CPU and for
+ * room in the collector's ring, as the samples' spans), 0 when unknown. AS-safe. */
+static uint64_t own_now_ns(const struct collector_thread *ts)
+{
+    uint64_t cpu, rd, rw, now = collector_now_ns(); /* (first: as collector_causal_sample) */
+
+    if (sched_read(&cpu, &rd) != 0)
+        return 0;
+    rw = ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
+    return now - rd - rw;
+}
+
+/* Own clock: the latency points' area (the count in flight x own time) up to own_now, exact:
+ * at every begin and end, and at the samples (for the front end's reads between). A sampling
+ * handler that runs inside moves the mark on: the compare-and-swap leaves its part to it.
+ * AS-safe. */
+static void area_accrue(struct rocsys_causal_ctl *c, uint64_t own_now)
+{
+    uint64_t last = atomic_load(&ct.area_last_ns);
+
+    while (own_now > last && !atomic_compare_exchange_weak(&ct.area_last_ns, &last, own_now))
+        ;
+    if (own_now <= last || !last)
+        return;
+    uint64_t in = atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_BEGIN], memory_order_relaxed) -
+                  atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_END], memory_order_relaxed);
+    if ((int64_t)in > 0)
+        atomic_fetch_add_explicit(&c->own_area_ns, in * (own_now - last), memory_order_relaxed);
+}
+
 void collector_causal_latency(int end)
 {
     struct rocsys_causal_ctl *c = ctl();
 
     if (!c)
         return;
+    if (atomic_load_explicit(&c->own_clock, memory_order_relaxed)) {
+        uint64_t own = own_now_ns(&collector_tls);
+        if (own)
+            area_accrue(c, own);
+    }
     /* the time first, then the count: a reader between the two sees the time without its
      * arrival (an area off by one event's age, once) */
     atomic_fetch_add_explicit(end ? &c->end_sum_ns : &c->begin_sum_ns, collector_now_ns(),
@@ -223,12 +267,26 @@ int collector_causal_signal(const siginfo_t *si)
     return 1;
 }
 
-/* The calling thread's run delay (ns it waited for a CPU, the second field of
- * /proc/thread-self/schedstat), or (uint64_t)-1 when it cannot be read. AS-safe (open, pread). */
-static uint64_t run_delay(void)
+/* Parse the decimal number at *p in buf, moving *p past it and one space; -1 if none. */
+static uint64_t parse_u64(const char *buf, int *p)
+{
+    uint64_t v = 0;
+    int i = *p;
+
+    if (buf[i] < '0' || buf[i] > '9')
+        return (uint64_t)-1;
+    for (; buf[i] >= '0' && buf[i] <= '9'; i++)
+        v = v * 10 + (uint64_t)(buf[i] - '0');
+    *p = buf[i] == ' ' ? i + 1 : i;
+    return v;
+}
+
+/* The calling thread's time on a CPU and its run delay (ns it waited for one): the first two
+ * fields of /proc/thread-self/schedstat; 0, or -1 when they cannot be read. AS-safe (open,
+ * pread). */
+static int sched_read(uint64_t *cpu_ns, uint64_t *delay_ns)
 {
     char buf[96];
-    uint64_t v = 0;
     ssize_t n;
     int i = 0;
 
@@ -237,34 +295,100 @@ static uint64_t run_delay(void)
         ct.sched_fd = fd < 0 ? -1 : fd + 1;
     }
     if (ct.sched_fd < 0 || (n = pread(ct.sched_fd - 1, buf, sizeof(buf) - 1, 0)) <= 0)
-        return (uint64_t)-1;
+        return -1;
     buf[n] = 0;
-    while (buf[i] && buf[i] != ' ') /* the time on a CPU */
-        i++;
-    if (buf[i++] != ' ' || buf[i] < '0' || buf[i] > '9')
-        return (uint64_t)-1;
-    for (; buf[i] >= '0' && buf[i] <= '9'; i++)
-        v = v * 10 + (uint64_t)(buf[i] - '0');
-    return v;
+    *cpu_ns = parse_u64(buf, &i);
+    *delay_ns = parse_u64(buf, &i);
+    return *cpu_ns == (uint64_t)-1 || *delay_ns == (uint64_t)-1 ? -1 : 0;
 }
 
-/* With the program's own clock (protocol.h, own_clock): how much of the span since the
- * thread's previous sample it waited for a CPU. AS-safe. */
-static uint64_t cpu_wait(void)
+/* With the program's own clock (protocol.h, own_clock): how long, since the thread's previous
+ * sample, it waited for a CPU (*wait_ns) and ran on one (*run_ns; -1: unknown). AS-safe. */
+static void sched_since(uint64_t *wait_ns, uint64_t *run_ns)
 {
-    uint64_t rd = run_delay(), w;
+    uint64_t cpu, rd;
 
-    if (rd == (uint64_t)-1)
-        return 0;
-    w = ct.run_delay_ns && rd > ct.run_delay_ns ? rd - ct.run_delay_ns : 0;
+    *wait_ns = 0;
+    *run_ns = (uint64_t)-1;
+    if (sched_read(&cpu, &rd) != 0)
+        return;
+    if (ct.run_delay_ns && rd > ct.run_delay_ns)
+        *wait_ns = rd - ct.run_delay_ns;
+    if (ct.cpu_ns && cpu >= ct.cpu_ns)
+        *run_ns = cpu - ct.cpu_ns;
     ct.run_delay_ns = rd;
-    return w;
+    ct.cpu_ns = cpu;
 }
 
-void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight)
+/* Own clock: whether the sampling signal came on time (the thread was on a CPU when its wall
+ * timer expired, so it stopped at a point of its own run: a fair sample of where it spends its
+ * time), and not late, after a wait for a CPU (then it stopped where it was preempted: far
+ * more often at a system call than elsewhere, as reading a thread's CPU clock can end its time
+ * slice). The timer expires every period from ts->timer_grid_ns. */
+static int on_time(const struct collector_thread *ts, uint64_t entry_ns, uint32_t weight)
+{
+    uint64_t period = collector_g.period_ns;
+
+    if (!collector_g.wall || !ts->timer_grid_ns || entry_ns < ts->timer_grid_ns || !period)
+        return 1;
+    return weight == 1 && (entry_ns - ts->timer_grid_ns) % period < period / CAUSAL_LATE_DIV;
+}
+
+/* Own clock: the part of the thread's own time since its previous sample (run_ns on a CPU,
+ * blocked_ns off one without waiting for one) that the sample's pc stands for. A late sample's
+ * pc says where the thread was preempted, not where it ran (on_time): the time it ran is counted
+ * at the samples that came on time instead, each standing for the mean CPU time per such sample
+ * (recent decayed sums, before this sample). The time a late sample's thread was blocked stays
+ * with its pc: it was blocked there (a timer that expires in a blocking call interrupts it
+ * there). AS-safe. */
+static uint64_t own_attribution(uint64_t run_ns, uint64_t blocked_ns, int fair)
+{
+    uint64_t q = run_ns;
+
+    if (ct.acc_on_time)
+        q = (ct.acc_run_ns << 16) / ct.acc_on_time;
+    ct.acc_run_ns += run_ns - (ct.acc_run_ns >> CAUSAL_DECAY_SHIFT);
+    ct.acc_on_time += (fair ? 1u << 16 : 0) - (ct.acc_on_time >> CAUSAL_DECAY_SHIFT);
+    return blocked_ns + (fair ? q : 0);
+}
+
+/* Own clock: set the thread's wall timer to expire next at a random time after its previous
+ * expiry (0.5 to 1.5 periods: the mean period stays), whatever the thread did meanwhile. A
+ * periodic timer keeps one phase against the scheduler's tick, at which a preempted thread gets
+ * its CPU back: the thread's runs then hold expiries at the same offsets from their starts,
+ * which are where it was preempted (a system call, after one function more often than after
+ * another), and the samples on time favour the code that follows those points. Expiries drawn
+ * from the previous expiry, not from the sample (which a wait may have delayed), do not depend
+ * on when the thread runs: those that find it on a CPU fall anywhere in its runs (on_time).
+ * Expiries already past (the thread was waiting) are skipped. AS-safe. */
+static void jitter_timer(struct collector_thread *ts, uint64_t now)
+{
+    uint64_t period = collector_g.period_ns, next = ts->timer_grid_ns;
+    struct itimerspec its;
+
+    if (!collector_g.wall || !ts->has_timer || !period || !next)
+        return;
+    if (!ct.rng)
+        ct.rng = (now ^ ((uint64_t)ts->tid << 32)) | 1;
+    do {
+        ct.rng ^= ct.rng >> 12; /* xorshift64* */
+        ct.rng ^= ct.rng << 25;
+        ct.rng ^= ct.rng >> 27;
+        next += period / 2 + ((ct.rng * 0x2545f4914f6cdd1dull) >> 11) % period;
+    } while (next <= now + period / 16);
+    its.it_value.tv_sec = (time_t)(next / 1000000000ull);
+    its.it_value.tv_nsec = (long)(next % 1000000000ull);
+    its.it_interval.tv_sec = (time_t)(period / 1000000000ull);
+    its.it_interval.tv_nsec = (long)(period % 1000000000ull);
+    if (timer_settime(ts->timer, TIMER_ABSTIME, &its, NULL) == 0)
+        ts->timer_grid_ns = next;
+}
+
+void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight,
+                             uint64_t entry_ns)
 {
     struct rocsys_causal_ctl *c = ctl();
-    uint64_t now, span, pc, at, prev;
+    uint64_t now, span, pc, at, prev, wait_ns = 0, run_ns = (uint64_t)-1;
     uint32_t seq, nr, pct;
     int hit = 0;
 
@@ -274,7 +398,11 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     at = atomic_load_explicit(&c->progress_addr, memory_order_relaxed);
     if (at && ct.bp_state == 0)
         arm_breakpoint(ts, c, at);
+    int own = atomic_load_explicit(&c->own_clock, memory_order_relaxed) != 0;
     now = collector_now_ns();
+    if (own) /* after the clock: reading schedstat can end the time slice, and the wait for a
+              * CPU that follows is then in the next span and the next reading, both */
+        sched_since(&wait_ns, &run_ns);
     /* the time this sample stands for: since the thread's previous sample (wall time: a thread
      * preempted in the function spends that time there too), but not the delays it slept
      * meanwhile; its first, its periods */
@@ -284,14 +412,14 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     prev = ct.last_ns ? ct.last_ns : now - span;
     ct.last_ns = now;
     ct.slept_ns = 0;
-    if (atomic_load_explicit(&c->own_clock, memory_order_relaxed)) {
+    if (own) {
         /* not the program's time: its waits for a CPU, and its waits for room in the
          * collector's ring (the front end behind: the profiler's, not the program's): the part
          * of a running wait within the span (it began at ring.wait_t0), and the waits that
          * ended since (the ring's waited_ns), less what earlier samples inside them cut */
         uint64_t rw =
             ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
-        uint64_t in_wait = ts->ring.wait_t0, cut = cpu_wait(), ended = 0;
+        uint64_t in_wait = ts->ring.wait_t0, cut = wait_ns, ended = 0;
         if (rw > ct.ring_wait_ns)
             ended = rw - ct.ring_wait_ns;
         ct.ring_wait_ns = rw;
@@ -308,14 +436,23 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
             cut += part;
         }
         span = span > cut ? span - cut : 0;
-        atomic_fetch_add_explicit(&c->own_ns, span, memory_order_relaxed);
-        uint64_t in =
-            atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_BEGIN], memory_order_relaxed) -
-            atomic_load_explicit(&c->progress[ROCSYS_CAUSAL_PP_END], memory_order_relaxed);
-        if ((int64_t)in > 0)
-            atomic_fetch_add_explicit(&c->own_area_ns, in * span, memory_order_relaxed);
+        if (run_ns != (uint64_t)-1) {
+            /* the time it ran, and the time a late sample's thread was blocked (on_time): the
+             * span less the time it ran, which on a sample on time is only the noise of
+             * reading two clocks one after the other (a CPU-bound program measured itself
+             * 12 % more own time than CPU time, summing those differences cut at 0) */
+            int fair = on_time(ts, entry_ns, weight);
+            uint64_t blocked = !fair && span > run_ns ? span - run_ns : 0;
+            atomic_fetch_add_explicit(&c->own_ns, run_ns + blocked, memory_order_relaxed);
+            span = own_attribution(run_ns, blocked, fair);
+        } else {
+            atomic_fetch_add_explicit(&c->own_ns, span, memory_order_relaxed);
+        }
+        if (run_ns != (uint64_t)-1) /* the latency points' area: exact, on that clock */
+            area_accrue(c, now - ct.run_delay_ns - rw);
     } else {
-        ct.run_delay_ns = 0; /* (a wait measured later starts from a fresh reading) */
+        ct.run_delay_ns = ct.cpu_ns = 0; /* (a wait measured later: from a fresh reading) */
+        atomic_store(&ct.area_last_ns, 0);
         ct.ring_wait_ns =
             ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
         ct.wait_t0 = ct.wait_cut_ns = 0;
@@ -333,6 +470,8 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
         push_global(c);
         atomic_fetch_add_explicit(&c->selected_samples, 1, memory_order_relaxed);
     }
+    if (own)
+        jitter_timer(ts, collector_now_ns());
     if (!ct.blocked)
         pay(c);
 }

@@ -40,6 +40,7 @@ struct collector_thread {
     volatile uint64_t wait_frame;       /* inside a wrapped call that waits: its wait leaf
                                            (ROCSYS_WAIT_FRAME), 0: none */
     volatile uint32_t missed_weight;    /* periods of the samples that came meanwhile */
+    uint64_t timer_grid_ns; /* wall mode: a time its timer expires at (every period from it) */
 };
 
 /* Process-wide state, set once at start (and after fork). */
@@ -160,7 +161,8 @@ void collector_causal_latency(int end);
 int collector_causal_signal(const siginfo_t *si);
 /* After a sample of weight periods: a pc in the experiment's ranges adds its delay; the
  * thread pays what it owes. AS-safe. */
-void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight);
+void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight,
+                             uint64_t entry_ns);
 /* The thread ends: its breakpoint goes. */
 void collector_causal_thread_end(void);
 

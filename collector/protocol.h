@@ -117,8 +117,9 @@ struct rocsys_causal_ctl {
     _Atomic uint32_t own_clock;
     uint32_t pad9;
     _Atomic uint64_t own_ns;
-    _Atomic uint64_t own_area_ns; /* the latency points' area on that clock: at each sample, the
-                                     count in flight x what the sample stands for */
+    _Atomic uint64_t own_area_ns; /* the latency points' area on that clock: the count in
+                                     flight x the thread's own time, summed at each begin, end
+                                     and sample */
     /* version 10, --progress kernel:NAME: the kernel objects (HSA) the front end found named
      * NAME, kernel_object[0 .. nkernels) (each written before nkernels grows past it); the
      * collector counts each completed dispatch of one as ROCSYS_CAUSAL_PP_KERNEL */

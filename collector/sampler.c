@@ -388,7 +388,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     ts->busy = 0;
 out:
     if (ours) /* --causal: the sample's delay, what the thread owes (causal.c), kept or not */
-        collector_causal_sample(ts, ucontext, weight);
+        collector_causal_sample(ts, ucontext, weight, t0);
     errno = saved_errno;
 }
 
@@ -539,12 +539,14 @@ int collector_sampler_start_thread(struct collector_thread *ts)
     ts->has_timer = 1;
     /* spread first expiries so that threads are not sampled in lock-step */
     first = collector_g.period_ns / 2 + (ts->tid * 7919ull) % collector_g.period_ns;
+    ts->timer_grid_ns = collector_now_ns() + first; /* (the kernel reads its clock just after) */
     its.it_value.tv_sec = (time_t)(first / 1000000000ull);
     its.it_value.tv_nsec = (long)(first % 1000000000ull);
     its.it_interval.tv_sec = (time_t)(collector_g.period_ns / 1000000000ull);
     its.it_interval.tv_nsec = (long)(collector_g.period_ns % 1000000000ull);
     if (timer_settime(ts->timer, 0, &its, NULL) != 0) {
         int e = errno;
+        ts->timer_grid_ns = 0;
         timer_delete(ts->timer);
         ts->has_timer = 0;
         return -e;

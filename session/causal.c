@@ -537,6 +537,8 @@ static void finish(struct session *s, uint64_t now)
         c->sum[0].delay_ns += c->sum[1].delay_ns;
         c->sum[0].delta += c->sum[1].delta;
         c->sum[0].selected += c->sum[1].selected;
+        c->sum[0].area_ns += c->sum[1].area_ns; /* (a latency point's: the same halves) */
+        c->sum[0].departures += c->sum[1].departures;
         mc->kept += keep(s, 0, &c->sum[0]);
     } else if (keep(s, c->pct, &c->sum[1])) {
         mc->kept++;

@@ -73,23 +73,7 @@ reached=$(causal_reached pipe)
 check "progress: the marks counted by the collector ($reached) are the program's items ($items)" \
     test "$reached" = "$items"
 causal_rows pipe | sed 's/^/  /'
-for fn in stage_a_main stage_a_rest stage_b; do
-    n=$(causal_field pipe "$fn" 5)
-    check "$fn: experiments ran ($n)" test "${n:-0}" -ge 6
-done
-main100=$(causal_field pipe stage_a_main 3) main_ci=$(causal_field pipe stage_a_main 4)
-rest100=$(causal_field pipe stage_a_rest 3) rest_ci=$(causal_field pipe stage_a_rest 4)
-b100=$(causal_field pipe stage_b 3)
-echo "predicted at 100 %: stage_a_main $main100 +- $main_ci (60), stage_a_rest $rest100 +- $rest_ci (40), stage_b $b100 (0)"
-check "stage_a_main's curve rises: $main100 +- $main_ci excludes 0" \
-    awk -v v="$main100" -v c="$main_ci" 'BEGIN{exit !(v != "" && v - c > 0)}'
-check "stage_a_rest's curve rises: $rest100 +- $rest_ci excludes 0" \
-    awk -v v="$rest100" -v c="$rest_ci" 'BEGIN{exit !(v != "" && v - c > 0)}'
-check "stage_a_main's prediction at 100 % ($main100) is 20 points above stage_b's ($b100) at least" \
-    awk -v a="$main100" -v b="$b100" 'BEGIN{exit !(a != "" && b != "" && a - b >= 20)}'
-b20=$(awk -v v="$b100" 'BEGIN{print v / 5}') b50=$(awk -v v="$b100" 'BEGIN{print v / 2}')
-check "stage_b stays flat: $b20 at 20 % within 3 points of 0" within "$b20" 0 3
-check "stage_b stays flat: $b50 at 50 % within 5 points of 0" within "$b50" 0 5
+causal_check_pipeline pipe stage_a_main stage_a_rest stage_b 3 5
 check "stage_a_main is listed above stage_b (sorted by the gain at 20 %)" \
     test "$(causal_rows pipe | awk '$(NF-1)=="stage_a_main"{print NR}')" -lt \
     "$(causal_rows pipe | awk '$(NF-1)=="stage_b"{print NR}')"

@@ -33,23 +33,7 @@ reached=$(causal_reached gpu)
 check "completions counted ($reached) of the program's $completed: at most, 95 % at least" \
     awk -v r="$reached" -v n="$completed" 'BEGIN{exit !(r != "" && n > 0 && r <= n && r >= 0.95 * n)}'
 causal_rows gpu | sed 's/^/  /'
-for fn in feed_kernel pack_args post_process; do
-    n=$(causal_field gpu "$fn" 5)
-    check "$fn: experiments ran ($n)" test "${n:-0}" -ge 6
-done
-feed100=$(causal_field gpu feed_kernel 3) feed_ci=$(causal_field gpu feed_kernel 4)
-pack100=$(causal_field gpu pack_args 3) pack_ci=$(causal_field gpu pack_args 4)
-post100=$(causal_field gpu post_process 3)
-echo "predicted at 100 %: feed_kernel $feed100 +- $feed_ci (60), pack_args $pack100 +- $pack_ci (40), post_process $post100 (0)"
-check "feed_kernel's curve rises: $feed100 +- $feed_ci excludes 0" \
-    awk -v v="$feed100" -v c="$feed_ci" 'BEGIN{exit !(v != "" && v - c > 0)}'
-check "pack_args's curve rises: $pack100 +- $pack_ci excludes 0" \
-    awk -v v="$pack100" -v c="$pack_ci" 'BEGIN{exit !(v != "" && v - c > 0)}'
-check "feed_kernel's prediction at 100 % ($feed100) is 20 points above post_process's ($post100) at least" \
-    awk -v a="$feed100" -v b="$post100" 'BEGIN{exit !(a != "" && b != "" && a - b >= 20)}'
-p20=$(awk -v v="$post100" 'BEGIN{print v / 5}') p50=$(awk -v v="$post100" 'BEGIN{print v / 2}')
-check "post_process stays flat: $p20 at 20 % within $flat20 points of 0" within "$p20" 0 "$flat20"
-check "post_process stays flat: $p50 at 50 % within $flat50 points of 0" within "$p50" 0 "$flat50"
+causal_check_pipeline gpu feed_kernel pack_args post_process "$flat20" "$flat50"
 coz="$WORK/gpu.rec/profile.coz"
 nexp=$(grep -c $'^experiment\tselected=' "$coz" || true)
 check "profile.coz: the experiments ($nexp)" test "${nexp:-0}" -gt 10

@@ -7,42 +7,23 @@
  * itself (its CPU clock around each call) and prints them.
  * Usage: tp_causal_latency SECONDS [UNIT_US]. */
 #define _GNU_SOURCE
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "causal_pipeline.h"
 
 /* the collector's, if loaded */
 void rocsys_user_begin(const char *name) __attribute__((weak));
 void rocsys_user_end(const char *name) __attribute__((weak));
 
-static long iters_per_unit;
-static volatile uint64_t sink;
-
 /* On the thread's CPU clock: the program's own clock, which other programs' use of the CPUs
  * does not change (on a loaded machine the wall-clock shares move with where it was
  * preempted; the prediction is on the own clock too: docs/causal.md) */
-static uint64_t now_ns(void)
+static uint64_t cpu_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* A fixed amount of computation: units x iters_per_unit steps. */
-static inline void spin(long units)
-{
-    uint64_t acc = sink;
-    for (long i = 0; i < units * iters_per_unit; i++)
-        acc = acc * 6364136223846793005ull + 1442695040888963407ull;
-    sink = acc;
 }
 
 void serve_request(void);
@@ -51,17 +32,17 @@ void think(void);
 
 __attribute__((noinline)) void serve_request(void)
 {
-    spin(6);
+    causal_spin(6);
 }
 
 __attribute__((noinline)) void send_reply(void)
 {
-    spin(4);
+    causal_spin(4);
 }
 
 __attribute__((noinline)) void think(void)
 {
-    spin(10);
+    causal_spin(10);
 }
 
 int main(int argc, char **argv)
@@ -70,26 +51,20 @@ int main(int argc, char **argv)
     long unit_us = argc > 2 ? atol(argv[2]) : 100;
     uint64_t serve_ns = 0, reply_ns = 0, req_ns = 0, n = 0;
 
-    iters_per_unit = 100000;
-    uint64_t t0 = wall_ns();
-    spin(10);
-    uint64_t per10 = wall_ns() - t0;
-    iters_per_unit = (long)((double)iters_per_unit * (double)unit_us * 1e4 / (double)per10);
-    if (iters_per_unit < 1)
-        iters_per_unit = 1;
-    uint64_t start = wall_ns(), end = start + (uint64_t)(seconds * 1e9), t = start;
+    causal_calibrate(unit_us);
+    uint64_t start = causal_now_ns(), end = start + (uint64_t)(seconds * 1e9), t = start;
     while (t < end) {
         if (rocsys_user_begin)
             rocsys_user_begin("request");
-        uint64_t a = now_ns();
+        uint64_t a = cpu_ns();
         serve_request();
-        uint64_t b = now_ns();
+        uint64_t b = cpu_ns();
         send_reply();
-        uint64_t c = now_ns();
+        uint64_t c = cpu_ns();
         if (rocsys_user_end)
             rocsys_user_end("request");
         think();
-        t = wall_ns();
+        t = causal_now_ns();
         serve_ns += b - a;
         reply_ns += c - b;
         req_ns += c - a;

@@ -8,29 +8,15 @@
  * gains 0.6 X % too (its stage-A part). Usage: tp_causal_lines SECONDS [UNIT_US]. Prints
  * what it measured of itself, and the lines of the two loops ("lines: A N B M"). */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "causal_pipeline.h"
 
 void rocsys_user_mark(const char *name) __attribute__((weak)); /* the collector's, if loaded */
 
-#define QUEUE 64
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t not_empty = PTHREAD_COND_INITIALIZER, not_full = PTHREAD_COND_INITIALIZER;
-static int queued, done_making;
-static long iters_per_unit, made, consumed;
-static volatile uint64_t sink;
-
-/* CLOCK_MONOTONIC in ns. */
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+static struct causal_queue queue = CAUSAL_QUEUE_INIT;
+static long made, consumed;
 
 void step(int stage);
 void stage_a_rest(void);
@@ -39,8 +25,8 @@ void stage_a_rest(void);
  * code). Stage A runs the first, stage B the second. */
 __attribute__((noinline)) void step(int stage)
 {
-    uint64_t acc = sink;
-    long n = (stage == 0 ? 6 : 3) * iters_per_unit;
+    uint64_t acc = causal_sink;
+    long n = (stage == 0 ? 6 : 3) * causal_iters_per_unit;
 
     if (stage == 0) {
         for (long i = 0; i < n; i++)
@@ -49,16 +35,13 @@ __attribute__((noinline)) void step(int stage)
         for (long i = 0; i < n; i++)
             acc = acc * 2862933555777941757ull + 3037000493ull; /* LOOP_B */
     }
-    sink = acc;
+    causal_sink = acc;
 }
 
 /* The rest of stage A's work (40 %). */
 __attribute__((noinline)) void stage_a_rest(void)
 {
-    uint64_t acc = sink;
-    for (long i = 0; i < 4 * iters_per_unit; i++)
-        acc = acc * 6364136223846793005ull + 1442695040888963407ull;
-    sink = acc;
+    causal_spin(4);
 }
 
 static uint64_t deadline_ns;
@@ -66,43 +49,26 @@ static uint64_t deadline_ns;
 static void *stage_a(void *arg)
 {
     (void)arg;
-    while (now_ns() < deadline_ns) {
+    while (causal_now_ns() < deadline_ns) {
         step(0);
         stage_a_rest();
-        pthread_mutex_lock(&lock);
-        while (queued == QUEUE)
-            pthread_cond_wait(&not_full, &lock);
-        queued++;
+        causal_queue_put(&queue);
         made++;
-        pthread_cond_signal(&not_empty);
-        pthread_mutex_unlock(&lock);
     }
-    pthread_mutex_lock(&lock);
-    done_making = 1;
-    pthread_cond_signal(&not_empty);
-    pthread_mutex_unlock(&lock);
+    causal_queue_close(&queue);
     return NULL;
 }
 
 static void *stage_b(void *arg)
 {
     (void)arg;
-    for (;;) {
-        pthread_mutex_lock(&lock);
-        while (queued == 0 && !done_making)
-            pthread_cond_wait(&not_empty, &lock);
-        if (queued == 0) {
-            pthread_mutex_unlock(&lock);
-            return NULL;
-        }
-        queued--;
-        pthread_cond_signal(&not_full);
-        pthread_mutex_unlock(&lock);
+    while (causal_queue_take(&queue)) {
         step(1);
         consumed++;
         if (rocsys_user_mark)
             rocsys_user_mark("item");
     }
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -111,19 +77,13 @@ int main(int argc, char **argv)
     long unit_us = argc > 2 ? atol(argv[2]) : 100;
     pthread_t a, b;
 
-    iters_per_unit = 100000; /* calibrate: iterations per unit_us */
-    uint64_t t0 = now_ns();
-    stage_a_rest();
-    uint64_t per4 = now_ns() - t0;
-    iters_per_unit = (long)((double)iters_per_unit * (double)unit_us * 4e3 / (double)per4);
-    if (iters_per_unit < 1)
-        iters_per_unit = 1;
-    deadline_ns = now_ns() + (uint64_t)(seconds * 1e9);
-    t0 = now_ns();
+    causal_calibrate(unit_us);
+    deadline_ns = causal_now_ns() + (uint64_t)(seconds * 1e9);
+    uint64_t t0 = causal_now_ns();
     pthread_create(&a, NULL, stage_a, NULL);
     pthread_create(&b, NULL, stage_b, NULL);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
-    printf("lines: %ld items in %.2f s\n", consumed, (double)(now_ns() - t0) / 1e9);
+    printf("lines: %ld items in %.2f s\n", consumed, (double)(causal_now_ns() - t0) / 1e9);
     return consumed == made ? 0 : 1;
 }
