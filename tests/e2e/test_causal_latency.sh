@@ -19,6 +19,12 @@ check "the program measured serve_request's share of a request ('$share')" test 
 check "the Causal section measures the latency point" \
     grep -q '^== Causal profile: progress latency from rocsys_user_begin' "$WORK/latency.last"
 causal_rows latency | sed 's/^/  /'
+if [ -z "$(causal_rows latency)" ]; then # (rare: the Causal section as it was, to tell why)
+    echo "  no rows: the last frame's Causal section and the run's stderr:"
+    awk '/^== Causal profile/{c=1} /^== /&&!/^== Causal/{c=0} c' "$WORK/latency.last" |
+        head -30 | sed 's/^/    /'
+    head -c 1000 "$WORK/latency.err" | sed 's/^/    /'
+fi
 serve=$(causal_field latency serve_request 3) serve_ci=$(causal_field latency serve_request 4)
 think=$(causal_field latency think 3) think_ci=$(causal_field latency think 4)
 echo "latency predicted at 100 %: serve_request $serve +- $serve_ci (share $share)," \
