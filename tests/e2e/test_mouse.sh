@@ -14,6 +14,8 @@ click() {
     tmux_keys "$1" -l $'\e[<0;'"$(($2 + 1));$(($3 + 1))M"
     tmux_keys "$1" -l $'\e[<0;'"$(($2 + 1));$(($3 + 1))m"
 }
+# click_row SESSION TEXT: a click on the row showing TEXT, where it is now (a live tree moves rows)
+click_row() { local x y; read -r x y <<< "$(xy "$1" "$2")"; click "$1" 2 "$y"; }
 # wheel SESSION up|down X Y: one notch of the wheel (buttons 4 and 5: codes 64 and 65)
 wheel() { tmux_keys "$1" -l $'\e[<'"$([ "$2" = up ] && echo 64 || echo 65);$(($3 + 1));$(($4 + 1))M"; }
 # selected SESSION: the text of the selected row, blanks squeezed: the first line below the
@@ -75,8 +77,7 @@ read -r x y <<< "$(xy $S 'SELF%')"
 click $S $((x + 1)) "$y"
 check "click on SELF% sorts by self samples" wait_screen $S '^Hot functions: .*sort: self' 5
 # a row selects
-read -r x y <<< "$(xy $S ' demo_reduce ')"
-click $S 2 "$y"
+click_row $S ' demo_reduce '
 check "click on the demo_reduce row selects it" wait_selected $S ' demo_reduce ' 5
 
 # call tree: a row selects, a second click collapses it, a third expands it again
@@ -84,18 +85,15 @@ read -r x y <<< "$(xy $S ' 1 Call tree ')"
 click $S $((x + 2)) "$y"
 check "click on the Call tree tab" wait_screen $S '^Call tree: ' 5
 check "solver_main open" wait_screen $S '▾ solver_main ' 10
-read -r x y <<< "$(xy $S ' solver_main ')"
-click $S 2 "$y"
+click_row $S ' solver_main '
 check "click selects the solver_main row" wait_selected $S ' solver_main ' 5
 check "first click does not collapse it" wait_screen $S '▾ solver_main ' 2
 # where the row is now: the live tree may have moved it (a thread's new root above it)
-read -r x y <<< "$(xy $S ' solver_main ')"
-click $S 2 "$y"
+click_row $S ' solver_main '
 check "second click on the selected row collapses it" wait_screen $S '▸ solver_main ' 5
 check "its children are hidden" sh -c "! tmux -L '$TMUX_SOCKET' capture-pane -p -t $S | grep -q ' demo_step '"
 sleep 0.3 # (two clicks closer than ncurses' click interval, 166 ms, are one double click)
-read -r x y <<< "$(xy $S ' solver_main ')"
-click $S 2 "$y"
+click_row $S ' solver_main '
 check "third click expands it again" wait_screen $S '▾ solver_main ' 5
 # the wheel moves the selection three rows per notch
 read -r x y <<< "$(xy $S ' [all]')"
@@ -114,10 +112,9 @@ check "wheel up: back to the root" wait_selected $S '\[all\]' 5
 read -r x y <<< "$(xy $S ' 3 Threads ')"
 click $S $((x + 2)) "$y"
 check "click on the Threads tab" wait_screen $S '^Threads: ' 5
-read -r x y <<< "$(xy $S ' sleeper ')"
-click $S 2 "$y"
+click_row $S ' sleeper '
 check "click selects the sleeper thread" wait_selected $S ' sleeper ' 5
-click $S 2 "$y"
+click_row $S ' sleeper '
 check "second click shows the sleeper's call tree" wait_screen $S '^Call tree: thread sleeper' 5
 tmux_keys $S q
 check "quits" wait_file "$WORK/$S.rc" 10
@@ -136,10 +133,9 @@ if [ -x "$TP/tp_hsa_harness" ]; then
     read -r x y <<< "$(xy $K 'KERNEL')"
     click $K $((x + 2)) "$y"
     check "kernels: click on KERNEL sorts by name" wait_screen $K '^Hot kernels: .*sort: name' 5
-    read -r x y <<< "$(xy $K ' vector_add(')"
-    click $K 2 "$y"
+    click_row $K ' vector_add('
     check "kernels: click selects vector_add" wait_selected $K ' vector_add\(' 5
-    click $K 2 "$y"
+    click_row $K ' vector_add('
     check "kernels: second click opens its launch paths" wait_screen $K '^Launch paths of vector_add' 5
     tmux_keys $K v
     check "kernels: the whole paths" wait_screen $K '^Launch paths of .*whole paths' 5
@@ -147,8 +143,7 @@ if [ -x "$TP/tp_hsa_harness" ]; then
     click $K $((x + 2)) "$y"
     check "kernels: click on LAUNCHES sorts the paths by launches" \
         wait_screen $K '^Launch paths of .*sort: launches' 5
-    read -r x y <<< "$(xy $K ' harness_setup_launch <')"
-    click $K 2 "$y"
+    click_row $K ' harness_setup_launch <'
     check "kernels: click selects the harness_setup_launch path" \
         wait_selected $K ' harness_setup_launch <' 5
     tmux_kill $K
