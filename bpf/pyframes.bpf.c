@@ -112,7 +112,6 @@ struct pyf_scratch {
     unsigned char buf[PYF_FRAME_READ];                   /* one frame read alone */
     unsigned char cst[PYF_CSTACK_READ + PYF_FRAME_READ]; /* the C stack from the _PyCFrame */
     unsigned char win[PYF_WINDOW + PYF_FRAME_READ];      /* a data-stack window (and slack) */
-    struct pyf_event ev; /* the walk, copied into the ring once made */
 };
 
 struct {
@@ -145,7 +144,7 @@ struct {
 struct walk {
     struct pyf_scratch *sc;
     const struct pyf_proc *pr;
-    struct pyf_event *e; /* sc->ev */
+    struct pyf_event *e; /* in this CPU's ring, at its head */
 };
 
 /* 8 bytes of the target at addr into *out: 0, or non-zero when it cannot be read. */
@@ -376,7 +375,7 @@ int pyframes(struct bpf_perf_event_data *ctx)
     struct pyf_seen *seen = &seen_slots[tid & (SEEN_SLOTS - 1)];
     struct pyf_scratch *sc;
     struct pyf_ring *ring;
-    struct pyf_event *e, *re;
+    struct pyf_event *e;
     struct task_struct *task;
     struct pt_regs___k *regs;
     struct walk w;
@@ -387,17 +386,14 @@ int pyframes(struct bpf_perf_event_data *ctx)
     ring = bpf_map_lookup_elem(&walks, &cpu);
     if (!sc || !ring)
         return 1;
-    /* the walk goes to the head of this CPU's ring (if the front end has read far enough: else
-     * dropped, as a full ring buffer would), made in sc->ev and copied there in one go: a
-     * store per field into the ring's lines, which the front end reads from the other CPU,
-     * cost 250-400 ns more a sample than one copy of the made walk (docs/performance.md) */
+    /* the walk is written where it will be read: at the head of this CPU's ring (if the front
+     * end has read far enough: else dropped, as a full ring buffer would) */
     u64 head = ring->head, rb = ring_bytes;
     if (head - ring->tail > rb - sizeof(struct pyf_event)) {
         ring->dropped++;
         return 1;
     }
-    re = (struct pyf_event *)((unsigned char *)(ring + 1) + (head & (rb - 8)));
-    e = &sc->ev;
+    e = (struct pyf_event *)((unsigned char *)(ring + 1) + (head & (rb - 8)));
     w.sc = sc;
     w.pr = pr;
     w.e = e;
@@ -496,8 +492,6 @@ out:
         len = sizeof(*e);
     /* published: the walk's stores come before head's (x86 keeps stores in order; the
      * barrier keeps the compiler from moving them); read at each decode, no wakeup */
-    if (bpf_probe_read_kernel(re, len, e))
-        goto timed; /* (cannot fail: a copy between two maps) */
     asm volatile("" ::: "memory");
     ring->head = head + len;
 timed:
