@@ -182,7 +182,7 @@ cache_ref "at the end"
 awk -v l0="$load0" -v l1="$(cut -d ' ' -f 1 /proc/loadavg)" -v a="${stat0[*]:1:8}" \
     -v b="${stat1[*]:1:8}" 'BEGIN {
         split(a, x); split(b, y); for (i = 1; i <= 8; i++) t += y[i] - x[i]
-        printf "load average %s at the start, %s at the end; steal %.1f %% of the vCPUs time\n",
+        printf "load average %s at the start, %s at the end; steal %.1f %% of the vCPU time\n",
             l0, l1, (t > 0 ? 100 * (y[8] - x[8]) / t : 0) }'
 # start-up: loading the walker
 cc -std=gnu11 -O2 -o "$work/bpf_load" "$here/bpf_load.c" -lbpf || die "building bpf_load failed"
