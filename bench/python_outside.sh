@@ -31,6 +31,11 @@
 # samples after a pause at load 9, 36 % at load 11-12, each 2.5-3 times as costly), which is
 # why it grows with the load; the timed rows show each part. A build without the timing (older
 # than 1458eea) prints no timed row.
+# The load average at the start and the end, the vCPUs' steal time over the runs, and the
+# machine's own first-touch cost at the start and the end (bench/cache_ref.c: a 6 KiB copy of
+# memory last touched a millisecond of CPU before, as the walker's window read at 50 frames, and
+# again at once; the core's speed) are printed too: the walker's costs depend on what else the
+# machine runs and on where it leaves the caches (docs/performance.md).
 # Then the walker's start-up: bench/bpf_load.c loads each build's bpf/pyframes.bpf.o (libbpf's
 # relocation, the verifier, the maps) 5 times in turn; medians of wall and CPU ms (what a
 # launched Python program waits for before its exec). Root only (CAP_BPF). See
@@ -71,6 +76,16 @@ def main():
 main()
 PYEOF
 
+cc -std=gnu11 -O2 -o "$work/cache_ref" "$here/cache_ref.c" || die "building cache_ref failed"
+# the machine's first-touch cost, one line: "when: cold median / mean, warm median / mean, adds"
+cache_ref() {
+    "$work/cache_ref" 2 | awk -v w="$1" '{
+        printf "machine %s: 6 KiB copy of memory touched 1 ms of CPU before: median %s / mean", w, $2
+        printf " %s ns; at once again: %s / %s ns; 1000 dependent additions %s ns\n", $3, $4, $5, $6 }'
+}
+ref0=$(cache_ref "at the start")
+load0=$(cut -d ' ' -f 1 /proc/loadavg)
+read -r -a stat0 < /proc/stat
 # rows: "label depth mode build"
 rows=("whole 3 1 $build" "whole 50 1 $build" "entry+regs 50 2 $build" "+tstate 50 3 $build"
     "+frames 50 4 $build")
@@ -160,6 +175,15 @@ if [[ -n $before ]]; then
     awk -v a="${kern[3.10-before-50]:-0}" -v b="${kern[3.10-50]:-0}" \
         'BEGIN{if (b > 0) printf "kernel before / now at 50 frames, 3.10: %.2f\n", a/b}'
 fi
+read -r -a stat1 < /proc/stat
+echo "$ref0"
+cache_ref "at the end"
+# /proc/stat's cpu line: user nice system idle iowait irq softirq steal ...
+awk -v l0="$load0" -v l1="$(cut -d ' ' -f 1 /proc/loadavg)" -v a="${stat0[*]:1:8}" \
+    -v b="${stat1[*]:1:8}" 'BEGIN {
+        split(a, x); split(b, y); for (i = 1; i <= 8; i++) t += y[i] - x[i]
+        printf "load average %s at the start, %s at the end; steal %.1f %% of the vCPU time\n",
+            l0, l1, (t > 0 ? 100 * (y[8] - x[8]) / t : 0) }'
 # start-up: loading the walker
 cc -std=gnu11 -O2 -o "$work/bpf_load" "$here/bpf_load.c" -lbpf || die "building bpf_load failed"
 objs=("$build/bpf/pyframes.bpf.o")
