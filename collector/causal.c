@@ -191,6 +191,11 @@ void collector_causal_latency(int end)
 
     if (!c)
         return;
+    /* an end with no begin counted (a stray one): counted, it would leave the count in flight
+     * one low, and so every area, for the rest of the run */
+    if (end && (int64_t)(atomic_load(&c->progress[ROCSYS_CAUSAL_PP_BEGIN]) -
+                         atomic_load(&c->progress[ROCSYS_CAUSAL_PP_END])) <= 0)
+        return;
     if (atomic_load_explicit(&c->own_clock, memory_order_relaxed)) {
         uint64_t own = own_now_ns(&collector_tls);
         if (own)
