@@ -155,16 +155,23 @@ void collector_causal_kernel_done(uint64_t kernel_object)
 
 static int sched_read(uint64_t *cpu_ns, uint64_t *delay_ns);
 
-/* Own clock: the calling thread's own time now (its wall time less its waits for a CPU and for
- * room in the collector's ring, as the samples' spans), 0 when unknown. AS-safe. */
+/* Own clock: the calling thread's own time at now, its run delay then being run_delay_ns: its
+ * wall time less its waits for a CPU and for room in the collector's ring, as the samples'
+ * spans. AS-safe. */
+static uint64_t own_at(const struct collector_thread *ts, uint64_t now, uint64_t run_delay_ns)
+{
+    uint64_t rw =
+        ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
+
+    return now - run_delay_ns - rw;
+}
+
+/* Own clock: the calling thread's own time now, 0 when unknown. AS-safe. */
 static uint64_t own_now_ns(const struct collector_thread *ts)
 {
-    uint64_t cpu, rd, rw, now = collector_now_ns(); /* (first: as collector_causal_sample) */
+    uint64_t cpu, rd, now = collector_now_ns(); /* (first: as collector_causal_sample) */
 
-    if (sched_read(&cpu, &rd) != 0)
-        return 0;
-    rw = ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
-    return now - rd - rw;
+    return sched_read(&cpu, &rd) == 0 ? own_at(ts, now, rd) : 0;
 }
 
 /* Own clock: the latency points' area (the count in flight x own time) up to own_now, exact:
@@ -190,6 +197,11 @@ void collector_causal_latency(int end)
     struct rocsys_causal_ctl *c = ctl();
 
     if (!c)
+        return;
+    /* an end with no begin counted (a stray one): counted, it would leave the count in flight
+     * one low, and so every area, for the rest of the run */
+    if (end && (int64_t)(atomic_load(&c->progress[ROCSYS_CAUSAL_PP_BEGIN]) -
+                         atomic_load(&c->progress[ROCSYS_CAUSAL_PP_END])) <= 0)
         return;
     if (atomic_load_explicit(&c->own_clock, memory_order_relaxed)) {
         uint64_t own = own_now_ns(&collector_tls);
@@ -449,7 +461,7 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
             atomic_fetch_add_explicit(&c->own_ns, span, memory_order_relaxed);
         }
         if (run_ns != (uint64_t)-1) /* the latency points' area: exact, on that clock */
-            area_accrue(c, now - ct.run_delay_ns - rw);
+            area_accrue(c, own_at(ts, now, ct.run_delay_ns));
     } else {
         ct.run_delay_ns = ct.cpu_ns = 0; /* (a wait measured later: from a fresh reading) */
         atomic_store(&ct.area_last_ns, 0);

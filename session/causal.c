@@ -116,6 +116,18 @@ void session_causal_hsa_symbol(struct session *s, uint32_t pid, uint64_t kernel_
     atomic_store_explicit(&c->ctl->nkernels, n + 1, memory_order_release);
 }
 
+/* Causal mode in the child, named before its exec: a progress point it reaches at once counts
+ * (a latency point's end counted without its begin left the count in flight one low). */
+void session_causal_before_exec(struct session *s, pid_t pid)
+{
+    if (!s->tr.hdr)
+        return;
+    struct rocsys_causal_ctl *ctl = &s->tr.hdr->causal;
+
+    ctl->pid = (uint32_t)pid;
+    ctl->enabled = 1;
+}
+
 void session_causal_start(struct session *s)
 {
     struct session_causal *c = xcalloc(1, sizeof(*c));
@@ -131,8 +143,6 @@ void session_causal_start(struct session *s)
                                  : -1;
     c->len_ns = CAUSAL_LEN_MIN_NS;
     c->start_ns = model_clock_ns(CLOCK_MONOTONIC);
-    c->ctl->pid = c->pid;
-    c->ctl->enabled = 1;
     ms->causal = model_causal_new();
     ms->causal->exp_len_ns = c->len_ns;
     if (progress_kernel(s))

@@ -410,6 +410,18 @@ static int setup_model(struct session *s, char *err, size_t errlen)
     return 0;
 }
 
+/* inject_spawn's hook, while the child waits before its exec: --causal's experiment block names
+ * it, and the perf engine opens its events on it. */
+static void launch_before_exec(pid_t pid, void *ctx)
+{
+    struct session *s = ctx;
+
+    if (s->o->causal)
+        session_causal_before_exec(s, pid);
+    if (s->use_perf)
+        session_perf_before_exec(pid, ctx);
+}
+
 /* Start the program with the collector injected: the engine chosen first, the collector's
  * settings in its environment. 0, or the exit status with a one-line message on stderr. */
 static int launch_target(struct session *s, const struct inject_program *prog,
@@ -445,7 +457,7 @@ static int launch_target(struct session *s, const struct inject_program *prog,
     struct inject_launch launch = {
         .argv = o->target_argv, .use_stdin = o->use_stdin, .causal = o->causal};
     int rc = inject_spawn(&launch, prog, collector, env_extra, &s->target, err, sizeof(err),
-                          s->use_perf ? session_perf_before_exec : NULL, s);
+                          launch_before_exec, s);
     if (rc != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         return rc;

@@ -192,6 +192,10 @@ void session_check_attached(struct session *s);
 /* causal.c (--causal) */
 /* Start causal profiling of the launched target (after the spawn). */
 void session_causal_start(struct session *s);
+/* The spawn's hook, before the target's exec: the experiment block names it (its first
+ * progress points count: a latency point's begin counted after its end would skew the count in
+ * flight, and so every latency experiment, for the whole run). */
+void session_causal_before_exec(struct session *s, pid_t pid);
 void session_causal_free(struct session *s);
 /* A decoded sample: its leaf pc may be chosen for an experiment. */
 void session_causal_sample(struct session *s, uint32_t pid, const uint64_t *frames, uint32_t n);

@@ -5,10 +5,13 @@
  * the latency X % of its share of the request shorter; making think faster changes the
  * latency not at all (though it would raise the throughput). The program measures the shares
  * itself (its CPU clock around each call) and prints them.
- * Usage: tp_causal_latency SECONDS [UNIT_US]. */
+ * With "stray-end", the program first ends a request it never began (as a request begun before
+ * the profiler was ready looks): the profile must not count it.
+ * Usage: tp_causal_latency SECONDS [UNIT_US [stray-end]]. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "causal_pipeline.h"
 
@@ -52,6 +55,8 @@ int main(int argc, char **argv)
     uint64_t serve_ns = 0, reply_ns = 0, req_ns = 0, n = 0;
 
     causal_calibrate(unit_us);
+    if (argc > 3 && strcmp(argv[3], "stray-end") == 0 && rocsys_user_end)
+        rocsys_user_end("request");
     uint64_t start = causal_now_ns(), end = start + (uint64_t)(seconds * 1e9), t = start;
     while (t < end) {
         if (rocsys_user_begin)
