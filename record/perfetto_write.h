@@ -17,7 +17,7 @@
 #define PF_CHUNK       65536 /* write the buffer out once it holds this much */
 #define PF_ZLIB_LEVEL  1     /* deflate level of each chunk (fast; see docs/performance.md) */
 #define PF_FLUSH_NS    1000000000ull      /* and at least once a second of trace time */
-#define PF_MAX_REPEAT  64                 /* heaviest weight written as repeated samples */
+#define PF_MAX_REPEAT  60000              /* heaviest weight written as repeated samples */
 #define PF_CLOCK_DELTA PF_CLOCK_SEQ_FIRST /* sequence-scoped incremental clock of samples */
 #define PF_REORDER_NS  250000000u         /* samples held back this far behind the newest one */
 #define PF_REORDER_MAX 65536              /* ... and never more than this many */

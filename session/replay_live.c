@@ -1,12 +1,13 @@
 /* rocsys-top --replay DIR --live: follow recordings while their writers write them. DIR is a
  * recording (DIR/trace.pftrace) or an MPI job's parent directory (DIR/rank-N/, ranks found as
- * they appear). Each trace is read as it grows (record/perfetto_read's stream reader keeps its
- * state, a packet still being written waits for the next poll) and only what is new is fed to
- * one model shared by every rank: processes (tagged with their rank and host), threads,
- * samples, slices and marks, the process counters and output; session.json, written last,
- * says a recording ended cleanly. File sizes are polled (stat), which is what works on file
- * systems that show appends late (NFS attribute caching): a recording that stops growing
- * without a session.json is said to be stalled (killed, or its node died). */
+ * they appear); an empty DIR becomes the one or the other by what is first written into it. Each
+ * trace is read as it grows (record/perfetto_read's stream reader keeps its state, a packet still
+ * being written waits for the next poll) and only what is new is fed to one model shared by every
+ * rank: processes (tagged with their rank and host), threads, samples, slices and marks, the
+ * process counters and output; session.json, written last, says a recording ended cleanly. File
+ * sizes are polled (stat), which is what works on file systems that show appends late (NFS
+ * attribute caching): a recording that stops growing without a session.json is said to be stalled
+ * (killed, or its node died). */
 #include "session/session.h"
 
 #include <dirent.h>
@@ -151,6 +152,12 @@ static void discover(struct live *l)
     DIR *d;
     struct dirent *de;
 
+    if (l->multi && l->nrecs == 0) { /* DIR was empty: a recording may have started in it */
+        snprintf(path, sizeof(path), "%s/trace.pftrace", l->dir);
+        if (access(path, F_OK) != 0)
+            snprintf(path, sizeof(path), "%s/trace.chunks", l->dir);
+        l->multi = access(path, F_OK) != 0;
+    }
     if (!l->multi) {
         if (l->nrecs == 0)
             add_rec(l, l->dir, -1);

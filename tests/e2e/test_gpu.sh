@@ -113,11 +113,21 @@ child_named() {
     done
     echo "$c"
 }
-"$ROCSYS_TOP" -b -d 3 --gpu-interval 100 -- "$TP/tp_sleep" 4.5 > "$WORK/target.all" 2>&1 &
+# The target sleeps until the test has seen a frame with its process (or 90 s), then is ended:
+# it slept a fixed 4.5 s, and at load 13-16 under ASan finding it and faking its KFD entry took
+# most of that, so no frame while it ran listed it (at its end its name is gone from /proc)
+"$ROCSYS_TOP" -b -d 3 --gpu-interval 100 -- "$TP/tp_sleep" 120 > "$WORK/target.all" 2>&1 &
 rp=$!
-tpid=$(child_named $rp tp_sleep 10)
+tpid=$(child_named $rp tp_sleep 30)
 check "target started" test -n "$tpid"
-[ -z "$tpid" ] || $GS proc "$tpid" 1 4096
+if [ -n "$tpid" ]; then
+    $GS proc "$tpid" 1 4096
+    for _ in $(seq 900); do
+        grep -Eq "^  $tpid +tp_sleep +1 +4096 .* yes +-$" "$WORK/target.all" && break
+        sleep 0.1
+    done
+    kill "$tpid" 2> /dev/null || true
+fi
 wait $rp || true
 last_frame "$WORK/target.all" > "$WORK/target.txt"
 # frames while the target ran (its process name is gone from /proc at the end)

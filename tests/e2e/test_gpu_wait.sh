@@ -64,7 +64,7 @@ for how in spin sleep; do
             grep -q "^gpu wait hipDeviceSynchronize: 40 calls, " <<< "$F"
         P=$(last_frame <("$ROCSYS_TOP" --replay "$R" -b --rows 40 2>&1))
         rshare=$(wait_share "$P")
-        check "$how ($engine): replay: the leaf (${rshare:-missing}%) and the totals" \
+        check "$how ($engine): replay: the leaf ${rshare:-missing}% (live ${share:-missing}%) and the totals $(totals "$P" | tr ' ' /) ms (live $wait/$cpu/$blocked)" \
             bash -c "$(declare -f within); within '$rshare' '$share' 0.2 && [ '$(totals "$P")' = '$wait $cpu $blocked' ]"
     done
 done

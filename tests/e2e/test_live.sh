@@ -7,14 +7,20 @@ source "$(dirname "$0")/lib.sh"
 
 samples_of() { sed -n 's/^mode .* samples \([0-9]*\) .*/\1/p'; }
 
-# -- 1. one recording, followed from its first second to its end
+# -- 1. one recording, followed from its first second to its end: the viewer starts first, on
+# the empty directory ("waiting for a recording"), and the recording once the viewer has
+# printed its first frame. (It started the other way round, 1 s after the trace appeared: under
+# ASan at load 13-16 the viewer's start took most of the demo's 5 s, and 1 frame of 2 saw the
+# recording being written.)
 D=$WORK/one
+mkdir -m 700 "$D"
+timeout 120 "$ROCSYS_TOP" --replay "$D" --live -b -d 10 --rows 3 > "$WORK/live1.txt" &
+vpid=$!
+for _ in $(seq 600); do grep -q '^rocsys-top frame ' "$WORK/live1.txt" && break; sleep 0.1; done
 "$ROCSYS_TOP" --record "$D" --no-tui -- "$ROCSYS_DEMO" --seconds 5 > "$WORK/one.out" 2>&1 &
 rpid=$!
-wait_file "$D/trace.pftrace" 10 || true
-sleep 1
 rc=0
-timeout 60 "$ROCSYS_TOP" --replay "$D" --live -b -d 10 --rows 3 > "$WORK/live1.txt" || rc=$?
+wait "$vpid" || rc=$?
 wait "$rpid" || true
 check "live: exits 0 by itself once the recording ended (got $rc)" test "$rc" -eq 0
 growing=$(grep -c '^notice: live: 1 recording: 1 being written' "$WORK/live1.txt" || true)
@@ -52,7 +58,8 @@ rc=0
 "$ROCSYS_TOP" --live -b 2> "$WORK/e2.txt" || rc=$?
 check "--live without --replay: exit 2, one line" test "$rc" -eq 2 -a "$(wc -l < "$WORK/e2.txt")" -eq 1
 
-# -- 2. an MPI job followed live: rank 3 starts 3 s late, rank 2's rocsys-top is killed
+# -- 2. an MPI job followed live: rank 3 starts late (once the viewer has printed a frame, in
+# which it cannot be), rank 2's rocsys-top is killed
 if ! command -v mpirun > /dev/null; then
     echo "SKIP the MPI part: Open MPI (mpirun) is not installed"
     finish
@@ -62,19 +69,21 @@ M=$WORK/mpi
 cat > "$WORK/rank.sh" << EOF
 #!/usr/bin/env bash
 case \$OMPI_COMM_WORLD_RANK in
-3) sleep 3; exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 3 ;;
-2) "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 9 &
+3) for i in \$(seq 1200); do [ -e "$WORK/viewer.up" ] && break; sleep 0.1; done
+   exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 3 ;;
+2) "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 600 &
    # rocsys-top first (killed with its target first, it would still write session.json), once
-   # its trace holds samples (written once a second: 2.5 s, or up to 7.5 s where a slow build,
-   # ASan, or a loaded machine takes longer; its demo runs 9 s). A trace that is not empty may
-   # hold only its header packets: the samples are what the Ranks table needs
+   # its trace holds samples (written once a second: 2.5 s, up to 60 s where a slow build,
+   # ASan, or a loaded machine takes longer; its demo runs until killed, so that it cannot end
+   # by itself first). A trace that is not empty may hold only its header packets: the samples
+   # are what the Ranks table needs
    p=\$!; sleep 2.5
-   for i in \$(seq 50); do
+   for i in \$(seq 575); do
        "$ROCSYS_PROGRAMS/rocsys-trace-check" "$M/rank-2/trace.pftrace" 2> /dev/null |
            awk 'NR == 1 { exit !(\$6 > 0) }' && break
        sleep 0.1
    done
-   kill -9 \$p; wait \$p; pkill -9 -f -- "$ROCSYS_DEMO --seconds 9"; exit 0 ;;
+   kill -9 \$p; wait \$p; pkill -9 -f -- "$ROCSYS_DEMO --seconds 600"; exit 0 ;;
 *) exec "$ROCSYS_TOP" --record "$M" --no-tui -- "$ROCSYS_DEMO" --seconds 5 ;;
 esac
 EOF
@@ -82,14 +91,19 @@ chmod +x "$WORK/rank.sh"
 timeout 120 mpirun --oversubscribe --allow-run-as-root -np 4 "$WORK/rank.sh" > "$WORK/mpi.out" 2>&1 &
 mpid=$!
 # the viewer starts once the three ranks that start at once have made their recordings (1.5 s,
-# longer for a slow build), well before the late one
-sleep 1.5
-for _ in $(seq 50); do
+# up to 60 s for a slow build on a loaded machine: at load 18 under ASan 6.5 s were not
+# enough), and the late one once the viewer has printed its first frame. 30 frames (at least
+# 30 s): the late rank's 3 s and the killed one's 5 s without growth (stalled) fit in them
+for _ in $(seq 600); do
     [ -d "$M/rank-0" ] && [ -d "$M/rank-1" ] && [ -d "$M/rank-2" ] && break
     sleep 0.1
 done
 rc=0
-timeout 90 "$ROCSYS_TOP" --replay "$M" --live -b -d 10 -n 14 --rows 8 > "$WORK/live4.txt" || rc=$?
+timeout 150 "$ROCSYS_TOP" --replay "$M" --live -b -d 10 -n 30 --rows 8 > "$WORK/live4.txt" &
+vpid=$!
+for _ in $(seq 600); do grep -q '^rocsys-top frame ' "$WORK/live4.txt" && break; sleep 0.1; done
+touch "$WORK/viewer.up"
+wait "$vpid" || rc=$?
 wait "$mpid" || true
 check "live MPI: exit 0 (got $rc)" test "$rc" -eq 0
 ranks_seen=$(sed -n 's/^notice: live: \([0-9]*\) ranks.*/\1/p' "$WORK/live4.txt" | tr '\n' ' ')

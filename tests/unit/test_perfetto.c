@@ -745,9 +745,9 @@ int main(void)
     feed(c, w, RECORD_EV_THREAD, 4 * FIXTURE_SEC, FIXTURE_PID + 1, "worker-2", NULL, 0, 0);
     feed(c, w, RECORD_EV_SAMPLE, 4 * FIXTURE_SEC, FIXTURE_PID + 1, NULL, s_rec, 4, 1); /* 8 */
     feed(c, w, RECORD_EV_SAMPLE, 4 * FIXTURE_SEC, FIXTURE_PID + 1, NULL, s_other, 2,
-         100); /* 9-72: written 64 times (bounded) */
-    feed(c, w, RECORD_EV_SAMPLE, 5 * FIXTURE_SEC, FIXTURE_PID, NULL, s_inl, 3, 1);     /* 73 */
-    feed(c, w, RECORD_EV_SAMPLE, 5 * FIXTURE_SEC, FIXTURE_PID + 2, NULL, s_unk, 2, 1); /* 74 */
+         70); /* 9-78: written 70 times (exact; the old bound wrote 64) */
+    feed(c, w, RECORD_EV_SAMPLE, 5 * FIXTURE_SEC, FIXTURE_PID, NULL, s_inl, 3, 1);     /* 79 */
+    feed(c, w, RECORD_EV_SAMPLE, 5 * FIXTURE_SEC, FIXTURE_PID + 2, NULL, s_unk, 2, 1); /* 80 */
     c->close(w, m, NULL);
 
     int rc = perfetto_read_file(path, &s, err, sizeof(err));
@@ -764,10 +764,10 @@ int main(void)
     CHECK((th = perfetto_read_thread_find(&s, FIXTURE_PID, FIXTURE_PID)) &&
           strcmp(th->name, "main") == 0 && th->samples == 5);
     CHECK((th = perfetto_read_thread_find(&s, FIXTURE_PID, FIXTURE_PID + 1)) &&
-          strcmp(th->name, "worker-2") == 0 && th->samples == 69);
+          strcmp(th->name, "worker-2") == 0 && th->samples == 75);
     CHECK((th = perfetto_read_thread_find(&s, FIXTURE_PID, FIXTURE_PID + 2)) &&
           strcmp(th->name, "late") == 0 && th->samples == 1);
-    CHECK(s.nsamples == 75);
+    CHECK(s.nsamples == 81);
     const char *p_leaf[] = {"fn_outer", "fn_middle", "fn_leaf"};
     const char *p_mid[] = {"fn_outer", "fn_middle"};
     const char *p_other[] = {"fn_outer", "fn_other"};
@@ -777,13 +777,13 @@ int main(void)
     CHECK(s.samples[0].stack == s.samples[2].stack);
     CHECK(stack_is(&s, 3, p_mid, 2));
     CHECK(stack_is(&s, 4, p_other, 2) && stack_is(&s, 7, p_other, 2) &&
-          stack_is(&s, 9, p_other, 2) && stack_is(&s, 72, p_other, 2));
+          stack_is(&s, 9, p_other, 2) && stack_is(&s, 78, p_other, 2));
     CHECK(stack_is(&s, 8, p_rec, 4));
-    CHECK(stack_is(&s, 74, p_unk, 2));
+    CHECK(stack_is(&s, 80, p_unk, 2));
     /* inlined frames are frames of their own, as the symbolizer reports them */
     const char *p_inl[16];
     uint32_t ninl = expected_stack(m, s_inl, 3, p_inl, 16);
-    CHECK(ninl >= 3 && stack_is(&s, 73, p_inl, ninl));
+    CHECK(ninl >= 3 && stack_is(&s, 79, p_inl, ninl));
     CHECK(strcmp(p_inl[0], "fn_outer") == 0 && strcmp(p_inl[ninl - 1], "fn_callee") == 0);
     if (ninl == 4)
         CHECK_STR(p_inl[2], "inl_helper");
@@ -793,12 +793,12 @@ int main(void)
     /* timestamps come back on CLOCK_MONOTONIC */
     CHECK(s.samples[0].mono_ns == 2 * FIXTURE_SEC && s.samples[1].mono_ns == 2 * FIXTURE_SEC + 1);
     /* self counts per function name */
-    CHECK(self_of(&s, 0, "fn_leaf") == 4 && self_of(&s, 0, "fn_other") == 68);
+    CHECK(self_of(&s, 0, "fn_leaf") == 4 && self_of(&s, 0, "fn_other") == 74);
     CHECK(self_of(&s, 0, "fn_middle") == 1 && self_of(&s, 0, "fn_outer") == 0);
     CHECK(self_of(&s, FIXTURE_PID, "fn_leaf") == 3 && self_of(&s, FIXTURE_PID + 1, "fn_leaf") == 1);
     struct perfetto_read_count *cnt;
     size_t ncnt = perfetto_read_self_counts(&s, 0, &cnt);
-    CHECK(ncnt >= 2 && strcmp(cnt[0].function, "fn_other") == 0 && cnt[0].self == 68);
+    CHECK(ncnt >= 2 && strcmp(cnt[0].function, "fn_other") == 0 && cnt[0].self == 74);
     free(cnt);
     uint64_t full_packets = s.packets;
     perfetto_read_free(&s);
@@ -821,7 +821,7 @@ int main(void)
     if (data) {
         /* a torn last write loses its chunk (one compressed bundle), nothing before it */
         rc = perfetto_read_buffer(data, len - 3, &s, err, sizeof(err));
-        CHECK(rc == 0 && s.truncated && s.packets < full_packets && s.nsamples < 75);
+        CHECK(rc == 0 && s.truncated && s.packets < full_packets && s.nsamples < 81);
         perfetto_read_free(&s);
     }
     free(data);
