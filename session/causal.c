@@ -25,6 +25,7 @@
 #define CAUSAL_LEN_MAX_NS       8000000000ull
 #define CAUSAL_COOL_NS          10000000ull  /* between experiments */
 #define CAUSAL_SLICE_NS         100000000ull /* an experiment alternates speedup and 0 % slices */
+#define CAUSAL_OVERRUN_NS       250000000ull /* a slice this long: the front end was held up */
 #define CAUSAL_RANGE_CACHE      256
 #define CAUSAL_MIN_SHARE        0.02 /* a candidate has this share of the recent in-scope samples */
 #define CAUSAL_ZERO_WEIGHT      7    /* Coz: 0 % for draws 0..7 of 0..27 */
@@ -71,6 +72,7 @@ struct session_causal {
     uint64_t own0;               /* own_ns at the running slice's start */
     int on;                      /* the running slice has the speedup (else 0 %) */
     uint64_t slice_ns;           /* when the running slice started */
+    uint64_t longest_ns;         /* the experiment's longest slice */
     struct causal_half {
         uint64_t elapsed_ns, delay_ns, delta, selected;
         uint64_t area_ns, departures; /* latency: in-flight x time, less the delays' cut */
@@ -476,6 +478,8 @@ static void close_slice(struct session_causal *c, uint64_t now)
     /* the program's own clock (protocol.h): what its samples stood for, less its waits for a
      * CPU; else wall time */
     c->sum[h].elapsed_ns += atomic_load(&c->ctl->own_clock) ? own - c->own0 : now - c->slice_ns;
+    if (!atomic_load(&c->ctl->own_clock) && now - c->slice_ns > c->longest_ns)
+        c->longest_ns = now - c->slice_ns; /* (wall time only: the own clock's slices are not) */
     c->own0 = own;
     c->sum[h].delay_ns += g - c->g0;
     c->sum[h].delta += p - c->p0;
@@ -532,7 +536,13 @@ static void finish(struct session *s, uint64_t now)
     mc->experiments++;
     mc->paid_ns = atomic_load(&c->ctl->paid_ns);
     uint64_t delta = c->sum[1].delta; /* the speedup's half decides the length */
-    if (c->pct == 0) {                /* a baseline throughout */
+    if (c->longest_ns > CAUSAL_OVERRUN_NS) {
+        /* a slice lasted 250 ms where 100-150 are due: the front end waited for a CPU 100 ms
+         * or more, and so did the program then, in one half and not the other (measured: a
+         * half that got 3 % of a CPU against 44 % in the other; a flat function read -41 % at
+         * 5 %), and the halves no longer alternated: not counted, said in the header */
+        mc->overran++;
+    } else if (c->pct == 0) { /* a baseline throughout */
         c->sum[0].elapsed_ns += c->sum[1].elapsed_ns;
         c->sum[0].delay_ns += c->sum[1].delay_ns;
         c->sum[0].delta += c->sum[1].delta;
@@ -638,6 +648,7 @@ void session_causal_tick(struct session *s)
     c->sel0 = atomic_load(&c->ctl->selected_samples);
     c->p0 = atomic_load(&c->ctl->progress[kind]);
     c->t0 = c->slice_ns = now;
+    c->longest_ns = 0;
     c->own0 = atomic_load(&c->ctl->own_ns);
     latency_mark(c, now);
     publish(c->ctl, c->nr, c->lo, c->hi, c->on ? c->pct : 0);
