@@ -25,7 +25,7 @@
 #define CAUSAL_LEN_MAX_NS       8000000000ull
 #define CAUSAL_COOL_NS          10000000ull  /* between experiments */
 #define CAUSAL_SLICE_NS         100000000ull /* an experiment alternates speedup and 0 % slices */
-#define CAUSAL_OVERRUN_NS       250000000ull /* a slice this long: the front end was held up */
+#define CAUSAL_OVERRUN_NS       200000000ull /* a slice this long: the front end was held up */
 #define CAUSAL_RANGE_CACHE      256
 #define CAUSAL_MIN_SHARE        0.02 /* a candidate has this share of the recent in-scope samples */
 #define CAUSAL_ZERO_WEIGHT      7    /* Coz: 0 % for draws 0..7 of 0..27 */
@@ -537,7 +537,7 @@ static void finish(struct session *s, uint64_t now)
     mc->paid_ns = atomic_load(&c->ctl->paid_ns);
     uint64_t delta = c->sum[1].delta; /* the speedup's half decides the length */
     if (c->longest_ns > CAUSAL_OVERRUN_NS) {
-        /* a slice lasted 250 ms where 100-150 are due: the front end waited for a CPU 100 ms
+        /* a slice lasted 200 ms where 100-150 are due: the front end waited for a CPU 50 ms
          * or more, and so did the program then, in one half and not the other (measured: a
          * half that got 3 % of a CPU against 44 % in the other; a flat function read -41 % at
          * 5 %), and the halves no longer alternated: not counted, said in the header */
