@@ -218,16 +218,16 @@ size_t *model_causal_order(const struct model_causal *c)
 
 void model_causal_print(FILE *out, const struct model_causal *c, int max_rows)
 {
-    char overran[64] = "";
+    char stalled[64] = "";
 
-    if (c->overran)
-        snprintf(overran, sizeof(overran), ", %llu dropped: a slice overran",
-                 (unsigned long long)c->overran);
+    if (c->stalled)
+        snprintf(stalled, sizeof(stalled), ", %llu dropped: a half stalled",
+                 (unsigned long long)c->stalled);
     fprintf(out,
             "== Causal profile: progress %s (%llu reached); %llu experiments (%llu counted%s), "
             "%.1f s each now, delays slept %.1f s ==\n",
             c->progress[0] ? c->progress : "(none seen yet)", (unsigned long long)c->progress_total,
-            (unsigned long long)c->experiments, (unsigned long long)c->kept, overran,
+            (unsigned long long)c->experiments, (unsigned long long)c->kept, stalled,
             (double)c->exp_len_ns / 1e9, (double)c->paid_ns / 1e9);
     if (c->note[0])
         fprintf(out, "  %s\n", c->note);
