@@ -66,6 +66,7 @@ else
 fi
 
 causal_run pipe "$P" 40
+echo "the program: $(cat "$WORK/pipe.log")"
 items=$(awk '/^pipeline:/{print $2}' "$WORK/pipe.log")
 check "the pipeline ran (items: '$items')" test -n "$items"
 check "the header says --causal pauses threads in the signal handler" \
