@@ -547,17 +547,13 @@ static int keep(struct session *s, int pct, const struct causal_half *h)
 
     if (h->delay_ns >= h->elapsed_ns || h->delta < MODEL_CAUSAL_MIN_DELTA)
         return 0;
-    /* wall time (several threads): the time the program had the CPUs it asked for, the
-     * effective time times its threads' share of their runnable time on a CPU (1 when not
-     * measured) */
-    double share = h->cpu_ns ? (double)h->cpu_ns / (double)(h->cpu_ns + h->wait_ns) : 1.0;
     struct model_causal_exp e = {
         .start_ns = c->t0,
         .speedup_pct = pct,
-        .duration_ns = (uint64_t)((double)(h->elapsed_ns - h->delay_ns) * share),
+        .duration_ns = h->elapsed_ns - h->delay_ns,
         .delta = h->delta,
         .selected = h->selected,
-        .area_ns = (uint64_t)((double)h->area_ns * share),
+        .area_ns = h->area_ns,
         .departures = h->departures,
     };
     if (mc->latency && e.area_ns == 0)
@@ -606,8 +602,6 @@ static void finish(struct session *s, uint64_t now)
         c->sum[0].selected += c->sum[1].selected;
         c->sum[0].area_ns += c->sum[1].area_ns; /* (a latency point's: the same halves) */
         c->sum[0].departures += c->sum[1].departures;
-        c->sum[0].cpu_ns += c->sum[1].cpu_ns;
-        c->sum[0].wait_ns += c->sum[1].wait_ns;
         mc->kept += keep(s, 0, &c->sum[0]);
     } else if (keep(s, c->pct, &c->sum[1])) {
         mc->kept++;
