@@ -463,11 +463,27 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
         if (run_ns != (uint64_t)-1) /* the latency points' area: exact, on that clock */
             area_accrue(c, own_at(ts, now, ct.run_delay_ns));
     } else {
-        ct.run_delay_ns = ct.cpu_ns = 0; /* (a wait measured later: from a fresh reading) */
+        uint64_t waited = 0, ran = (uint64_t)-1;
+        if (collector_g.wall)
+            sched_since(&waited, &ran);
+        else
+            ct.run_delay_ns = ct.cpu_ns = 0; /* (a wait measured later: from a fresh reading) */
         atomic_store(&ct.area_last_ns, 0);
         ct.ring_wait_ns =
             ts->ring.ctl ? atomic_load_explicit(&ts->ring.ctl->waited_ns, memory_order_relaxed) : 0;
         ct.wait_t0 = ct.wait_cut_ns = 0;
+        if (ran != (uint64_t)-1) {
+            /* several threads, wall time: the span stays wall time (its waits for a CPU too),
+             * but a late sample's pc is where the thread was preempted, not where it ran (as
+             * on the own clock): the time it was runnable is counted at the samples on time
+             * (each the mean runnable time per such sample), a late one keeps only the time
+             * it was blocked. (Counted at the late samples' pcs, under load stage_a_rest got
+             * more of stage A's samples than stage_a_main, for 40 % of its work against 60.) */
+            int fair = on_time(ts, entry_ns, weight);
+            uint64_t runnable = ran + waited;
+            uint64_t blocked = !fair && span > runnable ? span - runnable : 0;
+            span = own_attribution(runnable, blocked, fair);
+        }
     }
     pc = (uint64_t)((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP];
     seq = atomic_load_explicit(&c->seq, memory_order_acquire);
@@ -482,8 +498,7 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
         push_global(c);
         atomic_fetch_add_explicit(&c->selected_samples, 1, memory_order_relaxed);
     }
-    if (own)
-        jitter_timer(ts, collector_now_ns());
+    jitter_timer(ts, collector_now_ns()); /* (wall time only) */
     if (!ct.blocked)
         pay(c);
 }

@@ -73,7 +73,7 @@ void model_causal_add(struct model_causal *c, struct model_causal_func *f,
 /* Time per progress point (latency points: mean latency) at 0 % around time t: the 0 % slices of
  * the experiment that started at t, else the LOCAL_BASELINES 0 % experiments nearest to t, pooled
  * (summed durations over summed progress, as Coz's viewer pools); 0 when there are none. */
-static double local_baseline(const struct model_causal *c, uint64_t t)
+static double local_baseline(const struct model_causal *c, uint64_t t, uint64_t *n)
 {
     size_t lo = 0, hi = c->nbase; /* first baseline at or after t */
     uint64_t dur = 0, delta = 0;
@@ -85,9 +85,11 @@ static double local_baseline(const struct model_causal *c, uint64_t t)
         else
             hi = mid;
     }
-    if (lo < c->nbase && c->base[lo].start_ns == t) /* the experiment's own 0 % slices */
+    if (lo < c->nbase && c->base[lo].start_ns == t) { /* the experiment's own 0 % slices */
+        *n = c->base[lo].delta;
         return (double)(c->latency ? c->base[lo].area_ns : c->base[lo].duration_ns) /
                (double)c->base[lo].delta;
+    }
     size_t before = lo, after = lo;
     for (int k = 0; k < LOCAL_BASELINES && (before > 0 || after < c->nbase); k++) {
         const struct model_causal_exp *b;
@@ -99,25 +101,33 @@ static double local_baseline(const struct model_causal *c, uint64_t t)
         dur += c->latency ? b->area_ns : b->duration_ns;
         delta += b->delta;
     }
+    *n = delta;
     return delta ? (double)dur / (double)delta : 0.0;
 }
 
-/* Experiment e's measured program speedup (fraction), against its local baseline. */
-static int measured(const struct model_causal *c, const struct model_causal_exp *e, double *g)
+/* Experiment e's measured program speedup (fraction), against its local baseline, and its
+ * weight in the fitted line: the progress points behind the less measured of its two rates
+ * (each rate's error shrinks as its count grows; on a loaded machine the counts of one run's
+ * experiments differ tenfold, and those with little progress are the noisiest). */
+static int measured(const struct model_causal *c, const struct model_causal_exp *e, double *g,
+                    double *w)
 {
+    uint64_t n = 0;
+
     if (e->delta < MODEL_CAUSAL_MIN_DELTA)
         return 0;
-    double p0 = local_baseline(c, e->start_ns);
+    double p0 = local_baseline(c, e->start_ns, &n);
     if (p0 <= 0)
         return 0;
     *g = (p0 - (double)(c->latency ? e->area_ns : e->duration_ns) / (double)e->delta) / p0;
+    *w = (double)(n < e->delta ? n : e->delta);
     return 1;
 }
 
 void model_causal_curve(const struct model_causal *c, const struct model_causal_func *f,
                         struct model_causal_curve *out)
 {
-    double sxx = 0, sxy = 0, rss = 0, g;
+    double sxx = 0, sxy = 0, rss = 0, g, fw; /* weighted (measured's fw) */
     double wsum[MODEL_CAUSAL_STEPS] = {0}, gsum[MODEL_CAUSAL_STEPS] = {0};
     int npts = 0, nall = 0, lo_pct = 101, hi_pct = 0;
 
@@ -128,7 +138,7 @@ void model_causal_curve(const struct model_causal *c, const struct model_causal_
         const struct model_causal_exp *e = &f->exp[i];
         if (e->speedup_pct == 0 && e->delta >= MODEL_CAUSAL_MIN_DELTA)
             out->baselines++;
-        if (!measured(c, e, &g))
+        if (!measured(c, e, &g, &fw))
             continue;
         double s = e->speedup_pct / 100.0, w = (double)e->duration_ns;
         int k = (e->speedup_pct + 5) / 10; /* 5 % goes to 10 %, 15 % to 20 % ... */
@@ -139,8 +149,8 @@ void model_causal_curve(const struct model_causal *c, const struct model_causal_
         }
         wsum[k] += w;
         gsum[k] += w * g;
-        sxx += s * s;
-        sxy += s * g;
+        sxx += fw * s * s;
+        sxy += fw * s * g;
         if (e->speedup_pct > 0) {
             npts++;
             lo_pct = e->speedup_pct < lo_pct ? e->speedup_pct : lo_pct;
@@ -153,9 +163,9 @@ void model_causal_curve(const struct model_causal *c, const struct model_causal_
     out->slope = sxy / sxx;
     for (size_t i = 0; i < f->nexp; i++) {
         double s = f->exp[i].speedup_pct / 100.0;
-        if (!measured(c, &f->exp[i], &g))
+        if (!measured(c, &f->exp[i], &g, &fw))
             continue;
-        rss += (g - out->slope * s) * (g - out->slope * s);
+        rss += fw * (g - out->slope * s) * (g - out->slope * s);
         nall++;
     }
     out->slope_ci = nall > 1 ? 1.96 * sqrt(rss / (nall - 1) / sxx) : NAN;
@@ -218,11 +228,16 @@ size_t *model_causal_order(const struct model_causal *c)
 
 void model_causal_print(FILE *out, const struct model_causal *c, int max_rows)
 {
+    char stalled[64] = "";
+
+    if (c->stalled)
+        snprintf(stalled, sizeof(stalled), ", %llu dropped: a half stalled",
+                 (unsigned long long)c->stalled);
     fprintf(out,
-            "== Causal profile: progress %s (%llu reached); %llu experiments (%llu counted), "
+            "== Causal profile: progress %s (%llu reached); %llu experiments (%llu counted%s), "
             "%.1f s each now, delays slept %.1f s ==\n",
             c->progress[0] ? c->progress : "(none seen yet)", (unsigned long long)c->progress_total,
-            (unsigned long long)c->experiments, (unsigned long long)c->kept,
+            (unsigned long long)c->experiments, (unsigned long long)c->kept, stalled,
             (double)c->exp_len_ns / 1e9, (double)c->paid_ns / 1e9);
     if (c->note[0])
         fprintf(out, "  %s\n", c->note);

@@ -60,6 +60,7 @@ struct model_causal {
     char note[200];          /* what runs now, or why nothing does */
     uint64_t experiments;    /* run, including those with too little progress */
     uint64_t kept;           /* with enough progress to count */
+    uint64_t stalled;        /* not counted: one of its halves stalled */
     uint64_t exp_len_ns;     /* the length experiments have now */
     uint64_t paid_ns;        /* delays the threads slept */
     uint64_t progress_total; /* the progress point reached, since the start */

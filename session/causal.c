@@ -25,6 +25,7 @@
 #define CAUSAL_LEN_MAX_NS       8000000000ull
 #define CAUSAL_COOL_NS          10000000ull  /* between experiments */
 #define CAUSAL_SLICE_NS         100000000ull /* an experiment alternates speedup and 0 % slices */
+#define CAUSAL_OVERRUN_NS       200000000ull /* a slice this long: the front end was held up */
 #define CAUSAL_RANGE_CACHE      256
 #define CAUSAL_MIN_SHARE        0.02 /* a candidate has this share of the recent in-scope samples */
 #define CAUSAL_ZERO_WEIGHT      7    /* Coz: 0 % for draws 0..7 of 0..27 */
@@ -71,11 +72,14 @@ struct session_causal {
     uint64_t own0;               /* own_ns at the running slice's start */
     int on;                      /* the running slice has the speedup (else 0 %) */
     uint64_t slice_ns;           /* when the running slice started */
+    uint64_t longest_ns;         /* the experiment's longest slice */
+    uint64_t cpu0, wait0;        /* the threads' times on and waiting for a CPU, at its start */
     struct causal_half {
         uint64_t elapsed_ns, delay_ns, delta, selected;
         uint64_t area_ns, departures; /* latency: in-flight x time, less the delays' cut */
-    } sum[2];                         /* the experiment's 0 % slices [0] and speedup slices [1] */
-    int kind;                         /* ROCSYS_CAUSAL_PP_* measured, -1 until progress is seen */
+        uint64_t cpu_ns, wait_ns; /* wall time: the threads' time on a CPU, and waiting for one */
+    } sum[2];                     /* the experiment's 0 % slices [0] and speedup slices [1] */
+    int kind;                     /* ROCSYS_CAUSAL_PP_* measured, -1 until progress is seen */
     uint64_t len_ns, next_ns, start_ns;
 };
 
@@ -474,6 +478,35 @@ static void latency_mark(struct session_causal *c, uint64_t now)
     c->dep0 = atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_END]);
 }
 
+/* The process's threads' times on a CPU and waiting for one, summed (the first two fields of
+ * each /proc/PID/task/TID/schedstat). */
+static void task_times(uint32_t pid, uint64_t *cpu_ns, uint64_t *wait_ns)
+{
+    char path[96];
+    struct dirent *de;
+    DIR *d;
+
+    *cpu_ns = *wait_ns = 0;
+    snprintf(path, sizeof(path), "/proc/%u/task", pid);
+    if (!(d = opendir(path)))
+        return;
+    while ((de = readdir(d))) {
+        unsigned long long cpu, wait;
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%u/task/%.16s/schedstat", pid, de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        if (fscanf(f, "%llu %llu", &cpu, &wait) == 2) {
+            *cpu_ns += cpu;
+            *wait_ns += wait;
+        }
+        fclose(f);
+    }
+    closedir(d);
+}
+
 /* Close the running slice: what it did into its half's sums. */
 static void close_slice(struct session_causal *c, uint64_t now)
 {
@@ -486,6 +519,16 @@ static void close_slice(struct session_causal *c, uint64_t now)
     /* the program's own clock (protocol.h): what its samples stood for, less its waits for a
      * CPU; else wall time */
     c->sum[h].elapsed_ns += atomic_load(&c->ctl->own_clock) ? own - c->own0 : now - c->slice_ns;
+    if (!atomic_load(&c->ctl->own_clock)) { /* (wall time only: the own clock's are not) */
+        uint64_t cpu, wait;
+        if (now - c->slice_ns > c->longest_ns)
+            c->longest_ns = now - c->slice_ns;
+        task_times(c->pid, &cpu, &wait); /* (a thread that ended takes its times away) */
+        c->sum[h].cpu_ns += cpu > c->cpu0 ? cpu - c->cpu0 : 0;
+        c->sum[h].wait_ns += wait > c->wait0 ? wait - c->wait0 : 0;
+        c->cpu0 = cpu;
+        c->wait0 = wait;
+    }
     c->own0 = own;
     c->sum[h].delay_ns += g - c->g0;
     c->sum[h].delta += p - c->p0;
@@ -529,6 +572,17 @@ static int keep(struct session *s, int pct, const struct causal_half *h)
     return 1;
 }
 
+/* Whether one half's threads got under half the share of their runnable time on a CPU that
+ * the other half's got (wall time; 0 when not measured). */
+static int starved(const struct causal_half *a, const struct causal_half *b)
+{
+    if (!a->cpu_ns || !b->cpu_ns)
+        return 0;
+    double sa = (double)a->cpu_ns / (double)(a->cpu_ns + a->wait_ns);
+    double sb = (double)b->cpu_ns / (double)(b->cpu_ns + b->wait_ns);
+    return sa > 2 * sb || sb > 2 * sa;
+}
+
 /* End the running experiment: its halves' results into the model. */
 static void finish(struct session *s, uint64_t now)
 {
@@ -542,7 +596,16 @@ static void finish(struct session *s, uint64_t now)
     mc->experiments++;
     mc->paid_ns = atomic_load(&c->ctl->paid_ns);
     uint64_t delta = c->sum[1].delta; /* the speedup's half decides the length */
-    if (c->pct == 0) {                /* a baseline throughout */
+    if (c->longest_ns > CAUSAL_OVERRUN_NS || starved(&c->sum[0], &c->sum[1])) {
+        /* a half stalled: a slice lasted 200 ms where 100-150 are due (the front end waited
+         * for a CPU 50 ms or more, and so did the program then, in one half and not the other;
+         * measured: a half that got 3 % of a CPU against 44 % in the other, a flat function
+         * read -41 % at 5 %; the halves no longer alternated either), or one half's threads
+         * ran for under half the share of their runnable time that the other half's did (the
+         * program alone starved: stage_a_rest, truth 40, read -194 % at 80 % with 17 progress
+         * points against 53): not counted, said in the header */
+        mc->stalled++;
+    } else if (c->pct == 0) { /* a baseline throughout */
         c->sum[0].elapsed_ns += c->sum[1].elapsed_ns;
         c->sum[0].delay_ns += c->sum[1].delay_ns;
         c->sum[0].delta += c->sum[1].delta;
@@ -648,6 +711,8 @@ void session_causal_tick(struct session *s)
     c->sel0 = atomic_load(&c->ctl->selected_samples);
     c->p0 = atomic_load(&c->ctl->progress[kind]);
     c->t0 = c->slice_ns = now;
+    c->longest_ns = 0;
+    task_times(c->pid, &c->cpu0, &c->wait0);
     c->own0 = atomic_load(&c->ctl->own_ns);
     latency_mark(c, now);
     publish(c->ctl, c->nr, c->lo, c->hi, c->on ? c->pct : 0);

@@ -126,9 +126,11 @@ void tui_causal_draw(struct tui *t, void *st, const struct tui_rect *r)
                 "causal profiling is off: rocsys-top --causal -- PROGRAM", 0);
         return;
     }
-    snprintf(title, sizeof(title), "Causal profile: progress %s; %llu experiments (%llu counted)",
+    snprintf(title, sizeof(title),
+             "Causal profile: progress %s; %llu experiments (%llu counted, %llu dropped: a half "
+             "stalled)",
              c->progress[0] ? c->progress : "(none yet)", (unsigned long long)c->experiments,
-             (unsigned long long)c->kept);
+             (unsigned long long)c->kept, (unsigned long long)c->stalled);
     page = tui_draw_frame(t, r, title, COLUMNS);
     int rows = page > CURVE_ROWS + 4 ? page - CURVE_ROWS - 2 : page - 1;
     if (rows < 1)

@@ -7,7 +7,8 @@
 # prediction at 100 % is 20 points above stage_b's at least, B's fitted line stays flat within 3
 # points at 20 % (the sort key) and 5 at 50 % (the predictions against the truth are printed;
 # their spread on a loaded machine is in docs/causal.md); profile.coz has one experiment line and one throughput-point line per experiment, in
-# Coz's format; the header says that the signal engine pauses the threads. --progress FUNC:
+# Coz's format; the header says that the signal engine pauses the threads; an experiment whose
+# slice overran (the front end held up 0.4 s) is not counted, and said. --progress FUNC:
 # the calls of stage_b counted by a hardware breakpoint, compared with the items the program
 # counted itself; bad option combinations are refused with one line; the pthread wrappers
 # (librocsys-causal.so) are in a target run with --causal, and not in one run without.
@@ -65,6 +66,7 @@ else
 fi
 
 causal_run pipe "$P" 40
+echo "the program: $(cat "$WORK/pipe.log")"
 items=$(awk '/^pipeline:/{print $2}' "$WORK/pipe.log")
 check "the pipeline ran (items: '$items')" test -n "$items"
 check "the header says --causal pauses threads in the signal handler" \
@@ -88,6 +90,26 @@ check "profile.coz: experiments ($nexp) each with a throughput point ($npt)" \
     test "$nexp" -gt 10 -a "$nexp" -eq "$npt"
 check "profile.coz: every line is known to Coz's viewer" \
     test "$(grep -cv -E $'^(startup|experiment|throughput-point|runtime)\t' "$coz" || true)" -eq 0
+
+# a slice that overran: the front end held up 0.4 s (SIGSTOP), as a loaded machine can hold it
+# up; the program waited then too, in one half of the experiment: that experiment is not
+# counted, and the header says how many were dropped
+"$ROCSYS_TOP" --causal -b -d 20 --rows 0 --output-log "$WORK/stall.log" -- "$P" 10 \
+    > "$WORK/stall.txt" 2> "$WORK/stall.err" &
+fe=$!
+for at in 3 1.6 1.6; do
+    sleep "$at"
+    kill -STOP "$fe"
+    sleep 0.4
+    kill -CONT "$fe"
+done
+rc=0
+wait "$fe" || rc=$?
+check "held up three times: exit 0 (got $rc: $(head -c 300 "$WORK/stall.err"))" test "$rc" -eq 0
+last_frame "$WORK/stall.txt" > "$WORK/stall.last"
+dropped=$(sed -n 's/^== Causal profile: .* experiments ([0-9]* counted, \([0-9]*\) dropped: a half stalled).*/\1/p' "$WORK/stall.last")
+check "held up three times: experiments dropped as stalled, said in the header (${dropped:-none})" \
+    test "${dropped:-0}" -ge 1
 
 # --progress FUNC: the calls of stage_b, counted by a breakpoint (perf events, no rebuild);
 # the calls before the program's symbols were read are not counted

@@ -24,6 +24,7 @@ H="$TP/tp_hsa_harness"
 secs=40 flat20=3 flat50=5
 causal_sanitized && secs=60 flat20=5 flat50=8
 CAUSAL_OPTS="--progress kernel:saxpy_c" causal_run gpu "$H" causal "$secs"
+echo "the program: $(grep "^causal:" "$WORK/gpu.log")"
 read -r batches completed < <(awk '/^causal: batches/{print $3, $5}' "$WORK/gpu.log")
 check "the GPU pipeline ran, every dispatch completed ($completed of $batches)" \
     test -n "$batches" -a "$batches" = "$completed"

@@ -22,6 +22,7 @@ base=tp_causal_lines.c
 flat20=3 flat50=5
 causal_sanitized && flat20=5 flat50=8 # (a sanitizer build: LOOP_B's line read 10.4 once)
 causal_run lines "$P" 100
+echo "the program: $(cat "$WORK/lines.log")"
 causal_rows lines | sed 's/^/  /'
 step100=$(causal_field lines step 3) step_ci=$(causal_field lines step 4)
 check "step's curve rises: $step100 +- $step_ci excludes 0" \

@@ -64,12 +64,18 @@ struct causal_queue {
         PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0        \
     }
 
+static uint64_t causal_full_ns; /* the maker's time waiting for room (the taker limited it) */
+
 /* Queue one item, waiting while the queue is full. */
 static inline void causal_queue_put(struct causal_queue *q)
 {
     pthread_mutex_lock(&q->lock);
-    while (q->queued == CAUSAL_QUEUE_MAX)
-        pthread_cond_wait(&q->not_full, &q->lock);
+    if (q->queued == CAUSAL_QUEUE_MAX) {
+        uint64_t t0 = causal_now_ns();
+        while (q->queued == CAUSAL_QUEUE_MAX)
+            pthread_cond_wait(&q->not_full, &q->lock);
+        causal_full_ns += causal_now_ns() - t0;
+    }
     q->queued++;
     pthread_cond_signal(&q->not_empty);
     pthread_mutex_unlock(&q->lock);

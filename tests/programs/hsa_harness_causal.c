@@ -73,7 +73,9 @@ int harness_causal_run(double seconds, long unit_us, const struct harness_causal
         struct timespec ms = {0, 5000000};
         nanosleep(&ms, NULL);
     }
-    printf("causal: batches %ld completed %ld processed %ld in %.2f s\n", batches, completed,
-           processed, (double)(causal_now_ns() - t0) / 1e9);
+    double el = (double)(causal_now_ns() - t0) / 1e9;
+    printf("causal: batches %ld completed %ld processed %ld in %.2f s, the feeder waited for room "
+           "%.1f %% of it\n",
+           batches, completed, processed, el, (double)causal_full_ns / 1e7 / el);
     return completed == batches && processed == batches ? 0 : 1;
 }

@@ -84,6 +84,8 @@ int main(int argc, char **argv)
     pthread_create(&b, NULL, stage_b, NULL);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
-    printf("lines: %ld items in %.2f s\n", consumed, (double)(causal_now_ns() - t0) / 1e9);
+    double el = (double)(causal_now_ns() - t0) / 1e9;
+    printf("lines: %ld items in %.2f s, stage A waited for room %.1f %% of it\n", consumed, el,
+           (double)causal_full_ns / 1e7 / el);
     return consumed == made ? 0 : 1;
 }

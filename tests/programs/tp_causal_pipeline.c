@@ -87,6 +87,7 @@ int main(int argc, char **argv)
     pthread_join(a, NULL);
     pthread_join(b, NULL);
     double el = (double)(causal_now_ns() - t0) / 1e9;
-    printf("pipeline: %ld items in %.2f s, %.1f items/s\n", consumed, el, (double)consumed / el);
+    printf("pipeline: %ld items in %.2f s, %.1f items/s, stage A waited for room %.1f %% of it\n",
+           consumed, el, (double)consumed / el, (double)causal_full_ns / 1e7 / el);
     return 0;
 }
