@@ -478,33 +478,54 @@ static void latency_mark(struct session_causal *c, uint64_t now)
     c->dep0 = atomic_load(&c->ctl->progress[ROCSYS_CAUSAL_PP_END]);
 }
 
-/* The process's threads' times on a CPU and waiting for one, summed (the first two fields of
- * each /proc/PID/task/TID/schedstat). */
-static void task_times(uint32_t pid, uint64_t *cpu_ns, uint64_t *wait_ns)
+/* Hand file (comm, schedstat) of each thread of process pid, opened, to fn in turn, until fn
+ * returns nonzero; -1 when the process's thread list cannot be read. */
+static int each_task_file(uint32_t pid, const char *file, int (*fn)(FILE *f, void *ctx), void *ctx)
 {
     char path[96];
     struct dirent *de;
     DIR *d;
+    int stop = 0;
 
-    *cpu_ns = *wait_ns = 0;
     snprintf(path, sizeof(path), "/proc/%u/task", pid);
     if (!(d = opendir(path)))
-        return;
-    while ((de = readdir(d))) {
-        unsigned long long cpu, wait;
+        return -1;
+    while (!stop && (de = readdir(d))) {
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
             continue;
-        snprintf(path, sizeof(path), "/proc/%u/task/%.16s/schedstat", pid, de->d_name);
+        snprintf(path, sizeof(path), "/proc/%u/task/%.16s/%s", pid, de->d_name, file);
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
-        if (fscanf(f, "%llu %llu", &cpu, &wait) == 2) {
-            *cpu_ns += cpu;
-            *wait_ns += wait;
-        }
+        stop = fn(f, ctx);
         fclose(f);
     }
     closedir(d);
+    return 0;
+}
+
+/* each_task_file's step for task_times: a thread's schedstat into the sums ctx points at. */
+static int add_task_times(FILE *f, void *ctx)
+{
+    uint64_t *sum = ctx; /* [0] on a CPU, [1] waiting for one */
+    unsigned long long cpu, wait;
+
+    if (fscanf(f, "%llu %llu", &cpu, &wait) == 2) {
+        sum[0] += cpu;
+        sum[1] += wait;
+    }
+    return 0;
+}
+
+/* The process's threads' times on a CPU and waiting for one, summed (the first two fields of
+ * each /proc/PID/task/TID/schedstat). */
+static void task_times(uint32_t pid, uint64_t *cpu_ns, uint64_t *wait_ns)
+{
+    uint64_t sum[2] = {0, 0};
+
+    each_task_file(pid, "schedstat", add_task_times, sum);
+    *cpu_ns = sum[0];
+    *wait_ns = sum[1];
 }
 
 /* Close the running slice: what it did into its half's sums. */
@@ -628,28 +649,24 @@ static void finish(struct session *s, uint64_t now)
  * (the collector's rocsys-modmap thread aside): its waits for a CPU are not its own. With more
  * threads, whether one thread's wait delays the progress depends on what the others do
  * meanwhile: wall time, as Coz. */
+/* each_task_file's step for own_clock: count a thread of the program's own (not the
+ * collector's); stop at two. */
+static int count_own_thread(FILE *f, void *ctx)
+{
+    int *threads = ctx;
+    char name[32];
+
+    if (!fgets(name, sizeof(name), f) || strcmp(name, "rocsys-modmap\n") != 0)
+        ++*threads;
+    return *threads >= 2;
+}
+
 static void own_clock(struct session_causal *c)
 {
-    char path[64], name[32];
-    struct dirent *de;
-    DIR *d;
     int threads = 0;
 
-    snprintf(path, sizeof(path), "/proc/%u/task", c->pid);
-    if (!(d = opendir(path)))
+    if (each_task_file(c->pid, "comm", count_own_thread, &threads) != 0)
         return;
-    while ((de = readdir(d)) && threads < 2) {
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
-            continue;
-        snprintf(path, sizeof(path), "/proc/%u/task/%.16s/comm", c->pid, de->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        if (!fgets(name, sizeof(name), f) || strcmp(name, "rocsys-modmap\n") != 0)
-            threads++;
-        fclose(f);
-    }
-    closedir(d);
     atomic_store(&c->ctl->own_clock, threads == 1 ? 1u : 0u);
 }
 
