@@ -14,6 +14,12 @@
 #include "record/record.h"
 
 #define PENDING_MAX_NS 500000000ull /* an unnamed slice waits this long for its name */
+/* A HIP or MPI call waits for its call path as long as the model does (the stack's modules,
+ * model/launch_paths.c STACK_WAIT_NS; a file being loaded, until it is loaded or the session
+ * ends): written without it, the replay counted the call under "call path not captured" while
+ * the live view had its path (on a loaded machine symbols take seconds). Beyond this many
+ * waiting slices the oldest are written without their path. */
+#define PENDING_PATH_MAX 262144 /* about 36 MB */
 
 /* A slice waiting for a name: the record as it came, and who wrote it. */
 struct pending_slice {
@@ -124,28 +130,36 @@ void session_kernels_defer(uint32_t pid, uint32_t tid, const struct rocsys_rec_h
     defer(pid, tid, h, size);
 }
 
-/* Emit a pending slice if its name is known (or force); returns 1 if emitted. */
+/* The launch stack key a pending HIP or MPI slice waits for (0: none). */
+static uint64_t stack_of(const struct pending_slice *p)
+{
+    if (p->u.h.type == ROCSYS_REC_HIP_API)
+        return p->u.hip.stack;
+    return p->u.h.type == ROCSYS_REC_MPI_CALL ? p->u.mpi.stack : 0;
+}
+
+/* Emit a pending slice if its name is known (or name_force: waited too long for it) and its
+ * call path is not pending (path_wait); returns 1 if emitted. */
 static int try_emit(struct model *m, struct record_set *rec, const struct pending_slice *p,
-                    int force)
+                    int name_force, int path_wait)
 {
     const char *name;
 
     if (p->u.h.type == ROCSYS_REC_HIP_API) {
         name = model_hip_kernel_name(m, p->pid, p->u.hip.name_id);
-        if (!force &&
-            ((!name && p->u.hip.name_id) || model_launch_stack_pending(m, p->pid, p->u.hip.stack)))
+        if ((!name && p->u.hip.name_id && !name_force) || path_wait)
             return 0; /* its kernel's name, or its launch path, is not known yet */
         emit_hip(m, rec, p->pid, p->tid, &p->u.hip, name);
         return 1;
     }
     if (p->u.h.type == ROCSYS_REC_MPI_CALL) {
-        if (!force && model_launch_stack_pending(m, p->pid, p->u.mpi.stack))
+        if (path_wait)
             return 0; /* its call path is not known yet */
         session_mpi_emit(m, rec, p->pid, p->tid, &p->u.mpi);
         return 1;
     }
     name = model_kernel_object_name(m, p->pid, p->u.disp.kernel_object);
-    if (!name && !force)
+    if (!name && !name_force)
         return 0;
     emit_dispatch(rec, p->pid, p->tid, &p->u.disp, name);
     return 1;
@@ -154,12 +168,22 @@ static int try_emit(struct model *m, struct record_set *rec, const struct pendin
 void session_kernels_flush(struct model *m, struct record_set *rec, int final)
 {
     uint64_t now = model_clock_ns(CLOCK_MONOTONIC);
-    size_t kept = 0;
+    size_t kept = 0, over = npending > PENDING_PATH_MAX ? npending - PENDING_PATH_MAX : 0;
+    uint32_t last_pid = 0;
+    uint64_t last_stack = 0;
+    int last_wait = 0;
 
     for (size_t i = 0; i < npending; i++) {
-        int force = final || now - pending[i].seen_ns > PENDING_MAX_NS;
-        if (!try_emit(m, rec, &pending[i], force))
-            pending[kept++] = pending[i];
+        const struct pending_slice *p = &pending[i];
+        uint64_t stack = final || i < over ? 0 : stack_of(p);
+        if (stack && (stack != last_stack || p->pid != last_pid)) { /* runs of one stack: once */
+            last_pid = p->pid;
+            last_stack = stack;
+            last_wait = model_launch_stack_pending(m, p->pid, stack);
+        }
+        int name_force = final || now - p->seen_ns > PENDING_MAX_NS;
+        if (!try_emit(m, rec, p, name_force, stack && last_wait))
+            pending[kept++] = *p;
     }
     npending = kept;
     if (final) {

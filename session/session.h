@@ -139,8 +139,9 @@ struct rocsys_rec_header;
 /* 1 if h is a HIP or HSA record (handled here), 0 otherwise. */
 int session_kernels_record(struct model *m, struct record_set *rec,
                            const struct rocsys_ring_ctl *ctl, const struct rocsys_rec_header *h);
-/* After a drain: emit the slices whose kernel names are now known; with final (or when they
- * waited too long) emit all of them, unnamed ones with a fallback name. */
+/* After a drain: emit the slices whose kernel names and call paths are now known; with final
+ * emit all of them, unnamed ones with a fallback name. A name is waited for a bounded time, a
+ * call path as long as the model waits for it. */
 void session_kernels_flush(struct model *m, struct record_set *rec, int final);
 /* Headless summary: the top kernels by GPU time (nothing when there were none). */
 void session_kernels_summary(FILE *out, struct model *m, int max_rows);
