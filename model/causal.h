@@ -15,7 +15,8 @@
 struct model_causal_exp {
     uint64_t start_ns;    /* when it started (CLOCK_MONOTONIC) */
     int speedup_pct;      /* 0-100, steps of 5 */
-    uint64_t duration_ns; /* elapsed minus the delays inserted meanwhile */
+    uint64_t duration_ns; /* elapsed minus the delays inserted meanwhile, as the program's time
+                           * (session/causal.c: own clock, or scaled by its CPU share) */
     uint64_t delta;       /* progress points reached */
     uint64_t selected;    /* samples in the function */
     /* latency points (model_causal.latency): the area under the count in flight (ns), in

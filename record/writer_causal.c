@@ -2,8 +2,9 @@
  * format of Coz's profiles, which Coz's viewer (plasma-umass/coz, viewer/) plots: per
  * experiment an "experiment" line (selected code: a function's name, or a line's file:line as
  * Coz names its own selections; speedup as a fraction, duration in ns not
- * counting inserted delays, samples in the selected code) and a "throughput-point" line (the
- * progress point and how often it was reached). Written from the model at the end. */
+ * counting inserted delays (as the program's time: model/causal.h), samples in the selected code)
+ * and a "throughput-point" line (the progress point and how often it was reached). Written from the
+ * model at the end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
