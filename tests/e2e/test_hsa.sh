@@ -69,11 +69,27 @@ check "gpu.folded: the weights add up to the GPU time" \
     test "$(awk '{ s += $NF } END { print s }' "$D/gpu.folded")" = 380000
 # 2000 rounds: every dispatch still meets its launch (a dispatch whose record comes first waits
 # for it; a replay feeds them in time order), live and in the replay
+# (the frame read is the final one, printed after the target ended and the symbols its launch
+# paths need were loaded: if not, or if the paths are not there, the check says what the frame
+# had: its first line, its dropped counts, its launch-path section of vector_add)
 D2=$WORK/rec2000
-"$ROCSYS_TOP" -b --record "$D2" -- "$H" normal 2000 > "$WORK/f2000.txt" 2>&1 || true
+rc=0
+"$ROCSYS_TOP" -b --record "$D2" -- "$H" normal 2000 > "$WORK/f2000.txt" 2>&1 || rc=$?
 F2=$(last_frame "$WORK/f2000.txt")
 R2=$(last_frame <("$ROCSYS_TOP" --replay "$D2" -b 2>&1))
-check "2000 rounds: launch paths 3000 + 1000 us of GPU time, live ($(path_row "$F2" harness_step_launch) / $(path_row "$F2" harness_setup_launch))" \
+check "2000 rounds: exit 0 (got $rc; output's last lines: $(tail -3 "$WORK/f2000.txt" | tr '\n' ';'))" test "$rc" -eq 0
+# path_diag FRAME: what a frame says about vector_add's launch paths, on one line: its first
+# line, its counts of dropped records, symbols still loading, the kernel's row (HIP launches
+# counted under its name), its launch-path section
+path_diag() {
+    awk '/^rocsys-top frame / || /^mode / || /^symbols: / {printf "%s; ", $0}
+         !h && /^ .*(vector_add\(|HIP kernel #)/ {printf "kernel row: %s; ", $0}
+         /^-- launch paths of vector_add/ {h = seen = 1; printf "%s ", $0; next} /^(--|==) / {h = 0}
+         h {printf "%s; ", $0} END {if (!seen) printf "no launch paths of vector_add"}' <<< "$1" | tr -s ' ' ' '
+}
+check "2000 rounds: the frame read is the final one ($(head -1 <<< "$F2"))" \
+    grep -q '^rocsys-top frame [0-9]*  elapsed [0-9.]*s  target \[exited with 0\]' <<< "$F2"
+check "2000 rounds: launch paths 3000 + 1000 us of GPU time, live ($(path_row "$F2" harness_step_launch) / $(path_row "$F2" harness_setup_launch); the frame: $(path_diag "$F2"))" \
     test "$(path_row "$F2" harness_step_launch) $(path_row "$F2" harness_setup_launch)" = "75.0 1500 3000.000 25.0 500 1000.000"
 check "2000 rounds: the same in the replay ($(path_row "$R2" harness_step_launch) / $(path_row "$R2" harness_setup_launch))" \
     test "$(path_row "$R2" harness_step_launch) $(path_row "$R2" harness_setup_launch)" = "75.0 1500 3000.000 25.0 500 1000.000"
