@@ -68,7 +68,7 @@ end_demo() {
     check "$2: the demo finished its run" grep -q 'rocsys-demo: done' "$1"
 }
 
-# -- 1. the demo, attached for 3 frames; 6. -n 3 at 1 s takes about 3 s
+# -- 1. the demo, attached for 3 frames; 6. -n 3 at 1 s: frames 1 s apart
 check "demo started" start_demo 10 "$WORK/demo1.out"
 proc_state "$demo" > "$WORK/before1"
 R="$WORK/rec1"
@@ -81,7 +81,16 @@ check "attach: exit 0 (got $rc)" test "$rc" -eq 0
 check "attach: nothing on stderr but a wait for symbols ($(head -c 200 "$WORK/a1.err"))" \
     sh -c "! grep -v '^rocsys-top: waiting for the symbols of ' '$WORK/a1.err'"
 check "-n 3 -d 10: 3 frames" test "$(grep -c '^rocsys-top frame' "$WORK/a1.txt")" -eq 3
-check "-n 3 -d 10: took ${took} s, about 3 s" within "$took" 3.7 0.8
+# the frames 1 s apart on rocsys-top's own clock (their headers' elapsed), and the end soon
+# after the last one: a wall-clock bound on the whole run (3.7 +- 0.8 s) failed beside two busy
+# loops in the Debian 13 chroot (6.75 s: attaching and the symbols took longer, which is not
+# what -n 3 -d 10 promises)
+el=$(sed -n 's/^rocsys-top frame [0-9]*  elapsed \([0-9.]*\)s .*/\1/p' "$WORK/a1.txt" | tr '\n' ' ')
+read -r e1 _ e3 _ <<< "$el"
+check "-n 3 -d 10: frames 1 s apart on its own clock (elapsed: $el)" \
+    within "$(awk -v a="${e1:-}" -v b="${e3:-}" 'BEGIN{if (a != "" && b != "") print b - a}')" 2 0.4
+check "-n 3 -d 10: ended within 15 s of its last frame (took $took s, last frame at ${e3:-?} s)" \
+    awk -v t="$took" -v e="${e3:-}" 'BEGIN{exit !(e != "" && t - e <= 15)}'
 check "first line: attached to $demo" grep -Eq "^rocsys-top frame 1 .*attached to $demo\$" "$WORK/a1.txt"
 check "header: engine perf" grep -Eq '^mode .*engine perf' "$WORK/a1.txt"
 check "notice: HIP API ... not shown" grep -Eq '^notice: .*HIP API.*not shown' "$WORK/a1.txt"
