@@ -37,19 +37,32 @@ frame() {
     [ "$RC" -eq 0 ] || { echo "rocsys-top $* exited with $RC:" >&2; tail -3 "$f.err" >&2; }
     last_frame "$f.all" > "$f"
 }
-# frame_when FILE PATTERN ARGS...: rocsys-top ARGS (-b frames) until a frame has a line
-# matching PATTERN (at most 60 s), then SIGTERM; its last frame in FILE, its exit status in RC.
-# For the frames that need the library's answer: with rsmi_init held 4 s (as under load), the
-# last frame of -n 2 -d 2 (or -n 1 -d 1) came before it and said it had not answered yet
-frame_when() {
-    local f=$1 pat=$2 pid
-    shift 2
+# run_until WATCH PATTERN OUT ERR ARGS...: rocsys-top ARGS (stdout in OUT, stderr in ERR, or
+# in OUT too when ERR is -) until WATCH has a line matching PATTERN (at most 60 s), then
+# SIGTERM; its exit status in RC. For what needs the library's answer: with rsmi_init held 4 s
+# (as under load), the last frame of -n 2 -d 2 (or -n 1 -d 1) came before it and said it had
+# not answered yet
+run_until() {
+    local watch=$1 pat=$2 out=$3 err=$4 pid
+    shift 4
     RC=0
-    "$ROCSYS_TOP" "$@" > "$f.all" 2> "$f.err" &
+    if [ "$err" = - ]; then
+        "$ROCSYS_TOP" "$@" > "$out" 2>&1 &
+    else
+        "$ROCSYS_TOP" "$@" > "$out" 2> "$err" &
+    fi
     pid=$!
-    wait_match "$f.all" "$pat" 60 || true
+    wait_match "$watch" "$pat" 60 || true
     kill -TERM $pid 2> /dev/null || true
     wait $pid || RC=$?
+}
+# frame_when FILE PATTERN ARGS...: rocsys-top ARGS (-b frames) until a frame has a line
+# matching PATTERN (run_until); its frames in FILE.all, its stderr in FILE.err, its last frame
+# in FILE, its exit status in RC
+frame_when() {
+    local f=$1 pat=$2
+    shift 2
+    run_until "$f.all" "$pat" "$f.all" "$f.err" "$@"
     [ "$RC" -eq 0 ] || { echo "rocsys-top $* exited with $RC at SIGTERM:" >&2; tail -3 "$f.err" >&2; }
     last_frame "$f.all" > "$f"
 }
@@ -299,13 +312,9 @@ check "live: the gauges as replayed ($(gpu_line "$WORK/replay.txt" 0 | grep -o '
 # headless: the summary says min/mean/max. It records until gpu.csv (written out at each
 # refresh for a follower of the recording) has a row of GPU1, then SIGTERM: the -n 3 -d 2 it
 # had ended before a slow rsmi_init answered (held 4 s: the summary said it had not answered)
-rc=0
-"$ROCSYS_TOP" --attach-gpu --no-tui -d 2 --gpu-interval 100 --record "$WORK/rec2" > "$WORK/sum.txt" 2>&1 &
-rp=$!
-wait_match "$WORK/rec2/gpu.csv" '^[0-9.]+,1,' 60 || true
-kill -TERM $rp 2> /dev/null || true
-wait $rp || rc=$?
-check "headless: exit 0 at SIGTERM (got $rc)" test "$rc" -eq 0
+run_until "$WORK/rec2/gpu.csv" '^[0-9.]+,1,' "$WORK/sum.txt" - \
+    --attach-gpu --no-tui -d 2 --gpu-interval 100 --record "$WORK/rec2"
+check "headless: exit 0 at SIGTERM (got $RC)" test "$RC" -eq 0
 check "headless: summary" grep -q '^GPU1 busy: min 11.0 mean 11.0 max 11.0 %' "$WORK/sum.txt"
 check "headless: files" grep -q 'rec2/gpu.csv' "$WORK/sum.txt"
 
@@ -358,13 +367,8 @@ fresh 0
 # GPU_ANSWER_WAIT_MS (2 s) that it did not answer yet; the frames after it say what is missing.
 # rsmi_init took over 2 s under ASan at load 20 (the one frame of -n 1 -d 1 came before it):
 # rocsys-top runs until a frame says it (at most 60 s), then gets SIGTERM
-rc=0
-"$ROCSYS_TOP" --attach-gpu -b -d 1 > "$WORK/nodrv.all" 2> "$WORK/nodrv.err" &
-nodrv=$!
-wait_match "$WORK/nodrv.all" '^gpu: unavailable: no amdgpu driver' 60 || true
-kill -TERM $nodrv 2> /dev/null || true
-wait $nodrv || rc=$?
-check "nodrv: exit 0 at SIGTERM (got $rc)" test "$rc" -eq 0
+frame_when "$WORK/nodrv" '^gpu: unavailable: no amdgpu driver' --attach-gpu -b -d 1
+check "nodrv: exit 0 at SIGTERM (got $RC)" test "$RC" -eq 0
 check "no driver: said" grep -q '^gpu: unavailable: no amdgpu driver: rsmi_init' "$WORK/nodrv.all"
 awk '/^gpu: unavailable: no amdgpu driver/ {exit} /^gpu: / {print}' "$WORK/nodrv.all" > "$WORK/nodrv.before"
 awk '/^gpu: unavailable: no amdgpu driver/ {d=1} d && /^gpu: / {print}' "$WORK/nodrv.all" > "$WORK/nodrv.after"
