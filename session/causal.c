@@ -569,6 +569,12 @@ static void close_slice(struct session_causal *c, uint64_t now)
     c->slice_ns = now;
 }
 
+/* The part of half h's threads' runnable time that they spent on a CPU (h->cpu_ns measured). */
+static double cpu_share(const struct causal_half *h)
+{
+    return (double)h->cpu_ns / (double)(h->cpu_ns + h->wait_ns);
+}
+
 /* Wall time ns of half h as the program's share of the machine: scaled by the part of its
  * threads' runnable time that they spent on a CPU (wall time only; unscaled when not
  * measured). On a machine shared with other programs, the two halves of one experiment get
@@ -580,9 +586,7 @@ static void close_slice(struct session_causal *c, uint64_t now)
  * 4.5, -1.6, 4.5, 2.0, -0.1 scaled: rms 6.3 points, 2.7 scaled. */
 static uint64_t share_ns(const struct causal_half *h, uint64_t ns)
 {
-    if (!h->cpu_ns)
-        return ns;
-    return (uint64_t)((double)ns * (double)h->cpu_ns / (double)(h->cpu_ns + h->wait_ns));
+    return h->cpu_ns ? (uint64_t)((double)ns * cpu_share(h)) : ns;
 }
 
 /* One half's result into the model (when it made enough progress); 1 if it counted. */
@@ -614,8 +618,7 @@ static int starved(const struct causal_half *a, const struct causal_half *b)
 {
     if (!a->cpu_ns || !b->cpu_ns)
         return 0;
-    double sa = (double)a->cpu_ns / (double)(a->cpu_ns + a->wait_ns);
-    double sb = (double)b->cpu_ns / (double)(b->cpu_ns + b->wait_ns);
+    double sa = cpu_share(a), sb = cpu_share(b);
     return sa > 2 * sb || sb > 2 * sa;
 }
 
