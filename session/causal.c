@@ -79,6 +79,7 @@ struct session_causal {
         uint64_t cpu_ns, wait_ns; /* wall time: the threads' time on a CPU, and waiting for one */
     } sum[2];                     /* the experiment's 0 % slices [0] and speedup slices [1] */
     int kind;                     /* ROCSYS_CAUSAL_PP_* measured, -1 until progress is seen */
+    int bp_silent;                /* --progress FUNC: this machine's breakpoints never fire */
     uint64_t len_ns, next_ns, start_ns;
 };
 
@@ -144,6 +145,7 @@ void session_causal_start(struct session *s)
     c->kind = progress_kernel(s) ? ROCSYS_CAUSAL_PP_KERNEL
               : s->o->progress   ? ROCSYS_CAUSAL_PP_FUNC
                                  : -1;
+    c->bp_silent = c->kind == ROCSYS_CAUSAL_PP_FUNC && session_perf_breakpoints_fire() == 0;
     c->len_ns = CAUSAL_LEN_MIN_NS;
     c->start_ns = model_clock_ns(CLOCK_MONOTONIC);
     ms->causal = model_causal_new();
@@ -414,8 +416,8 @@ static int progress_kind(struct session *s)
 /* --progress FUNC: find the function in the executable (from a sampled pc of it) and hand
  * its address to the collector, which arms a breakpoint in each thread; --progress
  * kernel:NAME: wait until a kernel of that name is known. 1 while no progress can be counted
- * (the function or kernel is not found yet, or the breakpoint was refused: no experiment
- * runs, the note says why), else 0. */
+ * (the function or kernel is not found yet, or the breakpoint was refused or never fires on
+ * this machine: no experiment runs, the note says why), else 0. */
 static int resolve_progress(struct session *s, uint64_t now)
 {
     struct session_causal *c = s->causal;
@@ -435,6 +437,13 @@ static int resolve_progress(struct session *s, uint64_t now)
         snprintf(mc->note, sizeof(mc->note),
                  "--progress %.60s: the breakpoint was refused (%s): no progress is counted",
                  s->o->progress, strerror(err));
+        return 1;
+    }
+    if (c->bp_silent) { /* the event opens and never fires: said, not counted as 0 calls */
+        snprintf(mc->note, sizeof(mc->note),
+                 "--progress %.40s: hardware breakpoints do not fire here (one on rocsys-top "
+                 "counted 0 of 3 calls: a VM without debug registers?): no progress is counted",
+                 s->o->progress);
         return 1;
     }
     if (atomic_load(&c->ctl->progress_addr))

@@ -8,9 +8,12 @@
 #include "session/session.h"
 
 #include <errno.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,6 +68,41 @@ static int probe_timer(int user_only, uint64_t period_ns)
         return -errno;
     close(fd);
     return 0;
+}
+
+/* What session_perf_breakpoints_fire's breakpoint is on: a function of this process. */
+__attribute__((noinline)) static void bp_target(void)
+{
+    __asm__ volatile("" ::: "memory");
+}
+
+int session_perf_breakpoints_fire(void)
+{
+    void (*volatile call)(void) = bp_target;
+    struct perf_event_attr a;
+    uint64_t count = 0;
+    int fd;
+
+    memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.type = PERF_TYPE_BREAKPOINT;
+    a.bp_type = HW_BREAKPOINT_X;
+    a.bp_addr = (uint64_t)(uintptr_t)bp_target;
+    a.bp_len = sizeof(long);
+    a.disabled = 1;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+    for (int i = 0; i < 3; i++)
+        call();
+    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (read(fd, &count, sizeof(count)) != (ssize_t)sizeof(count))
+        count = 0;
+    close(fd);
+    return count > 0;
 }
 
 void session_perf_grant_sysctl(struct session_perf_grant *g)

@@ -232,6 +232,11 @@ void session_perf_grant_sysctl(struct session_perf_grant *g);
  * "; to allow it: " and the command that would. */
 void session_perf_why_not(const struct session_perf_grant *g, int wall, char *buf, size_t cap);
 void session_perf_why_not_line(const struct session_perf_grant *g, int wall, char *buf, size_t cap);
+/* Whether a hardware execution breakpoint fires here (--progress FUNC counts calls with one):
+ * one on a function of this process over 3 calls. 1: it counted them; 0: the event opened but
+ * counted nothing (a virtual machine without debug registers accepts it and it never fires);
+ * -errno: not opened (the collector's own attempt then says why). */
+int session_perf_breakpoints_fire(void);
 /* Why perf events were refused with errno e, in one clause. */
 void session_perf_refusal(const struct session_perf_grant *g, int e, char *buf, size_t cap);
 /* The one command an administrator would run to allow want (SESSION_PERF_USER: perf events at
