@@ -63,7 +63,8 @@ check "the TUI asked for mouse reports (SGR)" test \
 # a tab: the view changes
 read -r x y <<< "$(xy $S ' 2 Hot functions ')"
 click $S $((x + 4)) "$y"
-check "click on the Hot functions tab shows that view" wait_screen $S '^Hot functions: ' 5
+check "click on the Hot functions tab (column $((x + 4)), row '$y') shows that view" \
+    wait_screen $S '^Hot functions: ' 5
 # column headings: the sort order changes, and the rows follow it
 read -r x y <<< "$(xy $S 'FUNCTION')"
 click $S $((x + 2)) "$y"
