@@ -76,7 +76,9 @@ for py in "${pys[@]}"; do
 
     # a handler dearer than the period (3,000-deep stacks at 10 kHz, next to two busy loops)
     # never re-enters itself for ever: the program ends, and the samples count its CPU time
-    # (about 1.5 s, so about 15,000 at 10 kHz), not the handler's own re-entries
+    # (1.5 s of work, more with its start and the handlers: about 17,000 at 10 kHz), not the
+    # handler's own re-entries; compared with the CPU time the program measured of itself (a
+    # fixed 10,000..25,000 failed at 26,633 under ASan at load 21, where the handlers cost more)
     R="$WORK/$tag.deep10k"
     load=()
     for _ in 1 2; do sh -c 'while :; do :; done' & load+=($!); done
@@ -91,8 +93,9 @@ for py in "${pys[@]}"; do
     check "$tag deep recursion at 10 kHz under load: output complete" grep -q '^deep done' "$R/output.log"
     samples=$(awk '{s += $NF} END {print s + 0}' "$R/stacks.folded")
     echo "    $tag deep recursion at 10 kHz: $samples samples"
-    check "$tag deep recursion at 10 kHz: samples count the program's CPU ($samples, 10000..25000)" \
-        test "$samples" -ge 10000 -a "$samples" -le 25000
+    cpu=$(sed -n 's/^deep done, cpu \([0-9.]*\) s$/\1/p' "$R/output.log")
+    check "$tag deep recursion at 10 kHz: samples count the program's CPU ($samples for ${cpu:-?} s: 60-110 % of 10,000 a second)" \
+        awk -v n="$samples" -v c="$cpu" 'BEGIN { exit !(c != "" && n >= 0.6 * c * 10000 && n <= 1.1 * c * 10000 + 200) }'
 
     # --python off: native frames only, nothing said about Python
     R="$WORK/$tag.off"
