@@ -78,7 +78,8 @@ for py in "${pys[@]}"; do
     # never re-enters itself for ever: the program ends, and the samples count its CPU time
     # (1.5 s of work, more with its start and the handlers: about 17,000 at 10 kHz), not the
     # handler's own re-entries; compared with the CPU time the program measured of itself (a
-    # fixed 10,000..25,000 failed at 26,633 under ASan at load 21, where the handlers cost more)
+    # fixed 10,000..25,000 failed at 26,633 under ASan beside a loaded suite, load about 4 before
+    # the test's own two loops)
     R="$WORK/$tag.deep10k"
     load=()
     for _ in 1 2; do sh -c 'while :; do :; done' & load+=($!); done
