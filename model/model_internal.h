@@ -195,11 +195,12 @@ uint64_t model_python_salt(struct model *m, uint32_t pid, uint64_t pc);
  * code object is not announced yet and not final_try. */
 int model_python_frame(struct model *m, uint32_t pid, uint64_t pc, int final_try,
                        struct sym_frame *out);
-/* python.c: whether function f is a perf trampoline of 3.12+'s -X perf ("py::NAME:FILE" in
- * [jit]) to leave out of a sample that has no Python frames: the process's Python frames are
- * read and the interpreter's frames hidden, so the merge hides them in every other sample (a
- * sample whose walk was not paired, or cut, still has them). */
-int model_python_hidden_trampoline(const struct model *m, uint32_t f);
+/* python.c: whether function f is left out of a sample that has no Python frames, as the merge
+ * leaves it out of every other sample (the process's Python frames are read and the
+ * interpreter's frames hidden): a perf trampoline of 3.12+'s -X perf ("py::NAME:FILE" in [jit];
+ * a sample whose walk was not paired, or cut, still has them), or an evaluation frame whose
+ * Python frame was not linked yet or any more (its prologue or epilogue, the outermost call). */
+int model_python_hidden_alone(struct model *m, uint32_t f);
 /* Merge one sample: native[i] are the function ids of native frame i (innermost first, each
  * innermost inline first), py[j] those of Python frame j (pentry[j]: the outermost of its
  * evaluation call; pat[j], for such a frame, the native frame that runs its group, or

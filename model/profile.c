@@ -417,7 +417,7 @@ static uint32_t resolved_seq(struct model *m, uint32_t pid, const uint64_t *fram
                 continue;
             a = addr_lookup(m, pid, frames[k], k > 0, 1);
             for (uint32_t j = a->len; j-- > 0 && len < MAX_SEQ;)
-                if (!model_python_hidden_trampoline(m, m->addr_funcs[a->off + j]))
+                if (!model_python_hidden_alone(m, m->addr_funcs[a->off + j]))
                     seq[len++] = m->addr_funcs[a->off + j];
         }
         return len;

@@ -403,12 +403,11 @@ static int groups_placed(const int *pentry, const uint32_t *pat, uint32_t np, ui
     return any;
 }
 
-int model_python_hidden_trampoline(const struct model *m, uint32_t f)
+int model_python_hidden_alone(struct model *m, uint32_t f)
 {
-    const struct model_func *fn = &m->funcs[f];
-
-    return m->python && !m->python->show_native && m->session.python_status == ROCSYS_PY_OK &&
-           is_perf_trampoline(fn);
+    if (!m->python || m->python->show_native || m->session.python_status != ROCSYS_PY_OK)
+        return 0;
+    return is_perf_trampoline(&m->funcs[f]) || role_of(m, f) == ROLE_EVAL;
 }
 
 uint32_t model_python_merge(struct model *m, const uint32_t *const *native, const uint32_t *nlen,

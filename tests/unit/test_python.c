@@ -220,9 +220,46 @@ static void test_merge_cut(void)
     model_free(m);
 }
 
+/* A stand-in named like CPython's evaluation loop: only its address and name are used. */
+__attribute__((noinline)) int _PyEval_EvalFrameDefault(int x);
+__attribute__((noinline)) int _PyEval_EvalFrameDefault(int x)
+{
+    return x * 3 + 1;
+}
+
+/* The leaf of a sample with no Python frames (innermost first: frames[0]), or NULL. */
+static const char *alone_leaf(struct model *m, const uint64_t *frames, uint32_t n)
+{
+    uint32_t p = model_sample_path(m, (uint32_t)getpid(), frames, n);
+    return p ? m->funcs[model_path_func(m, p)].name : NULL;
+}
+
+/* A sample in an evaluation call that has not linked its Python frame yet, or has unlinked it
+ * (3.8's first import at startup: the thread's frame is still NULL), carries no Python frames:
+ * its evaluation frame is hidden all the same, unless --python native or frames are not read
+ * (seen in CI: one such sample named _PyEval_EvalFrameDefault in the default view). */
+static void test_eval_alone(void)
+{
+    const uint64_t frames[] = {(uint64_t)(uintptr_t)_PyEval_EvalFrameDefault + 4,
+                               (uint64_t)(uintptr_t)test_lines + 4};
+    const char *leaf;
+
+    for (int mode = 0; mode < 3; mode++) { /* default, --python native, frames not read */
+        struct model *m = model_new();
+        CHECK(symbolizer_load_maps(model_symbolizer(m), (uint32_t)getpid()) > 0);
+        model_python_hide_interpreter(m, mode != 1);
+        model_python_info(m, mode == 2 ? ROCSYS_PY_UNSUPPORTED : ROCSYS_PY_OK, 0x030812f0);
+        leaf = alone_leaf(m, frames, 2);
+        CHECK_MSG(leaf && strcmp(leaf, mode == 0 ? "test_lines" : "_PyEval_EvalFrameDefault") == 0,
+                  "mode %d: the leaf is %s", mode, leaf ? leaf : "none");
+        model_free(m);
+    }
+}
+
 int main(void)
 {
     test_merge_cut();
+    test_eval_alone();
     test_lines();
     test_utf8();
     test_merge();
