@@ -53,6 +53,7 @@ struct perf_offcpu {
     int have_out, have_stack, preempted;
     uint64_t carry_ns; /* blocked time not yet turned into whole sampling periods */
     int ours;          /* 1: the collector's own helper thread (not the program's), -1 unknown */
+    uint64_t first_look_ns, next_look_ns; /* own_thread's first look at its name, and its next */
     uint32_t n;
     uint64_t frames[MAX_FRAMES]; /* (+ the [truncated] root, + Python frames) */
 };
@@ -457,14 +458,23 @@ static struct perf_offcpu *offcpu(struct session_perf *p, uint32_t pid, uint32_t
     return o;
 }
 
-/* Whether tid is the collector's helper thread ("rocsys-modmap"): not part of the program. */
-static int own_thread(struct perf_offcpu *o)
+/* How long a thread's name is looked at again (a thread may name itself after it starts, the
+ * helper too), and how often meanwhile. */
+#define OWN_THREAD_LOOK_NS     1000000000ull
+#define OWN_THREAD_INTERVAL_NS 10000000ull
+
+/* Whether tid is the collector's helper thread ("rocsys-modmap", by its whole name: a program's
+ * own thread may be named rocsys-something, as the demo's main thread is), at time now_ns: not
+ * part of the program. */
+static int own_thread(struct perf_offcpu *o, uint64_t now_ns)
 {
     char path[64], name[32] = "";
     FILE *f;
 
     if (o->ours >= 0)
         return o->ours;
+    if (o->first_look_ns && now_ns < o->next_look_ns)
+        return 0;
     snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", o->pid, o->tid);
     f = fopen(path, "re");
     if (!f)
@@ -472,8 +482,14 @@ static int own_thread(struct perf_offcpu *o)
     if (!fgets(name, sizeof(name), f))
         name[0] = '\0';
     fclose(f);
-    o->ours = strncmp(name, "rocsys-", 7) == 0;
-    return o->ours;
+    if (strcmp(name, "rocsys-modmap\n") == 0)
+        return o->ours = 1;
+    if (!o->first_look_ns)
+        o->first_look_ns = now_ns ? now_ns : 1;
+    if (now_ns >= o->first_look_ns + OWN_THREAD_LOOK_NS)
+        return o->ours = 0; /* named for good */
+    o->next_look_ns = now_ns + OWN_THREAD_INTERVAL_NS;
+    return 0;
 }
 
 /* Wall mode: thread o's time off the CPU from its switch-out (or the last advance) to until_ns,
@@ -488,7 +504,7 @@ static void offcpu_account(struct session_perf *p, struct model *m, struct perf_
         return;
     if (still_off && !o->preempted && model_blocked_frame_pending(m, o->pid, o->frames, (int)o->n))
         return;
-    if (o->have_stack && !own_thread(o)) {
+    if (o->have_stack && !own_thread(o, until_ns)) {
         uint64_t ns = until_ns - o->out_ns + o->carry_ns;
         uint64_t periods = ns / p->period_ns;
         o->carry_ns = ns % p->period_ns;
@@ -571,7 +587,7 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
         }
         return;
     }
-    if (own_thread(offcpu(p, s.pid, s.tid)))
+    if (own_thread(offcpu(p, s.pid, s.tid), s.time_ns))
         return;
     p->samples++;
     fn(ctx, s.pid, s.tid, s.time_ns, frames, n, 1);

@@ -14,6 +14,13 @@ check "wall mode header" grep -q '^mode wall 200 Hz' "$WORK/last.txt"
 sleeper=$(awk '$3=="sleeper"{print $6}' "$WORK/last.txt")
 check "wall mode: the sleeper has samples (${sleeper:-none})" test "${sleeper:-0}" -gt 100
 check "wall mode: nanosleep shows" grep -Eq 'nanosleep' "$WORK/last.txt"
+# the main thread waits in pthread_join: named rocsys-demo, it is still the program's (the
+# collector's own helper thread, rocsys-modmap, is not)
+main=$(awk '$3=="rocsys-demo"{print $6}' "$WORK/last.txt")
+check "wall mode: the main thread (rocsys-demo, in pthread_join) has samples (${main:-none})" \
+    test "${main:-0}" -gt 100
+check "wall mode: the collector's helper thread has no samples" \
+    awk '$3=="rocsys-modmap" && $6 > 0 {bad=1} END {exit bad}' "$WORK/last.txt"
 
 "$ROCSYS_TOP" -b --rows 0 --cpu-timer perf -- "$ROCSYS_DEMO" --seconds 2 > "$WORK/cpu.txt"
 last_frame "$WORK/cpu.txt" > "$WORK/cpu_last.txt"
