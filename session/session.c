@@ -86,15 +86,20 @@ void session_finish_symbols(struct session *s, int timeout_ms)
 {
     struct symbolizer *sym = model_symbolizer(s->m);
     char file[96];
+    int quiet_ms;
 
     model_launch_stacks_finish(s->m); /* every file their frames need starts loading */
     if (symbolizer_loading(sym, file, sizeof(file)) == 0)
         return;
-    if (s->batch || s->headless)
-        fprintf(stderr, "rocsys-top: waiting for the symbols of %s (at most %d s)\n", file,
-                timeout_ms / 1000);
-    if (symbolizer_wait(sym, timeout_ms) != 0)
-        symbolizer_give_up(sym); /* their frames are named by address */
+    /* a wait a user would notice is said (batch and headless: the TUI's header says it) */
+    quiet_ms = timeout_ms < SESSION_SYMBOLS_QUIET_MS ? timeout_ms : SESSION_SYMBOLS_QUIET_MS;
+    if (symbolizer_wait(sym, quiet_ms) != 0) {
+        if ((s->batch || s->headless) && symbolizer_loading(sym, file, sizeof(file)) != 0)
+            fprintf(stderr, "rocsys-top: waiting for the symbols of %s (at most %d s)\n", file,
+                    (timeout_ms - quiet_ms) / 1000);
+        if (symbolizer_wait(sym, timeout_ms - quiet_ms) != 0)
+            symbolizer_give_up(sym); /* their frames are named by address */
+    }
     model_launch_stacks_finish(s->m);
 }
 

@@ -22,9 +22,10 @@
  * collector whose ring is filling announces late */
 #define DEFER_PY_MAX_NS 3000000000ull
 /* at the end, a recording or batch output waits this long for files whose symbols load */
-#define SYMBOLS_FINAL_WAIT_MS 60000
-#define COST_BIN_NS           25   /* sample-cost histogram: bins of 25 ns ... */
-#define COST_BINS             4000 /* ... up to 100 us; slower samples land in the last bin */
+#define SYMBOLS_FINAL_WAIT_MS    60000
+#define SESSION_SYMBOLS_QUIET_MS 1000 /* a wait for symbols this short is not said */
+#define COST_BIN_NS              25   /* sample-cost histogram: bins of 25 ns ... */
+#define COST_BINS                4000 /* ... up to 100 us; slower samples land in the last bin */
 
 /* A sample whose frames were not covered by a known module yet: retried next cycle. */
 struct perf_python;
@@ -143,7 +144,8 @@ enum {
 /* Take what the spool holds and decode it (check_orphans: reclaim abandoned rings too). */
 void session_drain(struct session *s, int check_orphans);
 /* Wait at most timeout_ms for the files whose symbols are loading (a note on stderr in batch
- * and headless modes); past that, their frames are named by address. */
+ * and headless modes once it has taken SESSION_SYMBOLS_QUIET_MS); past that, their frames are
+ * named by address. */
 void session_finish_symbols(struct session *s, int timeout_ms);
 
 /* stats.c: update the session facts the views show (counts, drops, the collector's cost, the

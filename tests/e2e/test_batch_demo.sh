@@ -39,7 +39,9 @@ check "call tree shows demo_butterfly under demo_transform" \
     awk '/demo_transform/{t=1; next} t && /demo_butterfly/{found=1} END{exit !found}' "$WORK/last.txt"
 check "demo output in the log" grep -q "rocsys-demo: done" "$WORK/out.log"
 check "demo output in the frame" grep -q "rocsys-demo: done" "$WORK/last.txt"
-check "nothing on stderr" test ! -s "$WORK/err.txt"
+# (a wait for the symbols at the end, over a second on a busy machine, is said there)
+check "nothing on stderr but a wait for symbols ($(head -c 300 "$WORK/err.txt"))" \
+    sh -c "! grep -v '^rocsys-top: waiting for the symbols of ' '$WORK/err.txt'"
 # several frames at -d 10 over 4 s or more
 n=$(grep -c '^rocsys-top frame ' "$WORK/frames.txt")
 check "at least 3 frames (got $n)" test "$n" -ge 3
