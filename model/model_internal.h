@@ -77,6 +77,7 @@ struct model {
     struct model_session session;
     struct symbolizer *sym;
     uint32_t root_pid;
+    int own_maps_read; /* this front end's own modules were given to the symbolizer (its pid) */
 
     struct model_process *procs;
     int nproc;

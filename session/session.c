@@ -637,6 +637,9 @@ int session_run(const struct session_config *o)
      * the TUI, the full one when a recording or batch output must be complete) */
     session_finish_symbols(&s, s.tui ? 3000 : SYMBOLS_FINAL_WAIT_MS);
     session_drain(&s, 0);
+    /* the recording's session.json counts what that last drain brought too (a sample of a
+     * process that sent no records, among unannounced_samples: its stack is in stacks.folded) */
+    session_update_stats(&s);
     if (s.tr.hdr)
         transport_consumer_gone(&s.tr); /* no more drains: nobody waits for room from here on */
     /* nor spooling: the buffers' memory goes back before the writers end the recording */

@@ -48,8 +48,10 @@ check "4 rings: their samples are the [unknown] ones (${samples:-?} = $unknown)"
     test "${samples:--1}" -eq "$unknown"
 # (a thread's name is what /proc said while it ran, or thread-TID: never the functions of another
 # process)
-bad=$(awk '/\[unknown\]/ && !/^[^;]+-[0-9]+;\[unknown\] [0-9]+$/' "$R/stacks.folded" | wc -l)
-check "4 rings: no [unknown] sample given a process's name or stack ($bad lines)" test "$bad" -eq 0
+# (the launched program's samples taken in its execve, still in rocsys-top's image, read
+# [truncated];[unknown] until they were named from rocsys-top's own modules: execve)
+bad=$(awk '/\[unknown\]/ && !/^[^;]+-[0-9]+;\[unknown\] [0-9]+$/' "$R/stacks.folded" | head -n 5)
+check "4 rings: no [unknown] sample given a process's name or stack (${bad:-none})" test -z "$bad"
 
 # a generated C project built in parallel (cc1, as, ld: hundreds of processes)
 P="$WORK/project"
