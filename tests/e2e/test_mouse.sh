@@ -9,6 +9,18 @@ source "$(dirname "$0")/lib.sh"
 
 # xy SESSION TEXT: "COLUMN LINE" (0-based) where the first screen line containing TEXT has it
 xy() { tmux_screen "$1" | awk -v p="$2" '{i = index($0, p); if (i) {print i - 1, NR - 1; exit}}'; }
+# settle SESSION: until the header has no "symbols: loading" line, which goes when the symbols
+# are in: rows read before then may move up a line before the click lands (a click on the Hot
+# functions tab found at row 4 landed on the view's title, row 4 by then, under load)
+settle() {
+    for ((i = 0; i < 600; i++)); do
+        tmux_screen "$1" | grep -q '^ symbols: loading' || return 0
+        sleep 0.1
+    done
+    echo "--- screen of $1 (the symbols line stayed 60 s) ---" >&2
+    tmux_screen "$1" >&2 || true
+    return 1
+}
 # click SESSION X Y: press and release of the left button at cell (X, Y), SGR encoding
 click() {
     tmux_keys "$1" -l $'\e[<0;'"$(($2 + 1));$(($3 + 1))M"
@@ -61,6 +73,7 @@ check "the TUI asked for mouse reports (SGR)" test \
     "$(tmux -L "$TMUX_SOCKET" display -p -t $S '#{mouse_standard_flag}#{mouse_sgr_flag}')" = 11
 
 # a tab: the view changes
+check "header settled (symbols loaded) before reading where the tabs are" settle $S
 read -r x y <<< "$(xy $S ' 2 Hot functions ')"
 click $S $((x + 4)) "$y"
 check "click on the Hot functions tab (column $((x + 4)), row '$y') shows that view" \
@@ -129,6 +142,7 @@ if [ -x "$TP/tp_hsa_harness" ]; then
     K=kern
     tmux_start $K 160 30 "$ROCSYS_TOP" --no-color --replay "$WORK/khsa"
     check "kernels: replay shown" wait_screen $K '^Call tree: ' 15
+    check "kernels: header settled (symbols loaded)" settle $K
     tmux_keys $K 7
     check "kernels: the Kernels view" wait_screen $K '^Hot kernels: ' 5
     read -r x y <<< "$(xy $K 'KERNEL')"
@@ -155,6 +169,7 @@ fi
 X=x10
 tmux_start $X 120 30 env TERM=screen "$ROCSYS_TOP" -d 5 -- "$ROCSYS_DEMO" --seconds 60
 check "x10: call tree shown" wait_screen $X '^Call tree: all threads' 15
+check "x10: header settled (symbols loaded)" settle $X
 read -r x y <<< "$(xy $X ' 3 Thr ')" # 120 columns: the short tab names
 cx=$(printf "\\$(printf '%03o' $((x + 3 + 33)))") cy=$(printf "\\$(printf '%03o' $((y + 33)))")
 tmux_keys $X -l $'\e[M '"$cx$cy"
