@@ -236,7 +236,7 @@ static void *helper_main(void *arg)
     (void)arg;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    prctl(PR_SET_NAME, "rocsys-modmap", 0, 0, 0);
+    prctl(PR_SET_NAME, ROCSYS_HELPER_THREAD, 0, 0, 0);
     ts->tid = collector_gettid();
     if (transport_claim(&collector_g.transport, collector_g.pid, ts->tid, collector_g.instance,
                         &ts->ring) != 0)

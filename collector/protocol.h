@@ -66,6 +66,9 @@
 #define ROCSYS_MAX_PATH     4096
 #define ROCSYS_MAX_BUILD_ID 32
 #define ROCSYS_THREAD_NAME  16 /* as the kernel's comm, NUL included */
+/* The name (comm) of the collector's helper thread, which the front end leaves out of the
+ * program's threads; /proc/PID/task/TID/comm holds it followed by a newline. */
+#define ROCSYS_HELPER_THREAD "rocsys-modmap"
 
 enum rocsys_ring_state {
     ROCSYS_RING_FREE = 0,     /* no owner; a producer may claim it with CAS */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collector/protocol.h"
 #include "model_internal.h"
 
 struct model_procfs {
@@ -131,7 +132,7 @@ static void refresh_thread(struct model *m, struct model_thread *t, double dt_s,
      * thread blocks everything on purpose) */
     int sig = m->session.sample_signal;
     t->blocks_sampling = sig > 0 && sig <= 64 && (ss.sig_blocked >> (sig - 1) & 1) &&
-                         strcmp(t->name, "rocsys-modmap") != 0;
+                         strcmp(t->name, ROCSYS_HELPER_THREAD) != 0;
 }
 
 /* Refresh one process's metrics, and discover threads the collector did not report. */

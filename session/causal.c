@@ -12,6 +12,7 @@
  * (model/causal.h): the Causal view, batch frames, profile.coz. */
 #include "session/session_internal.h"
 
+#include "collector/protocol.h"
 #include "model/causal.h"
 #include "model/model.h"
 
@@ -685,7 +686,7 @@ static int count_own_thread(FILE *f, void *ctx)
     int *threads = ctx;
     char name[32];
 
-    if (!fgets(name, sizeof(name), f) || strcmp(name, "rocsys-modmap\n") != 0)
+    if (!fgets(name, sizeof(name), f) || strcmp(name, ROCSYS_HELPER_THREAD "\n") != 0)
         ++*threads;
     return *threads >= 2;
 }

@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "collector/protocol.h"
 #include "model/model.h"
 #include "session/perf_python.h"
 #include "session/perf_stacks.h"
@@ -482,7 +483,7 @@ static int own_thread(struct perf_offcpu *o, uint64_t now_ns)
     if (!fgets(name, sizeof(name), f))
         name[0] = '\0';
     fclose(f);
-    if (strcmp(name, "rocsys-modmap\n") == 0)
+    if (strcmp(name, ROCSYS_HELPER_THREAD "\n") == 0)
         return o->ours = 1;
     if (!o->first_look_ns)
         o->first_look_ns = now_ns ? now_ns : 1;
