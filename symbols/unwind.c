@@ -272,7 +272,8 @@ enum {
     RULE_BP_UNDEF = 1u << 4, /* rbp unknown in the caller */
     RULE_RA_UNDEF = 1u << 5, /* the outermost frame */
     RULE_BP_SHIFT = 6,       /* bp_off / 8: 7 bits, signed */
-    RULE_CFA_SHIFT = 13,     /* cfa_off: 19 bits, signed */
+    RULE_CFA_SHIFT = 13,     /* cfa_off: 18 bits, signed */
+    RULE_NO_CFI = 1u << 31,  /* a module's code without CFI (frame pointers, as libdwfl) */
 };
 
 /* Code without CFI (JIT code, V8's builtins): libdwfl falls back to the frame pointer; as a
@@ -324,9 +325,9 @@ static uint32_t rule_of(Dwarf_Frame *fr)
     } else {
         return RULE_COMPLEX;
     }
-    if (cfa_off < -(1 << 18) || cfa_off >= 1 << 18)
+    if (cfa_off < -(1 << 17) || cfa_off >= 1 << 17)
         return RULE_COMPLEX;
-    r |= ((uint32_t)cfa_off & ((1u << 19) - 1)) << RULE_CFA_SHIFT;
+    r |= ((uint32_t)cfa_off & ((1u << 18) - 1)) << RULE_CFA_SHIFT;
     /* the caller's rsp is the CFA */
     if (dwarf_frame_register(fr, 7, mem, &ops, &nops) != 0 || !ops_cfa_plus(ops, nops, 1, &k) ||
         k != 0)
@@ -375,7 +376,7 @@ static uint32_t rule_lookup(Dwfl *dwfl, uint64_t pc)
         free(fr);
         return r;
     }
-    return RULE_FRAME_POINTER; /* no CFI: libdwfl's frame-pointer fallback */
+    return RULE_FRAME_POINTER | RULE_NO_CFI; /* no CFI: libdwfl's frame-pointer fallback */
 }
 
 /* A word of the stack copy at addr. */
@@ -394,6 +395,10 @@ static bool past_copy(const struct symbolizer_stack *st, uint64_t addr)
     return addr >= st->regs[R_SP] && addr - st->regs[R_SP] + 8 > st->stack_len;
 }
 
+/* Whether the last walk_rules ended at a zero frame pointer (outermost by the ABI, cut for
+ * libdwfl: the unwind check allows that difference). */
+static bool walk_zero_fp;
+
 /* Walk st's frames by the rules rule(ctx, pc) gives (pc: the call site for callers), each
  * frame's stack pointer into sps (may be NULL), how the walk ended into *end. Returns the
  * frames, or -1 when a rule is not a simple one (libdwfl must unwind the sample). */
@@ -406,6 +411,7 @@ static int walk_rules(const struct symbolizer_stack *st, rule_fn rule, void *ctx
     uint32_t n = 0;
 
     *end = SYMBOLIZER_END_OTHER;
+    walk_zero_fp = false;
     for (;;) {
         if (pc == 0) { /* a return address of 0: the end of the chain */
             *end = n > 0 ? SYMBOLIZER_END_OUTERMOST : SYMBOLIZER_END_OTHER;
@@ -432,7 +438,15 @@ static int walk_rules(const struct symbolizer_stack *st, rule_fn rule, void *ctx
             *end = bp_past ? SYMBOLIZER_END_COPY : SYMBOLIZER_END_OTHER;
             break;
         }
-        uint64_t cfa = (r & RULE_CFA_RBP ? bp : sp) + (int64_t)rule_field(r, RULE_CFA_SHIFT, 19);
+        if ((r & RULE_NO_CFI) && bp_ok && bp == 0) {
+            /* a module's code without CFI whose frame pointer is 0: the ABI's mark of the
+             * outermost frame (the dynamic loader's entry, _start and _dl_start_user, has no
+             * CFI; libdwfl calls these stacks cut) */
+            *end = SYMBOLIZER_END_OUTERMOST;
+            walk_zero_fp = true;
+            break;
+        }
+        uint64_t cfa = (r & RULE_CFA_RBP ? bp : sp) + (int64_t)rule_field(r, RULE_CFA_SHIFT, 18);
         if (!stack_word(st, cfa - 8, &pc)) {
             *end = past_copy(st, cfa - 8) ? SYMBOLIZER_END_COPY : SYMBOLIZER_END_OTHER;
             break;
@@ -585,7 +599,8 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
              * outermost where it cannot go on: frame pointers ending in JIT code, a return
              * address it cannot read; the cached rules call those cut) */
             bool same = m == (uint32_t)n && memcmp(ref, out, m * sizeof(*out)) == 0 &&
-                        (ref_end == SYMBOLIZER_END_OUTERMOST || *end != SYMBOLIZER_END_OUTERMOST);
+                        (ref_end == SYMBOLIZER_END_OUTERMOST || *end != SYMBOLIZER_END_OUTERMOST ||
+                         walk_zero_fp);
             if (!same && stats.differ++ < 3) { /* the first few, for a developer */
                 fprintf(stderr, "unwind check: tid %u differs (ends: libdwfl %d, cached %d):\n",
                         st->tid, ref_end, *end);

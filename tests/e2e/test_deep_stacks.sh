@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: whole native stacks from outside (issue 28). With the perf engine, launched and
 # attached (-p), >= 99 % of the samples of a deep program reach their thread's start (_start,
-# clone, clone3): tp_deep_stack (2 threads, 150-300 frames of 128-byte locals, 25-50 KiB of
+# clone, clone3; the dynamic loader's _start and _dl_start_user, whose code has no CFI and ends
+# at a zero frame pointer, the ABI's mark of the outermost frame): tp_deep_stack (2 threads, 150-300 frames of 128-byte locals, 25-50 KiB of
 # stack) always, and a PyTorch training loop under /usr/bin/python3 where python3-torch is
 # installed. Stacks that stay cut (the kernel asked for 8 KiB only, ROCSYS_PERF_STACK) are all
 # under one [truncated] root, never a top-level function, and the batch frames' mode line and
@@ -20,7 +21,7 @@ deep_cleanup() {
 }
 trap deep_cleanup EXIT
 
-STARTS='^(_start|__clone3|clone3|__clone|clone|start_thread)$'
+STARTS='^(_start|_dl_start_user|__clone3|clone3|__clone|clone|start_thread)$'
 # roots DIR: "TOTAL WHOLE TRUNCATED OTHER" samples of a recording: roots that are a thread's
 # start, [truncated], anything else (a cut stack shown as a top-level function)
 roots() {
@@ -49,6 +50,24 @@ check "launched: program finished" grep -q '^tp_deep_stack: done' "$R/output.log
 whole_check "launched" "$R"
 check "launched: frames deeper than 150 in full" \
     awk -F';' 'NF > 150 && $2 == "_start" { found = 1 } END { exit !found }' "$R/stacks.folded"
+
+# -- the loader's start: a launched program's first milliseconds run in ld.so, from its entry
+# (_start > _dl_start, then _dl_start_user > _dl_init for the constructors), which has no CFI;
+# those samples are whole, never [truncated] (short runs until some are sampled)
+lwhole=0 lcut=0
+for ((i = 0; i < 5 && lwhole + lcut < 3; i++)); do
+    R="$WORK/loader$i"
+    "$ROCSYS_TOP" -b -n 1 --rows 0 --engine perf --record "$R" -- "$ROCSYS_DEMO" --seconds 0.3 \
+        > "$WORK/loader$i.txt" 2>&1 || true
+    read -r w c < <(awk '{ split($1, f, ";"); r = f[2] ";" f[3]
+        if (r ~ /^(_start;_dl_start|_dl_start_user;_dl_init)/) w += $NF
+        else if (r ~ /^\[truncated\];(_start|_dl_start_user)$/) c += $NF }
+        END { printf "%d %d\n", w, c }' "$R/stacks.folded")
+    lwhole=$((lwhole + w)) lcut=$((lcut + c))
+done
+echo "    the loader's start: $lwhole samples whole, $lcut under [truncated] ($i runs)"
+check "the loader's start: samples taken there ($((lwhole + lcut)))" test $((lwhole + lcut)) -gt 0
+check "the loader's start: none under [truncated] ($lcut)" test "$lcut" -eq 0
 
 # -- attached: the same program, already running
 "$TP/tp_deep_stack" 300 8 > "$WORK/attached.out" 2>&1 &
