@@ -82,6 +82,8 @@ fresh 1
 frame_when "$WORK/one.txt" '^gpu: 1 devices \(rocm-smi\)' --attach-gpu -b -d 2 --gpu-interval 100
 check "1 GPU: exit 0 at SIGTERM (got $RC)" test "$RC" -eq 0
 check "1 GPU: one device" grep -q '^gpu: 1 devices (rocm-smi)' "$WORK/one.txt"
+check "1 GPU: the mode line says nothing is sampled" \
+    grep -q '^mode gpu  no target: GPU monitoring only' "$WORK/one.txt"
 l=$(gpu_line "$WORK/one.txt" 0)
 for kv in pci=0000:03:00.0 'name="Aldebaran/MI200 \[Instinct MI210\]"' busy=10% power=100.0W \
     power_cap=300.0W temp_edge=40C temp_junction=50C temp_memory=60C vram_used=1073741824 \
