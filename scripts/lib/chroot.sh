@@ -9,6 +9,9 @@
 #   chroot_bind ROOT DIR DEST      DIR at ROOT/DEST as well (after chroot_mount)
 #   chroot_umount ROOT             unmount everything under ROOT (safe to call twice)
 #   chroot_run ROOT CMD...         run CMD as root inside, with a clean environment
+#   chroot_runtime_pkgs ROOT       the packages of rocsys-top's runtime libraries, by the suite's
+#                                  names (*t64 from trixie on; needs apt-get update done)
+#   chroot_missing_libs ROOT BUILD the libraries BUILD's binaries need that ROOT lacks ("": none)
 
 # chroot_archive: the URI of the first apt source carrying this machine's own suite (the main
 # archive, not -security or -updates): deb822 .sources files and one-line .list files
@@ -115,4 +118,21 @@ chroot_run() {
     chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" LANG=C.UTF-8 \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# chroot_runtime_pkgs ROOT: the packages of what rocsys-top and its collector load (as ldd of a
+# Debian 12 build lists them), by ROOT's suite's names
+chroot_runtime_pkgs() {
+    local lib pkgs=""
+    for lib in libdw1 libelf1 libncursesw6 libunwind8 zlib1g libbpf1; do
+        if chroot_run "$1" apt-cache show "${lib}t64" > /dev/null 2>&1; then pkgs="$pkgs ${lib}t64"; else pkgs="$pkgs $lib"; fi
+    done
+    echo "${pkgs# }"
+}
+
+# chroot_missing_libs ROOT BUILD: the libraries of BUILD's rocsys-top and collector that ROOT
+# does not have, space-separated ("": none)
+chroot_missing_libs() {
+    chroot_run "$1" ldd "$2/rocsys-top" "$2/lib/librocsys-collector.so" |
+        awk '/not found/ {print $1}' | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
