@@ -147,7 +147,7 @@ struct model_hot_list {
 
 struct model_session {
     char target[256];  /* command line of the target as launched */
-    const char *mode;  /* "cpu" or "wall" */
+    const char *mode;  /* "cpu", "wall" or MODEL_MODE_GPU */
     const char *timer; /* what raises the samples: "task-clock" (perf event), "tick" (POSIX
                           CPU-time timer, kernel-tick resolution), "hrtimer" (wall mode) */
     int freq_hz;
@@ -228,6 +228,10 @@ struct model_session {
 struct model *model_new(void);
 void model_free(struct model *m);
 struct model_session *model_session(struct model *m);
+/* The session mode of --attach-gpu: GPUs monitored, no target, nothing sampled. */
+#define MODEL_MODE_GPU "gpu"
+/* Whether s monitors GPUs only (mode MODEL_MODE_GPU). */
+int model_session_gpu_only(const struct model_session *s);
 struct symbolizer *model_symbolizer(struct model *m);
 
 /* The launched target's pid (its process is flagged is_root). */

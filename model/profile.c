@@ -78,6 +78,11 @@ struct model_session *model_session(struct model *m)
     return &m->session;
 }
 
+int model_session_gpu_only(const struct model_session *s)
+{
+    return s->mode && strcmp(s->mode, MODEL_MODE_GPU) == 0;
+}
+
 struct symbolizer *model_symbolizer(struct model *m)
 {
     return m->sym;

@@ -237,7 +237,7 @@ int session_attach_gpu(const struct session_config *o)
     ms = model_session(a.m);
     ms->attach_gpu = 1;
     ms->rank = -1;
-    ms->mode = "gpu";
+    ms->mode = MODEL_MODE_GPU;
     ms->timer = "none";
     snprintf(ms->target, sizeof(ms->target), "all GPUs (--attach-gpu)");
     snprintf(ms->status_text, sizeof(ms->status_text), "monitoring");

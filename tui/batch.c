@@ -80,7 +80,7 @@ void tui_batch_frame(FILE *out, struct model *m, int frame_no, int max_rows)
                 (unsigned long long)s->dropped_events, model_distinct_stacks(m),
                 (double)(s->range_start_ns - s->start_ns) / 1e9,
                 (double)(s->range_end_ns - s->start_ns) / 1e9, elapsed);
-    else if (s->mode && strcmp(s->mode, "gpu") == 0) /* --attach-gpu: nothing is sampled */
+    else if (model_session_gpu_only(s)) /* --attach-gpu: nothing is sampled */
         fprintf(out,
                 "mode gpu  no target: GPU monitoring only (the CPU sections stay empty)  "
                 "front end %.1f%% cpu\n",

@@ -169,7 +169,7 @@ void tui_header_draw(struct tui *t, const struct tui_rect *r)
     tui_put(t, y, w - rw > x ? w - rw : x, rw, val, right, 0);
     y++;
     /* line 2: sampling */
-    if (r->h >= 3 && s->mode && strcmp(s->mode, "gpu") == 0) {
+    if (r->h >= 3 && model_session_gpu_only(s)) {
         /* --attach-gpu: no target, nothing sampled; the GPU view says the rest */
         x = 0;
         tui_seg(t, y, &x, w, lab, "no target: ");
