@@ -116,12 +116,15 @@ void collector_announce_process(uint32_t flags)
     collector_write_normal(&u.rec);
 }
 
-/* Before fork(): keep the helper thread out of the loader and wait (up to 1 s) for every
- * thread to leave it; note whether one is still inside (its lock would stay held in the child,
- * where nobody can release it). A thread spends microseconds in there, so a fork normally does
- * not wait at all; the bound is for a thread that was descheduled inside on a loaded machine
- * (20 ms was not always enough under a sanitizer on 2 busy CPUs, and the child then ran
- * unprofiled). */
+/* Before fork(): keep the helper's loader scans from starting and wait (up to 1 s) for every
+ * thread to leave the loader; then keep new unwinds from starting and wait (as long again) for
+ * those under way. Note whether a thread is still inside either (a lock it holds would stay held
+ * in the child, where nobody can release it: libunwind's cache lock so hung a sampled fork
+ * child). Other threads' samples in the second wait and the fork itself are held back (their
+ * next samples carry their weight), so the profile loses nothing. A thread
+ * spends microseconds in there, so a fork normally does not wait at all; the bound is for a
+ * thread that was descheduled inside on a loaded machine (20 ms was not always enough under a
+ * sanitizer on 2 busy CPUs, and the child then ran unprofiled). */
 static void before_fork(void)
 {
     struct timespec pause = {0, 50000}; /* 50 us */
@@ -130,12 +133,19 @@ static void before_fork(void)
     atomic_store(&collector_g.fork_pending, 1);
     while (atomic_load(&collector_g.loader_users) > 0 && collector_now_ns() < deadline)
         nanosleep(&pause, NULL);
-    collector_g.loader_busy_at_fork = atomic_load(&collector_g.loader_users) > 0;
+    deadline = collector_now_ns() + 1000000000ull;
+    collector_g.fork_tid = collector_tls.tid ? collector_tls.tid : collector_gettid();
+    atomic_store(&collector_g.fork_now, 1);
+    while (atomic_load(&collector_g.unwinders) > 0 && collector_now_ns() < deadline)
+        nanosleep(&pause, NULL);
+    collector_g.unsafe_at_fork =
+        atomic_load(&collector_g.loader_users) > 0 || atomic_load(&collector_g.unwinders) > 0;
 }
 
-/* After fork(), in the parent: the helper may scan again. */
+/* After fork(), in the parent: unwinds and the helper's scans may go on. */
 static void after_fork_parent(void)
 {
+    atomic_store(&collector_g.fork_now, 0);
     atomic_store(&collector_g.fork_pending, 0);
 }
 
@@ -152,19 +162,23 @@ static void after_fork_child(void)
     ts->active = 0;
     ts->busy = 0;
     ts->lost_no_ring = 0;
+    ts->fork_weight = 0;
+    atomic_store(&collector_g.fork_now, 0);
     atomic_store(&collector_g.fork_pending, 0);
     if (!collector_g.enabled)
         return;
-    if (!collector_g.follow || collector_g.loader_busy_at_fork) {
-        /* not followed; or the loader's lock may be stuck held in this child, and unwinding
-         * can enter the loader: this child runs unsampled rather than risk a hang */
+    if (!collector_g.follow || collector_g.unsafe_at_fork) {
+        /* not followed; or the loader's or libunwind's lock may be stuck held in this child,
+         * and a sample would wait for it: this child runs unsampled rather than risk a hang */
         if (collector_g.follow)
-            collector_log("pid %d: forked while a thread was in the dynamic loader: unsampled",
+            collector_log("pid %d: forked while a thread was in the loader or the unwinder: "
+                          "unsampled",
                           (int)getpid());
         collector_g.enabled = 0;
         return;
     }
     atomic_store(&collector_g.loader_users, 0);
+    atomic_store(&collector_g.unwinders, 0);
     /* the forking process, not getppid(): a daemon's middle process may be gone already */
     collector_g.ppid = collector_g.pid;
     collector_g.pid = (uint32_t)getpid();

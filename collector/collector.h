@@ -40,6 +40,8 @@ struct collector_thread {
     volatile uint64_t wait_frame;       /* inside a wrapped call that waits: its wait leaf
                                            (ROCSYS_WAIT_FRAME), 0: none */
     volatile uint32_t missed_weight;    /* periods of the samples that came meanwhile */
+    uint32_t fork_weight;   /* periods of samples held back while another thread forked: the
+                               thread's next sample carries them */
     uint64_t timer_grid_ns; /* wall mode: a time its timer expires at (every period from it) */
 };
 
@@ -63,8 +65,11 @@ struct collector_global {
     volatile uint32_t helper_pid;       /* the process whose module helper thread runs */
     _Atomic int loader_users;           /* threads inside our loader wrappers right now */
     _Atomic int unmapping;              /* threads inside dlclose: samples are skipped */
+    _Atomic int unwinders;              /* unwinds of ours in libunwind right now */
     _Atomic int fork_pending;           /* a fork is waiting: the helper stays out of the loader */
-    int loader_busy_at_fork;            /* another thread was in the loader when we forked */
+    _Atomic int fork_now;               /* ... and is about to happen: no new unwind either */
+    volatile uint32_t fork_tid;         /* the thread that forks (its own unwinds go on) */
+    int unsafe_at_fork; /* another thread was in the loader or libunwind when we forked */
 };
 
 extern struct collector_global collector_g;
@@ -110,19 +115,28 @@ int collector_sampler_start_thread(struct collector_thread *ts);
 void collector_sampler_warm(void);
 void collector_sampler_stop_thread(struct collector_thread *ts);
 /* Enter libunwind on ts: until collector_unwind_end, its dl_iterate_phdr calls get the loader
- * snapshot (modules.c). Returns the flag as it was, for collector_unwind_end: an unwind begun
- * inside another one (the handler interrupting a launch stack's) leaves it set. AS-safe. */
-static inline sig_atomic_t collector_unwind_begin(struct collector_thread *ts)
+ * snapshot (modules.c). *prev gets the flag as it was, for collector_unwind_end: an unwind begun
+ * inside another one (the handler interrupting a launch stack's) leaves it set. Counted for
+ * fork: libunwind's cache and pool locks, held by another thread at fork, would stay held in
+ * the child, whose first sample would wait for them for ever; so while a fork is about to
+ * happen no other thread begins one (-1: the caller does without) and the fork waits for those
+ * under way. The forking thread's own unwinds end before its fork goes on. AS-safe. */
+static inline int collector_unwind_begin(struct collector_thread *ts, sig_atomic_t *prev)
 {
-    sig_atomic_t prev = ts->unwinding;
-
+    atomic_fetch_add(&collector_g.unwinders, 1); /* seq_cst: before_fork sees it, or we see it */
+    if (atomic_load(&collector_g.fork_now) && collector_g.fork_tid != ts->tid) {
+        atomic_fetch_sub(&collector_g.unwinders, 1);
+        return -1;
+    }
+    *prev = ts->unwinding;
     ts->unwinding = 1;
-    return prev;
+    return 0;
 }
 /* Leave libunwind on ts: the flag as collector_unwind_begin found it. AS-safe. */
 static inline void collector_unwind_end(struct collector_thread *ts, sig_atomic_t prev)
 {
     ts->unwinding = prev;
+    atomic_fetch_sub(&collector_g.unwinders, 1);
 }
 
 /* modules.c */

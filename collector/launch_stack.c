@@ -146,9 +146,12 @@ uint64_t collector_launch_stack(void)
     ts->capturing = 1;
     ts->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
-    prev_unwinding = collector_unwind_begin(ts); /* the loader snapshot, as in the handler */
-    nraw = unw_backtrace(raw, ROCSYS_LAUNCH_NATIVE_MAX + 8);
-    collector_unwind_end(ts, prev_unwinding);
+    nraw = 0; /* no native frames while a fork is pending (collector_unwind_begin) */
+    if (collector_unwind_begin(ts, &prev_unwinding) ==
+        0) { /* the loader snapshot, as in the handler */
+        nraw = unw_backtrace(raw, ROCSYS_LAUNCH_NATIVE_MAX + 8);
+        collector_unwind_end(ts, prev_unwinding);
+    }
     while (k < nraw && in_self((uintptr_t)raw[k]))
         wrapper = (uint64_t)(uintptr_t)raw[k++];
     for (; k < nraw && n < ROCSYS_LAUNCH_NATIVE_MAX; k++)

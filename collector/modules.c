@@ -220,8 +220,8 @@ void collector_modules_check(struct collector_thread *ts, int force)
     /* CPython may have come with this map (an embedding program): looked for while a fork
      * still waits for us (dlsym takes the loader's lock) */
     collector_python_check();
+    collector_modules_snapshot(); /* still counted: a fork cannot slip in before it */
     atomic_fetch_sub(&collector_g.loader_users, 1);
-    collector_modules_snapshot();
     /* a map that did not fit is reported again at the next check */
     atomic_store(&collector_g.module_generation, c.failed ? 0 : gen);
 }
@@ -305,9 +305,9 @@ COLLECTOR_EXPORT int dlclose(void *handle)
     atomic_fetch_add(&collector_g.unmapping, 1);
     atomic_fetch_add(&collector_g.loader_users, 1);
     rc = real_dlclose(handle);
-    atomic_fetch_sub(&collector_g.loader_users, 1);
-    if (collector_g.enabled)
+    if (collector_g.enabled) /* still counted: a fork cannot slip in before it */
         collector_modules_snapshot();
+    atomic_fetch_sub(&collector_g.loader_users, 1);
     atomic_fetch_sub(&collector_g.unmapping, 1);
     return rc;
 }

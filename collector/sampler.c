@@ -327,7 +327,17 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
         goto out;
     }
     nregions = collector_regions_depth();
-    prev_unwinding = collector_unwind_begin(ts); /* libunwind reads the loader snapshot */
+    if (collector_unwind_begin(ts, &prev_unwinding) != 0) {
+        /* another thread is about to fork: the thread's next sample carries this one's weight
+         * (a short while: the fork waits for no one but unwinds under way) */
+        ts->fork_weight += weight;
+        ts->busy = 0;
+        goto out;
+    }
+    if (ts->fork_weight) {
+        weight = weight + ts->fork_weight > 65535 ? 65535 : weight + ts->fork_weight;
+        ts->fork_weight = 0;
+    }
     nframes = unwind(ucontext, rec->frames, ROCSYS_MAX_FRAMES - nregions, &truncated);
     collector_unwind_end(ts, prev_unwinding);
     unwound = nframes;
@@ -340,8 +350,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
                                       &nann, at, &nat);
     else
         npy = 0;
-    if (nat) { /* the native frames that run the groups (the cursor too reads the snapshot) */
-        prev_unwinding = collector_unwind_begin(ts);
+    /* the native frames that run the groups (the cursor too reads the snapshot) */
+    if (nat && collector_unwind_begin(ts, &prev_unwinding) == 0) {
         place_groups(ucontext, rec->frames, nframes, unwound - nframes, rec->frames + nframes, at,
                      nat);
         collector_unwind_end(ts, prev_unwinding);
@@ -399,9 +409,11 @@ out:
 void collector_sampler_warm(void)
 {
     struct collector_thread *ts = &collector_tls;
-    sig_atomic_t prev = collector_unwind_begin(ts);
+    sig_atomic_t prev;
     void *frames[4];
 
+    if (collector_unwind_begin(ts, &prev) != 0)
+        return; /* a fork is pending: the first sample makes the cache instead */
     unw_backtrace(frames, 4);
     collector_unwind_end(ts, prev);
 }
