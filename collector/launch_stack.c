@@ -146,9 +146,9 @@ uint64_t collector_launch_stack(void)
     ts->capturing = 1;
     ts->busy = 1;
     atomic_signal_fence(memory_order_seq_cst);
-    nraw = 0; /* no native frames while a fork is pending (collector_unwind_begin) */
-    if (collector_unwind_begin(ts, &prev_unwinding) ==
-        0) { /* the loader snapshot, as in the handler */
+    /* the loader snapshot, as in the handler; no native frames while another thread forks */
+    nraw = 0;
+    if (collector_unwind_begin(ts, &prev_unwinding) == 0) {
         nraw = unw_backtrace(raw, ROCSYS_LAUNCH_NATIVE_MAX + 8);
         collector_unwind_end(ts, prev_unwinding);
     }

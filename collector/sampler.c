@@ -413,7 +413,7 @@ void collector_sampler_warm(void)
     void *frames[4];
 
     if (collector_unwind_begin(ts, &prev) != 0)
-        return; /* a fork is pending: the first sample makes the cache instead */
+        return; /* another thread forks: the first sample makes the cache instead */
     unw_backtrace(frames, 4);
     collector_unwind_end(ts, prev);
 }
