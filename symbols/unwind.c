@@ -271,16 +271,20 @@ enum {
     RULE_BP_AT = 1u << 3,    /* rbp saved at CFA + bp_off (else same value) */
     RULE_BP_UNDEF = 1u << 4, /* rbp unknown in the caller */
     RULE_RA_UNDEF = 1u << 5, /* the outermost frame */
-    RULE_BP_SHIFT = 6,       /* bp_off / 8: 7 bits, signed */
-    RULE_CFA_SHIFT = 13,     /* cfa_off: 18 bits, signed */
-    RULE_NO_CFI = 1u << 31,  /* a module's code without CFI (frame pointers, as libdwfl) */
+    RULE_BP_SHIFT = 6,       /* bp_off / 8: RULE_BP_BITS, signed */
+    RULE_BP_BITS = 7,
+    RULE_CFA_SHIFT = 13, /* cfa_off: RULE_CFA_BITS, signed (up to bit 30: 31 is RULE_NO_CFI) */
+    RULE_CFA_BITS = 18,
+    RULE_NO_CFI = 1u << 31, /* a module's code without CFI (frame pointers, as libdwfl) */
 };
+_Static_assert(RULE_BP_SHIFT + RULE_BP_BITS <= RULE_CFA_SHIFT, "rule: bp_off overlaps cfa_off");
+_Static_assert(RULE_CFA_SHIFT + RULE_CFA_BITS <= 31, "rule: cfa_off overlaps RULE_NO_CFI");
 
 /* Code without CFI (JIT code, V8's builtins): libdwfl falls back to the frame pointer; as a
  * rule: CFA = rbp + 16, the return address at CFA - 8, the caller's rbp at CFA - 16. */
 #define RULE_FRAME_POINTER                                                                         \
     (RULE_SIMPLE | RULE_CFA_RBP | 16u << RULE_CFA_SHIFT | RULE_BP_AT |                             \
-     ((uint32_t)-2 & 0x7f) << RULE_BP_SHIFT)
+     ((uint32_t)-2 & ((1u << RULE_BP_BITS) - 1)) << RULE_BP_SHIFT)
 
 /* Sign-extend the bits of v from shift up (width bits). */
 static int32_t rule_field(uint32_t v, int shift, int width)
@@ -325,9 +329,9 @@ static uint32_t rule_of(Dwarf_Frame *fr)
     } else {
         return RULE_COMPLEX;
     }
-    if (cfa_off < -(1 << 17) || cfa_off >= 1 << 17)
+    if (cfa_off < -(1 << (RULE_CFA_BITS - 1)) || cfa_off >= 1 << (RULE_CFA_BITS - 1))
         return RULE_COMPLEX;
-    r |= ((uint32_t)cfa_off & ((1u << 18) - 1)) << RULE_CFA_SHIFT;
+    r |= ((uint32_t)cfa_off & ((1u << RULE_CFA_BITS) - 1)) << RULE_CFA_SHIFT;
     /* the caller's rsp is the CFA */
     if (dwarf_frame_register(fr, 7, mem, &ops, &nops) != 0 || !ops_cfa_plus(ops, nops, 1, &k) ||
         k != 0)
@@ -346,8 +350,9 @@ static uint32_t rule_of(Dwarf_Frame *fr)
         r |= RULE_BP_UNDEF;
     } else if (nops == 0 && ops == NULL) {
         /* same value */
-    } else if (ops_cfa_plus(ops, nops, 0, &k) && k % 8 == 0 && k >= -512 && k < 512) {
-        r |= RULE_BP_AT | ((uint32_t)(k / 8) & 0x7f) << RULE_BP_SHIFT;
+    } else if (ops_cfa_plus(ops, nops, 0, &k) && k % 8 == 0 &&
+               k >= -8 * (1 << (RULE_BP_BITS - 1)) && k < 8 * (1 << (RULE_BP_BITS - 1))) {
+        r |= RULE_BP_AT | ((uint32_t)(k / 8) & ((1u << RULE_BP_BITS) - 1)) << RULE_BP_SHIFT;
     } else {
         return RULE_COMPLEX;
     }
@@ -446,7 +451,8 @@ static int walk_rules(const struct symbolizer_stack *st, rule_fn rule, void *ctx
             walk_zero_fp = true;
             break;
         }
-        uint64_t cfa = (r & RULE_CFA_RBP ? bp : sp) + (int64_t)rule_field(r, RULE_CFA_SHIFT, 18);
+        uint64_t cfa =
+            (r & RULE_CFA_RBP ? bp : sp) + (int64_t)rule_field(r, RULE_CFA_SHIFT, RULE_CFA_BITS);
         if (!stack_word(st, cfa - 8, &pc)) {
             *end = past_copy(st, cfa - 8) ? SYMBOLIZER_END_COPY : SYMBOLIZER_END_OTHER;
             break;
@@ -455,7 +461,7 @@ static int walk_rules(const struct symbolizer_stack *st, rule_fn rule, void *ctx
             bp_ok = false;
             bp_past = false;
         } else if (r & RULE_BP_AT) {
-            uint64_t at = cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, 7);
+            uint64_t at = cfa + 8 * (int64_t)rule_field(r, RULE_BP_SHIFT, RULE_BP_BITS);
             /* just below the sampled sp, in the innermost frame: its epilogue popped rbp (the
              * CFI still names the slot until the return), so rbp holds the caller's already;
              * the copy starts at sp (frame-pointer builds such as Debian's CPython 3.14+,
