@@ -42,9 +42,10 @@ whole_check() {
 # json_field DIR KEY: a number of session.json
 json_field() { grep -o "\"$2\": [0-9]*" "$1/session.json" | grep -o '[0-9]*$'; }
 
-# -- launched: the deep C program, with the default stack copy
+# -- launched: the deep C program, with the default stack copy (up to 8 frames: the batch ends
+# with the program, whose 3 s start only once it is loaded, later on a busy machine)
 R="$WORK/launch"
-"$ROCSYS_TOP" -b -d 10 -n 4 --rows 5 --engine perf --record "$R" -- "$TP/tp_deep_stack" 300 3 \
+"$ROCSYS_TOP" -b -d 10 -n 8 --rows 5 --engine perf --record "$R" -- "$TP/tp_deep_stack" 300 3 \
     > "$WORK/launch.txt" 2>&1 || true
 check "launched: program finished" grep -q '^tp_deep_stack: done' "$R/output.log"
 whole_check "launched" "$R"
