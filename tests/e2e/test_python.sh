@@ -245,8 +245,15 @@ test_split() {
         bash -c '! grep -q "_PyEval_EvalFrameDefault" "$1"' _ "$F"
     exe=$(basename "$(readlink -f "$py")")
     got=$(hot_native_self "$out.last" "^(libpython|${exe//./\\.}(\\+|\$))")
-    check "$tag split: interpreter's native rows (libpython, $exe) hidden: ${got}" \
-        awk -v v="${got%% *}" 'BEGIN{exit !(v+0 <= 1.0)}'
+    # rows of the interpreter's own code (no Python frame above them) come from its start-up and
+    # the time between the functions: at most 1 %, or what the program measured outside its
+    # three functions where that is more (a busy machine makes start-up cost more CPU: 1.1 %
+    # beside a CI run, with 2-3 % outside)
+    local outside
+    outside=$(awk '{s = 0; for (i = 1; i < NF; i++) if ($i ~ /^f_[abc]$/) s += $(i+1)
+        printf "%.1f", 100 - s}' <<< "$shares")
+    check "$tag split: interpreter's native rows (libpython, $exe) hidden: ${got} (bound: 1.0 or the program's $outside % outside f_a, f_b, f_c)" \
+        awk -v v="${got%% *}" -v o="$outside" 'BEGIN{exit !(v+0 <= 1.0 || v+0 <= o+0)}'
 }
 
 # test_shapes TAG PYTHON MINOR: the nested structure of every shape in stacks.folded
