@@ -174,12 +174,15 @@ tgz=$(ls "$WORK"/pkg/rocsys-top-*.tar.gz | head -1)
 chmod 644 "$tgz"
 chmod 711 "$WORK/pkg"
 # the MPI program: a second of work per step, an Allreduce between steps; prints its MPI rank
-# and Slurm's, each rank's output lands in its recording's output.log
+# and Slurm's, each rank's output lands in its recording's output.log. mpi_burn STEPS [STOP]:
+# STEPS steps, then with STOP more (up to 120 in all) until the file STOP exists (the ranks
+# agree through the Allreduce)
 cat > "$WORK/mpi_burn.c" << 'C'
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -202,16 +205,18 @@ int main(int argc, char **argv)
 {
     int rank, size, steps = argc > 1 ? atoi(argv[1]) : 3;
     const char *procid = getenv("SLURM_PROCID");
-    double v, sum;
+    const char *stop = argc > 2 ? argv[2] : NULL;
+    double v[2], sum[2] = {0, 0};
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     printf("mpi rank %d of %d slurm procid %s\n", rank, size, procid ? procid : "none");
     fflush(stdout);
-    for (int s = 0; s < steps; s++) {
-        v = mpi_burn(1.0);
-        MPI_Allreduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (int s = 0; s < 120 && (s < steps || (stop && sum[1] == 0)); s++) {
+        v[0] = mpi_burn(1.0);
+        v[1] = stop && access(stop, F_OK) == 0;
+        MPI_Allreduce(v, sum, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
     printf("mpi rank %d done\n", rank);
     MPI_Finalize();
@@ -229,13 +234,26 @@ check "rocsys-top is the archive's, from the module" grep -q "^$UH/opt/rocsys-to
 # -- 1. srun -n 4 under rocsys-top, followed live, merged after
 D="$UH/rec"
 t0=$SECONDS
-# 12 steps of 1 s: the follower starts once rank 0's trace has data, through a login shell,
-# and must still see the four ranks being written on a loaded machine (6 s was once too short)
-ulogin "srun -n 4 --mpi=pmix rocsys-top --record rec -- ./mpi_burn 12" > "$WORK/srun.out" 2>&1 &
+# 12 steps of 1 s, then on until the follower has shown the four ranks being written (or 60 s
+# have passed): it starts once rank 0's trace has data, through a login shell, and on a loaded
+# machine under a sanitizer it once came after 12 s (6 s before that) had ended the job
+rm -f "$UH/stop-live"
+ulogin "srun -n 4 --mpi=pmix rocsys-top --record rec -- ./mpi_burn 12 '$UH/stop-live'" > "$WORK/srun.out" 2>&1 &
 srun_pid=$!
 wait_file "$D/rank-0/trace.pftrace" 30 || true
-rc=0
-ulogin "timeout 90 rocsys-top --replay rec --live -b -d 10 -n 40 --rows 8" > "$WORK/live.txt" 2> "$WORK/live.err" || rc=$?
+(
+    rc=0
+    ulogin "timeout 120 rocsys-top --replay rec --live -b -d 10 -n 120 --rows 8" > "$WORK/live.txt" 2> "$WORK/live.err" || rc=$?
+    echo "$rc" > "$WORK/live.rc"
+) &
+live_pid=$!
+for ((i = 0; i < 600; i++)); do
+    grep -q '^notice: live: 4 ranks: [1-4] being written' "$WORK/live.txt" 2> /dev/null && break
+    sleep 0.1
+done
+touch "$UH/stop-live"
+wait "$live_pid" || true
+rc=$(cat "$WORK/live.rc" 2> /dev/null || echo none)
 srun_rc=0
 wait "$srun_pid" || srun_rc=$?
 echo "    srun + live: $((SECONDS - t0)) s"
