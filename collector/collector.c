@@ -116,6 +116,16 @@ void collector_announce_process(uint32_t flags)
     collector_write_normal(&u.rec);
 }
 
+/* Wait (up to 1 s, in 50 us naps) for *count to reach 0. */
+static void wait_for_zero(_Atomic int *count)
+{
+    struct timespec pause = {0, 50000};
+    uint64_t deadline = collector_now_ns() + 1000000000ull;
+
+    while (atomic_load(count) > 0 && collector_now_ns() < deadline)
+        nanosleep(&pause, NULL);
+}
+
 /* Before fork(): keep the helper's loader scans from starting and wait (up to 1 s) for every
  * thread to leave the loader; then keep new unwinds from starting and wait (as long again) for
  * those under way. Note whether a thread is still inside either (a lock it holds would stay held
@@ -127,17 +137,11 @@ void collector_announce_process(uint32_t flags)
  * sanitizer on 2 busy CPUs, and the child then ran unprofiled). */
 static void before_fork(void)
 {
-    struct timespec pause = {0, 50000}; /* 50 us */
-    uint64_t deadline = collector_now_ns() + 1000000000ull;
-
     atomic_store(&collector_g.fork_pending, 1);
-    while (atomic_load(&collector_g.loader_users) > 0 && collector_now_ns() < deadline)
-        nanosleep(&pause, NULL);
-    deadline = collector_now_ns() + 1000000000ull;
+    wait_for_zero(&collector_g.loader_users);
     collector_g.fork_tid = collector_tls.tid ? collector_tls.tid : collector_gettid();
     atomic_store(&collector_g.fork_now, 1);
-    while (atomic_load(&collector_g.unwinders) > 0 && collector_now_ns() < deadline)
-        nanosleep(&pause, NULL);
+    wait_for_zero(&collector_g.unwinders);
     collector_g.unsafe_at_fork =
         atomic_load(&collector_g.loader_users) > 0 || atomic_load(&collector_g.unwinders) > 0;
 }

@@ -114,6 +114,12 @@ wait_file() {
     for ((i = 0; i < n; i++)); do [ -s "$1" ] && return 0; sleep 0.1; done
     return 1
 }
+# wait_line FILE ERE SECONDS: until FILE has a line matching ERE (1 if it has none by then)
+wait_line() {
+    local n=$(( $3 * 10 ))
+    for ((i = 0; i < n; i++)); do grep -Eq "$2" "$1" 2> /dev/null && return 0; sleep 0.1; done
+    return 1
+}
 
 # Python interpreters: pyenv's (PYENV_ROOT, default ~/.pyenv) and the system's (/usr/bin and
 # /usr/local/bin: python3.11 on Debian 12, python3.13 on Debian 13).

@@ -130,7 +130,7 @@ EOF
     # native stacks can be deeper than a 64 KiB copy holds), until it ends: 3 s of its CPU
     /usr/bin/python3 "$WORK/train.py" 3 > "$WORK/torch-p.out" 2>&1 &
     BG+=($!)
-    for ((i = 0; i < 600; i++)); do grep -q '^train start' "$WORK/torch-p.out" && break; sleep 0.1; done
+    wait_line "$WORK/torch-p.out" '^train start' 60 || true
     check "torch attached: the training started" grep -q '^train start' "$WORK/torch-p.out"
     R="$WORK/torch-p"
     "$ROCSYS_TOP" -b -d 10 --rows 5 -p "${BG[1]}" --record "$R" > "$WORK/torch-p.txt" 2>&1 || true

@@ -247,10 +247,7 @@ wait_file "$D/rank-0/trace.pftrace" 30 || true
     echo "$rc" > "$WORK/live.rc"
 ) &
 live_pid=$!
-for ((i = 0; i < 600; i++)); do
-    grep -q '^notice: live: 4 ranks: [1-4] being written' "$WORK/live.txt" 2> /dev/null && break
-    sleep 0.1
-done
+wait_line "$WORK/live.txt" '^notice: live: 4 ranks: [1-4] being written' 60 || true
 touch "$UH/stop-live"
 wait "$live_pid" || true
 rc=$(cat "$WORK/live.rc" 2> /dev/null || echo none)
