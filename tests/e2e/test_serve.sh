@@ -175,14 +175,16 @@ code=$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P
 check "an unknown path: 404 (got ${code:-nothing}; 000: no answer)" test "$code" = 404
 
 # ---- the same numbers as the session's own frames (-b and --serve together) ----
-kill -INT "$RT" 2> /dev/null || true
+# (SIGTERM: rocsys-top passes a signal on to its target, and this script's background jobs
+# ignore SIGINT, so a SIGINT would end the demo only at rocsys-top's SIGKILL, 20 s later)
+kill -TERM "$RT" 2> /dev/null || true
 wait "$RT" || true
 P2=$(free_port)
 "$ROCSYS_TOP" -b -d 10 --serve "$P2" -- "$ROCSYS_DEMO" --seconds 30 > "$WORK/frames.txt" 2> "$WORK/b.err" &
 RB=$!
 check "frame 3 printed" wait_until 40 grep -q '^rocsys-top frame 3' "$WORK/frames.txt"
 get "http://127.0.0.1:$P2/metrics" "$WORK/mb.txt"
-kill -INT "$RB" 2> /dev/null || true
+kill -TERM "$RB" 2> /dev/null || true
 wait "$RB" || true
 awk '/^rocsys-top frame 3/{f=1} /^rocsys-top frame 4/{f=0} f' "$WORK/frames.txt" > "$WORK/f3.txt"
 for fn in demo_solve demo_butterfly demo_reduce; do
