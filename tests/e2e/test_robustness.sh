@@ -20,7 +20,9 @@ same_as_bare() {
         check "$(basename "$1") [$timer]: last line as alone ($(tail -1 "$WORK/log"))" \
             test "$(tail -1 "$WORK/log" | sed 's/[0-9]\+/N/g')" = \
                  "$(tail -1 "$WORK/bare.out" | sed 's/[0-9]\+/N/g')"
-        check "$(basename "$1") [$timer]: sampled" grep -Eq 'samples [1-9]' "$WORK/frames.txt"
+        check "$(basename "$1") [$timer]: sampled ($(grep -E '^(rocsys-top frame|mode) ' "$WORK/frames.txt" |
+            tail -n 2 | grep -oE 'elapsed [^ ]+|samples [0-9]+|dropped [0-9]+|unsampled threads [0-9]+' |
+            tr '\n' ' '))" grep -Eq 'samples [1-9]' "$WORK/frames.txt"
     done
 }
 
