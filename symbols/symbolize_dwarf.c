@@ -61,16 +61,27 @@ static const char *intern_demangled(struct symbolizer *s, const char *name)
 
 /* The name of code without a symbol in Dwfl module dm: "base@0xSTART", START where its
  * function begins by the unwind tables (one name per function, which `objdump -d
- * --start-address=0xSTART` shows); "base+0xOFFSET" (one name per instruction) without them. */
+ * --start-address=0xSTART` shows). Code without an unwind entry: "_init" / "_fini" in the
+ * sections the ABI gives those functions (the first instruction of a library's .init is where a
+ * sample lands while its page is read in), "base@SECTION" in another section of stubs (.plt.got),
+ * and "base+0xOFFSET" (one name per instruction) in .text (assembly written without unwind
+ * entries: its hot instructions stay apart) or where no section tells. */
 static const char *unnamed_function(struct symbolizer *s, Dwfl_Module *dm, uint64_t addr,
                                     const char *base)
 {
     uint64_t start;
     char buf[512];
 
-    if (!dm || !symbolizer_function_start(dm, addr, &start))
+    if (dm && symbolizer_function_start(dm, addr, &start)) {
+        snprintf(buf, sizeof buf, "%s@0x%" PRIx64, base, start);
+        return sym_intern(s, buf);
+    }
+    const char *section = dm ? symbolizer_section_name(dm, addr) : NULL;
+    if (!section || strcmp(section, ".text") == 0)
         return sym_intern_offset_name(s, base, addr);
-    snprintf(buf, sizeof buf, "%s@0x%" PRIx64, base, start);
+    if (strcmp(section, ".init") == 0 || strcmp(section, ".fini") == 0)
+        return sym_intern(s, strcmp(section, ".init") == 0 ? "_init" : "_fini");
+    snprintf(buf, sizeof buf, "%s@%s", base, section);
     return sym_intern(s, buf);
 }
 

@@ -16,6 +16,8 @@ struct hashmap *symbolizer_file_rules(struct symbolizer *s);
  * unwind tables; 0 when they do not tell. */
 typedef struct Dwfl_Module Dwfl_Module;
 int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start);
+/* The name of the executable ELF section holding addr (absolute), NULL when none does. */
+const char *symbolizer_section_name(Dwfl_Module *dm, uint64_t addr);
 /* The same by a .eh_frame_hdr's bytes (len of them, at hdr_vaddr) for file address v. */
 int symbolizer_eh_table_start(const uint8_t *hdr, size_t len, uint64_t hdr_vaddr, uint64_t v,
                               uint64_t *start);

@@ -88,3 +88,18 @@ int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start)
         return 0;
     return symbolizer_eh_table_start(hdr, len, hdr_vaddr, addr - bias, start);
 }
+
+const char *symbolizer_section_name(Dwfl_Module *dm, uint64_t addr)
+{
+    Dwarf_Addr off = addr, scn_bias = 0, bias = 0;
+    Elf *elf = dwfl_module_getelf(dm, &bias);
+    Elf_Scn *scn = elf ? dwfl_module_address_section(dm, &off, &scn_bias) : NULL;
+    GElf_Shdr sh;
+    size_t shstrndx;
+
+    if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+        elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return NULL;
+    const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+    return name && *name ? name : NULL;
+}

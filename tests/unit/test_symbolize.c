@@ -5,6 +5,8 @@
 #include "symtest.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <link.h>
 #include <stdio.h>
@@ -202,6 +204,63 @@ static void test_stripped(struct symbolizer *s, uint64_t hidden, const struct ob
     CHECK_MSG(n == 1 && str_eq(fr[0].function, want), "replace 3 -> %s", n ? fr[0].function : "-");
 }
 
+/* File address of the section called name in the ELF file path; 0 when it has none. */
+static uint64_t file_section(const char *path, const char *name)
+{
+    uint64_t addr = 0;
+    size_t shstrndx;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    elf_version(EV_CURRENT);
+    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+    if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !addr; scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr sh;
+            const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+            if (n && strcmp(n, name) == 0)
+                addr = sh.sh_addr;
+        }
+    }
+    if (elf)
+        elf_end(elf);
+    if (fd >= 0)
+        close(fd);
+    return addr;
+}
+
+/* Stripped code without an unwind entry: _init and _fini by their sections, one name per
+ * section of stubs, per instruction in .text (the module is PID_STRIPPED's). */
+static void test_stripped_sections(struct symbolizer *s, const struct obj_range *r)
+{
+    struct sym_frame fr[MAX_FRAMES];
+    uint64_t init = file_section(SYMTEST_STRIPPED_LIB, ".init");
+    uint64_t fini = file_section(SYMTEST_STRIPPED_LIB, ".fini");
+    uint64_t text = file_section(SYMTEST_STRIPPED_LIB, ".text");
+    CHECK_MSG(init && fini && text,
+              "sections of %s: .init %#" PRIx64 " .fini %#" PRIx64 " .text %#" PRIx64,
+              SYMTEST_STRIPPED_LIB, init, fini, text);
+    if (!init || !fini || !text)
+        return;
+    /* the first instruction of _init (a sample while its page is read in), a return inside */
+    int n = symbolizer_lookup(s, PID_STRIPPED, r->bias + init, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "_init") &&
+                  str_eq(fr[0].module, "libsymtest-stripped.so"),
+              ".init -> %s in %s, want _init", n ? fr[0].function : "-", n ? fr[0].module : "-");
+    n = symbolizer_lookup(s, PID_STRIPPED, r->bias + init + 5, 1, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "_init"), ".init + 4 -> %s, want _init",
+              n ? fr[0].function : "-");
+    n = symbolizer_lookup(s, PID_STRIPPED, r->bias + fini, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, "_fini"), ".fini -> %s, want _fini",
+              n ? fr[0].function : "-");
+    /* .text's first bytes are the toolchain's startup helpers, compiled without unwind entries */
+    char want[128];
+    snprintf(want, sizeof want, "libsymtest-stripped.so+0x%" PRIx64, text);
+    n = symbolizer_lookup(s, PID_STRIPPED, r->bias + text, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && (str_eq(fr[0].function, want) ||
+                         strncmp(fr[0].function, "libsymtest-stripped.so@0x", 25) == 0),
+              ".text start -> %s, want %s (or @0x where the toolchain wrote unwind entries)",
+              n ? fr[0].function : "-", want);
+}
+
 /* Missing files, non-ELF files, a wrong build-id, garbage pcs: fallback names, no crash. */
 static void test_bogus(struct symbolizer *s, const struct obj_range *r)
 {
@@ -369,6 +428,7 @@ int main(void)
               "C++ file %s decl %d", n ? fr[0].file : "-", n ? fr[0].decl_line : 0);
 
     test_stripped(s, (uintptr_t)hidden_addr(), &r);
+    test_stripped_sections(s, &r);
     test_bogus(s, &r);
     test_vdso(s);
     test_jit(s, &r);
