@@ -17,6 +17,11 @@ void *xrealloc(void *p, size_t n);
  * so that it holds need, doubling from 16. */
 void xgrow(void *pp, size_t *cap, size_t need, size_t elem);
 char *xstrdup(const char *s);
+/* A large buffer in a mapping of its own, resized from old_bytes to new_bytes without copying
+ * (mremap moves its pages): NULL p maps a new one, new_bytes 0 unmaps it (and returns NULL).
+ * Sizes are multiples of the page size. (A realloc of 32 MiB copies it: 0.6 s under ASan on a
+ * loaded machine, while the buffer's writer waits.) */
+void *xmap_resize(void *p, size_t old_bytes, size_t new_bytes);
 
 /* ---- time ---- */
 /* Clock c in nanoseconds (CLOCK_MONOTONIC is the session's clock). */

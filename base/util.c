@@ -1,10 +1,12 @@
 /* The base layer (base/base.h): allocation helpers for the front end (out of memory is fatal
  * there, never in the collector) and the clock. */
+#define _GNU_SOURCE /* mremap */
 #include "base/base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 /* Print a one-line message and abort: the front end cannot go on without memory. */
@@ -35,6 +37,24 @@ void *xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q)
         out_of_memory(n);
+    return q;
+}
+
+void *xmap_resize(void *p, size_t old_bytes, size_t new_bytes)
+{
+    void *q;
+
+    if (new_bytes == 0) {
+        if (p)
+            munmap(p, old_bytes);
+        return NULL;
+    }
+    if (!p)
+        q = mmap(NULL, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    else
+        q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
+    if (q == MAP_FAILED)
+        out_of_memory(new_bytes);
     return q;
 }
 

@@ -575,7 +575,7 @@ static void free_session(struct session *s)
     session_perf_close(s->perf);
     perf_python_free(s->py_walker); /* (loaded, never handed to the events) */
     session_context_free(s->ctx);
-    free(s->held.data);
+    session_spool_buf_free(&s->held);
     free(s->pids);
     free(s->seen_tids);
     if (s->tr.hdr) {
@@ -590,7 +590,7 @@ static void free_session(struct session *s)
     free(s->inst);
     session_spool_free(&s->spool);
     session_causal_free(s);
-    free(s->taken.data);
+    session_spool_buf_free(&s->taken);
     if (s->m)
         gpu_monitor_stop(model_session(s->m)->gpu);
     model_free(s->m);
@@ -645,9 +645,8 @@ int session_run(const struct session_config *o)
     /* nor spooling: the buffers' memory goes back before the writers end the recording */
     session_spool_stop(&s.spool);
     session_spool_release(&s.spool);
-    free(s.taken.data);
-    free(s.held.data);
-    s.taken = s.held = (struct session_spool_buf){0};
+    session_spool_buf_free(&s.taken);
+    session_spool_buf_free(&s.held);
 out:
     rc = close_outputs(&s, rc);
     free_session(&s);

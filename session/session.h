@@ -294,7 +294,9 @@ struct session_spool_rec {
     uint32_t len, pad;           /* bytes of the record */
 };
 
-/* Spooled bytes: session_spool_rec + record, one after the other. */
+/* Spooled bytes: session_spool_rec + record, one after the other, in a mapping of their own
+ * that grows without copying (base's xmap_resize): the spool thread's append never stops
+ * draining the rings for a copy of what it holds. */
 struct session_spool_buf {
     uint8_t *data;
     size_t len, cap;
@@ -329,6 +331,11 @@ void session_spool_release(struct session_spool *sp);
  * capacity over 1 MiB (a burst when the main loop lagged): freed when empty, else halved
  * while it keeps room for twice its length and twice used. */
 void session_spool_buf_fit(struct session_spool_buf *b, size_t used);
+/* Append r and its record to b; returns the bytes it took. */
+size_t session_spool_buf_append(struct session_spool_buf *b, const struct session_spool_rec *r,
+                                const void *rec);
+/* Unmap b's bytes; b is empty after. */
+void session_spool_buf_free(struct session_spool_buf *b);
 void session_spool_lock(struct session_spool *sp);
 void session_spool_unlock(struct session_spool *sp);
 /* With the spool locked: every source's pass, in the table's order. */

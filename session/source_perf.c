@@ -188,17 +188,11 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
 static void perf_record(struct session *s, const struct session_spool_rec *r, const uint8_t *rec)
 {
     uint64_t t;
-    struct session_spool_buf *b = &s->held;
-    size_t need = sizeof(*r) + (((size_t)r->len + 7) & ~(size_t)7);
-
     if (session_perf_time(rec, r->len, &t) != 0) {
         session_perf_decode(s->perf, s->m, r->kind, rec, r->len, on_perf_sample, s);
         return;
     }
-    xgrow(&b->data, &b->cap, b->len + need, 1);
-    memcpy(b->data + b->len, r, sizeof(*r));
-    memcpy(b->data + b->len + sizeof(*r), rec, r->len);
-    b->len += need;
+    session_spool_buf_append(&s->held, r, rec);
 }
 
 /* A held record: its time, its place in the held buffer, and its order of arrival. */

@@ -47,24 +47,36 @@ int session_spool_full(const struct session_spool *sp)
     return sp->buf.len >= sp->limit_bytes;
 }
 
-int session_spool_append(struct session_spool *sp, const struct session_spool_rec *r,
-                         const void *rec)
+size_t session_spool_buf_append(struct session_spool_buf *b, const struct session_spool_rec *r,
+                                const void *rec)
 {
-    struct session_spool_buf *b = &sp->buf;
-    size_t padded = ((size_t)r->len + 7) & ~(size_t)7;
-    size_t need = sizeof(*r) + padded;
+    size_t need = sizeof(*r) + (((size_t)r->len + 7) & ~(size_t)7);
 
     if (b->len + need > b->cap) {
         size_t cap = b->cap ? b->cap : SPOOL_FIRST_BYTES;
         while (cap < b->len + need)
             cap *= 2;
-        b->data = xrealloc(b->data, cap);
+        b->data = xmap_resize(b->data, b->cap, cap);
         b->cap = cap;
     }
     memcpy(b->data + b->len, r, sizeof(*r));
     memcpy(b->data + b->len + sizeof(*r), rec, r->len);
     b->len += need;
-    sp->bytes_total += need;
+    return need;
+}
+
+void session_spool_buf_free(struct session_spool_buf *b)
+{
+    xmap_resize(b->data, b->cap, 0);
+    *b = (struct session_spool_buf){0};
+}
+
+int session_spool_append(struct session_spool *sp, const struct session_spool_rec *r,
+                         const void *rec)
+{
+    struct session_spool_buf *b = &sp->buf;
+
+    sp->bytes_total += session_spool_buf_append(b, r, rec);
     if (b->len > sp->peak_bytes)
         sp->peak_bytes = b->len;
     return b->len < sp->limit_bytes;
@@ -77,13 +89,12 @@ void session_spool_buf_fit(struct session_spool_buf *b, size_t used)
     if (cap <= SPOOL_KEEP_BYTES || used >= cap / 4)
         return;
     if (!b->len) {
-        free(b->data);
-        *b = (struct session_spool_buf){0};
+        session_spool_buf_free(b);
         return;
     }
     while (cap / 2 >= SPOOL_FIRST_BYTES && cap / 2 >= 2 * b->len && cap / 2 >= 2 * used)
         cap /= 2;
-    b->data = xrealloc(b->data, cap);
+    b->data = xmap_resize(b->data, b->cap, cap);
     b->cap = cap;
 }
 
@@ -226,8 +237,7 @@ void session_spool_stop(struct session_spool *sp)
 
 void session_spool_release(struct session_spool *sp)
 {
-    free(sp->buf.data);
-    sp->buf = (struct session_spool_buf){0};
+    session_spool_buf_free(&sp->buf);
 }
 
 void session_spool_free(struct session_spool *sp)
