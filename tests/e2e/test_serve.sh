@@ -186,10 +186,10 @@ RB=$!
 # for a frame with 3000 samples, when the shares hold still (under ASan on a loaded machine the
 # demo's first frames had none: frame 3, compared before, had no row for its functions), read
 # /metrics, and compare it with the last frame printed before (the samples of both printed)
-# frame_samples: the samples of the last frame header in frames.txt
+# frame_samples [FILE]: the samples of the last frame header in FILE (frames.txt)
 frame_samples() {
     awk '/^mode /{for (i = 1; i < NF; i++) if ($i == "samples") m = $(i + 1)} END {print m + 0}' \
-        "$WORK/frames.txt"
+        "${1:-$WORK/frames.txt}"
 }
 enough_samples() { [ "$(frame_samples)" -ge 3000 ]; }
 wait_until 60 enough_samples || true
@@ -199,7 +199,7 @@ get "http://127.0.0.1:$P2/metrics" "$WORK/mb.txt"
 kill -TERM "$RB" 2> /dev/null || true
 wait "$RB" || true
 awk -v k="$k" '/^rocsys-top frame /{f = ($3 == k)} f' "$WORK/frames.txt" > "$WORK/fk.txt"
-echo "    frame $k: samples $(awk '/^mode /{for (i = 1; i < NF; i++) if ($i == "samples") print $(i + 1)}' "$WORK/fk.txt"); /metrics read after it: $(metric "$WORK/mb.txt" rocsys_samples_total)"
+echo "    frame $k: samples $(frame_samples "$WORK/fk.txt"); /metrics read after it: $(metric "$WORK/mb.txt" rocsys_samples_total)"
 for fn in demo_solve demo_butterfly demo_reduce; do
     fr=$(hot_self "$fn" < "$WORK/fk.txt" | tr -d %)
     sv=$(awk -v f="function=\"$fn\"" 'index($0, "rocsys_function_self_share{") == 1 && index($0, f) {print $NF * 100; exit}' "$WORK/mb.txt")
