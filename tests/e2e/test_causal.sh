@@ -5,8 +5,9 @@
 # to spare) nothing. The program marks each item with rocsys_user_mark (the progress point).
 # Checked: A's curves rise (their fitted line's 95 % interval excludes 0), stage_a_main's
 # prediction at 100 % is 20 points above stage_b's at least, B's fitted line stays flat within 3
-# points at 20 % (the sort key) and 5 at 50 % (the predictions against the truth are printed;
-# their spread on a loaded machine is in docs/causal.md); profile.coz has one experiment line and one throughput-point line per experiment, in
+# points at 20 % (the sort key) and 5 at 50 % (5 and 8 in a sanitizer build, as in
+# test_causal_kernel and test_causal_lines: see causal_lib.sh; the predictions against the truth
+# are printed; their spread on a loaded machine is in docs/causal.md); profile.coz has one experiment line and one throughput-point line per experiment, in
 # Coz's format; the header says that the signal engine pauses the threads; an experiment whose
 # slice overran (the front end held up 0.4 s) is not counted, and said. --progress FUNC:
 # the calls of stage_b counted by a hardware breakpoint, compared with the items the program
@@ -75,7 +76,9 @@ reached=$(causal_reached pipe)
 check "progress: the marks counted by the collector ($reached) are the program's items ($items)" \
     test "$reached" = "$items"
 causal_rows pipe | sed 's/^/  /'
-causal_check_pipeline pipe stage_a_main stage_a_rest stage_b 3 5
+flat20=3 flat50=5
+causal_sanitized && flat20=5 flat50=8 # (a sanitizer build beside two busy loops: -5.75 at 50 % once)
+causal_check_pipeline pipe stage_a_main stage_a_rest stage_b "$flat20" "$flat50"
 check "stage_a_main is listed above stage_b (sorted by the gain at 20 %)" \
     test "$(causal_rows pipe | awk '$(NF-1)=="stage_a_main"{print NR}')" -lt \
     "$(causal_rows pipe | awk '$(NF-1)=="stage_b"{print NR}')"
