@@ -64,8 +64,10 @@ static const char *intern_demangled(struct symbolizer *s, const char *name)
  * --start-address=0xSTART` shows). Code without an unwind entry: "_init" / "_fini" in the
  * sections the ABI gives those functions (the first instruction of a library's .init is where a
  * sample lands while its page is read in), "base@SECTION" in another section of stubs (.plt.got),
- * and "base+0xOFFSET" (one name per instruction) in .text (assembly written without unwind
- * entries: its hot instructions stay apart) or where no section tells. */
+ * "base@0xSTART" in .text after an entry of .init_array / .fini_array (the toolchain's
+ * frame_dummy and __do_global_dtors_aux: the latter's first read of .bss at exit is another
+ * such page), and "base+0xOFFSET" (one name per instruction) elsewhere in .text (assembly
+ * written without unwind entries: its hot instructions stay apart) or where no section tells. */
 static const char *unnamed_function(struct symbolizer *s, Dwfl_Module *dm, uint64_t addr,
                                     const char *base)
 {
@@ -77,6 +79,11 @@ static const char *unnamed_function(struct symbolizer *s, Dwfl_Module *dm, uint6
         return sym_intern(s, buf);
     }
     const char *section = dm ? symbolizer_section_name(dm, addr) : NULL;
+    if (section && strcmp(section, ".text") == 0 &&
+        symbolizer_array_entry_start(dm, addr, &start)) {
+        snprintf(buf, sizeof buf, "%s@0x%" PRIx64, base, start);
+        return sym_intern(s, buf);
+    }
     if (!section || strcmp(section, ".text") == 0)
         return sym_intern_offset_name(s, base, addr);
     if (strcmp(section, ".init") == 0 || strcmp(section, ".fini") == 0)

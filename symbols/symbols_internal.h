@@ -16,6 +16,10 @@ struct hashmap *symbolizer_file_rules(struct symbolizer *s);
  * unwind tables; 0 when they do not tell. */
 typedef struct Dwfl_Module Dwfl_Module;
 int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start);
+/* Where the function holding addr (absolute), which no unwind entry covers, starts, in dm's own
+ * addresses: the entry of .init_array, .fini_array or .preinit_array nearest below it with no
+ * function of the unwind tables starting between; 0 when none. */
+int symbolizer_array_entry_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start);
 /* The name of the executable ELF section holding addr (absolute), NULL when none does. */
 const char *symbolizer_section_name(Dwfl_Module *dm, uint64_t addr);
 /* The same by a .eh_frame_hdr's bytes (len of them, at hdr_vaddr) for file address v. */

@@ -2,7 +2,9 @@
  * starts, from the binary search table of .eh_frame_hdr (PT_GNU_EH_FRAME), which lists the
  * start of every function that has unwind information. libdw finds the unwind entry itself
  * (dwarf_cfi_addrframe) but tells only the address range of one row of rules, not where the
- * entry begins; the table does. */
+ * entry begins; the table does. Code without an unwind entry that the loader calls through
+ * .init_array or .fini_array (the toolchain's frame_dummy and __do_global_dtors_aux) starts
+ * at the array's entry. */
 #include "base/base.h"
 #include "symbols/symbols_internal.h"
 
@@ -87,6 +89,81 @@ int symbolizer_function_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start)
     if (!eh_frame_hdr(elf, &hdr, &hdr_vaddr, &len))
         return 0;
     return symbolizer_eh_table_start(hdr, len, hdr_vaddr, addr - bias, start);
+}
+
+#define ARRAY_SECTIONS_MAX 4 /* .preinit_array, .init_array, .fini_array: one each, as a rule */
+
+/* An entry of an array of function addresses: the best start so far (*best) is raised to t
+ * when t lies in (floor, v]. */
+static void array_candidate(uint64_t t, uint64_t floor, uint64_t v, uint64_t *best)
+{
+    if (t > floor && t <= v && t > *best)
+        *best = t;
+}
+
+/* The entry of elf's .preinit_array, .init_array or .fini_array nearest at or below file
+ * address v and above floor, in *best (0: none). An entry is the section's word, or, where
+ * the linker left it 0 (lld), the addend of its R_X86_64_RELATIVE relocation. */
+static void array_entry_best(Elf *elf, uint64_t v, uint64_t floor, uint64_t *best)
+{
+    uint64_t lo[ARRAY_SECTIONS_MAX], hi[ARRAY_SECTIONS_MAX];
+    int narr = 0;
+
+    *best = 0;
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (!gelf_getshdr(scn, &sh) ||
+            (sh.sh_type != SHT_INIT_ARRAY && sh.sh_type != SHT_FINI_ARRAY &&
+             sh.sh_type != SHT_PREINIT_ARRAY))
+            continue;
+        if (narr < ARRAY_SECTIONS_MAX) {
+            lo[narr] = sh.sh_addr;
+            hi[narr++] = sh.sh_addr + sh.sh_size;
+        }
+        if (sh.sh_type == SHT_NOBITS || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+            continue;
+        for (size_t i = 0; i + 8 <= d->d_size; i += 8) {
+            uint64_t t;
+            memcpy(&t, (const char *)d->d_buf + i, 8); /* x86-64: little-endian */
+            array_candidate(t, floor, v, best);
+        }
+    }
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && narr; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+            !(d = elf_getdata(scn, NULL)))
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Rela r;
+            if (!gelf_getrela(d, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_RELATIVE)
+                continue;
+            for (int a = 0; a < narr; a++)
+                if (r.r_offset >= lo[a] && r.r_offset < hi[a])
+                    array_candidate((uint64_t)r.r_addend, floor, v, best);
+        }
+    }
+}
+
+int symbolizer_array_entry_start(Dwfl_Module *dm, uint64_t addr, uint64_t *start)
+{
+    Dwarf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(dm, &bias);
+    const uint8_t *hdr;
+    uint64_t hdr_vaddr, floor = 0, best;
+    size_t len;
+
+    /* without unwind tables nothing bounds a function: only code between two that have them */
+    if (!elf || !eh_frame_hdr(elf, &hdr, &hdr_vaddr, &len))
+        return 0;
+    if (!symbolizer_eh_table_start(hdr, len, hdr_vaddr, addr - bias, &floor))
+        floor = 0;
+    array_entry_best(elf, addr - bias, floor, &best);
+    if (!best)
+        return 0;
+    *start = best;
+    return 1;
 }
 
 const char *symbolizer_section_name(Dwfl_Module *dm, uint64_t addr)

@@ -227,8 +227,34 @@ static uint64_t file_section(const char *path, const char *name)
     return addr;
 }
 
+/* The first word of section name in the ELF file at path (an .init_array's or .fini_array's
+ * first function, as GNU ld writes it), 0 when none. */
+static uint64_t file_section_word(const char *path, const char *name)
+{
+    uint64_t word = 0;
+    size_t shstrndx;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    elf_version(EV_CURRENT);
+    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+    if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !word; scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr sh;
+            Elf_Data *d;
+            const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+            if (n && strcmp(n, name) == 0 && (d = elf_getdata(scn, NULL)) && d->d_size >= 8)
+                memcpy(&word, d->d_buf, 8);
+        }
+    }
+    if (elf)
+        elf_end(elf);
+    if (fd >= 0)
+        close(fd);
+    return word;
+}
+
 /* Stripped code without an unwind entry: _init and _fini by their sections, one name per
- * section of stubs, per instruction in .text (the module is PID_STRIPPED's). */
+ * section of stubs, per function after an entry of .fini_array, per instruction elsewhere in
+ * .text (the module is PID_STRIPPED's). */
 static void test_stripped_sections(struct symbolizer *s, const struct obj_range *r)
 {
     struct sym_frame fr[MAX_FRAMES];
@@ -258,6 +284,16 @@ static void test_stripped_sections(struct symbolizer *s, const struct obj_range 
     CHECK_MSG(n == 1 && (str_eq(fr[0].function, want) ||
                          strncmp(fr[0].function, "libsymtest-stripped.so@0x", 25) == 0),
               ".text start -> %s, want %s (or @0x where the toolchain wrote unwind entries)",
+              n ? fr[0].function : "-", want);
+    /* .fini_array's function (the toolchain's __do_global_dtors_aux, without an unwind entry: a
+     * sample lands at its first read of .bss at exit), after its first instruction */
+    uint64_t dtors = file_section_word(SYMTEST_STRIPPED_LIB, ".fini_array");
+    CHECK_MSG(dtors > text, ".fini_array of %s: %#" PRIx64, SYMTEST_STRIPPED_LIB, dtors);
+    if (dtors <= text)
+        return;
+    snprintf(want, sizeof want, "libsymtest-stripped.so@0x%" PRIx64, dtors);
+    n = symbolizer_lookup(s, PID_STRIPPED, r->bias + dtors + 4, 0, fr, MAX_FRAMES);
+    CHECK_MSG(n == 1 && str_eq(fr[0].function, want), ".fini_array's function + 4 -> %s, want %s",
               n ? fr[0].function : "-", want);
 }
 
