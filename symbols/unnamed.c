@@ -107,7 +107,7 @@ static void array_candidate(uint64_t t, uint64_t floor, uint64_t v, uint64_t *be
 static void array_entry_best(Elf *elf, uint64_t v, uint64_t floor, uint64_t *best)
 {
     uint64_t lo[ARRAY_SECTIONS_MAX], hi[ARRAY_SECTIONS_MAX];
-    int narr = 0;
+    int narr = 0, zeros = 0;
 
     *best = 0;
     for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
@@ -121,15 +121,17 @@ static void array_entry_best(Elf *elf, uint64_t v, uint64_t floor, uint64_t *bes
             lo[narr] = sh.sh_addr;
             hi[narr++] = sh.sh_addr + sh.sh_size;
         }
-        if (sh.sh_type == SHT_NOBITS || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+        if (!(d = elf_getdata(scn, NULL)) || !d->d_buf)
             continue;
         for (size_t i = 0; i + 8 <= d->d_size; i += 8) {
             uint64_t t;
             memcpy(&t, (const char *)d->d_buf + i, 8); /* x86-64: little-endian */
+            zeros += t == 0;
             array_candidate(t, floor, v, best);
         }
     }
-    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && narr; scn = elf_nextscn(elf, scn)) {
+    /* the relocations only where words were left 0: a large library has a million of them */
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && narr && zeros; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
         Elf_Data *d;
         if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
