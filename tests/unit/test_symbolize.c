@@ -204,20 +204,28 @@ static void test_stripped(struct symbolizer *s, uint64_t hidden, const struct ob
     CHECK_MSG(n == 1 && str_eq(fr[0].function, want), "replace 3 -> %s", n ? fr[0].function : "-");
 }
 
-/* File address of the section called name in the ELF file path; 0 when it has none. */
-static uint64_t file_section(const char *path, const char *name)
+/* File address of the section called name in the ELF file path, and its first word in *word
+ * (an .init_array's or .fini_array's first function, as GNU ld writes it) when word is not
+ * NULL; 0 for both when it has none. */
+static uint64_t file_section(const char *path, const char *name, uint64_t *word)
 {
     uint64_t addr = 0;
     size_t shstrndx;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     elf_version(EV_CURRENT);
     Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+    if (word)
+        *word = 0;
     if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
         for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !addr; scn = elf_nextscn(elf, scn)) {
             GElf_Shdr sh;
+            Elf_Data *d;
             const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-            if (n && strcmp(n, name) == 0)
-                addr = sh.sh_addr;
+            if (!n || strcmp(n, name) != 0)
+                continue;
+            addr = sh.sh_addr;
+            if (word && (d = elf_getdata(scn, NULL)) && d->d_buf && d->d_size >= 8)
+                memcpy(word, d->d_buf, 8);
         }
     }
     if (elf)
@@ -227,40 +235,15 @@ static uint64_t file_section(const char *path, const char *name)
     return addr;
 }
 
-/* The first word of section name in the ELF file at path (an .init_array's or .fini_array's
- * first function, as GNU ld writes it), 0 when none. */
-static uint64_t file_section_word(const char *path, const char *name)
-{
-    uint64_t word = 0;
-    size_t shstrndx;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    elf_version(EV_CURRENT);
-    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-    if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
-        for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !word; scn = elf_nextscn(elf, scn)) {
-            GElf_Shdr sh;
-            Elf_Data *d;
-            const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
-            if (n && strcmp(n, name) == 0 && (d = elf_getdata(scn, NULL)) && d->d_size >= 8)
-                memcpy(&word, d->d_buf, 8);
-        }
-    }
-    if (elf)
-        elf_end(elf);
-    if (fd >= 0)
-        close(fd);
-    return word;
-}
-
 /* Stripped code without an unwind entry: _init and _fini by their sections, one name per
  * section of stubs, per function after an entry of .fini_array, per instruction elsewhere in
  * .text (the module is PID_STRIPPED's). */
 static void test_stripped_sections(struct symbolizer *s, const struct obj_range *r)
 {
     struct sym_frame fr[MAX_FRAMES];
-    uint64_t init = file_section(SYMTEST_STRIPPED_LIB, ".init");
-    uint64_t fini = file_section(SYMTEST_STRIPPED_LIB, ".fini");
-    uint64_t text = file_section(SYMTEST_STRIPPED_LIB, ".text");
+    uint64_t init = file_section(SYMTEST_STRIPPED_LIB, ".init", NULL);
+    uint64_t fini = file_section(SYMTEST_STRIPPED_LIB, ".fini", NULL);
+    uint64_t text = file_section(SYMTEST_STRIPPED_LIB, ".text", NULL);
     CHECK_MSG(init && fini && text,
               "sections of %s: .init %#" PRIx64 " .fini %#" PRIx64 " .text %#" PRIx64,
               SYMTEST_STRIPPED_LIB, init, fini, text);
@@ -287,7 +270,8 @@ static void test_stripped_sections(struct symbolizer *s, const struct obj_range 
               n ? fr[0].function : "-", want);
     /* .fini_array's function (the toolchain's __do_global_dtors_aux, without an unwind entry: a
      * sample lands at its first read of .bss at exit), after its first instruction */
-    uint64_t dtors = file_section_word(SYMTEST_STRIPPED_LIB, ".fini_array");
+    uint64_t dtors = 0;
+    file_section(SYMTEST_STRIPPED_LIB, ".fini_array", &dtors);
     CHECK_MSG(dtors > text, ".fini_array of %s: %#" PRIx64, SYMTEST_STRIPPED_LIB, dtors);
     if (dtors <= text)
         return;
