@@ -108,6 +108,13 @@ proc_state() {
     for f in /proc/"$p"/fd/*; do echo "fd ${f##*/} -> $(readlink "$f")"; done
     awk 'NF >= 6 {print "map", $6}' "/proc/$p/maps" | sort -u
 }
+# install_lock: one test at a time that installs rocsys-top on the machine (test_deb) or needs it
+# absent (test_archive), across build directories (fd 9, held until the test ends; ctest's
+# RESOURCE_LOCK installed_package does the same within one run)
+install_lock() {
+    exec 9> "${TMPDIR:-/tmp}/rocsys-top-test-install.lock"
+    flock -w 600 9 || skip "another package or archive test holds the install lock for 10 minutes"
+}
 # wait_file FILE SECONDS
 wait_file() {
     local n=$(( $2 * 10 ))

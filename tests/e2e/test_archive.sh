@@ -15,6 +15,9 @@ source "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "needs root: runs as another user (setpriv)"
 command -v setpriv > /dev/null || skip "setpriv (util-linux) missing"
 command -v cpack > /dev/null || skip "cpack (cmake) missing"
+command -v flock > /dev/null || skip "flock (util-linux) missing"
+# not while test_deb has the package installed: this test checks that rocsys-top is not
+install_lock
 # the modules' shell init: Lmod's (scripts/deps), else environment-modules' (they conflict)
 MODINIT=""
 for f in /usr/share/lmod/lmod/init/bash /usr/share/modules/init/bash; do

@@ -18,9 +18,9 @@ command -v dpkg-shlibdeps > /dev/null || skip "dpkg-shlibdeps is missing (packag
 if grep -Eq '^ROCSYS_(SANITIZE|FUZZ):BOOL=ON' "$build/CMakeCache.txt"; then
     skip "$build is a sanitizer build: the package is tested from the release build"
 fi
-# one package test at a time on this machine (another build directory's run, dpkg's lock)
-exec 9> "${TMPDIR:-/tmp}/rocsys-top-test-deb.lock"
-flock -w 600 9 || skip "another test_deb run holds the lock for 10 minutes"
+# one package test at a time on this machine (another build directory's run, dpkg's lock), and
+# not while test_archive checks that rocsys-top is not installed
+install_lock
 if dpkg-query -W -f='${Status}' rocsys-top 2> /dev/null | grep -q 'install ok installed'; then
     skip "a rocsys-top package is already installed here; this test does not replace it"
 fi
