@@ -37,9 +37,10 @@ pyattach_cleanup() {
 }
 trap pyattach_cleanup EXIT
 
-# wait_python PID: until PID has mapped its interpreter and runs split.py's loop
+# wait_python PID: until PID has mapped its interpreter and runs split.py's loop (0.2 s of CPU;
+# up to 30 s: on a loaded machine an interpreter's start can take seconds)
 wait_python() {
-    for ((i = 0; i < 100; i++)); do
+    for ((i = 0; i < 600; i++)); do
         grep -q 'python' "/proc/$1/maps" 2> /dev/null && [ "$(awk '{print $14}' "/proc/$1/stat")" -gt 20 ] && return 0
         sleep 0.05
     done
