@@ -500,7 +500,10 @@ static void offcpu_account(struct session_perf *p, struct model *m, struct perf_
                            uint64_t until_ns, int still_off, session_perf_sample_fn fn, void *ctx)
 {
     uint64_t frames[MAX_FRAMES + 1];
+    uint64_t now_ns = model_clock_ns(CLOCK_MONOTONIC);
 
+    if (until_ns > now_ns) /* (never time that has not passed: the caller's bound is a time) */
+        until_ns = now_ns;
     if (until_ns <= o->out_ns)
         return;
     if (still_off && !o->preempted && model_blocked_frame_pending(m, o->pid, o->frames, (int)o->n))

@@ -622,6 +622,11 @@ static void perf_decode(struct session *s, const struct session_spool_rec *r, co
         perf_record(s, r, rec);
         return;
     }
+    /* flushed (the target is done): the records of later passes are held until this drain's
+     * flush; a barrier now would release from "UINT64_MAX" and account the threads still off
+     * the CPU (a child that outlives the target) up to then: 2^32 periods in one sample */
+    if (prev == UINT64_MAX)
+        return;
     memcpy(&s->barrier_ns, rec, 8);
     if (prev > PERF_ORDER_SLACK_NS)
         release_held(s, prev - PERF_ORDER_SLACK_NS);
@@ -629,11 +634,18 @@ static void perf_decode(struct session *s, const struct session_spool_rec *r, co
         session_context_prune(s->ctx, prev - 1000000000ull);
 }
 
-/* The target is done: every held record now. */
+/* The target is done: every held record now; the first time, the threads still off the CPU
+ * (a child that outlives the target) are accounted up to its end, and no further. */
 static void perf_flush(struct session *s)
 {
+    int first = s->barrier_ns != UINT64_MAX;
+
     s->barrier_ns = UINT64_MAX; /* nothing more will come */
     release_held(s, UINT64_MAX);
+    if (first)
+        session_perf_advance(s->perf, s->m,
+                             s->target_end_ns ? s->target_end_ns : model_clock_ns(CLOCK_MONOTONIC),
+                             on_perf_sample, s);
 }
 
 const struct session_source session_source_perf = {

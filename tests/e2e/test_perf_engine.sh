@@ -5,7 +5,8 @@
 #  - wall mode (default engine where permitted): a program that sleeps shows its sleep as
 #    "[blocked] nanosleep" under the function that sleeps, with about the share of wall time
 #    the program measured, and no sleep returns early; tp_blockers' calls (read, poll, select,
-#    epoll_wait, nanosleep, a condition wait, waitpid) each named "[blocked] CALL";
+#    epoll_wait, nanosleep, a condition wait, waitpid) each named "[blocked] CALL"; a child
+#    left running by the program counts its blocked time up to the end, no more;
 #  - a 32-level recursion unwound in full;
 #  - the cached unwinder gives libdwfl's stacks exactly (ROCSYS_UNWIND_CHECK=1 unwinds every
 #    sample both ways) and serves nearly every sample of plain C programs;
@@ -157,4 +158,22 @@ check "wall: every blocker's blocked time accounted ($missing without)" test "$m
 all=$(awk '{n += $NF} END {print n + 0}' "$F")
 cut=$(awk '/;\[truncated\];/ {n += $NF} END {print n + 0}' "$F")
 check "wall: at most 1% of the samples under [truncated] ($cut of $all)" test $((cut * 100)) -le "$all"
+
+# -- wall mode: a child that outlives the program (a daemon it leaves running) is still off the
+#    CPU when the recording ends: its blocked time counts up to the end, never beyond (the first
+#    pass after the end once accounted it up to "forever": 4294967648 samples in one line, and
+#    rarely in the blockers run above, whose waitpid child can outlive it on a loaded machine)
+R="$WORK/orphan"
+"$ROCSYS_TOP" -b -n 6 -d 1 --sample wall --record "$R" -- \
+    sh -c 'sleep 8 & echo $! > "$1"; sleep 0.3; exit 0' sh "$WORK/orphan.pid" > "$WORK/orphan.txt" 2>&1 || true
+F="$R/stacks.folded"
+dur=$(sed -n 's/.*"duration_s": \([0-9.]*\).*/\1/p' "$R/session.json")
+hz=$(sed -n 's/.*"freq_hz": \([0-9]*\).*/\1/p' "$R/session.json")
+cpid=$(cat "$WORK/orphan.pid" 2> /dev/null || true)
+child=$(awk -v t="sleep-${cpid:-none};" 'index($0, t) == 1 && /\[blocked\] /{n += $NF} END {print n + 0}' "$F" 2> /dev/null || echo 0)
+most=$(awk -v d="$dur" -v f="$hz" 'BEGIN {printf "%d\n", d * f * 1.05 + 20}')
+check "wall, a child left running: its blocked time counted ($child samples)" test "$child" -gt 0
+check "wall, a child left running: $child samples at most the run's ${dur:-?} s at ${hz:-?} Hz ($most)" \
+    test "$child" -le "${most:-0}"
+[ -z "$cpid" ] || kill "$cpid" 2> /dev/null || true
 finish
