@@ -262,4 +262,14 @@ check "slow debuginfod: no frame waited for the download (longest gap ${gap}s)" 
 check "slow debuginfod: the frames that waited are named (debug info arrived)" \
     grep -q 'deepw_main;deepw_recurse_a;deepw_recurse_b;' "$R/stacks.folded"
 check "slow debuginfod: no frame named by address" bash -c "! grep -q 'tp_stripped[@+]0x' '$R/stacks.folded'"
+if ! grep -q 'deepw_main;deepw_recurse_a;deepw_recurse_b;' "$R/stacks.folded" 2> /dev/null; then
+    # (to tell why: what the server was asked, what rocsys-top said, the symbols lines of the header)
+    echo "    the stand-in server's requests: $(tr '\n' ' ' < "$WORK/slow.log" | cut -c1-400)"
+    echo "    rocsys-top's stderr: $(tr '\n' ' ' < "$WORK/slow.err" | cut -c1-400)"
+    echo "    the frames' symbols lines (the first 3 and the last):"
+    grep '^symbols: ' "$WORK/slow.frames" | sed -n '1,3p;$p' | cut -c1-200 | sed 's/^/      /' || true
+    echo "    stacks.folded's first lines with tp_stripped:"
+    grep 'tp_stripped' "$R/stacks.folded" | head -n 3 | cut -c1-300 | sed 's/^/      /' || true
+    echo "    the debug file in the cache: $(find "$WORK/scache" -type f 2> /dev/null | tr '\n' ' ')"
+fi
 finish
