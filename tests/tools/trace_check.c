@@ -1,12 +1,43 @@
 /* rocsys-trace-check FILE: read a trace.pftrace with the project's reader (record/perfetto_read)
  * and check its meaning; print its threads, counter and named tracks, slices and the self share
- * of each function, and the samples' first and last time (sample_span), for the end-to-end tests.
+ * of each function, the samples' first and last time (sample_span) and each "CPU %" value with
+ * the samples in its interval (cpu_interval), for the end-to-end tests.
  * Exit 0 when every check passes, 1 otherwise (the first problem on stderr). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "record/perfetto_read.h"
+
+/* For a process's "CPU %" counter track: each value with the interval it covers (since the
+ * track's previous value; the first covers an interval the trace does not give) and the
+ * process's samples in that interval: "cpu_interval PID T0_NS T1_NS VALUE SAMPLES". */
+static void print_cpu_intervals(const struct perfetto_summary *s, size_t track)
+{
+    uint64_t prev_ns = 0;
+    int have_prev = 0;
+
+    if (!s->tracks[track].counter || strcmp(s->tracks[track].name, "CPU %") != 0)
+        return;
+    for (size_t j = 0; j < s->ncounters; j++) { /* (in the order written: by time) */
+        const struct perfetto_read_counter *c = &s->counters[j];
+        if (c->track != track)
+            continue;
+        if (have_prev) {
+            uint64_t n = 0;
+            for (size_t k = 0; k < s->nsamples; k++)
+                if (s->samples[k].pid == s->tracks[track].pid && s->samples[k].mono_ns > prev_ns &&
+                    s->samples[k].mono_ns <= c->mono_ns)
+                    n++;
+            printf("cpu_interval %u %llu %llu %g %llu\n", s->tracks[track].pid,
+                   (unsigned long long)prev_ns, (unsigned long long)c->mono_ns, c->value,
+                   (unsigned long long)n);
+        }
+        prev_ns = c->mono_ns;
+        have_prev = 1;
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -43,6 +74,8 @@ int main(int argc, char **argv)
                s.tracks[i].counter ? "counter" : "slices", s.tracks[i].name, s.tracks[i].unit, nv,
                lo, hi);
     }
+    for (size_t i = 0; i < s.ntracks; i++) /* each "CPU %" value against the samples it covers */
+        print_cpu_intervals(&s, i);
     for (size_t i = 0; i < s.nslices; i++) {
         const struct perfetto_read_slice *sl = &s.slices[i];
         printf("slice %u %u %s \"%s\" \"%s\" %llu ns%s%s\n", sl->pid, sl->tid,
