@@ -398,6 +398,12 @@ int symbolizer_has_module(struct symbolizer *s, uint32_t pid, uint64_t addr)
     return p && sym_module_find(p, addr) != NULL;
 }
 
+int symbolizer_has_modules(struct symbolizer *s, uint32_t pid)
+{
+    struct sym_proc *p = s ? sym_proc_inherit(s, sym_proc_find(s, pid), 0) : NULL;
+    return p && p->nmods > 0;
+}
+
 const char *symbolizer_module_name(struct symbolizer *s, uint32_t pid, uint64_t addr)
 {
     struct sym_proc *p = s ? sym_proc_inherit(s, sym_proc_find(s, pid), 0) : NULL;

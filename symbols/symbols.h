@@ -61,6 +61,8 @@ void symbolizer_copy_process(struct symbolizer *s, uint32_t from_pid, uint32_t t
 void symbolizer_forget_process(struct symbolizer *s, uint32_t pid);
 /* Whether a module of pid covers addr. */
 int symbolizer_has_module(struct symbolizer *s, uint32_t pid, uint64_t addr);
+/* Whether any module of pid is known (its own or, a fork child, its parent's). */
+int symbolizer_has_modules(struct symbolizer *s, uint32_t pid);
 /* The file name (basename) of the module of pid holding addr, or NULL. */
 const char *symbolizer_module_name(struct symbolizer *s, uint32_t pid, uint64_t addr);
 

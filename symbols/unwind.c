@@ -200,7 +200,13 @@ struct walk {
     uint32_t n, max;
     uint64_t sp; /* the last frame's stack pointer: each caller's must be higher */
     int end;     /* SYMBOLIZER_END_* when the callback ended the walk */
+    void *rules; /* the process's rules (struct proc_rules), NULL: none */
 };
+
+/* Whether the last walk ended at a zero frame pointer (outermost by the ABI, cut for libdwfl:
+ * the unwind check allows that difference). */
+static bool walk_zero_fp;
+static bool frame_no_cfi(void *rules, uint64_t at);
 
 /* One frame: its pc (a return address for every frame but the first). */
 static int on_frame(Dwfl_Frame *state, void *arg)
@@ -226,6 +232,16 @@ static int on_frame(Dwfl_Frame *state, void *arg)
     if (w->sps)
         w->sps[w->n] = w->sp;
     w->out[w->n++] = pc;
+    /* code without CFI whose frame pointer is 0: the ABI's outermost frame, as walk_rules takes
+     * it (libdwfl calls it cut: the dynamic loader's entry below a lazy binding's resolver,
+     * whose CFI only libdwfl follows, was a [truncated] stack) */
+    Dwarf_Word bp;
+    if (w->rules && frame_no_cfi(w->rules, activation ? pc : pc - 1) &&
+        dwfl_frame_reg(state, 6 /* rbp */, &bp) == 0 && bp == 0) {
+        w->end = SYMBOLIZER_END_OUTERMOST;
+        walk_zero_fp = true;
+        return DWARF_CB_ABORT;
+    }
     if (w->n < w->max)
         return DWARF_CB_OK;
     w->end = SYMBOLIZER_END_FRAMES;
@@ -234,13 +250,16 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 
 /* The full unwinder: libdwfl's, every register tracked, every kind of CFI rule, frame-pointer
  * fallback where a module has no CFI. *end: how it ended. */
-static uint32_t unwind_dwfl(Dwfl *dwfl, const struct symbolizer_stack *st, uint64_t *out,
-                            uint64_t *sps, uint32_t max, int *end)
+static uint32_t unwind_dwfl(Dwfl *dwfl, const struct symbolizer_stack *st, void *rules,
+                            uint64_t *out, uint64_t *sps, uint32_t max, int *end)
 {
-    struct walk w = {.out = out, .sps = sps, .max = max, .end = SYMBOLIZER_END_OTHER};
+    struct walk w = {
+        .out = out, .sps = sps, .max = max, .end = SYMBOLIZER_END_OTHER, .rules = rules};
 
     cur = st;
     read_past_copy = false;
+    if (rules) /* (the unwind check's reference walk keeps the cached walk's) */
+        walk_zero_fp = false;
     w.sp = st->regs[R_SP];
     /* 0: the outermost frame was reached (or a return address could not be read: libdwfl
      * takes it as undefined too); else an error or the callback ended the chain */
@@ -400,10 +419,6 @@ static bool past_copy(const struct symbolizer_stack *st, uint64_t addr)
     return addr >= st->regs[R_SP] && addr - st->regs[R_SP] + 8 > st->stack_len;
 }
 
-/* Whether the last walk_rules ended at a zero frame pointer (outermost by the ABI, cut for
- * libdwfl: the unwind check allows that difference). */
-static bool walk_zero_fp;
-
 /* Walk st's frames by the rules rule(ctx, pc) gives (pc: the call site for callers), each
  * frame's stack pointer into sps (may be NULL), how the walk ended into *end. Returns the
  * frames, or -1 when a rule is not a simple one (libdwfl must unwind the sample). */
@@ -494,6 +509,13 @@ static uint32_t proc_rule(void *ctx, uint64_t at)
         return RULE_FRAME_POINTER;
     }
     return *slot;
+}
+
+/* Whether at (a pc, or a return address less 1) is a module's code without CFI. */
+static bool frame_no_cfi(void *rules, uint64_t at)
+{
+    uint32_t r = proc_rule(rules, at);
+    return (r & 3) == RULE_SIMPLE && (r & RULE_NO_CFI);
 }
 
 /* The rule of pc in its file (eh_frame only, as the process's Dwfl sees it first), cached per
@@ -597,7 +619,7 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
         if (check_mode) {
             uint64_t ref[max];
             int ref_end;
-            uint32_t m = unwind_dwfl(dwfl, st, ref, NULL, max, &ref_end);
+            uint32_t m = unwind_dwfl(dwfl, st, NULL, ref, NULL, max, &ref_end);
             stats.checked++;
             if (m == 0)
                 ref[m++] = st->regs[R_IP];
@@ -616,7 +638,7 @@ uint32_t symbolizer_unwind(struct symbolizer *s, const struct symbolizer_stack *
             }
         }
     } else {
-        n = (int)unwind_dwfl(dwfl, st, out, sps, max, end);
+        n = (int)unwind_dwfl(dwfl, st, &pr, out, sps, max, end);
     }
     if (n == 0) {
         out[n++] = st->regs[R_IP];

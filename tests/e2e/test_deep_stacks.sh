@@ -52,6 +52,23 @@ whole_check "launched" "$R"
 check "launched: frames deeper than 150 in full" \
     awk -F';' 'NF > 150 && $2 == "_start" { found = 1 } END { exit !found }' "$R/stacks.folded"
 
+# -- the loader's own call chain, before any module is announced, below a frame whose CFA is
+# in rbx (as the lazy-binding resolver's): tp_loader_resolver's IFUNC resolver works about
+# 0.4 s while ld.so relocates it. libdwfl unwinds those samples (the cached rules do not take
+# such a CFA);
+# they end at ld.so's _start, code without CFI whose frame pointer is 0: whole (they were
+# "[truncated];_start;_dl_start;..."), and unwound at all although the collector has not yet
+# announced any module (they were the pc alone, as a top-level function)
+if [ -x "$TP/tp_loader_resolver" ]; then
+    R="$WORK/resolver"
+    "$ROCSYS_TOP" -b -n 1 --rows 0 --engine perf --record "$R" -- "$TP/tp_loader_resolver" \
+        > "$WORK/resolver.txt" 2>&1 || true
+    check "loader's chain: program finished" grep -q '^tp_loader_resolver: done (42)' "$R/output.log"
+    whole_check "loader's chain" "$R"
+    check "loader's chain: through the resolver-like frame to ld.so's entry" \
+        grep -q ';_start;_dl_start;.*;cfa_rbx_call;loader_work ' "$R/stacks.folded"
+fi
+
 # -- the loader's start: a launched program's first milliseconds run in ld.so, from its entry
 # (_start > _dl_start, then _dl_start_user > _dl_init for the constructors), which has no CFI;
 # those samples are whole, never [truncated] (short runs until some are sampled)
