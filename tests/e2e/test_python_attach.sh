@@ -169,11 +169,18 @@ else
     chmod 755 "$WORK"
     cp "$SPLIT" "$WORK/split.py"
     mkdir -m 777 "$WORK/nobody"
+    # the installed tree, which every user can read (a build directory may not be: under /root,
+    # 0700, as scripts/chroot-test's Debian 13 build, where nobody could not load the collector)
+    UP="$WORK/prefix"
+    cmake --install "$(dirname "$ROCSYS_TOP")" --prefix "$UP" > "$WORK/install.log" 2>&1 ||
+        fail "plain user: cmake --install failed: $(tail -n 1 "$WORK/install.log")"
+    chmod -R a+rX "$UP"
+    UTOP="$UP/bin/rocsys-top"
     setpriv --reuid=nobody --regid=nogroup --clear-groups "$spy" "$WORK/split.py" 4 > "$WORK/nobody/prog" 2>&1 &
     pid=$!
     BG+=("$pid")
     wait_python "$pid" || fail "plain user: split.py did not start"
-    setpriv --reuid=nobody --regid=nogroup --clear-groups "$ROCSYS_TOP" -p "$pid" -b -n 2 -d 1 \
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$UTOP" -p "$pid" -b -n 2 -d 1 \
         --record "$WORK/nobody/rec" > "$WORK/nobody/b" 2>&1 || true
     check "plain user: the notice says Python frames from outside need CAP_BPF ($(grep -m1 '^notice' "$WORK/nobody/b"))" \
         grep -q '^notice: Python .*need CAP_BPF' "$WORK/nobody/b"
@@ -187,10 +194,12 @@ else
     check "plain user: split.py exits 0 (got $rc)" test "$rc" -eq 0
     # launched by the plain user: auto keeps the in-target sampler and says why
     setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$WORK/nobody" \
-        "$ROCSYS_TOP" -b -d 10 --record "$WORK/nobody/launch.rec" -- "$spy" "$WORK/split.py" 1 \
+        "$UTOP" -b -d 10 --record "$WORK/nobody/launch.rec" -- "$spy" "$WORK/split.py" 1 \
         > "$WORK/nobody/launch.b" 2>&1 || true
     check "plain user, launched: engine signal, and why ($(grep -m1 -o 'engine [a-z]*.\{0,160\}' "$WORK/nobody/launch.b"))" \
         grep -q 'engine signal: a Python program: its frames are read in its threads; Python frames from outside need CAP_BPF' "$WORK/nobody/launch.b"
+    grep -q '^rocsys-top frame ' "$WORK/nobody/launch.b" ||
+        echo "    plain user, launched: no frame; its output: $(head -c 600 "$WORK/nobody/launch.b" | tr '\n' ' ')"
     check "plain user, launched: its Python frames (in the thread)" \
         grep -q 'f_a (split\.py:' "$WORK/nobody/launch.rec/stacks.folded"
     check "plain user, launched: session.json says python.reader in-target" \
