@@ -506,10 +506,7 @@ static void offcpu_account(struct session_perf *p, struct model *m, struct perf_
                            uint64_t until_ns, int still_off, session_perf_sample_fn fn, void *ctx)
 {
     uint64_t frames[MAX_FRAMES + 1];
-    uint64_t now_ns = model_clock_ns(CLOCK_MONOTONIC);
 
-    if (until_ns > now_ns) /* (never time that has not passed: the caller's bound is a time) */
-        until_ns = now_ns;
     if (until_ns <= o->out_ns)
         return;
     if (still_off && !o->preempted && model_blocked_frame_pending(m, o->pid, o->frames, (int)o->n))
@@ -531,6 +528,10 @@ static void offcpu_account(struct session_perf *p, struct model *m, struct perf_
 void session_perf_advance(struct session_perf *p, struct model *m, uint64_t until_ns,
                           session_perf_sample_fn fn, void *ctx)
 {
+    uint64_t now_ns = model_clock_ns(CLOCK_MONOTONIC);
+
+    if (until_ns > now_ns) /* never time that has not passed (a switch-in's time has) */
+        until_ns = now_ns;
     for (size_t i = 0; p && p->wall && i < p->noff; i++)
         if (p->off[i].have_out && p->off[i].have_stack)
             offcpu_account(p, m, &p->off[i], until_ns, 1, fn, ctx);

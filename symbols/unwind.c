@@ -236,8 +236,8 @@ static int on_frame(Dwfl_Frame *state, void *arg)
      * it (libdwfl calls it cut: the dynamic loader's entry below a lazy binding's resolver,
      * whose CFI only libdwfl follows, was a [truncated] stack) */
     Dwarf_Word bp;
-    if (w->rules && frame_no_cfi(w->rules, activation ? pc : pc - 1) &&
-        dwfl_frame_reg(state, 6 /* rbp */, &bp) == 0 && bp == 0) {
+    if (w->rules && dwfl_frame_reg(state, 6 /* rbp */, &bp) == 0 && bp == 0 &&
+        frame_no_cfi(w->rules, activation ? pc : pc - 1)) {
         w->end = SYMBOLIZER_END_OUTERMOST;
         walk_zero_fp = true;
         return DWARF_CB_ABORT;
