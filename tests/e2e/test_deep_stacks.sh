@@ -55,8 +55,7 @@ check "launched: frames deeper than 150 in full" \
 # -- the loader's own call chain, before any module is announced, below a frame whose CFA is
 # in rbx (as the lazy-binding resolver's): tp_loader_resolver's IFUNC resolver works about
 # 0.4 s while ld.so relocates it. libdwfl unwinds those samples (the cached rules do not take
-# such a CFA);
-# they end at ld.so's _start, code without CFI whose frame pointer is 0: whole (they were
+# such a CFA); they end at ld.so's _start, code without CFI whose frame pointer is 0: whole (they were
 # "[truncated];_start;_dl_start;..."), and unwound at all although the collector has not yet
 # announced any module (they were the pc alone, as a top-level function)
 if [ -x "$TP/tp_loader_resolver" ]; then

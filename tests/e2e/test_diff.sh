@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: --replay NEW --diff OLD on real recordings. Two runs of the demo that differ in a
 # known way (--split 50,30,20, then 20,30,50): the "== Diff" sections of a batch frame give both
-# shares and the change within 3 points of what the demo measured of itself, sorted by the largest change, the call
-# tree matched by path; functions of one recording only are marked new / gone (the demo against
+# shares and the change within 3 points of what the demo measured of itself, sorted by the
+# largest change, the call tree matched by path; functions of one recording only are marked new / gone (the demo against
 # tp_phases); --range applies to NEW; the TUI in tmux opens on the Diff view (header "diff: NEW
 # vs OLD", its four tables, the sort, the other views still NEW's); kernels and HIP API compared
 # by name (HIP examples, when built); bad input is one line on stderr and a non-zero exit.
@@ -36,6 +36,8 @@ truth() { awk -v k="$1" -v l="$2" -v s0="$3" -v s1="$4" -v s2="$5" -v a="${6:-0}
     else v = 100 * a / t; printf "%.1f\n", v }'; }
 old_t() { truth "$1" "$2" "${M_OLD[@]}"; }
 new_t() { truth "$1" "$2" "${M_NEW[@]}"; }
+# change_t KIND LEAF: NEW's truth less OLD's
+change_t() { awk -v a="$(old_t "$1" "$2")" -v b="$(new_t "$1" "$2")" 'BEGIN { printf "%.1f\n", b - a }'; }
 
 # diff_row SECTION NAME FRAME: the row of NAME (the last field) in the "== Diff SECTION" section
 diff_row() { awk -v s="== Diff $1:" -v n="$2" 'index($0, s) == 1 {h=1; next} /^== /{h=0} h && $NF==n {print; exit}' "$3"; }
@@ -62,7 +64,7 @@ for spec in demo_solve:0 demo_butterfly:1 demo_reduce:2; do
     o=$(field 1 "$row") n=$(field 2 "$row") c=$(field 3 "$row")
     check "$fn: OLD ${o:-missing}% within 3 of the measured $was%" within "$o" "$was" 3
     check "$fn: NEW ${n:-missing}% within 3 of the measured $now%" within "$n" "$now" 3
-    d=$(awk -v a="$was" -v b="$now" 'BEGIN { printf "%.1f\n", b - a }')
+    d=$(change_t self "$i")
     check "$fn: change ${c:-missing} within 3 of the measured $d points" within "$c" "$d" 3
     check "$fn: change $c is NEW - OLD ($n - $o)" \
         awk -v o="$o" -v n="$n" -v c="$c" 'BEGIN { d = n - o - c; exit !(c != "" && d < 0.15 && d > -0.15) }'
@@ -80,7 +82,7 @@ was=$(old_t step 0) now=$(new_t step 0)
 check "tree: demo_step $(field 1 "$row") -> $(field 2 "$row") within 3 of the measured $was -> $now" \
     bash -c "$(declare -f within); within '$(field 1 "$row")' '$was' 3 && within '$(field 2 "$row")' '$now' 3"
 row=$(tree_row demo_solve "$WORK/diff.txt")
-d=$(awk -v a="$(old_t under 0)" -v b="$(new_t under 0)" 'BEGIN { printf "%.1f\n", b - a }')
+d=$(change_t under 0)
 check "tree: demo_solve change $(field 3 "$row") within 3 of the measured $d" within "$(field 3 "$row")" "$d" 3
 row=$(tree_row demo_transform "$WORK/diff.txt")
 check "tree: demo_transform inclusive change $(field 3 "$row") within 3 of 0" within "$(field 3 "$row")" 0 3
@@ -133,7 +135,7 @@ if command -v tmux > /dev/null; then
     check "TUI: diff columns" wait_screen $S 'SELF:OLD +NEW CHANGE +INCL:OLD +NEW CHANGE +MARK' 5
     tmux_screen $S > "$WORK/tui.txt"
     line=$(awk '$NF == "demo_solve" {print; exit}' "$WORK/tui.txt")
-    d=$(awk -v a="$(old_t self 0)" -v b="$(new_t self 0)" 'BEGIN { printf "%.1f\n", b - a }')
+    d=$(change_t self 0)
     check "TUI: demo_solve change $(field 3 "$line") within 3 of the measured $d" within "$(field 3 "$line")" "$d" 3
     tmux_keys $S c
     check "TUI: c shows the call tree diff" wait_screen $S 'INCL:OLD +NEW CHANGE +SELF:OLD' 5
