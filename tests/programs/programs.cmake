@@ -22,6 +22,13 @@ add_library(tp_plugin SHARED ${CMAKE_CURRENT_LIST_DIR}/plugin.c)
 target_compile_options(tp_plugin PRIVATE -g -O1 -fno-omit-frame-pointer)
 set_target_properties(tp_plugin PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 
+# tp_loader_ctor: a library whose constructor works while ld.so starts tp_loader_resolver (the
+# loader's start: _dl_start_user > _dl_init, test_deep_stacks).
+add_library(tp_loader_ctor SHARED ${CMAKE_CURRENT_LIST_DIR}/loader_ctor.c)
+target_compile_options(tp_loader_ctor PRIVATE -g -O1 -fno-omit-frame-pointer)
+set_target_properties(tp_loader_ctor PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+target_link_libraries(tp_loader_resolver PRIVATE tp_loader_ctor)
+
 # tp_dlsym_lock: a preloaded dlsym that takes a pthread mutex (test_causal: the lookups of
 # librocsys-causal.so's wrappers neither recurse nor deadlock).
 add_library(tp_dlsym_lock SHARED ${CMAKE_CURRENT_LIST_DIR}/dlsym_lock.c)

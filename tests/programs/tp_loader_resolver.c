@@ -5,7 +5,9 @@
  * That rule only libdwfl follows, so each sample is unwound by libdwfl down to ld.so's entry,
  * code without CFI whose frame pointer is 0: test_deep_stacks checks those stacks are whole,
  * never [truncated]. Nothing here may call the C library or be instrumented by a sanitizer:
- * it runs before either is set up. Usage: tp_loader_resolver (prints its result). */
+ * it runs before either is set up. It links libtp_loader_ctor, whose constructor works next, from
+ * ld.so's other entry (_dl_start_user > _dl_init). Usage: tp_loader_resolver (prints its
+ * result). */
 #include <stdio.h>
 
 /* cfa_rbx_call(fn): calls fn with the stack aligned to 64 bytes, its CFA in rbx meanwhile */
@@ -60,8 +62,10 @@ __attribute__((no_sanitize("address", "undefined"))) static int (*answer_resolve
 
 int answer(void) __attribute__((ifunc("answer_resolve")));
 
+double loader_ctor_result(void);
+
 int main(void)
 {
-    printf("tp_loader_resolver: done (%d)\n", answer());
+    printf("tp_loader_resolver: done (%d)\n", answer() + (loader_ctor_result() < 0));
     return 0;
 }
