@@ -22,6 +22,15 @@ trap e2e_cleanup EXIT
 # without a word: ROCSYS_E2E_TIMEOUT seconds in (a little under ctest's, tests/CMakeLists.txt),
 # a watchdog says the test ran out of time and ends its commands and the test, whose EXIT trap
 # cleans up. It leaves within a second of the test's end.
+# e2e_tree PID INDENT: PID's descendants but the watchdog, a line each (pid, seconds, command)
+e2e_tree() {
+    local p
+    for p in $(pgrep -P "$1"); do
+        [ "$p" != "$BASHPID" ] || continue
+        ps -o pid=,etimes=,args= -p "$p" | cut -c1-200 | sed "s/^ */$2/"
+        e2e_tree "$p" "$2  "
+    done
+}
 if [ -n "${ROCSYS_E2E_TIMEOUT:-}" ]; then
     (
         trap '' TERM # (e2e_cleanup's kill of the jobs: it leaves when the test is gone)
@@ -30,6 +39,8 @@ if [ -n "${ROCSYS_E2E_TIMEOUT:-}" ]; then
             kill -0 $$ 2> /dev/null || exit 0
         done
         echo "FAIL: ${0##*/} ran out of time (${ROCSYS_E2E_TIMEOUT} s): its commands are stopped, it cleans up" >&2
+        echo "  what it was running (pid, seconds, command):" >&2
+        e2e_tree $$ "    " >&2
         kids=$(pgrep -P $$ | grep -vx "$BASHPID" || true)
         kill -TERM $$ $kids 2> /dev/null || true
     ) &
