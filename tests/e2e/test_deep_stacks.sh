@@ -54,13 +54,13 @@ check "launched: frames deeper than 150 in full" \
 
 # -- the loader's own call chain, before any module is announced, below a frame whose CFA is
 # in rbx (as the lazy-binding resolver's): tp_loader_resolver's IFUNC resolver works about
-# 0.4 s while ld.so relocates it. libdwfl unwinds those samples (the cached rules do not take
+# 0.4 s while ld.so relocates it (the batch ends with the program). libdwfl unwinds those samples (the cached rules do not take
 # such a CFA); they end at ld.so's _start, code without CFI whose frame pointer is 0: whole (they were
 # "[truncated];_start;_dl_start;..."), and unwound at all although the collector has not yet
 # announced any module (they were the pc alone, as a top-level function)
 if [ -x "$TP/tp_loader_resolver" ]; then
     R="$WORK/resolver"
-    "$ROCSYS_TOP" -b -n 1 --rows 0 --engine perf --record "$R" -- "$TP/tp_loader_resolver" \
+    "$ROCSYS_TOP" -b -d 10 -n 8 --rows 0 --engine perf --record "$R" -- "$TP/tp_loader_resolver" \
         > "$WORK/resolver.txt" 2>&1 || true
     check "loader's chain: program finished" grep -q '^tp_loader_resolver: done (42)' "$R/output.log"
     whole_check "loader's chain" "$R"
