@@ -74,11 +74,12 @@ struct session_perf {
     size_t noff, offcap;
     struct perf_python *py; /* Python frames walked by BPF at each sample, or NULL */
     uint64_t py_from_ns;    /* ... at samples from this time on (set on every event) */
-    uint32_t target_pid;    /* session_perf_open's process: read from /proc while none of */
-    uint64_t maps_read_ns;  /* its modules is known (when it was last) */
+    session_perf_maps_fn maps_fn; /* whether a sample's process's maps are to be read first */
+    void *maps_ctx;
+    uint64_t maps_read_ns; /* when they were last */
 };
 
-/* The target's maps, while none of its modules is known, are read at most this often. */
+/* A process's maps are read before a sample's unwinding at most this often. */
 #define MAPS_READ_INTERVAL_NS 100000000ull
 
 /* perf_event_open(2) */
@@ -272,10 +273,15 @@ struct session_perf *session_perf_open(pid_t pid, int wall, uint64_t period_ns, 
         errno = -rc;
         return NULL;
     }
-    p->target_pid = (uint32_t)pid;
     if (!on_exec)
         session_perf_enable(p);
     return p;
+}
+
+void session_perf_on_unknown_code(struct session_perf *p, session_perf_maps_fn fn, void *ctx)
+{
+    p->maps_fn = fn;
+    p->maps_ctx = ctx;
 }
 
 void session_perf_enable(struct session_perf *p)
@@ -576,14 +582,10 @@ void session_perf_decode(struct session_perf *p, struct model *m, int kind, cons
     if (p->py && s.time_ns < p->py_from_ns && perf_python_covers(p->py, s.pid))
         return; /* a Python sample before the walker was set: its frames were not read */
     uint64_t t0 = model_clock_ns(CLOCK_MONOTONIC);
-    /* the launched target before its collector announces its modules (the dynamic loader's
-     * start, its relocations and the constructors before the collector's, or after an exec):
-     * its maps, else a sample would be its pc alone. Other processes keep the pc alone until
-     * announced: those that never are (no room in the collector's rings) stay [unknown], as
-     * session.json counts them. */
-    if (p->target_pid && s.pid == p->target_pid &&
-        !symbolizer_has_modules(model_symbolizer(m), s.pid) &&
-        t0 - p->maps_read_ns >= MAPS_READ_INTERVAL_NS) {
+    /* code nobody has announced (the session says which): its process's maps first, else the
+     * sample would be its pc alone */
+    if (p->maps_fn && t0 - p->maps_read_ns >= MAPS_READ_INTERVAL_NS &&
+        p->maps_fn(p->maps_ctx, s.pid, s.st.regs[8])) {
         symbolizer_load_maps(model_symbolizer(m), s.pid);
         p->maps_read_ns = t0;
     }

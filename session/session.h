@@ -164,6 +164,9 @@ typedef void (*session_perf_record_fn)(void *ctx, int kind, const uint8_t *rec, 
 /* A decoded sample: pcs innermost first, weight in sampling periods. */
 typedef void (*session_perf_sample_fn)(void *ctx, uint32_t pid, uint32_t tid, uint64_t time_ns,
                                        const uint64_t *frames, uint32_t n, uint32_t weight);
+/* Whether pid's maps are to be read before its sample at pc is unwound (code the symbolizer
+ * does not know there, and nobody will announce it). */
+typedef int (*session_perf_maps_fn)(void *ctx, uint32_t pid, uint64_t pc);
 /* Sample task pid, its threads and children from outside: a task-clock event every period_ns of
  * CPU time (and in wall mode the context switches), on every CPU, inherited. on_exec: enabled
  * when pid calls exec (a launched target waiting before its exec), else at once. Kernel-mode
@@ -197,6 +200,9 @@ struct perf_python;
 int session_perf_python(struct session_perf *p, struct perf_python *py);
 /* The BPF walker set on p's events, or NULL. */
 struct perf_python *session_perf_walker(const struct session_perf *p);
+/* Before a sample is unwound, ask fn whether its process's maps are to be read (at most every
+ * 100 ms): else a sample in code not yet known is its pc alone. */
+void session_perf_on_unknown_code(struct session_perf *p, session_perf_maps_fn fn, void *ctx);
 /* Copy every record in the rings to fn (the spool thread, under the spool's lock). */
 void session_perf_pass(struct session_perf *p, session_perf_record_fn fn, void *ctx);
 /* Decode one copied record: unwind samples, pair switch records; samples go to fn. */

@@ -82,7 +82,6 @@ struct session {
     int npids;
     size_t pidcap;
     uint32_t *seen_tids;   /* -p: threads already named in the model */
-    uint64_t maps_read_ns; /* -p: when a process's maps were last read again */
     size_t nseen, seencap;
     struct session_context *ctx;    /* regions and pauses over time, for perf samples */
     struct session_spool_buf held;  /* perf records newer than the last barrier */

@@ -64,6 +64,24 @@ static int without_collector(struct session *s, uint32_t pid)
     return p && p->no_collector[0];
 }
 
+/* session_perf_on_unknown_code's policy: pid's maps are read when its code at pc is unknown
+ * and nobody will announce it: an attached process, one run without the collector, or the
+ * launched target before its collector announces any module (the dynamic loader's start, its
+ * relocations and the constructors before the collector's). Other processes keep the pc alone
+ * until announced: those that never are (no room in the collector's rings) stay [unknown], as
+ * session.json counts them. */
+static int perf_maps_wanted(void *ctx, uint32_t pid, uint64_t pc)
+{
+    struct session *s = ctx;
+    struct symbolizer *sym = model_symbolizer(s->m);
+
+    if (symbolizer_has_module(sym, pid, pc))
+        return 0;
+    if (s->attached || without_collector(s, pid))
+        return 1;
+    return pid == (uint32_t)s->target.pid && !symbolizer_has_modules(sym, pid);
+}
+
 /* Whether frame k of a stack (k > 0: a return address) is the function named name. */
 static int frame_is(struct symbolizer *sym, uint32_t pid, const uint64_t *frames, uint32_t k,
                     const char *name)
@@ -157,14 +175,6 @@ static void on_perf_sample(void *ctx, uint32_t pid, uint32_t tid, uint64_t t,
     if (s->attached && model_clock_ns(CLOCK_MONOTONIC) - py_probe_ns > 1000000000ull) {
         py_probe_ns = model_clock_ns(CLOCK_MONOTONIC); /* a process that loaded CPython since */
         attach_python(s);
-    }
-    /* no collector (attached, or a program run without it): code read from the maps */
-    if (n && !MODEL_IS_STATE_FRAME(frames[0]) &&
-        !symbolizer_has_module(model_symbolizer(s->m), pid, frames[0]) &&
-        (s->attached || without_collector(s, pid)) &&
-        model_clock_ns(CLOCK_MONOTONIC) - s->maps_read_ns > 200000000ull) {
-        symbolizer_load_maps(model_symbolizer(s->m), pid);
-        s->maps_read_ns = model_clock_ns(CLOCK_MONOTONIC);
     }
     n = n < SESSION_PERF_MAX_FRAMES + 2 + ROCSYS_MAX_PY_FRAMES
             ? n
@@ -477,6 +487,7 @@ void session_perf_before_exec(pid_t pid, void *ctx)
         snprintf(ms->engine_why, sizeof(ms->engine_why), "not sampled: %.280s", why);
         return;
     }
+    session_perf_on_unknown_code(s->perf, perf_maps_wanted, s);
     s->ctx = session_context_new();
     launch_python(s);
     if (!session_perf_kernel(s->perf))
@@ -558,6 +569,7 @@ int session_attach(struct session *s, char *err, size_t errlen)
         snprintf(err, errlen, "%s", why);
         return -1;
     }
+    session_perf_on_unknown_code(s->perf, perf_maps_wanted, s);
     s->use_perf = 1;
     ms->engine = "perf";
     ms->timer = s->o->wall                     ? "task-clock+switches"
