@@ -72,8 +72,8 @@ struct session_perf {
     uint64_t unwind_ns, unwinds; /* the front end's time spent unwinding, and how many */
     struct perf_offcpu *off;
     size_t noff, offcap;
-    struct perf_python *py; /* Python frames walked by BPF at each sample, or NULL */
-    uint64_t py_from_ns;    /* ... at samples from this time on (set on every event) */
+    struct perf_python *py;       /* Python frames walked by BPF at each sample, or NULL */
+    uint64_t py_from_ns;          /* ... at samples from this time on (set on every event) */
     session_perf_maps_fn maps_fn; /* whether a sample's process's maps are to be read first */
     void *maps_ctx;
     uint64_t maps_read_ns; /* when they were last */

@@ -81,7 +81,7 @@ struct session {
     pid_t *pids;                     /* -p: the processes */
     int npids;
     size_t pidcap;
-    uint32_t *seen_tids;   /* -p: threads already named in the model */
+    uint32_t *seen_tids; /* -p: threads already named in the model */
     size_t nseen, seencap;
     struct session_context *ctx;    /* regions and pauses over time, for perf samples */
     struct session_spool_buf held;  /* perf records newer than the last barrier */
