@@ -164,3 +164,14 @@ find_python() {
     done
     return 1
 }
+# install_readable PREFIX: `cmake --install` of this build into PREFIX, readable by every user (a
+# build directory may not be: under /root, 0700, as scripts/chroot-test's Debian 13 build, where
+# a plain user could neither run rocsys-top nor load the collector). 0, or 1 with a FAIL line.
+install_readable() {
+    chmod a+x "$WORK"
+    if ! cmake --install "$(dirname "$ROCSYS_TOP")" --prefix "$1" > "$WORK/install.log" 2>&1; then
+        fail "cmake --install into $1: $(tail -n 1 "$WORK/install.log")"
+        return 1
+    fi
+    chmod -R a+rX "$1"
+}

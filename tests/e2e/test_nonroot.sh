@@ -32,11 +32,8 @@ trap stop_all EXIT
 trap 'exit 130' INT TERM HUP
 
 # The installed tree, readable by every user (the build directory may not be: /root/...).
-build=$(dirname "$ROCSYS_TOP")
-chmod 711 "$WORK"
 P="$WORK/prefix"
-cmake --install "$build" --prefix "$P" > "$WORK/install.log"
-chmod -R a+rX "$P"
+install_readable "$P" || finish
 mkdir -p "$WORK/bin"
 cp "$TP/tp_no_perf" "$ROCSYS_SOURCE/tests/programs/python/split.py" "$WORK/bin/"
 chmod -R a+rX "$WORK/bin"

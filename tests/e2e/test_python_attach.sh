@@ -169,12 +169,8 @@ else
     chmod 755 "$WORK"
     cp "$SPLIT" "$WORK/split.py"
     mkdir -m 777 "$WORK/nobody"
-    # the installed tree, which every user can read (a build directory may not be: under /root,
-    # 0700, as scripts/chroot-test's Debian 13 build, where nobody could not load the collector)
-    UP="$WORK/prefix"
-    cmake --install "$(dirname "$ROCSYS_TOP")" --prefix "$UP" > "$WORK/install.log" 2>&1 ||
-        fail "plain user: cmake --install failed: $(tail -n 1 "$WORK/install.log")"
-    chmod -R a+rX "$UP"
+    UP="$WORK/prefix" # (the build directory may not be readable by nobody)
+    install_readable "$UP" || true
     UTOP="$UP/bin/rocsys-top"
     setpriv --reuid=nobody --regid=nogroup --clear-groups "$spy" "$WORK/split.py" 4 > "$WORK/nobody/prog" 2>&1 &
     pid=$!
