@@ -16,6 +16,8 @@ __attribute__((constructor, noinline)) static void loader_ctor_work(void)
     loader_ctor_sink = x;
 }
 
+double loader_ctor_result(void);
+
 /* What tp_loader_resolver calls, so that it keeps this library as a dependency */
 double loader_ctor_result(void)
 {
