@@ -119,6 +119,28 @@ proc_state() {
     for f in /proc/"$p"/fd/*; do echo "fd ${f##*/} -> $(readlink "$f")"; done
     awk 'NF >= 6 {print "map", $6}' "/proc/$p/maps" | sort -u
 }
+# stop_within PID SECONDS [SIGNAL]: send SIGNAL (TERM unless told) to PID, a child of the test,
+# and wait at most SECONDS for its end; returns its exit status. One that does not end gets a
+# FAIL line with what its threads wait in (name, kernel function), then SIGKILL (status 137):
+# a process that hangs at its end never holds the test until its timeout, unexplained.
+stop_within() {
+    local pid=$1 n=$(($2 * 10)) sig=${3:-TERM} st i t rc=0
+    kill -"$sig" "$pid" 2> /dev/null || true
+    for ((i = 0; i < n; i++)); do
+        st=$(ps -o stat= -p "$pid" 2> /dev/null || true)
+        case $st in "" | Z*) break ;; esac
+        sleep 0.1
+    done
+    if [ "$i" -ge "$n" ]; then
+        fail "pid $pid ($(ps -o args= -p "$pid" | cut -c1-120)) did not end within $2 s of SIG$sig"
+        for t in /proc/"$pid"/task/*; do
+            echo "    thread ${t##*/} $(cat "$t/comm" 2> /dev/null) in $(cat "$t/wchan" 2> /dev/null)" >&2
+        done
+        kill -KILL "$pid" 2> /dev/null || true
+    fi
+    wait "$pid" || rc=$?
+    return $rc
+}
 # install_lock: one test at a time that installs rocsys-top on the machine (test_deb) or needs it
 # absent (test_archive), across build directories (fd 9, held until the test ends; ctest's
 # RESOURCE_LOCK installed_package does the same within one run)

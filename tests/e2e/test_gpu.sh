@@ -39,7 +39,7 @@ frame() {
 }
 # run_until WATCH PATTERN OUT ERR ARGS...: rocsys-top ARGS (stdout in OUT, stderr in ERR, or
 # in OUT too when ERR is -) until WATCH has a line matching PATTERN (at most 60 s), then
-# SIGTERM; its exit status in RC. For what needs the library's answer: with rsmi_init held 4 s
+# SIGTERM (its end within 30 s: stop_within); its exit status in RC. For what needs the library's answer: with rsmi_init held 4 s
 # (as under load), the last frame of -n 2 -d 2 (or -n 1 -d 1) came before it and said it had
 # not answered yet
 run_until() {
@@ -53,8 +53,7 @@ run_until() {
     fi
     pid=$!
     wait_match "$watch" "$pat" 60 || true
-    kill -TERM $pid 2> /dev/null || true
-    wait $pid || RC=$?
+    stop_within $pid 30 || RC=$?
 }
 # frame_when FILE PATTERN ARGS...: rocsys-top ARGS (-b frames) until a frame has a line
 # matching PATTERN (run_until); its frames in FILE.all, its stderr in FILE.err, its last frame
