@@ -192,7 +192,7 @@ find_python() {
 install_readable() {
     chmod a+x "$WORK"
     if ! cmake --install "$(dirname "$ROCSYS_TOP")" --prefix "$1" > "$WORK/install.log" 2>&1; then
-        fail "cmake --install into $1: $(tail -n 1 "$WORK/install.log")"
+        fail "cmake --install into $1: $(grep -v '^[[:space:]]*$' "$WORK/install.log" | tail -n 3 | tr '\n' ' ')"
         return 1
     fi
     chmod -R a+rX "$1"
