@@ -70,11 +70,11 @@ fi
 
 # -- the loader's start: ld.so runs the libraries' constructors from its other entry
 # (_dl_start_user > _dl_init), code without CFI either: the same run's libtp_loader_ctor works
-# about 0.3 s in its constructor there; those samples are whole, never [truncated] (a
+# 0.3 s of CPU time in its constructor there; those samples are whole, never [truncated] (a
 # launched program's first milliseconds run there, also the collector's own start)
 if [ -x "$TP/tp_loader_resolver" ]; then
     read -r lwhole lcut < <(awk '{ split($1, f, ";"); r = f[2] ";" f[3]
-        if ($1 !~ /;loader_ctor_work$/) next
+        if ($1 !~ /;loader_ctor_work(;|$)/) next
         if (r == "_dl_start_user;_dl_init") w += $NF
         else if (f[2] == "[truncated]") c += $NF }
         END { printf "%d %d\n", w, c }' "$WORK/resolver/stacks.folded")

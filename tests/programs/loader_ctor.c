@@ -1,25 +1,25 @@
-/* A shared library whose constructor works about 0.3 s: ld.so runs it from its own entry
+/* A shared library whose constructor works 0.3 s of CPU time: ld.so runs it from its own entry
  * (_dl_start_user > _dl_init > call_init), code without CFI whose frame pointer is 0, before the
  * program's main. tp_loader_resolver links it: test_deep_stacks checks those samples are whole
  * (from _dl_start_user), never under [truncated]. */
+#include "tp_burn.h"
 
-static double loader_ctor_sink;
+TP_DEFINE_BURN(loader_ctor_work)
 
-/* About 0.3 s of arithmetic, run by ld.so while it starts the program */
-__attribute__((constructor, noinline)) static void loader_ctor_work(void)
+static int loader_ctor_runs;
+
+/* Run by ld.so while it starts the program */
+__attribute__((constructor)) static void loader_ctor(void)
 {
-    double x = loader_ctor_sink;
-    for (long i = 0; i < 180000000; i++) {
-        x = x * 0.5 + (double)(i & 7);
-        __asm__ volatile("" : "+x"(x));
-    }
-    loader_ctor_sink = x;
+    loader_ctor_work(300);
+    loader_ctor_runs++;
 }
 
-double loader_ctor_result(void);
+int loader_ctor_ran(void);
 
-/* What tp_loader_resolver calls, so that it keeps this library as a dependency */
-double loader_ctor_result(void)
+/* How many times the constructor ran (tp_loader_resolver's check; it also keeps this library
+ * among the program's dependencies) */
+int loader_ctor_ran(void)
 {
-    return loader_ctor_sink;
+    return loader_ctor_runs;
 }
