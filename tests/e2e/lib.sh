@@ -18,10 +18,6 @@ e2e_cleanup() {
     rm -rf "$WORK"
 }
 trap e2e_cleanup EXIT
-# ctest's timeout kills a test without its cleanup (servers, users, sysctls left behind) and
-# without a word: ROCSYS_E2E_TIMEOUT seconds in (a little under ctest's, tests/CMakeLists.txt),
-# a watchdog says the test ran out of time and ends its commands and the test, whose EXIT trap
-# cleans up. It leaves within a second of the test's end.
 # e2e_tree PID INDENT: PID's descendants but the watchdog, a line each (pid, seconds, command)
 e2e_tree() {
     local p
@@ -31,6 +27,10 @@ e2e_tree() {
         e2e_tree "$p" "$2  "
     done
 }
+# ctest's timeout kills a test without its cleanup (servers, users, sysctls left behind) and
+# without a word: ROCSYS_E2E_TIMEOUT seconds in (a little under ctest's, tests/CMakeLists.txt),
+# a watchdog says the test ran out of time and ends its commands and the test, whose EXIT trap
+# cleans up. It leaves within a second of the test's end.
 if [ -n "${ROCSYS_E2E_TIMEOUT:-}" ]; then
     (
         trap '' TERM # (e2e_cleanup's kill of the jobs: it leaves when the test is gone)

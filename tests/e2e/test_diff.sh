@@ -2,10 +2,11 @@
 # End-to-end: --replay NEW --diff OLD on real recordings. Two runs of the demo that differ in a
 # known way (--split 50,30,20, then 20,30,50): the "== Diff" sections of a batch frame give both
 # shares and the change within 3 points of what the demo measured of itself, sorted by the
-# largest change, the call tree matched by path; functions of one recording only are marked new / gone (the demo against
-# tp_phases); --range applies to NEW; the TUI in tmux opens on the Diff view (header "diff: NEW
-# vs OLD", its four tables, the sort, the other views still NEW's); kernels and HIP API compared
-# by name (HIP examples, when built); bad input is one line on stderr and a non-zero exit.
+# largest change, the call tree matched by path; functions of one recording only are marked
+# new / gone (the demo against tp_phases); --range applies to NEW; the TUI in tmux opens on the
+# Diff view (header "diff: NEW vs OLD", its four tables, the sort, the other views still NEW's);
+# kernels and HIP API compared by name (HIP examples, when built); bad input is one line on
+# stderr and a non-zero exit.
 source "$(dirname "$0")/lib.sh"
 
 OLD=$WORK/old

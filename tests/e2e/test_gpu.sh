@@ -39,9 +39,9 @@ frame() {
 }
 # run_until WATCH PATTERN OUT ERR ARGS...: rocsys-top ARGS (stdout in OUT, stderr in ERR, or
 # in OUT too when ERR is -) until WATCH has a line matching PATTERN (at most 60 s), then
-# SIGTERM (its end within 30 s: stop_within); its exit status in RC. For what needs the library's answer: with rsmi_init held 4 s
-# (as under load), the last frame of -n 2 -d 2 (or -n 1 -d 1) came before it and said it had
-# not answered yet
+# SIGTERM (its end within 30 s: stop_within); its exit status in RC. For what needs the
+# library's answer: with rsmi_init held 4 s (as under load), the last frame of -n 2 -d 2 (or
+# -n 1 -d 1) came before it and said it had not answered yet
 run_until() {
     local watch=$1 pat=$2 out=$3 err=$4 pid
     shift 4
