@@ -2,11 +2,9 @@
 #include "record.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "model/model.h"
 
@@ -42,48 +40,6 @@ struct record_set {
     int n;
     int stopped; /* a writer failed: no more events */
 };
-
-int record_open(const char *path, int nofollow)
-{
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0600);
-}
-
-FILE *record_fopen(const char *path)
-{
-    int fd = record_open(path, 1);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-
-    if (fd >= 0 && !f)
-        close(fd);
-    return f;
-}
-
-FILE *record_fopen_err(const char *path, char *err, size_t errlen)
-{
-    FILE *f = record_fopen(path);
-
-    if (!f)
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return f;
-}
-
-int record_fflush(FILE *f)
-{
-    errno = 0;
-    if (fflush(f) != 0)
-        return errno ? errno : EIO;
-    return ferror(f) ? EIO : 0;
-}
-
-int record_fclose(FILE *f)
-{
-    int err = record_fflush(f);
-
-    errno = 0;
-    if (fclose(f) != 0 && !err)
-        err = errno ? errno : EIO;
-    return err;
-}
 
 struct record_set *record_set_new(void)
 {

@@ -81,7 +81,8 @@ struct record_writer_class {
 /* Create (or empty) a recording file: mode 0600 (less if the umask says so), not through a
  * symbolic link when nofollow (every file of a recording directory). Returns the fd or -1. */
 int record_open(const char *path, int nofollow);
-/* The same as a stdio stream (nofollow), or NULL with errno set. */
+/* The same as a stdio stream (nofollow) that keeps its first failed write's errno for
+ * record_fflush and record_fclose (record_file.c), or NULL with errno set. */
 FILE *record_fopen(const char *path);
 /* record_fopen, or NULL with "cannot write PATH: reason" in err (a writer's open). */
 FILE *record_fopen_err(const char *path, char *err, size_t errlen);

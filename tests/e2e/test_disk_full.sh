@@ -26,7 +26,7 @@ rc=0
 "$ROCSYS_TOP" --record "$WORK/small/rec" -b -d 10 --rows 3 -- "$ROCSYS_DEMO" --seconds 4 \
     > "$WORK/full.out" 2> "$WORK/full.err" || rc=$?
 check "full disk: exit 74, not the target's 0 (got $rc)" test "$rc" -eq 74
-check "full disk: one line on stderr says which file and why" \
+check "full disk: one line on stderr says which file and why (stderr: $(head -c 400 "$WORK/full.err"))" \
     grep -q '^rocsys-top: the recording is incomplete: [a-z_.]*: No space left on device$' "$WORK/full.err"
 check "full disk: the target ran to its end" grep -q 'rocsys-demo: done' "$WORK/full.out"
 check "full disk: no session.json claims a complete recording" \
@@ -65,7 +65,7 @@ rc=0
 wait "$pid" || rc=$?
 check "disk full mid-run: exit 74 (got $rc)" test "$rc" -eq 74
 check "disk full mid-run: one line says which file and why (stderr: $(head -c 400 "$WORK/mid.err"))" \
-    grep -Eq '^rocsys-top: the recording is incomplete: [a-z_.]+: (No space left on device|Input/output error)$' "$WORK/mid.err"
+    grep -q '^rocsys-top: the recording is incomplete: [a-z_.]*: No space left on device$' "$WORK/mid.err"
 check "disk full mid-run: the header says the recording stopped, while the target runs ($(grep -m 1 '^notice: RECORDING' "$WORK/mid.out" || echo 'no notice'))" \
     awk '/^rocsys-top frame /{ running = /target \[running\]/ }
         running && /^notice: RECORDING STOPPED: trace.pftrace: No space left on device/{ f = 1 }
