@@ -1,7 +1,8 @@
 /* The front end's base layer (base/): allocation that aborts on out of memory and the clock,
  * used by every front-end folder (session, model, symbols, tui, record, gpu, inject; not cli);
  * hash functions are in base/hash.h, the hash map in base/hashmap.h, the routing of fd 2 in
- * base/stderr_route.h. The collector, which runs inside the target, never uses it. */
+ * base/stderr_route.h, output streams that keep their write errors in base/ostream.h (also
+ * used by cli). The collector, which runs inside the target, never uses it. */
 #ifndef ROCSYS_BASE_BASE_H
 #define ROCSYS_BASE_BASE_H
 

@@ -1,9 +1,12 @@
 /* rocsys-top: entry point. */
+#include <errno.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "base/ostream.h"
 #include "collector/protocol.h"
 #include "gpu/gpu.h"
 #include "cli/cli.h"
@@ -99,6 +102,22 @@ static void settings_apply(struct cli_options *o)
     tui_settings_use(&set, path);
 }
 
+/* Standard output written to the end, or one line and 74 (EX_IOERR) when rc was 0: a file
+ * on a full disk must not pass for a whole run's frames (standard output that is not a
+ * terminal keeps the reason of its first failed write). A reader that went away (EPIPE: `|
+ * head`) is no error: the run went on for the target's sake. */
+static int output_status(int rc)
+{
+    int err = ostream_flush(stdout);
+
+    if (err && err != EPIPE) {
+        fprintf(stderr, "rocsys-top: standard output is incomplete: %s\n", strerror(err));
+        if (rc == 0)
+            rc = 74;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct cli_options o;
@@ -108,20 +127,22 @@ int main(int argc, char **argv)
      * own, so memory a view freed goes back to the system instead of staying in the heap */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     mallopt(M_ARENA_MAX, 2);
+    if (!isatty(STDOUT_FILENO))
+        ostream_adopt_stdout();
     if (cli_options_parse(argc, argv, &o, err, sizeof(err)) != 0) {
         fprintf(stderr, "rocsys-top: %s\n", err);
         return 2;
     }
     if (o.help) {
         cli_options_help(stdout);
-        return 0;
+        return output_status(0);
     }
     if (o.version) {
         printf("rocsys-top %s (collector protocol %d)\n", ROCSYS_VERSION, ROCSYS_PROTOCOL_VERSION);
-        return 0;
+        return output_status(0);
     }
     settings_apply(&o);
-    int rc = run(&o);
+    int rc = output_status(run(&o));
     if (gpu_monitor_left_behind()) {
         /* a thread is still inside the GPU library (it never answered): exit() would run the
          * library's destructors under it; everything of ours is closed and written already */

@@ -81,17 +81,13 @@ struct record_writer_class {
 /* Create (or empty) a recording file: mode 0600 (less if the umask says so), not through a
  * symbolic link when nofollow (every file of a recording directory). Returns the fd or -1. */
 int record_open(const char *path, int nofollow);
-/* The same as a stdio stream (nofollow) that keeps its first failed write's errno for
- * record_fflush and record_fclose (record_file.c), or NULL with errno set. */
+/* The same as a stdio stream (nofollow) that keeps its first failed write's errno, for
+ * ostream_flush and ostream_close (base/ostream.h; record_file.c), or NULL with errno set. */
 FILE *record_fopen(const char *path);
 /* record_fopen, or NULL with "cannot write PATH: reason" in err (a writer's open). */
 FILE *record_fopen_err(const char *path, char *err, size_t errlen);
-/* Flush and close f: 0, or the errno of a write that failed (for the FILE-based writers). */
-int record_fclose(FILE *f);
 /* s as a quoted CSV field (a quote inside doubled), on f (writer_kernels.c). */
 void record_csv_string(FILE *f, const char *s);
-/* Flush f: 0, or the errno of a write that failed. */
-int record_fflush(FILE *f);
 
 /* --keep DURATION|SIZE: a rolling trace keeps the last ns of trace time or the last bytes
  * (one of them non-zero; both 0: the whole run). record_keep.c. */

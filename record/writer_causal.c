@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ostream.h"
 #include "model/causal.h"
 #include "model/model.h"
 #include "record.h"
@@ -68,7 +69,7 @@ static int coz_close(struct record_writer *w, struct model *m, const struct reco
     fprintf(w->f, "runtime\ttime=%llu\n",
             (unsigned long long)((ms->end_ns ? ms->end_ns : model_clock_ns(CLOCK_MONOTONIC)) -
                                  ms->start_ns));
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     free(w);
     return err;
 }

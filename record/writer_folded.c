@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ostream.h"
 #include "model/model.h"
 #include "record.h"
 
@@ -120,7 +121,7 @@ static int close_with(struct record_writer *w, struct model *m,
     if (m)
         w->m = m;
     write(w);
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     for (int i = 0; i < w->nlabels; i++)
         free(w->labels[i]);
     free(w->labels);

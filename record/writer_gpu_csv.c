@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ostream.h"
 #include "gpu/gpu.h"
 #include "model/model.h"
 #include "record.h"
@@ -98,7 +99,7 @@ static int csv_close(struct record_writer *w, struct model *m, const struct reco
     (void)m;
     (void)end;
     flush_row(w);
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     free(w);
     return err;
 }
@@ -106,7 +107,7 @@ static int csv_close(struct record_writer *w, struct model *m, const struct reco
 /* Rows so far written out (each check: a follower of the recording sees them): 0 or errno. */
 static int csv_error(struct record_writer *w)
 {
-    return record_fflush(w->f);
+    return ostream_flush(w->f);
 }
 
 const struct record_writer_class record_gpu_csv = {

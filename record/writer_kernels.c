@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ostream.h"
 #include "model/model.h"
 #include "record.h"
 
@@ -165,7 +166,7 @@ static int csv_close(struct record_writer *w, struct model *m, const struct reco
         write_hip_api(w->f, m);
     else
         write_copies(w->f, m);
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     free(w);
     return err;
 }

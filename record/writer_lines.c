@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ostream.h"
 #include "model/model.h"
 #include "record.h"
 
@@ -31,7 +32,7 @@ static int lines_close(struct record_writer *w, struct model *m, const struct re
 
     (void)end;
     model_lines_write(m, w->f);
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     free(w);
     return err;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/ostream.h"
 #include "model/model.h"
 #include "model/mpi.h"
 #include "record.h"
@@ -57,7 +58,7 @@ static int mpi_close(struct record_writer *w, struct model *m, const struct reco
                 (unsigned long long)calls[i].errors, (unsigned)calls[i].comm_size, calls[i].waits,
                 span_ns ? 100.0 * (double)d->total_ns / (double)span_ns : 0.0);
     }
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     free(w);
     return err;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ostream.h"
 #include "model/model.h"
 #include "record.h"
 
@@ -50,7 +51,7 @@ static int omp_close(struct record_writer *w, struct model *m, const struct reco
                 model_omp_imbalance_pct(&s[i]), (double)s[i].barrier_ns / 1e6,
                 model_omp_barrier_pct(&s[i]), (double)s[i].taskwait_ns / 1e6);
     }
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     free(w);
     return err;
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/ostream.h"
 #include "collector/protocol.h"
 #include "gpu/gpu.h"
 #include "model/model.h"
@@ -236,7 +237,7 @@ static int session_close(struct record_writer *w, struct model *m, const struct 
         json_str(f, end->incomplete[i]);
     }
     fprintf(f, "]\n}\n");
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     if (!err && rename(tmp, w->path) != 0) /* complete or absent, never half written */
         err = errno;
     if (err)

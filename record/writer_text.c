@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ostream.h"
 #include "model/model.h"
 #include "record.h"
 
@@ -422,7 +423,7 @@ static int text_close(struct record_writer *w, struct model *m, const struct rec
 
     write_profile(w->f, m ? m : w->m, end);
     profile_counters(w);
-    err = record_fclose(w->f);
+    err = ostream_close(w->f);
     free(w);
     return err;
 }

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end: rocsys-top exits with the target's status (128+signal when killed) and explains,
-# in one line and with the right exit code, programs it cannot start or profile.
+# in one line and with the right exit code, programs it cannot start or profile. Frames that
+# cannot be written (standard output on a full disk, /dev/full; closed) end with one line
+# naming the reason and exit 74 once the target has run to its end; a reader that stops
+# reading (| head) is no error.
 source "$(dirname "$0")/lib.sh"
 
 # run_rt EXPECTED_RC STDERR_PATTERN ARGS...: run rocsys-top -b, check status and stderr
@@ -70,6 +73,27 @@ if "$ROCSYS_TOP" -b -d 5 --engine perf -- "$TP/tp_blockall" > "$WORK/blocked-per
 else
     echo "note: perf engine not permitted here: $(head -1 "$WORK/blocked-perf.txt")"
 fi
+
+# standard output that cannot take the frames: the target still runs to its end
+rc=0
+"$ROCSYS_TOP" -b -d 5 --rows 3 -- sh -c '"$1" --seconds 1 && touch "$2"' sh "$ROCSYS_DEMO" \
+    "$WORK/ended" > /dev/full 2> "$WORK/full.err" || rc=$?
+check "frames to a full disk: exit 74 (got $rc)" test "$rc" -eq 74
+check "frames to a full disk: one line says why (stderr: $(head -c 300 "$WORK/full.err"))" \
+    grep -qx 'rocsys-top: standard output is incomplete: No space left on device' "$WORK/full.err"
+check "frames to a full disk: the target ran to its end" test -e "$WORK/ended"
+rc=0
+"$ROCSYS_TOP" --help > /dev/full 2> "$WORK/help-full.err" || rc=$?
+check "--help to a full disk: exit 74 (got $rc: $(head -c 200 "$WORK/help-full.err"))" test "$rc" -eq 74
+rc=0
+"$ROCSYS_TOP" --version >&- 2> "$WORK/closed.err" || rc=$?
+check "--version with standard output closed: exit 74 (got $rc: $(head -c 200 "$WORK/closed.err"))" \
+    test "$rc" -eq 74
+set +o pipefail
+"$ROCSYS_TOP" -b -d 5 --rows 3 -- "$ROCSYS_DEMO" --seconds 1 2> "$WORK/head.err" | head -n 2 > /dev/null
+rc=${PIPESTATUS[0]}
+set -o pipefail
+check "frames read by head -n 2: exit 0 (got $rc: $(head -c 200 "$WORK/head.err"))" test "$rc" -eq 0
 
 "$ROCSYS_TOP" --help > "$WORK/help.txt"
 check "--help lists --freq" grep -q -- '--freq' "$WORK/help.txt"

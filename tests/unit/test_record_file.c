@@ -1,16 +1,20 @@
-/* Unit test: a recording's stdio files (record/record_file.c) say why a write failed. A full
- * device (/dev/full) is ENOSPC also when the failed write emptied the stream's buffer, so that
- * the flush after it has nothing to write (glibc's stdio then leaves only ferror, which was
- * reported as "Input/output error"); ftell counts what was written (the profile's size caps);
- * a symbolic link is refused; and closing a file, also with plain fclose, leaks no descriptor. */
+/* Unit test: a recording's stdio files (record/record_file.c, base/ostream.c) and standard
+ * output when it is not a terminal say why a write failed. A full device (/dev/full) is ENOSPC
+ * also when the failed write emptied the stream's buffer, so that the flush after it has
+ * nothing to write (glibc's stdio then leaves only ferror, which was reported as
+ * "Input/output error"); ftell counts what was written (the profile's size caps); a symbolic
+ * link is refused; and closing a file, also with plain fclose, leaks no descriptor. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/ostream.h"
 #include "check.h"
 #include "record/record.h"
 
@@ -39,18 +43,18 @@ static void check_full_device(void)
     if (!f)
         return;
     fwrite(block, 1, sizeof(block), f);
-    int err = record_fflush(f);
+    int err = ostream_flush(f);
     CHECK_MSG(err == ENOSPC, "flush after a failed write: \"%s\", want \"%s\"", strerror(err),
               strerror(ENOSPC));
     fprintf(f, "more\n"); /* later writes do not replace the first reason */
-    err = record_fclose(f);
+    err = ostream_close(f);
     CHECK_MSG(err == ENOSPC, "close: \"%s\", want \"%s\"", strerror(err), strerror(ENOSPC));
 
     f = record_fopen("/dev/full"); /* a failure found only by the close's flush */
     CHECK(f != NULL);
     if (f) {
         fprintf(f, "short\n");
-        err = record_fclose(f);
+        err = ostream_close(f);
         CHECK_MSG(err == ENOSPC, "close with data buffered: \"%s\"", strerror(err));
     }
 }
@@ -69,8 +73,8 @@ static void check_regular(const char *dir)
     for (int i = 0; i < 3000; i++)
         total += fprintf(f, "line %d\n", i);
     CHECK_MSG(ftell(f) == total, "ftell %ld, written %ld", ftell(f), total);
-    CHECK(record_fflush(f) == 0);
-    CHECK(record_fclose(f) == 0);
+    CHECK(ostream_flush(f) == 0);
+    CHECK(ostream_close(f) == 0);
     struct stat st;
     CHECK(stat(path, &st) == 0 && st.st_size == total);
     CHECK((st.st_mode & 077) == 0); /* 0600 at most */
@@ -114,10 +118,30 @@ static void check_no_leak(const char *dir)
         if (i % 2)
             fclose(f);
         else
-            CHECK(record_fclose(f) == 0);
+            CHECK(ostream_close(f) == 0);
     }
     CHECK_MSG(open_fds() == before, "descriptors %d before, %d after", before, open_fds());
     unlink(path);
+}
+
+/* Standard output adopted, on /dev/full, in a child: the first failed write's reason. */
+static void check_stdout(void)
+{
+    pid_t pid = fork();
+
+    if (pid == 0) {
+        int fd = open("/dev/full", O_WRONLY);
+        if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || ostream_adopt_stdout() != 0)
+            _exit(100);
+        for (int i = 0; i < 1000; i++)
+            printf("frame line %d\n", i);
+        _exit(ostream_flush(stdout) & 0xff);
+    }
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == ENOSPC, "standard output on /dev/full: %s",
+              WIFEXITED(st) ? (WEXITSTATUS(st) == 100 ? "not adopted" : strerror(WEXITSTATUS(st)))
+                            : "killed");
 }
 
 int main(void)
@@ -128,6 +152,7 @@ int main(void)
     check_full_device();
     check_regular(dir);
     check_no_leak(dir);
+    check_stdout();
     rmdir(dir);
     return check_summary();
 }
