@@ -334,6 +334,10 @@ void model_thread_python(struct model *m, uint32_t pid, uint32_t tid, int holds_
  * take their place, and symbolize its module by ELF symbols alone (--python on); else show them,
  * in full (--python native, off). */
 void model_python_hide_interpreter(struct model *m, int hide);
+/* A developer's check (ROCSYS_PY_MERGE_CHECK=1): how many samples had more Python evaluation
+ * calls than native evaluation frames (the extra Python callers placed beyond the native
+ * root), and in *first the first one's native functions. */
+uint64_t model_python_merge_check(const struct model *m, const char **first);
 /* The line of instruction lasti (code units) in a ROCSYS_PY_TABLE_* line table (pure). */
 int model_py_line(int kind, const uint8_t *table, size_t n, int first_line, uint32_t lasti);
 /* CPython's raw string storage (kind 1, 2 or 4 bytes per character) as UTF-8 (pure). */

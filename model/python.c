@@ -34,6 +34,10 @@ struct model_python {
     int ninterp;
     int show_native;
     char refused[200]; /* why Python frames cannot be read from outside */
+    /* merges whose Python frames outnumbered the native evaluation frames (placed beyond the
+     * native root), and the first one's native frames, for model_python_merge_check */
+    uint64_t beyond;
+    char beyond_text[1024];
 };
 
 enum { ROLE_OTHER = 1, ROLE_EVAL = 2, ROLE_INTERP = 3 };
@@ -403,6 +407,28 @@ static int groups_placed(const int *pentry, const uint32_t *pat, uint32_t np, ui
     return any;
 }
 
+/* Count a merge that left `left` Python frames beyond the native root; the first one's native
+ * functions (innermost first, "name@module", inline chains joined by '+') kept as text. */
+static void note_beyond(struct model *m, const uint32_t *const *native, const uint32_t *nlen,
+                        uint32_t nn, uint32_t left)
+{
+    struct model_python *p = m->python;
+
+    if (p->beyond++)
+        return;
+    size_t o = (size_t)snprintf(p->beyond_text, sizeof(p->beyond_text), "%u left over;", left);
+    for (uint32_t i = 0; i < nn && o < sizeof(p->beyond_text); i++)
+        for (uint32_t k = 0; k < nlen[i] && o < sizeof(p->beyond_text); k++) {
+            const struct model_func *fn = &m->funcs[native[i][k]];
+            const char *mod = fn->module ? strrchr(fn->module, '/') : NULL;
+            o += (size_t)snprintf(p->beyond_text + o, sizeof(p->beyond_text) - o, "%s%s@%s",
+                                  k ? "+" : " ", fn->name ? fn->name : "?",
+                                  mod          ? mod + 1
+                                  : fn->module ? fn->module
+                                               : "?");
+        }
+}
+
 int model_python_hidden_alone(struct model *m, uint32_t f)
 {
     if (!m->python || m->python->show_native || m->session.python_status != ROCSYS_PY_OK)
@@ -462,10 +488,18 @@ uint32_t model_python_merge(struct model *m, const uint32_t *const *native, cons
         for (uint32_t k = 0; k < nlen[i] && o < max; k++)
             out[o++] = native[i][k];
     }
+    if (pi < np) /* (a developer's check: model_python_merge_check) */
+        note_beyond(m, native, nlen, nn, np - pi);
     for (; pi < np; pi++) /* callers the native unwind did not reach */
         for (uint32_t k = 0; k < plen[pi] && o < max; k++)
             out[o++] = py[pi][k];
     return o;
+}
+
+uint64_t model_python_merge_check(const struct model *m, const char **first)
+{
+    *first = m->python && m->python->beyond ? m->python->beyond_text : "";
+    return m->python ? m->python->beyond : 0;
 }
 
 void model_python_label(const struct model_func *f, char *buf, size_t n)

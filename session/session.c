@@ -562,6 +562,15 @@ static int close_outputs(struct session *s, int rc)
                 " compared with libdwfl, %" PRIu64 " differ\n",
                 us.samples, us.cached, us.checked, us.differ);
     }
+    check = getenv("ROCSYS_PY_MERGE_CHECK");
+    if (check && check[0] == '1' && s->m) { /* a developer's check of the Python merge */
+        const char *first;
+        uint64_t beyond = model_python_merge_check(s->m, &first);
+        fprintf(stderr,
+                "python merge check: %" PRIu64 " samples with Python callers beyond the "
+                "native root%s%s\n",
+                beyond, beyond ? "; the first: " : "", first);
+    }
     return rc;
 }
 

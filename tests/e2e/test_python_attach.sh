@@ -100,7 +100,8 @@ else
         pid=$!
         BG+=("$pid")
         wait_python "$pid" || { fail "$tag: split.py did not start"; continue; }
-        "$ROCSYS_TOP" -p "$pid" -f 2000 -b -n 1800 -d 1 --record "$out.rec" > "$out.b" 2> "$out.err" || true
+        ROCSYS_PY_MERGE_CHECK=1 "$ROCSYS_TOP" -p "$pid" -f 2000 -b -n 1800 -d 1 --record "$out.rec" \
+            > "$out.b" 2> "$out.err" || true
         if grep -q 'built without BPF' "$out.b" 2> /dev/null; then
             kill -KILL "$pid" 2> /dev/null || true # (attached to the end: it may be gone)
             skip "this build has no BPF walker (libbpf and clang's BPF target missing at build)"
@@ -120,7 +121,9 @@ else
         bad=$(bad_stacks "$F")
         # (Debian sid's 3.14/3.15, built with frame pointers, cut some before symbols/unwind.c
         # kept rbp in an epilogue that had popped it: _Py_Dealloc before its tail call)
-        check "$tag: every f_a/f_b/f_c stack is _start;...;<module>;main;... (not: ${bad:0:300})" test -z "$bad"
+        # (CI's ASan pass once had such stacks with <module> beyond _start, not seen since in
+        # about 50 runs: the merge check's line names the native frames of the first one)
+        check "$tag: every f_a/f_b/f_c stack is _start;...;<module>;main;... (not: ${bad:0:300}; $(grep -m 1 '^python merge check' "$out.err" | head -c 1200))" test -z "$bad"
         left=$(awk '/_PyEval_EvalFrameDefault/{s+=$NF} END{print s+0}' "$F")
         check "$tag: the interpreter's frames are merged ($left of $(samples "$F") samples keep a _PyEval_EvalFrameDefault: at most 1 %)" \
             test "$((left * 100))" -le "$(samples "$F")"

@@ -107,12 +107,19 @@ static void test_merge(void)
     const uint32_t bad[] = {3, 1}; /* out of order: not trusted */
     uint32_t out[16], n;
 
+    const char *first;
     n = model_python_merge(m, native, nlen, 5, py, plen, pentry, at, 2, out, 16);
     CHECK(n == 4);
     CHECK(n == 4 && out[0] == leaf && out[1] == inner && out[2] == outer && out[3] == start);
+    CHECK(model_python_merge_check(m, &first) == 0); /* every frame placed */
     /* unplaced, and no frame named _PyEval_EvalFrameDefault: the Python frames go outermost */
     n = model_python_merge(m, native, nlen, 5, py, plen, pentry, none, 2, out, 16);
     CHECK(n >= 3 && out[n - 2] == inner && out[n - 1] == outer);
+    /* the developer's check counts it and names the first one's native frames */
+    CHECK(model_python_merge_check(m, &first) == 1);
+    CHECK_MSG(strstr(first, "2 left over;") && strstr(first, " ext_leaf@libext.so") &&
+                  strstr(first, " __libc_start_main@libc.so.6"),
+              "merge check: \"%s\"", first);
     n = model_python_merge(m, native, nlen, 5, py, plen, pentry, bad, 2, out, 16);
     CHECK(n >= 3 && out[n - 2] == inner && out[n - 1] == outer);
     /* the outermost group unplaced (a torn chain's rest): placed ones in place, it outermost */
