@@ -566,10 +566,12 @@ static int close_outputs(struct session *s, int rc)
     if (check && check[0] == '1' && s->m) { /* a developer's check of the Python merge */
         const char *first;
         uint64_t beyond = model_python_merge_check(s->m, &first);
+        char files[1024];
+        symbolizer_describe_files(model_symbolizer(s->m), "python", files, sizeof(files));
         fprintf(stderr,
                 "python merge check: %" PRIu64 " samples with Python callers beyond the "
-                "native root%s%s\n",
-                beyond, beyond ? "; the first: " : "", first);
+                "native root%s%s; files: %s\n",
+                beyond, beyond ? "; the first: " : "", first, files[0] ? files : "none");
     }
     return rc;
 }

@@ -174,6 +174,11 @@ int symbolizer_names_only(struct symbolizer *s, char *name, size_t cap, uint64_t
     return s ? symfiles_names_only(s->files, name, cap, bytes) : 0;
 }
 
+int symbolizer_describe_files(struct symbolizer *s, const char *part, char *buf, size_t cap)
+{
+    return s ? symfiles_describe(s->files, part, buf, cap) : 0;
+}
+
 int symbolizer_wait(struct symbolizer *s, int timeout_ms)
 {
     return s ? symfiles_wait(s->files, timeout_ms) : 0;

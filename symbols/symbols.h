@@ -51,6 +51,9 @@ int symbolizer_loading(struct symbolizer *s, char *name, size_t cap);
  * they get function names from their symbol table only. Returns how many; name and bytes (the
  * inflated size) of the first. */
 int symbolizer_names_only(struct symbolizer *s, char *name, size_t cap, uint64_t *bytes);
+/* A developer's check: the symbol files whose path holds part (one entry per path and build-id),
+ * each with its state and why it failed, into buf; how many. */
+int symbolizer_describe_files(struct symbolizer *s, const char *part, char *buf, size_t cap);
 /* Wait at most timeout_ms for the files being loaded; 0, or -1 if some still are. */
 int symbolizer_wait(struct symbolizer *s, int timeout_ms);
 /* Stop waiting for the files being loaded: their addresses are named by offset from now on. */

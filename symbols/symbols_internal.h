@@ -57,6 +57,9 @@ int symfiles_loading(struct symbolizer_files *fs, char *name, size_t cap);
 /* Files read for their symbols alone because their compressed debug info inflates past the
  * limit: how many, the first one's name and inflated size. */
 int symfiles_names_only(struct symbolizer_files *fs, char *name, size_t cap, uint64_t *bytes);
+/* The file entries whose path holds part, each with its build-id's length, its state and why
+ * it failed, into buf (a developer's check); how many. */
+int symfiles_describe(struct symbolizer_files *fs, const char *part, char *buf, size_t cap);
 /* Wait until nothing is being loaded, at most timeout_ms; 0, or -1 on timeout. */
 int symfiles_wait(struct symbolizer_files *fs, int timeout_ms);
 /* Files still loading count as FAILED from now on (a load that ends later is still used). */

@@ -56,6 +56,7 @@ struct sym_file {
     struct symfile_sec *secs; /* allocated sections, by address */
     size_t nsecs;
     struct sym_file *next; /* in the loader's queue */
+    char why[96];          /* FAILED: why the load failed (symfiles_describe) */
 };
 
 struct symbolizer_files {
@@ -256,20 +257,25 @@ static void load(struct sym_file *f, const char *light_symbol)
     Dwfl_Module *dm = NULL;
     int state = SYMFILE_FAILED;
 
+    snprintf(f->why, sizeof(f->why), "%s", f->open_path ? "libdwfl refused it" : "no file");
     if (!dwfl)
         goto out;
     dwfl_report_begin(dwfl);
     dm = dwfl_report_elf(dwfl, f->path, f->open_path, -1, 0, true); /* its own addresses */
     dwfl_report_end(dwfl, NULL, NULL);
-    if (!dm)
+    if (!dm) {
+        snprintf(f->why, sizeof(f->why), "%s", dwfl_errmsg(-1));
         goto out;
+    }
     if (f->build_id_len) { /* the file on disk must be the one that was mapped */
         const unsigned char *bits = NULL;
         GElf_Addr vaddr;
         int len = dwfl_module_build_id(dm, &bits, &vaddr);
         size_t n = len > 0 && (size_t)len < f->build_id_len ? (size_t)len : f->build_id_len;
-        if (len > 0 && memcmp(bits, f->build_id, n) != 0) /* (the collector may truncate) */
+        if (len > 0 && memcmp(bits, f->build_id, n) != 0) { /* (the collector may truncate) */
+            snprintf(f->why, sizeof(f->why), "not the build that was mapped");
             goto out;
+        }
     }
     f->light = light_symbol && has_symbol(dm, light_symbol);
     build_index(f, dm);
@@ -496,6 +502,29 @@ int symfiles_names_only(struct symbolizer_files *fs, char *name, size_t cap, uin
             snprintf(name, cap, "%s", base ? base + 1 : f->path);
             *bytes = f->too_big;
         }
+    }
+    return n;
+}
+
+int symfiles_describe(struct symbolizer_files *fs, const char *part, char *buf, size_t cap)
+{
+    size_t o = 0;
+    int n = 0;
+
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < fs->n && o < cap; i++) {
+        const struct sym_file *f = fs->files[i];
+        if (!strstr(f->path, part))
+            continue;
+        int st = symfile_state(f);
+        n++;
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s (build-id %zu bytes): %s%s%s", o ? "; " : "",
+                              f->path, f->build_id_len,
+                              st == SYMFILE_READY     ? "ready"
+                              : st == SYMFILE_LOADING ? "loading"
+                                                      : "failed",
+                              st == SYMFILE_FAILED ? ": " : "", st == SYMFILE_FAILED ? f->why : "");
     }
     return n;
 }

@@ -123,7 +123,7 @@ else
         # kept rbp in an epilogue that had popped it: _Py_Dealloc before its tail call)
         # (CI's ASan pass once had such stacks with <module> beyond _start, not seen since in
         # about 50 runs: the merge check's line names the native frames of the first one)
-        check "$tag: every f_a/f_b/f_c stack is _start;...;<module>;main;... (not: ${bad:0:300}; $(grep -m 1 '^python merge check' "$out.err" | head -c 1200))" test -z "$bad"
+        check "$tag: every f_a/f_b/f_c stack is _start;...;<module>;main;... (not: ${bad:0:300}; $(grep -m 1 '^python merge check' "$out.err" | head -c 2400))" test -z "$bad"
         left=$(awk '/_PyEval_EvalFrameDefault/{s+=$NF} END{print s+0}' "$F")
         check "$tag: the interpreter's frames are merged ($left of $(samples "$F") samples keep a _PyEval_EvalFrameDefault: at most 1 %)" \
             test "$((left * 100))" -le "$(samples "$F")"
