@@ -33,23 +33,38 @@ int ostream_error(FILE *f)
     return err;
 }
 
+int ostream_write_all(int fd, const void *buf, size_t n, size_t *written)
+{
+    const char *p = buf;
+    size_t done = 0;
+    int err = 0;
+
+    while (done < n) {
+        ssize_t k = write(fd, p + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            err = k < 0 ? errno : EIO;
+            break;
+        }
+        done += (size_t)k;
+    }
+    if (written)
+        *written = done;
+    return err;
+}
+
 /* Write all of buf, or as much as the file took before a failure, whose errno is kept. */
 static ssize_t stream_write(void *cookie, const char *buf, size_t len)
 {
     struct ostream_file *r = cookie;
-    size_t done = 0;
+    size_t done;
+    int err = ostream_write_all(r->fd, buf, len, &done);
 
-    while (done < len) {
-        ssize_t k = write(r->fd, buf + done, len - done);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            if (!r->err)
-                r->err = k < 0 ? errno : ENOSPC; /* write() took nothing: no room */
-            errno = r->err;
-            break;
-        }
-        done += (size_t)k;
+    if (err) {
+        if (!r->err)
+            r->err = err;
+        errno = r->err;
     }
     return (ssize_t)done; /* fewer than len marks the stream as failed */
 }

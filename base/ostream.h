@@ -7,6 +7,10 @@
 
 #include <stdio.h>
 
+/* Write n bytes of buf to fd, again after a signal or a short write: 0, or the errno of the
+ * write that failed (EIO when it wrote nothing without one); *written (if not NULL) gets how
+ * many bytes went. */
+int ostream_write_all(int fd, const void *buf, size_t n, size_t *written);
 /* A write-only stdio stream over fd, which it owns (fclose closes it), or NULL with errno
  * set (fd then left open). */
 FILE *ostream_fdopen(int fd);

@@ -8,6 +8,8 @@
 
 #include "perfetto_write.h"
 
+#include "base/ostream.h"
+
 /* The chunk of packets in out as one TracePacket {compressed_packets = zlib(out)}: Perfetto's
  * own form (a compressed Trace, trace_processor inflates it); NULL when deflate fails. */
 static const uint8_t *compress_out(struct record_writer *w, size_t *len)
@@ -52,17 +54,10 @@ void pfw_flush_out(struct record_writer *w)
         n = w->out.n;
     }
     total = n;
-    while (n > 0 && !w->failed) {
-        ssize_t k = write(w->fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            w->failed = 1;
-            w->err = k < 0 ? errno : EIO;
-            break;
-        }
-        p += k;
-        n -= (size_t)k;
+    int err = w->failed ? 0 : ostream_write_all(w->fd, p, n, NULL);
+    if (err) {
+        w->failed = 1;
+        w->err = err;
     }
     w->out.n = 0;
     if (w->nchunks && !w->failed)

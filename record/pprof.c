@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "base/hash.h"
+#include "base/ostream.h"
 #include "model/model.h"
 #include "pb.h"
 
@@ -255,21 +256,6 @@ uint64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t function, in
     return id;
 }
 
-/* Write n bytes to fd: 0 or errno. */
-static int pp_write_all(int fd, const uint8_t *b, size_t n)
-{
-    while (n > 0) {
-        ssize_t k = write(fd, b, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return k < 0 ? errno : EIO;
-        b += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
 /* Where deflated bytes go: appended to mem, or (mem NULL) written to fd. */
 struct pp_sink {
     struct pb *mem;
@@ -304,7 +290,7 @@ static int pp_deflate(z_stream *z, const uint8_t *b, size_t n, int flush,
         if (sink->mem)
             sink->mem->n += made;
         else if (made) {
-            int err = pp_write_all(sink->fd, out, made);
+            int err = ostream_write_all(sink->fd, out, made, NULL);
             if (err)
                 return err;
         }
@@ -498,7 +484,7 @@ int pprof_write_gz(struct pprof *p, int fd)
     /* one gzip member whose deflate data is three streams joined on byte boundaries (each
      * ends with a full flush but the last): the sample types, the samples compressed as they
      * came, the rest; the CRC and length cover the message in field order */
-    err = pp_write_all(fd, header, sizeof(header));
+    err = ostream_write_all(fd, header, sizeof(header), NULL);
     if (!err)
         err = pp_deflate_parts(head, 1, Z_FULL_FLUSH, fd, &crc, &len);
     if (!err)
@@ -506,7 +492,7 @@ int pprof_write_gz(struct pprof *p, int fd)
     if (!err) {
         crc = crc32_combine(crc, p->samples_crc, (z_off_t)p->samples_bytes);
         len += p->samples_bytes;
-        err = pp_write_all(fd, p->zsamples.p, p->zsamples.n);
+        err = ostream_write_all(fd, p->zsamples.p, p->zsamples.n, NULL);
     }
     if (!err)
         err = pp_deflate_parts(rest_all, sizeof(rest_all) / sizeof(rest_all[0]), Z_FINISH, fd, &crc,
@@ -516,7 +502,7 @@ int pprof_write_gz(struct pprof *p, int fd)
         trailer[4 + i] = (uint8_t)(len >> (8 * i));
     }
     if (!err)
-        err = pp_write_all(fd, trailer, sizeof(trailer));
+        err = ostream_write_all(fd, trailer, sizeof(trailer), NULL);
     pb_free(&tail);
     return err;
 }

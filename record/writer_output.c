@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/ostream.h"
 #include "model/model.h"
 #include "record.h"
 
@@ -29,17 +30,8 @@ struct record_writer {
  * more is written and the session is told (output_error); the Output view still shows the tail. */
 static void put(struct record_writer *w, const char *p, size_t n)
 {
-    while (n > 0 && !w->err) {
-        ssize_t k = write(w->fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            w->err = k < 0 ? errno : EIO;
-            return;
-        }
-        p += k;
-        n -= (size_t)k;
-    }
+    if (!w->err)
+        w->err = ostream_write_all(w->fd, p, n, NULL);
 }
 
 static struct record_writer *output_open(const char *path, struct model *m, char *err,
