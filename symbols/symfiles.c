@@ -256,15 +256,15 @@ static void load(struct sym_file *f, const char *light_symbol)
     Dwfl *dwfl = f->open_path ? dwfl_begin(&file_callbacks) : NULL;
     Dwfl_Module *dm = NULL;
     int state = SYMFILE_FAILED;
+    const char *why = f->open_path ? "libdwfl refused it" : "no file"; /* (FAILED: f->why) */
 
-    snprintf(f->why, sizeof(f->why), "%s", f->open_path ? "libdwfl refused it" : "no file");
     if (!dwfl)
         goto out;
     dwfl_report_begin(dwfl);
     dm = dwfl_report_elf(dwfl, f->path, f->open_path, -1, 0, true); /* its own addresses */
     dwfl_report_end(dwfl, NULL, NULL);
     if (!dm) {
-        snprintf(f->why, sizeof(f->why), "%s", dwfl_errmsg(-1));
+        why = dwfl_errmsg(-1);
         goto out;
     }
     if (f->build_id_len) { /* the file on disk must be the one that was mapped */
@@ -273,7 +273,7 @@ static void load(struct sym_file *f, const char *light_symbol)
         int len = dwfl_module_build_id(dm, &bits, &vaddr);
         size_t n = len > 0 && (size_t)len < f->build_id_len ? (size_t)len : f->build_id_len;
         if (len > 0 && memcmp(bits, f->build_id, n) != 0) { /* (the collector may truncate) */
-            snprintf(f->why, sizeof(f->why), "not the build that was mapped");
+            why = "not the build that was mapped";
             goto out;
         }
     }
@@ -291,6 +291,8 @@ static void load(struct sym_file *f, const char *light_symbol)
     dwfl = NULL;
     state = SYMFILE_READY;
 out:
+    if (state == SYMFILE_FAILED) /* (written before the state that lets it be read) */
+        snprintf(f->why, sizeof(f->why), "%s", why ? why : "?");
     if (dwfl)
         dwfl_end(dwfl);
     __atomic_store_n(&f->state, state, __ATOMIC_RELEASE);
