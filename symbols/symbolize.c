@@ -138,12 +138,15 @@ static int resolve(struct symbolizer *s, uint32_t pid, uint64_t pc, int is_ret,
     }
     const char *fallback_base = sym_is_vdso_path(m->path) ? "[vdso]" : m->name;
     sym_module_file(s, m);
-    int light = 0;
-    Dwfl_Module *dm = symfile_module(m->file, &light);
+    /* the state is read once: the loader can publish READY between two reads, and a LOADING
+     * then READY read as "not READY, not LOADING" would name (and cache) the address as a
+     * failed file's. A state other than LOADING is final. */
+    int state = symfile_state(m->file), light = 0;
+    if (state == SYMFILE_LOADING)
+        return -1;
+    Dwfl_Module *dm = state == SYMFILE_READY ? symfile_module(m->file, &light) : NULL;
     if (dm)
         return sym_resolve_dwfl(s, m, dm, light, addr - m->bias, fallback_base, fr, max);
-    if (symfile_state(m->file) == SYMFILE_LOADING)
-        return -1;
     memset(fr, 0, sizeof *fr);
     fr->function = sym_intern_offset_name(s, fallback_base, addr - m->bias);
     fr->module = m->name;

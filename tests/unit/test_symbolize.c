@@ -412,6 +412,37 @@ static void test_jit(struct symbolizer *s, const struct obj_range *r)
     unlink(path);
 }
 
+/* A file that finishes loading while an address is looked up: the loader thread publishes
+ * READY between any two reads of the state. Every lookup must either wait (-1: not yet) or
+ * name the function; none may get the fallback name of a failed file ("lib+0xOFFSET"), which
+ * the cache would keep for the rest of the run. Many loads, each looked up in a tight loop,
+ * so the moment of publishing falls inside a lookup now and then. */
+static void test_async_publish(const struct obj_range *r, uint64_t leaf)
+{
+    enum { LOADS = 400 };
+    struct sym_frame fr[MAX_FRAMES];
+    int wrong = 0, waited = 0;
+    const char *first_wrong = NULL;
+
+    for (int i = 0; i < LOADS; i++) {
+        struct symbolizer *s = symbolizer_new();
+        int n;
+        symbolizer_set_async(s, 1);
+        symbolizer_add_module(s, PID_MAIN, SYMTEST_LIB, r->bias, r->start, r->end, NULL, 0);
+        while ((n = symbolizer_lookup(s, PID_MAIN, leaf, 0, fr, MAX_FRAMES)) < 0)
+            waited++;
+        if (n < 1 || !str_eq(fr[0].function, "symtest_leaf")) {
+            if (!wrong++)
+                first_wrong = n > 0 && fr[0].function ? strdup(fr[0].function) : NULL;
+        }
+        symbolizer_free(s);
+    }
+    CHECK_MSG(wrong == 0, "%d of %d loads named symtest_leaf otherwise (the first: %s)", wrong,
+              LOADS, first_wrong ? first_wrong : "(nothing)");
+    printf("async loads: %d, lookups that waited for the file: %d\n", LOADS, waited);
+    free((void *)first_wrong);
+}
+
 int main(void)
 {
     struct sym_frame fr[MAX_FRAMES], again[MAX_FRAMES];
@@ -452,6 +483,7 @@ int main(void)
     test_bogus(s, &r);
     test_vdso(s);
     test_jit(s, &r);
+    test_async_publish(&r, (uintptr_t)leaf);
 
     /* Cached: the same frames, the same (interned) pointers. */
     n = symbolizer_lookup(s, PID_MAIN, (uintptr_t)leaf, 0, fr, MAX_FRAMES);
