@@ -40,7 +40,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define ROCSYS_PROTOCOL_VERSION 10
+#define ROCSYS_PROTOCOL_VERSION 11
 #define ROCSYS_SHM_MAGIC        0x53594352u /* "RCYS" little-endian */
 
 /* The one environment variable the front end sets for the collector (besides LD_PRELOAD and
@@ -77,7 +77,8 @@ enum rocsys_ring_state {
 };
 
 /* Causal profiling (--causal, version 8): the front end runs one experiment at a time in
- * process pid: while it runs, a sample whose pc lies in one of the nranges [lo, hi) ranges adds
+ * process pid: while it runs, a sample whose pc lies in one of the nranges [lo, hi) ranges (or,
+ * version 11, whose innermost Python frame's code id does: python) adds
  * speedup_pct % of the time it stands for to the thread's own delay count, global_delay_ns is
  * the largest count, and every thread sleeps, at its next sample or before it wakes another
  * thread, until its own count reaches the global one (Coz's virtual speedup). The front end writes
@@ -127,7 +128,11 @@ struct rocsys_causal_ctl {
      * NAME, kernel_object[0 .. nkernels) (each written before nkernels grows past it); the
      * collector counts each completed dispatch of one as ROCSYS_CAUSAL_PP_KERNEL */
     _Atomic uint32_t nkernels;
-    uint32_t pad10;
+    /* version 11, a Python function's experiment (front end, under seq): 1 when lo/hi are not
+     * code but Python code ids (ROCSYS_PY_FRAME_CODE): a sample is in the function when the
+     * code id of its innermost Python frame lies in a range (the function and the C it calls,
+     * as a Python profile shows it); 0: pc ranges */
+    uint32_t python;
     uint64_t kernel_object[ROCSYS_CAUSAL_KERNELS];
 };
 

@@ -19,7 +19,7 @@
 
 _Static_assert(offsetof(struct rocsys_ring_ctl, head) == 64, "ring cursors on their own lines");
 _Static_assert(sizeof(struct rocsys_shm_header) == 408, "header size is part of the layout");
-_Static_assert(sizeof(struct rocsys_causal_ctl) == 288, "causal block (version 10) size");
+_Static_assert(sizeof(struct rocsys_causal_ctl) == 288, "causal block (version 11) size");
 _Static_assert(sizeof(struct rocsys_ring_ctl) == 192, "ring control block size");
 
 /* futex(2) on a word of the shared mapping (not FUTEX_PRIVATE: other processes use it too).

@@ -1,5 +1,6 @@
 /* Causal profiling results (model/causal.h): experiments per function and their predictions. */
 #include "model/causal.h"
+#include "collector/protocol.h"
 #include "model/model.h"
 #include "model_internal.h"
 
@@ -304,6 +305,20 @@ int model_causal_func_range(struct model *m, uint32_t pid, uint64_t pc, const ch
         snprintf(loc, loc_cap, "%s:%d", outer->decl_file, outer->decl_line);
     else
         snprintf(loc, loc_cap, "%s", mod);
+    return 1;
+}
+
+int model_causal_python_func(struct model *m, uint32_t pid, uint32_t code_id, char *name,
+                             size_t name_cap, char *loc, size_t loc_cap)
+{
+    struct sym_frame fr; /* (no instruction yet: the line of its definition) */
+
+    if (model_python_frame(m, pid, ROCSYS_PY_FRAME(code_id, ROCSYS_PY_LASTI_UNKNOWN, 0), 0, &fr) !=
+            1 ||
+        !fr.file)
+        return 0;
+    snprintf(name, name_cap, "%s", fr.function);
+    snprintf(loc, loc_cap, "%s:%d", fr.file, fr.decl_line);
     return 1;
 }
 

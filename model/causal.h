@@ -89,6 +89,10 @@ size_t *model_causal_order(const struct model_causal *c);
 void model_causal_print(FILE *out, const struct model_causal *c, int max_rows);
 
 struct model;
+/* The Python function of code id (ROCSYS_PY_FRAME_CODE) in process pid: its qualified name
+ * and where it is defined ("file:line"). 1; 0 while its description is not known (yet). */
+int model_causal_python_func(struct model *m, uint32_t pid, uint32_t code_id, char *name,
+                             size_t name_cap, char *loc, size_t loc_cap);
 /* The function holding pc in process pid, in module (a basename; NULL: any): its code
  * [lo, hi) (absolute, from its ELF symbol), its name and where it is defined. 1; 0 when pc is
  * in another module or no sized symbol covers it; -1 while the file's symbols load. */

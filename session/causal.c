@@ -10,6 +10,7 @@
  * too. The length starts at 1 s (two halves of Coz's 0.5 s) and doubles (up to 8 s)
  * while the speedup's half sees fewer than 5 progress points, as in Coz. Results go to the model
  * (model/causal.h): the Causal view, batch frames, profile.coz. */
+#include "session/causal.h"
 #include "session/session_internal.h"
 
 #include "collector/protocol.h"
@@ -20,78 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CAUSAL_PCS              2048          /* recent sampled pcs of the target, to choose from */
-#define CAUSAL_LEN_MIN_NS       1000000000ull /* each half: Coz's ExperimentMinTime, 0.5 s */
-#define CAUSAL_LEN_MAX_NS       8000000000ull
-#define CAUSAL_COOL_NS          10000000ull  /* between experiments */
-#define CAUSAL_SLICE_NS         100000000ull /* an experiment alternates speedup and 0 % slices */
-#define CAUSAL_OVERRUN_NS       200000000ull /* a slice this long: the front end was held up */
-#define CAUSAL_RANGE_CACHE      256
-#define CAUSAL_MIN_SHARE        0.02 /* a candidate has this share of the recent in-scope samples */
-#define CAUSAL_PROGRESS_WAIT_NS 10000000000ull /* --progress FUNC not found after this: said */
-#define CAUSAL_LINE_FUNCS       3    /* the top functions whose hot lines get experiments */
-#define CAUSAL_LINES_PER_FUNC   4    /* hot lines of a function, at most */
-#define CAUSAL_LINE_SHARE       0.10 /* a hot line has this share of its function's samples */
-#define CAUSAL_LINE_AFTER       10   /* a function's lines: once it has had this many experiments */
-#define CAUSAL_LINES            (CAUSAL_LINE_FUNCS * CAUSAL_LINES_PER_FUNC * 2)
-
-struct causal_range {
-    uint64_t lo, hi;
-    size_t func; /* index in the model's functions; SIZE_MAX: out of scope */
-};
-
-/* A hot source line of a function with a gain: its code (a line is often several ranges). */
-struct causal_line {
-    size_t entry, func; /* its model entry, and its function's */
-    uint32_t nr;
-    uint64_t lo[ROCSYS_CAUSAL_RANGES], hi[ROCSYS_CAUSAL_RANGES];
-};
-
-struct session_causal {
-    struct rocsys_causal_ctl *ctl;
-    uint32_t pid;
-    char exe[256]; /* basename of the executable: the scope */
-    int exe_known; /* exe is the process's own (argv[0] may be a symbolic link) */
-    uint64_t pcs[CAUSAL_PCS];
-    size_t npcs, next_pc;
-    struct causal_range cache[CAUSAL_RANGE_CACHE];
-    size_t ncache;
-    uint64_t rng;
-    struct causal_line lines[CAUSAL_LINES];
-    size_t nlines;
-    uint8_t lines_tried[CAUSAL_RANGE_CACHE]; /* functions whose hot lines were looked for */
-    int line_turn; /* the last experiment went to a line: the next one to a function */
-    int running;
-    size_t func; /* the model entry experimented on: a function or a line */
-    int pct;
-    uint32_t nr; /* its code: nr ranges */
-    uint64_t lo[ROCSYS_CAUSAL_RANGES], hi[ROCSYS_CAUSAL_RANGES];
-    uint64_t t0, g0, sel0, p0;
-    uint64_t area0, skip0, dep0; /* latency points: at the running slice's start */
-    uint64_t own0;               /* own_ns at the running slice's start */
-    int on;                      /* the running slice has the speedup (else 0 %) */
-    uint64_t slice_ns;           /* when the running slice started */
-    uint64_t longest_ns;         /* the experiment's longest slice */
-    uint64_t cpu0, wait0;        /* the threads' times on and waiting for a CPU, at its start */
-    struct causal_half {
-        uint64_t elapsed_ns, delay_ns, delta, selected;
-        uint64_t area_ns, departures; /* latency: in-flight x time, less the delays' cut */
-        uint64_t cpu_ns, wait_ns; /* wall time: the threads' time on a CPU, and waiting for one */
-    } sum[2];                     /* the experiment's 0 % slices [0] and speedup slices [1] */
-    int kind;                     /* ROCSYS_CAUSAL_PP_* measured, -1 until progress is seen */
-    int bp_silent;                /* --progress FUNC: this machine's breakpoints never fire */
-    uint64_t len_ns, next_ns, start_ns;
-};
-
-/* xorshift64*: the experiments' random draws. */
-static uint64_t next_rand(struct session_causal *c)
-{
-    c->rng ^= c->rng >> 12;
-    c->rng ^= c->rng << 25;
-    c->rng ^= c->rng >> 27;
-    return c->rng * 0x2545f4914f6cdd1dull;
-}
 
 /* --progress kernel:NAME: NAME (the kernel), else NULL (--progress FUNC, or none). A C++
  * function named kernel::f stays a function. */
@@ -170,218 +99,12 @@ void session_causal_free(struct session *s)
     s->causal = NULL;
 }
 
-void session_causal_sample(struct session *s, uint32_t pid, const uint64_t *frames, uint32_t n)
-{
-    struct session_causal *c = s->causal;
-
-    if (!c || pid != c->pid || n == 0 || ROCSYS_IS_PY_FRAME(frames[0]))
-        return;
-    c->pcs[c->next_pc] = frames[0];
-    c->next_pc = (c->next_pc + 1) % CAUSAL_PCS;
-    if (c->npcs < CAUSAL_PCS)
-        c->npcs++;
-}
-
-/* The function holding pc (an index into the model's functions), SIZE_MAX when out of scope
- * or unknown yet. */
-static size_t func_of(struct session *s, uint64_t pc)
-{
-    struct session_causal *c = s->causal;
-    struct model_causal *mc = model_session(s->m)->causal;
-    char name[512], loc[512];
-    uint64_t lo, hi;
-
-    for (size_t i = 0; i < c->ncache; i++)
-        if (pc >= c->cache[i].lo && pc < c->cache[i].hi)
-            return c->cache[i].func;
-    int rc = model_causal_func_range(s->m, c->pid, pc, c->exe, &lo, &hi, name, sizeof(name), loc,
-                                     sizeof(loc));
-    if (rc <= 0 || c->ncache == CAUSAL_RANGE_CACHE)
-        return SIZE_MAX;
-    struct model_causal_func *f = model_causal_func(mc, name, loc);
-    c->cache[c->ncache++] = (struct causal_range){lo, hi, (size_t)(f - mc->f)};
-    return (size_t)(f - mc->f);
-}
-
-/* The code of model entry idx, a function (from the cache) or a line, into the running
- * experiment's ranges; 0 if unknown. */
-static int range_of(struct session_causal *c, size_t idx)
-{
-    for (size_t i = 0; i < c->nlines; i++)
-        if (c->lines[i].entry == idx) {
-            c->nr = c->lines[i].nr;
-            memcpy(c->lo, c->lines[i].lo, sizeof(c->lo));
-            memcpy(c->hi, c->lines[i].hi, sizeof(c->hi));
-            return c->nr > 0;
-        }
-    for (size_t i = 0; i < c->ncache; i++)
-        if (c->cache[i].func == idx) {
-            c->nr = 1;
-            c->lo[0] = c->cache[i].lo;
-            c->hi[0] = c->cache[i].hi;
-            return 1;
-        }
-    return 0;
-}
-
-/* Whether function f's experiments show a gain: a fitted line whose 95 % interval is above 0,
- * among the CAUSAL_LINE_FUNCS functions with the best gain at 20 %, after CAUSAL_LINE_AFTER
- * experiments of its own at least (its own prediction comes first: its lines take half of the
- * experiments from then on). */
-static int shows_gain(const struct model_causal *mc, size_t f)
-{
-    struct model_causal_curve cv;
-    int rank = 0, top = 0;
-
-    if (mc->f[f].nexp < CAUSAL_LINE_AFTER)
-        return 0;
-    size_t *order = model_causal_order(mc);
-
-    for (size_t i = 0; i < mc->n && rank < CAUSAL_LINE_FUNCS; i++) {
-        if (mc->f[order[i]].parent >= 0)
-            continue;
-        if (order[i] == f)
-            top = 1;
-        rank++;
-    }
-    free(order);
-    if (!top)
-        return 0;
-    model_causal_curve(mc, &mc->f[f], &cv);
-    return cv.valid && cv.slope - cv.slope_ci > 0;
-}
-
-/* Function f shows a gain: its hot source lines (those of its recent samples, CAUSAL_LINE_SHARE
- * of them at least) become entries of their own, under it, with their code ranges. */
-static void find_lines(struct session *s, size_t f)
-{
-    struct session_causal *c = s->causal;
-    struct model_causal *mc = model_session(s->m)->causal;
-    struct {
-        char file[512];
-        int line;
-        size_t n;
-        uint64_t pc;
-    } hot[16];
-    size_t nhot = 0, total = 0;
-    uint64_t flo = 0, fhi = 0;
-
-    for (size_t i = 0; i < c->ncache; i++)
-        if (c->cache[i].func == f) {
-            flo = c->cache[i].lo;
-            fhi = c->cache[i].hi;
-        }
-    if (fhi <= flo)
-        return;
-    for (size_t i = 0; i < c->npcs; i++) {
-        char file[512];
-        int line;
-        size_t k;
-        if (c->pcs[i] < flo || c->pcs[i] >= fhi)
-            continue;
-        total++;
-        if (!model_causal_pc_line(s->m, c->pid, c->pcs[i], file, sizeof(file), &line))
-            continue;
-        for (k = 0; k < nhot; k++)
-            if (hot[k].line == line && strcmp(hot[k].file, file) == 0)
-                break;
-        if (k == nhot) {
-            if (nhot == sizeof(hot) / sizeof(hot[0]))
-                continue;
-            snprintf(hot[k].file, sizeof(hot[k].file), "%s", file);
-            hot[k].line = line;
-            hot[k].n = 0;
-            hot[k].pc = c->pcs[i];
-            nhot++;
-        }
-        hot[k].n++;
-    }
-    for (int picked = 0; picked < CAUSAL_LINES_PER_FUNC && c->nlines < CAUSAL_LINES; picked++) {
-        size_t best = SIZE_MAX;
-        for (size_t k = 0; k < nhot; k++)
-            if (hot[k].n >= 3 && (double)hot[k].n >= CAUSAL_LINE_SHARE * (double)total &&
-                (best == SIZE_MAX || hot[k].n > hot[best].n))
-                best = k;
-        if (best == SIZE_MAX)
-            break;
-        struct causal_line *l = &c->lines[c->nlines];
-        l->nr =
-            (uint32_t)model_causal_line_ranges(s->m, c->pid, hot[best].pc, flo, fhi, hot[best].file,
-                                               hot[best].line, l->lo, l->hi, ROCSYS_CAUSAL_RANGES);
-        if (l->nr > 0) {
-            char name[600], loc[600];
-            const char *base = strrchr(hot[best].file, '/');
-            snprintf(name, sizeof(name), "%s:%d", base ? base + 1 : hot[best].file, hot[best].line);
-            snprintf(loc, sizeof(loc), "%s:%d", hot[best].file, hot[best].line);
-            l->entry = (size_t)(model_causal_line(mc, f, name, loc) - mc->f);
-            l->func = f;
-            c->nlines++;
-        }
-        hot[best].n = 0; /* (picked) */
-    }
-}
-
-/* The scope: the executable the process runs, as its PROC_START named it. */
-static void learn_exe(struct session *s)
-{
-    struct session_causal *c = s->causal;
-    const struct model_process *p = model_process_find(s->m, c->pid);
-
-    if (c->exe_known || !p || !p->exe || !p->exe[0])
-        return;
-    const char *base = strrchr(p->exe, '/');
-    snprintf(c->exe, sizeof(c->exe), "%s", base ? base + 1 : p->exe);
-    c->exe_known = 1;
-    c->ncache = 0; /* (ranges found under the other name: none were) */
-}
-
-/* Choose the next experiment's function, or every other time (once there are some) one of the
- * hot lines of the functions that show a gain, so that the functions' own predictions keep
- * half of the experiments: SIZE_MAX when none qualifies yet. */
-static size_t choose(struct session *s)
-{
-    struct session_causal *c = s->causal;
-    struct model_causal *mc = model_session(s->m)->causal;
-    size_t *count = xcalloc(CAUSAL_RANGE_CACHE, sizeof(*count)), total = 0, best = SIZE_MAX;
-    size_t best_line = SIZE_MAX;
-
-    for (size_t i = 0; i < c->npcs; i++) {
-        size_t f = func_of(s, c->pcs[i]);
-        if (f != SIZE_MAX && f < CAUSAL_RANGE_CACHE) {
-            count[f]++;
-            total++;
-        }
-    }
-    for (size_t f = 0; f < mc->n && f < CAUSAL_RANGE_CACHE; f++) {
-        if (mc->f[f].parent >= 0 || count[f] < 3 ||
-            (double)count[f] < CAUSAL_MIN_SHARE * (double)total)
-            continue;
-        if (!c->lines_tried[f] && shows_gain(mc, f)) { /* its lines, from now on */
-            c->lines_tried[f] = 1;
-            find_lines(s, f);
-        }
-        if (best == SIZE_MAX || mc->f[f].nexp < mc->f[best].nexp ||
-            (mc->f[f].nexp == mc->f[best].nexp && (next_rand(c) & 1)))
-            best = f;
-        for (size_t i = 0; i < c->nlines; i++) { /* its lines, as candidates of their own */
-            size_t e = c->lines[i].entry;
-            if (c->lines[i].func == f &&
-                (best_line == SIZE_MAX || mc->f[e].nexp < mc->f[best_line].nexp ||
-                 (mc->f[e].nexp == mc->f[best_line].nexp && (next_rand(c) & 1))))
-                best_line = e;
-        }
-    }
-    free(count);
-    if (best_line != SIZE_MAX && (c->line_turn = !c->line_turn)) /* every other one */
-        return best_line;
-    return best;
-}
-
 /* The collector's experiment block: nr ranges and speedup, under its sequence word. */
 static void publish(struct rocsys_causal_ctl *ctl, uint32_t nr, const uint64_t *lo,
-                    const uint64_t *hi, int pct)
+                    const uint64_t *hi, int pct, int python)
 {
     atomic_fetch_add(&ctl->seq, 1); /* odd: being written */
+    ctl->python = python ? 1 : 0;
     for (uint32_t i = 0; i < nr && i < ROCSYS_CAUSAL_RANGES; i++) {
         ctl->lo[i] = lo[i];
         ctl->hi[i] = hi[i];
@@ -639,7 +362,7 @@ static void finish(struct session *s, uint64_t now)
     struct model_causal *mc = model_session(s->m)->causal;
 
     close_slice(c, now);
-    publish(c->ctl, 0, NULL, NULL, 0);
+    publish(c->ctl, 0, NULL, NULL, 0, 0);
     c->running = 0;
     c->next_ns = now + CAUSAL_COOL_NS;
     mc->experiments++;
@@ -709,7 +432,7 @@ void session_causal_tick(struct session *s)
     if (!c)
         return;
     mc = model_session(s->m)->causal;
-    learn_exe(s);
+    causal_learn_exe(s);
     own_clock(c);
     int refused = s->o->progress && resolve_progress(s, now);
     if (c->kind >= 0)
@@ -717,7 +440,7 @@ void session_causal_tick(struct session *s)
     mc->paid_ns = atomic_load(&c->ctl->paid_ns);
     if (s->target_done) {
         if (c->running)
-            publish(c->ctl, 0, NULL, NULL, 0);
+            publish(c->ctl, 0, NULL, NULL, 0, 0);
         c->running = 0;
         if (!refused) /* (else the refusal stays said) */
             snprintf(mc->note, sizeof(mc->note), "the program ended: no experiment runs");
@@ -731,7 +454,7 @@ void session_causal_tick(struct session *s)
         } else if (now - c->slice_ns >= CAUSAL_SLICE_NS) { /* the other half */
             close_slice(c, now);
             c->on = !c->on;
-            publish(c->ctl, c->nr, c->lo, c->hi, c->on ? c->pct : 0);
+            publish(c->ctl, c->nr, c->lo, c->hi, c->on ? c->pct : 0, c->python);
         }
         return;
     }
@@ -745,16 +468,16 @@ void session_causal_tick(struct session *s)
                      "--progress FUNC");
         return;
     }
-    size_t f = choose(s);
-    if (f == SIZE_MAX || !range_of(c, f))
+    size_t f = causal_choose(s);
+    if (f == SIZE_MAX || !causal_range_of(c, f))
         return;
     /* (Coz draws 0 % with a weight of 8 in 28, for its baselines: here each experiment has
      * its own, in its 0 % slices, and an experiment at 0 % adds nothing to the fitted line) */
-    c->pct = (int)(next_rand(c) % 21) * 5;
+    c->pct = (int)(causal_rand(c) % 21) * 5;
     c->func = f;
     c->kind = kind;
     memset(c->sum, 0, sizeof(c->sum));
-    c->on = (int)(next_rand(c) & 1); /* which half comes first */
+    c->on = (int)(causal_rand(c) & 1); /* which half comes first */
     c->g0 = atomic_load(&c->ctl->global_delay_ns);
     c->sel0 = atomic_load(&c->ctl->selected_samples);
     c->p0 = atomic_load(&c->ctl->progress[kind]);
@@ -763,7 +486,7 @@ void session_causal_tick(struct session *s)
     task_times(c->pid, &c->cpu0, &c->wait0);
     c->own0 = atomic_load(&c->ctl->own_ns);
     latency_mark(c, now);
-    publish(c->ctl, c->nr, c->lo, c->hi, c->on ? c->pct : 0);
+    publish(c->ctl, c->nr, c->lo, c->hi, c->on ? c->pct : 0, c->python);
     c->running = 1;
     snprintf(mc->note, sizeof(mc->note), "now: %s virtually %d %% faster, for %.1f s",
              mc->f[f].name, c->pct, (double)c->len_ns / 1e9);
