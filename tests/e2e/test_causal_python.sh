@@ -6,15 +6,16 @@
 # prediction at 100 % is the function's share of the time, which the program measures on its
 # own CPU clock: checked within 5 points (each run says whether it met the issue's 3), and
 # hot_part above cold_part, main (the loop around them: about 0) below 10. For the newest
-# CPython found (frames in the data stack, 3.11+) and the oldest 3.8-3.10 (frame objects).
+# CPython found (frames in the data stack, 3.11+; 3.15 and 3.14 in the Debian sid test bed) and
+# the oldest 3.8-3.10 (frame objects).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/causal_lib.sh"
 PROG="$ROCSYS_SOURCE/tests/programs/python/causal_single.py"
 [ -f "$PROG" ] || skip "Python workload missing: $PROG"
 PYS=()
-p=$(find_python 3.13 3.12 3.11) && PYS+=("$p")
+p=$(find_python 3.15 3.14 3.13 3.12 3.11) && PYS+=("$p")
 p=$(find_python 3.8 3.9 3.10) && PYS+=("$p")
-[ "${#PYS[@]}" -gt 0 ] || skip "no CPython 3.8-3.13 found (pyenv or /usr/bin)"
+[ "${#PYS[@]}" -gt 0 ] || skip "no CPython 3.8 or later found (pyenv or /usr/bin)"
 tol=5
 if causal_sanitized; then # (see causal_lib.sh)
     echo "sanitizer build: checked within 10 points"
