@@ -102,6 +102,11 @@ status_lines() {
     grep -E '^mode ' "$1" || true
 }
 
+# newest_pyenv MINOR (e.g. 3.12): the newest ~/.pyenv/versions/MINOR.*/bin/python3, or nothing
+newest_pyenv() {
+    ls -d "$HOME"/.pyenv/versions/"$1".*/bin/python3 2>/dev/null | sort -V | tail -n 1 || true
+}
+
 # A one-line description of the machine, for the results header.
 machine_info() {
     local cpu

@@ -86,11 +86,6 @@ add_python() { # PATH
     pys+=("$1")
     labels+=("$v")
 }
-newest_pyenv() { # MINOR (e.g. 3.8): the newest ~/.pyenv/versions/MINOR.*/bin/python3, or nothing
-    local p
-    p=$(ls -d "$HOME"/.pyenv/versions/"$1".*/bin/python3 2>/dev/null | sort -V | tail -n 1 || true)
-    echo "$p"
-}
 if [[ -n ${BENCH_PYTHONS:-} ]]; then
     for want in $BENCH_PYTHONS; do
         if [[ $want == */* ]]; then

@@ -36,7 +36,7 @@ positive_int BENCH_UNITS "$units"
 [[ $(id -u) -eq 0 ]] || die "needs root (the BPF walker needs CAP_BPF and CAP_PERFMON)"
 bench_rocsys_top
 timeit=$(find_program "$build" tp_timeit)
-py=${PYTHON:-$(ls -d "$HOME"/.pyenv/versions/3.12.*/bin/python3 2>/dev/null | sort -V | tail -n 1)}
+py=${PYTHON:-$(newest_pyenv 3.12)}
 py=${py:-/usr/bin/python3}
 bench_tmpdir tmp pycost
 have_dwarf=0

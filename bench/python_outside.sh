@@ -54,9 +54,9 @@ positive_int BENCH_FRAMES "$frames"
 before=${BENCH_BEFORE:-}
 [[ -z $before || -x $before/rocsys-top ]] || die "$before/rocsys-top not found"
 [[ $(id -u) -eq 0 ]] || die "needs root (the BPF walker needs CAP_BPF and CAP_PERFMON)"
-py=${PYTHON:-$(ls -d "$HOME"/.pyenv/versions/3.12.*/bin/python3 2> /dev/null | sort -V | tail -n 1)}
+py=${PYTHON:-$(newest_pyenv 3.12)}
 py=${py:-/usr/bin/python3}
-pyold=${PYTHON_OLD:-$(ls -d "$HOME"/.pyenv/versions/3.10.*/bin/python3 2> /dev/null | sort -V | tail -n 1)}
+pyold=${PYTHON_OLD:-$(newest_pyenv 3.10)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/deep.py" << 'PYEOF'
