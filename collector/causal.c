@@ -1,8 +1,8 @@
 /* Causal profiling inside the target (--causal; Curtsinger and Berger, "Coz: Finding Code that
  * Counts with Causal Profiling", SOSP 2015). The front end runs one experiment at a time
  * (protocol.h, struct rocsys_causal_ctl): code ranges and a virtual speedup. A sample whose pc
- * lies in the ranges (a Python function's experiment: whose innermost Python frame runs its
- * code object) adds speedup x (the time the sample stands for) to the sampled thread's own
+ * lies in the ranges (an experiment on Python code: whose innermost Python frame runs there,
+ * ROCSYS_PY_AT_KEY) adds speedup x (the time the sample stands for) to the sampled thread's own
  * delay count, and the global count becomes the largest of them; every thread whose own count
  * is behind the global one
  * sleeps the difference, at its next sample (in the handler: nanosleep is async-signal-safe)
@@ -398,7 +398,7 @@ static void jitter_timer(struct collector_thread *ts, uint64_t now)
 }
 
 void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight,
-                             uint64_t entry_ns, uint32_t py_code)
+                             uint64_t entry_ns, uint64_t py_at)
 {
     struct rocsys_causal_ctl *c = ctl();
     uint64_t now, span, pc, at, prev, wait_ns = 0, run_ns = (uint64_t)-1;
@@ -491,8 +491,8 @@ void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32
     nr = c->nranges;
     pct = c->speedup_pct;
     python = c->python;
-    if (python) /* a Python function: the code id of the sample's innermost Python frame */
-        pc = py_code ? py_code : UINT64_MAX;
+    if (python) /* Python code: where the sample's innermost Python frame is */
+        pc = py_at ? py_at : UINT64_MAX;
     for (uint32_t i = 0; i < nr && i < ROCSYS_CAUSAL_RANGES && !(seq & 1); i++)
         if (pc >= c->lo[i] && pc < c->hi[i])
             hit = 1;

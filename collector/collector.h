@@ -173,11 +173,11 @@ void collector_causal_latency(int end);
 /* A signal of the calling thread's --progress breakpoint: its hits counted; 1 if it was one.
  * AS-safe. */
 int collector_causal_signal(const siginfo_t *si);
-/* After a sample of weight periods: a pc in the experiment's ranges (or, for a Python
- * function's experiment, py_code: the code id of the sample's innermost Python frame, 0 when
+/* After a sample of weight periods: a pc in the experiment's ranges (or, for an experiment on
+ * Python code, py_at: where the sample's innermost Python frame is, ROCSYS_PY_AT_KEY, 0 when
  * it has none) adds its delay; the thread pays what it owes. AS-safe. */
 void collector_causal_sample(struct collector_thread *ts, void *ucontext, uint32_t weight,
-                             uint64_t entry_ns, uint32_t py_code);
+                             uint64_t entry_ns, uint64_t py_at);
 /* The thread ends: its breakpoint goes. */
 void collector_causal_thread_end(void);
 

@@ -78,7 +78,7 @@ enum rocsys_ring_state {
 
 /* Causal profiling (--causal, version 8): the front end runs one experiment at a time in
  * process pid: while it runs, a sample whose pc lies in one of the nranges [lo, hi) ranges (or,
- * version 11, whose innermost Python frame's code id does: python) adds
+ * version 11, whose innermost Python frame's ROCSYS_PY_AT_KEY does: python) adds
  * speedup_pct % of the time it stands for to the thread's own delay count, global_delay_ns is
  * the largest count, and every thread sleeps, at its next sample or before it wakes another
  * thread, until its own count reaches the global one (Coz's virtual speedup). The front end writes
@@ -128,10 +128,11 @@ struct rocsys_causal_ctl {
      * NAME, kernel_object[0 .. nkernels) (each written before nkernels grows past it); the
      * collector counts each completed dispatch of one as ROCSYS_CAUSAL_PP_KERNEL */
     _Atomic uint32_t nkernels;
-    /* version 11, a Python function's experiment (front end, under seq): 1 when lo/hi are not
-     * code but Python code ids (ROCSYS_PY_FRAME_CODE): a sample is in the function when the
-     * code id of its innermost Python frame lies in a range (the function and the C it calls,
-     * as a Python profile shows it); 0: pc ranges */
+    /* version 11, an experiment on Python code (front end, under seq): 1 when lo/hi are not
+     * addresses but ROCSYS_PY_AT_KEY values: a sample is in the code when its innermost Python
+     * frame's key lies in a range (a function: [ROCSYS_PY_AT_KEY of its code id and
+     * instruction 0, that of the next code id), which holds the C it calls, as a Python profile
+     * shows it; a line: its instructions); 0: pc ranges */
     uint32_t python;
     uint64_t kernel_object[ROCSYS_CAUSAL_KERNELS];
 };
@@ -413,6 +414,9 @@ struct rocsys_rec_omp_parallel {
 #define ROCSYS_MAX_PY_DEPTH       4096 /* Python frames walked at most (py-spy's cap too) */
 #define ROCSYS_PY_FRAME_CODE(a)   ((uint32_t)(((a) >> 24) & 0x7fffffu))
 #define ROCSYS_PY_FRAME_LASTI(a)  ((uint32_t)((a)&0xffffffu))
+/* A Python frame's code id and instruction as one number, code id x 2^24 + instruction: the
+ * instructions of one code object are one range of these (--causal, version 11) */
+#define ROCSYS_PY_AT_KEY(a) ((a) & ((1ull << 47) - 1))
 /* After a group's ENTRY frame (protocol 7): the native frame that runs the group, as an index
  * into the sample's native frames (0 = innermost), found by stack address: the evaluation call
  * whose stack range [its SP, its caller's SP) holds the group's entry frame (3.12+: the

@@ -256,15 +256,18 @@ static uint32_t absorb_pending(struct collector_thread *ts, void *ucontext)
     return periods;
 }
 
-/* The code id of the innermost Python frame among a sample's n Python frames (innermost
- * first), 0 when there is none or it is not known. AS-safe. */
-static uint32_t innermost_code(const uint64_t *py, uint32_t n)
+/* Where the innermost Python frame among a sample's n Python frames (innermost first) is:
+ * ROCSYS_PY_AT_KEY (its code id and instruction), 0 when there is none or its code is not
+ * known. AS-safe. */
+static uint64_t innermost_python(const uint64_t *py, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         uint32_t id = ROCSYS_PY_FRAME_CODE(py[i]);
         if (!ROCSYS_IS_PY_FRAME(py[i]) || id == ROCSYS_PY_CODE_NONE) /* (an empty group) */
             continue;
-        return id == ROCSYS_PY_CODE_UNREADABLE ? 0 : id; /* (UNKNOWN is 0) */
+        return id == ROCSYS_PY_CODE_UNREADABLE || id == ROCSYS_PY_CODE_UNKNOWN
+                   ? 0
+                   : ROCSYS_PY_AT_KEY(py[i]);
     }
     return 0;
 }
@@ -280,7 +283,8 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     uint32_t weight = 1, flags = collector_g.wall ? ROCSYS_SAMPLE_WALL : 0;
     int truncated = 0, measure, ours = 1;
     sig_atomic_t prev_unwinding;
-    uint32_t nregions, nframes, unwound, npy, nann = 0, nat = 0, py_code = 0;
+    uint32_t nregions, nframes, unwound, npy, nann = 0, nat = 0;
+    uint64_t py_at = 0;
     struct py_at at[PY_AT_MAX];
 
     if (collector_causal_signal(si)) { /* a hit of the --progress breakpoint (causal.c) */
@@ -363,7 +367,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
                                       &nann, at, &nat);
     else
         npy = 0;
-    py_code = innermost_code(rec->frames + nframes, npy); /* (--causal) */
+    py_at = innermost_python(rec->frames + nframes, npy); /* (--causal) */
     /* the native frames that run the groups (the cursor too reads the snapshot) */
     if (nat && collector_unwind_begin(ts, &prev_unwinding) == 0) {
         place_groups(ucontext, rec->frames, nframes, unwound - nframes, rec->frames + nframes, at,
@@ -412,7 +416,7 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
     ts->busy = 0;
 out:
     if (ours) /* --causal: the sample's delay, what the thread owes (causal.c), kept or not */
-        collector_causal_sample(ts, ucontext, weight, t0, py_code);
+        collector_causal_sample(ts, ucontext, weight, t0, py_at);
     errno = saved_errno;
 }
 

@@ -322,6 +322,32 @@ int model_causal_python_func(struct model *m, uint32_t pid, uint32_t code_id, ch
     return 1;
 }
 
+int model_causal_python_line(struct model *m, uint32_t pid, uint64_t frame, char *file, size_t cap,
+                             int *line)
+{
+    struct sym_frame fr;
+
+    if (model_python_frame(m, pid, frame, 0, &fr) != 1 || !fr.file || fr.line <= 0)
+        return 0;
+    snprintf(file, cap, "%s", fr.file);
+    *line = fr.line;
+    return 1;
+}
+
+int model_causal_python_line_ranges(struct model *m, uint32_t pid, uint32_t code_id, int line,
+                                    uint64_t *rlo, uint64_t *rhi, int max)
+{
+    uint32_t lo[ROCSYS_CAUSAL_RANGES], hi[ROCSYS_CAUSAL_RANGES];
+    int n = model_python_line_spans(m, pid, code_id, line, lo, hi,
+                                    max < ROCSYS_CAUSAL_RANGES ? max : ROCSYS_CAUSAL_RANGES);
+
+    for (int i = 0; i < n; i++) {
+        rlo[i] = (uint64_t)code_id << 24 | lo[i];
+        rhi[i] = (uint64_t)code_id << 24 | hi[i];
+    }
+    return n;
+}
+
 uint64_t model_causal_symbol(struct model *m, uint32_t pid, uint64_t pc, const char *symbol)
 {
     Dwfl_Module *dm;

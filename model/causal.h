@@ -111,5 +111,13 @@ int model_causal_pc_line(struct model *m, uint32_t pid, uint64_t pc, char *file,
  * first (a line is often several). Returns how many. */
 int model_causal_line_ranges(struct model *m, uint32_t pid, uint64_t pc, uint64_t lo, uint64_t hi,
                              const char *file, int line, uint64_t *rlo, uint64_t *rhi, int max);
+/* The source line of a Python frame (ROCSYS_PY_FRAME) of pid: its file and line; 1, or 0 while
+ * its code is not known. */
+int model_causal_python_line(struct model *m, uint32_t pid, uint64_t frame, char *file, size_t cap,
+                             int *line);
+/* The instructions of line in Python code code_id of pid, as ROCSYS_PY_AT_KEY ranges
+ * [rlo, rhi): up to max, the longest first. Returns how many. */
+int model_causal_python_line_ranges(struct model *m, uint32_t pid, uint32_t code_id, int line,
+                                    uint64_t *rlo, uint64_t *rhi, int max);
 
 #endif

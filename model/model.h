@@ -340,6 +340,13 @@ void model_python_hide_interpreter(struct model *m, int hide);
 uint64_t model_python_merge_check(const struct model *m, const char **first);
 /* The line of instruction lasti (code units) in a ROCSYS_PY_TABLE_* line table (pure). */
 int model_py_line(int kind, const uint8_t *table, size_t n, int first_line, uint32_t lasti);
+/* The instructions (code units) of line in a ROCSYS_PY_TABLE_* line table: up to max ranges
+ * [lo, hi), the longest first; returns how many (pure). */
+int model_py_line_spans(int kind, const uint8_t *table, size_t n, int first_line, int line,
+                        uint32_t *lo, uint32_t *hi, int max);
+/* The same for Python code id of process pid (its announced table); 0 when it is not known. */
+int model_python_line_spans(struct model *m, uint32_t pid, uint32_t code_id, int line, uint32_t *lo,
+                            uint32_t *hi, int max);
 /* CPython's raw string storage (kind 1, 2 or 4 bytes per character) as UTF-8 (pure). */
 size_t model_py_utf8(int kind, const uint8_t *raw, size_t nbytes, char *out, size_t cap);
 /* How files and the trace name a function: "qualname (file.py:LINE)" for Python, else the

@@ -250,6 +250,75 @@ int model_py_line(int kind, const uint8_t *t, size_t n, int first, uint32_t last
     }
 }
 
+/* The code units a line table covers: its entries' lengths summed. */
+static uint32_t table_units(int kind, const uint8_t *t, size_t n)
+{
+    uint64_t bytes = 0;
+
+    if (kind == ROCSYS_PY_TABLE_LOCATIONS) {
+        for (size_t i = 0; i < n; i++)
+            if (t[i] & 0x80) /* an entry's start byte: its length - 1 in code units */
+                bytes += ((uint64_t)(t[i] & 7) + 1) * 2;
+    } else if (kind == ROCSYS_PY_TABLE_LNOTAB || kind == ROCSYS_PY_TABLE_LINETABLE) {
+        for (size_t i = 0; i + 1 < n; i += 2)
+            bytes += t[i];
+    }
+    return bytes / 2 > 0xfffffe ? 0xfffffe : (uint32_t)(bytes / 2);
+}
+
+int model_py_line_spans(int kind, const uint8_t *t, size_t n, int first, int line, uint32_t *lo,
+                        uint32_t *hi, int max)
+{
+    uint32_t units = table_units(kind, t, n), start = 0;
+    int count = 0, in = 0;
+
+    if (!n)
+        return 0;
+    /* u == units stands for the rest: a 3.8-3.9 table leaves out the last line's end, whose
+     * line holds to the code's end (its range ends below ROCSYS_PY_LASTI_UNKNOWN) */
+    for (uint32_t u = 0; u <= units + 1; u++) {
+        int here = u <= units && model_py_line(kind, t, n, first, u) == line;
+        if (u == units + 1)
+            u = ROCSYS_PY_LASTI_UNKNOWN;
+        if (here && !in)
+            start = u;
+        if (!here && in && count < max) { /* [start, u) ends: kept */
+            lo[count] = start;
+            hi[count++] = u;
+        } else if (!here && in && max > 0) { /* or in place of the shortest kept */
+            int k = 0;
+            for (int j = 1; j < count; j++)
+                if (hi[j] - lo[j] < hi[k] - lo[k])
+                    k = j;
+            if (u - start > hi[k] - lo[k]) {
+                lo[k] = start;
+                hi[k] = u;
+            }
+        }
+        in = here;
+    }
+    for (int i = 1; i < count; i++) /* the longest first */
+        for (int j = i; j > 0 && hi[j] - lo[j] > hi[j - 1] - lo[j - 1]; j--) {
+            uint32_t a = lo[j], b = hi[j];
+            lo[j] = lo[j - 1], hi[j] = hi[j - 1];
+            lo[j - 1] = a, hi[j - 1] = b;
+        }
+    return count;
+}
+
+int model_python_line_spans(struct model *m, uint32_t pid, uint32_t code_id, int line, uint32_t *lo,
+                            uint32_t *hi, int max)
+{
+    struct model_python *p = py_state(m);
+    uint32_t *slot = hashmap_slot(&p->map, code_key(pid, gen_of(p, pid), code_id), 0);
+
+    if (!slot)
+        return 0;
+    const struct py_code *c = &p->codes[*slot - 1];
+    return model_py_line_spans(c->table_kind, c->table, c->table_len, c->first_line, line, lo, hi,
+                               max);
+}
+
 size_t model_py_utf8(int kind, const uint8_t *raw, size_t nbytes, char *out, size_t cap)
 {
     size_t o = 0;

@@ -25,7 +25,7 @@
 #define CAUSAL_LINES            (CAUSAL_LINE_FUNCS * CAUSAL_LINES_PER_FUNC * 2)
 
 struct causal_range {
-    uint64_t lo, hi; /* code, or a Python function's code id: [id, id + 1) */
+    uint64_t lo, hi; /* code; a Python function: its ROCSYS_PY_AT_KEY range */
     size_t func;     /* index in the model's functions; SIZE_MAX: out of scope */
     int python;
 };
@@ -33,6 +33,7 @@ struct causal_range {
 /* A hot source line of a function with a gain: its code (a line is often several ranges). */
 struct causal_line {
     size_t entry, func; /* its model entry, and its function's */
+    int python;         /* ROCSYS_PY_AT_KEY ranges (a Python function's line) */
     uint32_t nr;
     uint64_t lo[ROCSYS_CAUSAL_RANGES], hi[ROCSYS_CAUSAL_RANGES];
 };

@@ -2,7 +2,8 @@
  * and innermost Python frames; a function of the executable, or a Python function (its code
  * object: the function and the C it calls), that carries CAUSAL_MIN_SHARE of them becomes a
  * candidate (a model entry), and the one with the fewest experiments is chosen; the hot source
- * lines of the top native functions that show a gain get experiments of their own. */
+ * lines of the top functions (native, or Python: their instructions) that show a gain get
+ * experiments of their own. */
 #include "session/causal.h"
 #include "session/session_internal.h"
 
@@ -69,12 +70,13 @@ static size_t py_slot_of(struct session *s, uint64_t py)
     char name[8], loc[8];
 
     for (size_t i = 0; i < c->ncache; i++)
-        if (c->cache[i].python && c->cache[i].lo == id)
+        if (c->cache[i].python && c->cache[i].lo >> 24 == id)
             return i;
     if (c->ncache == CAUSAL_RANGE_CACHE ||
         !model_causal_python_func(s->m, c->pid, id, name, sizeof(name), loc, sizeof(loc)))
-        return SIZE_MAX; /* (it may be described in a ring not drained yet) */
-    c->cache[c->ncache] = (struct causal_range){id, (uint64_t)id + 1, SIZE_MAX, 1};
+        return SIZE_MAX;  /* (it may be described in a ring not drained yet) */
+    c->cache[c->ncache] = /* its instructions: ROCSYS_PY_AT_KEY */
+        (struct causal_range){(uint64_t)id << 24, (uint64_t)(id + 1) << 24, SIZE_MAX, 1};
     return c->ncache++;
 }
 
@@ -100,8 +102,8 @@ static size_t promote(struct session *s, size_t k)
 
     if (e->func != SIZE_MAX)
         return e->func;
-    if (e->python ? !model_causal_python_func(s->m, c->pid, (uint32_t)e->lo, name, sizeof(name),
-                                              loc, sizeof(loc))
+    if (e->python ? !model_causal_python_func(s->m, c->pid, (uint32_t)(e->lo >> 24), name,
+                                              sizeof(name), loc, sizeof(loc))
                   : model_causal_func_range(s->m, c->pid, e->lo, c->exe, &lo, &hi, name,
                                             sizeof(name), loc, sizeof(loc)) != 1)
         return SIZE_MAX;
@@ -130,7 +132,7 @@ int causal_range_of(struct session_causal *c, size_t idx)
     for (size_t i = 0; i < c->nlines; i++)
         if (c->lines[i].entry == idx) {
             c->nr = c->lines[i].nr;
-            c->python = 0;
+            c->python = c->lines[i].python;
             memcpy(c->lo, c->lines[i].lo, sizeof(c->lo));
             memcpy(c->hi, c->lines[i].hi, sizeof(c->hi));
             return c->nr > 0;
@@ -187,22 +189,27 @@ static void find_lines(struct session *s, size_t f)
     } hot[16];
     size_t nhot = 0, total = 0;
     uint64_t flo = 0, fhi = 0;
+    int python = 0;
 
     for (size_t i = 0; i < c->ncache; i++)
-        if (c->cache[i].func == f && !c->cache[i].python) { /* (lines of native code only) */
+        if (c->cache[i].func == f) {
             flo = c->cache[i].lo;
             fhi = c->cache[i].hi;
+            python = c->cache[i].python;
         }
     if (fhi <= flo)
         return;
     for (size_t i = 0; i < c->npcs; i++) {
+        /* the sample's place: its leaf, or for a Python function its innermost Python frame */
+        uint64_t at = python ? ROCSYS_PY_AT_KEY(c->pys[i]) : c->pcs[i];
         char file[512];
         int line;
         size_t k;
-        if (c->pys[i] || c->pcs[i] < flo || c->pcs[i] >= fhi)
+        if ((python ? c->pys[i] <= 1 : c->pys[i] != 0) || at < flo || at >= fhi)
             continue;
         total++;
-        if (!model_causal_pc_line(s->m, c->pid, c->pcs[i], file, sizeof(file), &line))
+        if (python ? !model_causal_python_line(s->m, c->pid, c->pys[i], file, sizeof(file), &line)
+                   : !model_causal_pc_line(s->m, c->pid, at, file, sizeof(file), &line))
             continue;
         for (k = 0; k < nhot; k++)
             if (hot[k].line == line && strcmp(hot[k].file, file) == 0)
@@ -213,7 +220,7 @@ static void find_lines(struct session *s, size_t f)
             snprintf(hot[k].file, sizeof(hot[k].file), "%s", file);
             hot[k].line = line;
             hot[k].n = 0;
-            hot[k].pc = c->pcs[i];
+            hot[k].pc = at;
             nhot++;
         }
         hot[k].n++;
@@ -227,9 +234,13 @@ static void find_lines(struct session *s, size_t f)
         if (best == SIZE_MAX)
             break;
         struct causal_line *l = &c->lines[c->nlines];
-        l->nr =
-            (uint32_t)model_causal_line_ranges(s->m, c->pid, hot[best].pc, flo, fhi, hot[best].file,
-                                               hot[best].line, l->lo, l->hi, ROCSYS_CAUSAL_RANGES);
+        l->python = python;
+        l->nr = (uint32_t)(python ? model_causal_python_line_ranges(
+                                        s->m, c->pid, (uint32_t)(flo >> 24), hot[best].line, l->lo,
+                                        l->hi, ROCSYS_CAUSAL_RANGES)
+                                  : model_causal_line_ranges(s->m, c->pid, hot[best].pc, flo, fhi,
+                                                             hot[best].file, hot[best].line, l->lo,
+                                                             l->hi, ROCSYS_CAUSAL_RANGES));
         if (l->nr > 0) {
             char name[600], loc[600];
             const char *base = strrchr(hot[best].file, '/');

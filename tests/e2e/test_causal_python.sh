@@ -7,7 +7,9 @@
 # own CPU clock: checked within 5 points (each run says whether it met the issue's 3), and
 # hot_part above cold_part, main (the loop around them: about 0) below 10. For the newest
 # CPython found (frames in the data stack, 3.11+; 3.15 and 3.14 in the Debian sid test bed) and
-# the oldest 3.8-3.10 (frame objects).
+# the oldest 3.8-3.10 (frame objects). The first runs 60 s, so that hot_part's lines get
+# experiments (Python lines: the instructions of the line): their predictions must add up to
+# hot_part's share within 8 points.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/causal_lib.sh"
 PROG="$ROCSYS_SOURCE/tests/programs/python/causal_single.py"
@@ -22,11 +24,19 @@ if causal_sanitized; then # (see causal_lib.sh)
     tol=10
 fi
 
+# the line of a def in the program, and of the next def after it
+def_line() { grep -n "^def $1(" "$PROG" | cut -d: -f1; }
+hot_def=$(def_line hot_part) cold_def=$(def_line cold_part)
+first=1
 for py in "${PYS[@]}"; do
     ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
     name="py$ver"
     echo "== $py (Python $ver) =="
-    causal_run "$name" "$py" "$PROG" 30
+    # the first interpreter runs long enough for hot_part's lines to get experiments (they
+    # start after 10 of its own: about 30 s in)
+    secs=30
+    [ "$first" = 1 ] && secs=60
+    causal_run "$name" "$py" "$PROG" "$secs"
     share() { awk -v fn="$1" '/^python_single: cpu share/{for (i=1;i<=NF;i++) if ($i==fn) print 100*$(i+1)}' "$WORK/$name.log"; }
     hot=$(share hot_part) cold=$(share cold_part)
     check "$ver: the program measured its shares (hot '$hot', cold '$cold')" test -n "$hot" -a -n "$cold"
@@ -55,6 +65,26 @@ for py in "${PYS[@]}"; do
     fi
     check "$ver: profile.coz has the Python functions' experiments" \
         grep -Pq "^experiment\tselected=hot_part\tspeedup=" "$WORK/$name.rec/profile.coz"
+    if [ "$first" = 1 ]; then
+        # hot_part's lines (its loop's header and body, between its def and cold_part's): rows
+        # of their own under it, with experiments; their predictions add up to hot_part's share
+        # (each line's is its share of the time, as a function's is)
+        causal_rows "$name" | awk -v lo="$hot_def" -v hi="$cold_def" '
+            { n = $(NF-1); if (n !~ /^causal_single\.py:[0-9]+$/) next
+              sub(/^causal_single\.py:/, "", n); n += 0
+              if (n > lo && n < hi) { v = $3; sub(/%$/, "", v); print n, v, $5 } }' > "$WORK/lines"
+        sed 's/^/    line /' "$WORK/lines"
+        nlines=$(awk '$3 >= 6' "$WORK/lines" | wc -l)
+        check "$ver: hot_part's lines have rows with 6 experiments or more ($nlines lines)" \
+            test "$nlines" -ge 1
+        lsum=$(awk '{s += $2} END{if (NR) print s}' "$WORK/lines")
+        check "$ver: hot_part's lines add up to its share ($lsum for $hot) within 8 points" \
+            within "$lsum" "$hot" 8
+        check "$ver: profile.coz names the lines file:line" \
+            grep -Pq "^experiment\tselected=[^\t]*causal_single\.py:[0-9]+\tspeedup=" \
+            "$WORK/$name.rec/profile.coz"
+    fi
+    first=0
     if within "$hot100" "$hot" 3 && within "$cold100" "$cold" 3; then
         echo "    both within 3 points (the issue's bound)"
     else

@@ -1,5 +1,6 @@
 /* Unit tests of the model's Python parts: the three CPython line-table formats (tables and
- * expected lines taken from CPython 3.8-3.13's own code objects: dis / co_lines), raw string
+ * expected lines taken from CPython 3.8-3.13's own code objects: dis / co_lines) and the
+ * instructions of each line, raw string
  * storage to UTF-8, and the merge of Python frames into a native stack. */
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +57,42 @@ static void test_lines(void)
               k->first);
         CHECK(model_py_line(k->kind, k->table, 0, k->first, 5) == k->first);
         (void)model_py_line(k->kind, k->table, k->len / 2, k->first, 100000);
+    }
+}
+
+/* The instructions of a line (causal experiments on Python lines): every instruction CPython
+ * gives the line is in one of its spans and no other is, for each line of the sample; the
+ * longest span comes first; with room for one span, it is the longest. */
+static void test_line_spans(void)
+{
+    static const int lines[] = {3, 4, 5, 6, 8, 10};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        const struct line_case *k = &cases[c];
+        for (size_t l = 0; l < sizeof(lines) / sizeof(lines[0]); l++) {
+            uint32_t lo[8], hi[8], lo1, hi1;
+            int n = model_py_line_spans(k->kind, k->table, k->len, k->first, lines[l], lo, hi, 8);
+            CHECK_MSG(n >= 1, "case %zu line %d: no span", c, lines[l]);
+            for (int i = 0; i < k->npairs; i++) {
+                uint32_t at = (uint32_t)k->pairs[i][0];
+                int in = 0;
+                for (int j = 0; j < n; j++)
+                    in |= at >= lo[j] && at < hi[j];
+                if (k->pairs[i][1] >= 0)
+                    CHECK_MSG(in == (k->pairs[i][1] == lines[l]),
+                              "case %zu line %d: lasti %u (line %d) %s its spans", c, lines[l], at,
+                              k->pairs[i][1], in ? "in" : "not in");
+            }
+            for (int j = 1; j < n; j++)
+                CHECK_MSG(hi[j] - lo[j] <= hi[j - 1] - lo[j - 1], "case %zu line %d: order", c,
+                          lines[l]);
+            int one =
+                model_py_line_spans(k->kind, k->table, k->len, k->first, lines[l], &lo1, &hi1, 1);
+            CHECK_MSG(one == 1 && n >= 1 && hi1 - lo1 == hi[0] - lo[0],
+                      "case %zu line %d: the one span kept is not the longest", c, lines[l]);
+        }
+        uint32_t lo[2], hi[2];
+        CHECK(model_py_line_spans(k->kind, k->table, k->len, k->first, 99, lo, hi, 2) == 0);
+        CHECK(model_py_line_spans(k->kind, k->table, 0, k->first, 3, lo, hi, 2) == 0);
     }
 }
 
@@ -268,6 +305,7 @@ int main(void)
     test_merge_cut();
     test_eval_alone();
     test_lines();
+    test_line_spans();
     test_utf8();
     test_merge();
     test_merge_deep();
