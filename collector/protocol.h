@@ -573,6 +573,24 @@ static inline uint32_t rocsys_wait_cut(uint64_t *frames, uint32_t n, uint32_t k,
     return n - k;
 }
 
+/* The innermost Python frame of a sample's n frames (innermost first): its index, n when it
+ * has none (an empty group's placeholder, ROCSYS_PY_CODE_NONE, is not a frame). Its code id is
+ * known unless it is ROCSYS_PY_CODE_UNKNOWN or ROCSYS_PY_CODE_UNREADABLE (rocsys_py_code_known).
+ * Both ends use it: --causal's experiments on Python code. AS-safe. */
+static inline uint32_t rocsys_py_innermost(const uint64_t *frames, uint32_t n)
+{
+    uint32_t i = 0;
+    while (i < n && (!ROCSYS_IS_PY_FRAME(frames[i]) ||
+                     ROCSYS_PY_FRAME_CODE(frames[i]) == ROCSYS_PY_CODE_NONE))
+        i++;
+    return i;
+}
+static inline int rocsys_py_code_known(uint64_t frame)
+{
+    uint32_t id = ROCSYS_PY_FRAME_CODE(frame);
+    return id != ROCSYS_PY_CODE_UNKNOWN && id != ROCSYS_PY_CODE_UNREADABLE;
+}
+
 /* Whether a launch's grid and block are known (hipLaunchByPtr's stay in the runtime: all 0). */
 static inline int rocsys_launch_dims_known(const uint32_t grid[3], const uint32_t block[3])
 {

@@ -256,22 +256,6 @@ static uint32_t absorb_pending(struct collector_thread *ts, void *ucontext)
     return periods;
 }
 
-/* Where the innermost Python frame among a sample's n Python frames (innermost first) is:
- * ROCSYS_PY_AT_KEY (its code id and instruction), 0 when there is none or its code is not
- * known. AS-safe. */
-static uint64_t innermost_python(const uint64_t *py, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t id = ROCSYS_PY_FRAME_CODE(py[i]);
-        if (!ROCSYS_IS_PY_FRAME(py[i]) || id == ROCSYS_PY_CODE_NONE) /* (an empty group) */
-            continue;
-        return id == ROCSYS_PY_CODE_UNREADABLE || id == ROCSYS_PY_CODE_UNKNOWN
-                   ? 0
-                   : ROCSYS_PY_AT_KEY(py[i]);
-    }
-    return 0;
-}
-
 /* The sampling signal handler. */
 static void on_sample(int sig, siginfo_t *si, void *ucontext)
 {
@@ -367,7 +351,10 @@ static void on_sample(int sig, siginfo_t *si, void *ucontext)
                                       &nann, at, &nat);
     else
         npy = 0;
-    py_at = innermost_python(rec->frames + nframes, npy); /* (--causal) */
+    /* --causal: where the innermost Python frame is (0: none, or its code is not known) */
+    uint32_t in = rocsys_py_innermost(rec->frames + nframes, npy);
+    if (in < npy && rocsys_py_code_known(rec->frames[nframes + in]))
+        py_at = ROCSYS_PY_AT_KEY(rec->frames[nframes + in]);
     /* the native frames that run the groups (the cursor too reads the snapshot) */
     if (nat && collector_unwind_begin(ts, &prev_unwinding) == 0) {
         place_groups(ucontext, rec->frames, nframes, unwound - nframes, rec->frames + nframes, at,

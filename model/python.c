@@ -266,6 +266,25 @@ static uint32_t table_units(int kind, const uint8_t *t, size_t n)
     return bytes / 2 > 0xfffffe ? 0xfffffe : (uint32_t)(bytes / 2);
 }
 
+/* Keep span [start, end) among the count kept so far (at most max): in a free place, else in
+ * place of the shortest kept when it is longer. */
+static void keep_span(uint32_t *lo, uint32_t *hi, int *count, int max, uint32_t start, uint32_t end)
+{
+    int k = 0;
+
+    if (*count < max) {
+        k = (*count)++;
+    } else {
+        for (int j = 1; j < *count; j++)
+            if (hi[j] - lo[j] < hi[k] - lo[k])
+                k = j;
+        if (max <= 0 || end - start <= hi[k] - lo[k])
+            return;
+    }
+    lo[k] = start;
+    hi[k] = end;
+}
+
 int model_py_line_spans(int kind, const uint8_t *t, size_t n, int first, int line, uint32_t *lo,
                         uint32_t *hi, int max)
 {
@@ -275,28 +294,17 @@ int model_py_line_spans(int kind, const uint8_t *t, size_t n, int first, int lin
     if (!n)
         return 0;
     /* u == units stands for the rest: a 3.8-3.9 table leaves out the last line's end, whose
-     * line holds to the code's end (its range ends below ROCSYS_PY_LASTI_UNKNOWN) */
-    for (uint32_t u = 0; u <= units + 1; u++) {
-        int here = u <= units && model_py_line(kind, t, n, first, u) == line;
-        if (u == units + 1)
-            u = ROCSYS_PY_LASTI_UNKNOWN;
+     * line holds to the code's end (its span ends below ROCSYS_PY_LASTI_UNKNOWN) */
+    for (uint32_t u = 0; u <= units; u++) {
+        int here = model_py_line(kind, t, n, first, u) == line;
         if (here && !in)
             start = u;
-        if (!here && in && count < max) { /* [start, u) ends: kept */
-            lo[count] = start;
-            hi[count++] = u;
-        } else if (!here && in && max > 0) { /* or in place of the shortest kept */
-            int k = 0;
-            for (int j = 1; j < count; j++)
-                if (hi[j] - lo[j] < hi[k] - lo[k])
-                    k = j;
-            if (u - start > hi[k] - lo[k]) {
-                lo[k] = start;
-                hi[k] = u;
-            }
-        }
+        if (!here && in)
+            keep_span(lo, hi, &count, max, start, u);
         in = here;
     }
+    if (in)
+        keep_span(lo, hi, &count, max, start, ROCSYS_PY_LASTI_UNKNOWN);
     for (int i = 1; i < count; i++) /* the longest first */
         for (int j = i; j > 0 && hi[j] - lo[j] > hi[j - 1] - lo[j - 1]; j--) {
             uint32_t a = lo[j], b = hi[j];

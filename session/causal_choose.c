@@ -26,16 +26,10 @@ void session_causal_sample(struct session *s, uint32_t pid, const uint64_t *fram
 {
     struct session_causal *c = s->causal;
 
-    uint64_t py = 0;
-
     if (!c || pid != c->pid || n == 0 || ROCSYS_IS_PY_FRAME(frames[0]))
         return;
-    for (uint32_t i = 1; i < n && !py; i++) { /* (an empty group's placeholder: not a frame) */
-        uint32_t id = ROCSYS_PY_FRAME_CODE(frames[i]);
-        if (ROCSYS_IS_PY_FRAME(frames[i]) && id != ROCSYS_PY_CODE_NONE)
-            py = id == ROCSYS_PY_CODE_UNREADABLE || id == ROCSYS_PY_CODE_UNKNOWN ? 1 : frames[i];
-    }
-    c->pys[c->next_pc] = py;
+    uint32_t in = rocsys_py_innermost(frames, n); /* (1: Python frames, their code not known) */
+    c->pys[c->next_pc] = in == n ? 0 : rocsys_py_code_known(frames[in]) ? frames[in] : 1;
     c->pcs[c->next_pc] = frames[0];
     c->next_pc = (c->next_pc + 1) % CAUSAL_PCS;
     if (c->npcs < CAUSAL_PCS)
